@@ -1,0 +1,512 @@
+/* AscendCL runtime API (openacl): init/finalize, virtual devices, contexts,
+ * streams, events, memory and host callbacks — the subset a model-execution
+ * application uses. Names, values and signatures are CANN's (2026 layout:
+ * aclInit/aclFinalize/aclGetRecentErrMsg/aclrtGetVersion live here).
+ *
+ * openacl runs on the CPU: a "device" is a virtual device with its own
+ * memory budget and thread budget (see docs/config.md); device memory is
+ * host memory tracked per device; each stream is an ordered task queue with
+ * its own worker thread. Thread rules are written per function below and
+ * summarised in docs/threading.md. Common rules:
+ *  - Every call returns an aclError and, on failure, leaves a message for
+ *    aclGetRecentErrMsg() on the calling thread.
+ *  - Calls other than aclInit / aclGetRecentErrMsg / version queries need
+ *    aclInit() first (else ACL_ERROR_UNINITIALIZE).
+ *  - Handles (contexts, streams, events) are checked against a registry of
+ *    live objects: using a destroyed handle is an error, not a crash.
+ *  - The "current context" is per thread. aclrtSetDevice / aclrtCreateContext /
+ *    aclrtSetCurrentContext set it; a new thread has none.
+ *  - A NULL aclrtStream means the default stream of the current context. */
+#ifndef INC_EXTERNAL_ACL_ACL_RT_H_
+#define INC_EXTERNAL_ACL_ACL_RT_H_
+
+#include <stdint.h>
+#include <stddef.h>
+#include "acl_base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ACL_MAJOR_VERSION 1
+#define ACL_MINOR_VERSION 17
+#define ACL_PATCH_VERSION 0
+
+#define ACL_PKG_VERSION_MAX_SIZE 128
+#define ACL_PKG_VERSION_PARTS_MAX_SIZE 64
+
+/* ---- flags ---- */
+#define ACL_EVENT_SYNC                   0x00000001U
+#define ACL_EVENT_CAPTURE_STREAM_PROGRESS 0x00000002U
+#define ACL_EVENT_TIME_LINE              0x00000008U
+#define ACL_EVENT_DEVICE_USE_ONLY        0x00000010U
+#define ACL_EVENT_EXTERNAL               0x00000020U
+#define ACL_EVENT_IPC                    0x00000040U
+
+#define ACL_STREAM_FAST_LAUNCH      0x00000001U
+#define ACL_STREAM_FAST_SYNC        0x00000002U
+#define ACL_STREAM_PERSISTENT       0x00000004U
+#define ACL_STREAM_HUGE             0x00000008U
+#define ACL_STREAM_CPU_SCHEDULE     0x00000010U
+#define ACL_STREAM_DEVICE_USE_ONLY  0x00000020U
+
+#define ACL_CONTINUE_ON_FAILURE 0x00000000U
+#define ACL_STOP_ON_FAILURE     0x00000001U
+
+/* ---- enums ---- */
+typedef enum aclrtRunMode {
+    ACL_DEVICE = 0,
+    ACL_HOST = 1
+} aclrtRunMode;
+
+typedef enum aclrtTsId {
+    ACL_TS_ID_AICORE = 0,
+    ACL_TS_ID_AIVECTOR = 1,
+    ACL_TS_ID_RESERVED = 2
+} aclrtTsId;
+
+typedef enum aclrtEventStatus {
+    ACL_EVENT_STATUS_COMPLETE = 0,
+    ACL_EVENT_STATUS_NOT_READY = 1,
+    ACL_EVENT_STATUS_RESERVED = 2
+} aclrtEventStatus;
+
+typedef enum aclrtEventRecordedStatus {
+    ACL_EVENT_RECORDED_STATUS_NOT_READY = 0,
+    ACL_EVENT_RECORDED_STATUS_COMPLETE = 1
+} aclrtEventRecordedStatus;
+
+typedef enum aclrtEventWaitStatus {
+    ACL_EVENT_WAIT_STATUS_COMPLETE = 0,
+    ACL_EVENT_WAIT_STATUS_NOT_READY = 1,
+    ACL_EVENT_WAIT_STATUS_RESERVED = 0xFFFF
+} aclrtEventWaitStatus;
+
+typedef enum aclrtStreamStatus {
+    ACL_STREAM_STATUS_COMPLETE = 0,
+    ACL_STREAM_STATUS_NOT_READY = 1,
+    ACL_STREAM_STATUS_RESERVED = 0xFFFF
+} aclrtStreamStatus;
+
+typedef enum aclrtCallbackBlockType {
+    ACL_CALLBACK_NO_BLOCK = 0,
+    ACL_CALLBACK_BLOCK = 1
+} aclrtCallbackBlockType;
+
+typedef enum aclrtMemcpyKind {
+    ACL_MEMCPY_HOST_TO_HOST = 0,
+    ACL_MEMCPY_HOST_TO_DEVICE = 1,
+    ACL_MEMCPY_DEVICE_TO_HOST = 2,
+    ACL_MEMCPY_DEVICE_TO_DEVICE = 3,
+    ACL_MEMCPY_DEFAULT = 4,
+    ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE = 5,
+    ACL_MEMCPY_INNER_DEVICE_TO_DEVICE = 6,
+    ACL_MEMCPY_INTER_DEVICE_TO_DEVICE = 7
+} aclrtMemcpyKind;
+
+typedef enum aclrtMemMallocPolicy {
+    ACL_MEM_MALLOC_HUGE_FIRST = 0,
+    ACL_MEM_MALLOC_HUGE_ONLY = 1,
+    ACL_MEM_MALLOC_NORMAL_ONLY = 2,
+    ACL_MEM_MALLOC_HUGE_FIRST_P2P = 3,
+    ACL_MEM_MALLOC_HUGE_ONLY_P2P = 4,
+    ACL_MEM_MALLOC_NORMAL_ONLY_P2P = 5,
+    ACL_MEM_MALLOC_HUGE1G_ONLY = 6,
+    ACL_MEM_MALLOC_HUGE1G_ONLY_P2P = 7,
+    ACL_MEM_TYPE_LOW_BAND_WIDTH = 0x0100,
+    ACL_MEM_TYPE_HIGH_BAND_WIDTH = 0x1000,
+    ACL_MEM_ACCESS_USER_SPACE_READONLY = 0x100000
+} aclrtMemMallocPolicy;
+
+typedef enum aclrtMemAttr {
+    ACL_DDR_MEM = 0,
+    ACL_HBM_MEM = 1,
+    ACL_DDR_MEM_HUGE = 2,
+    ACL_DDR_MEM_NORMAL = 3,
+    ACL_HBM_MEM_HUGE = 4,
+    ACL_HBM_MEM_NORMAL = 5,
+    ACL_DDR_MEM_P2P_HUGE = 6,
+    ACL_DDR_MEM_P2P_NORMAL = 7,
+    ACL_HBM_MEM_P2P_HUGE = 8,
+    ACL_HBM_MEM_P2P_NORMAL = 9,
+    ACL_HBM_MEM_HUGE1G = 10,
+    ACL_HBM_MEM_P2P_HUGE1G = 11,
+    ACL_MEM_NORMAL = 12,
+    ACL_MEM_HUGE = 13,
+    ACL_MEM_HUGE1G = 14,
+    ACL_MEM_P2P_NORMAL = 15,
+    ACL_MEM_P2P_HUGE = 16,
+    ACL_MEM_P2P_HUGE1G = 17
+} aclrtMemAttr;
+
+typedef enum aclrtGroupAttr {
+    ACL_GROUP_AICORE_INT = 0,
+    ACL_GROUP_AIV_INT = 1,
+    ACL_GROUP_AIC_INT = 2,
+    ACL_GROUP_SDMANUM_INT = 3,
+    ACL_GROUP_ASQNUM_INT = 4,
+    ACL_GROUP_GROUPID_INT = 5
+} aclrtGroupAttr;
+
+typedef enum aclrtFloatOverflowMode {
+    ACL_RT_OVERFLOW_MODE_SATURATION = 0,
+    ACL_RT_OVERFLOW_MODE_INFNAN = 1,
+    ACL_RT_OVERFLOW_MODE_UNDEF = 2
+} aclrtFloatOverflowMode;
+
+typedef enum aclrtStreamConfigAttr {
+    ACL_RT_STREAM_WORK_ADDR_PTR = 0,
+    ACL_RT_STREAM_WORK_SIZE = 1,
+    ACL_RT_STREAM_FLAG = 2,
+    ACL_RT_STREAM_PRIORITY = 3
+} aclrtStreamConfigAttr;
+
+typedef enum aclrtDeviceStatus {
+    ACL_RT_DEVICE_STATUS_NORMAL = 0,
+    ACL_RT_DEVICE_STATUS_ABNORMAL = 1,
+    ACL_RT_DEVICE_STATUS_END = 0xFFFF
+} aclrtDeviceStatus;
+
+typedef enum aclrtLastErrLevel {
+    ACL_RT_THREAD_LEVEL = 0
+} aclrtLastErrLevel;
+
+typedef enum aclCANNPackageName {
+    ACL_PKG_NAME_CANN = 0,
+    ACL_PKG_NAME_RUNTIME = 1,
+    ACL_PKG_NAME_COMPILER = 2,
+    ACL_PKG_NAME_HCCL = 3,
+    ACL_PKG_NAME_TOOLKIT = 4,
+    ACL_PKG_NAME_OPP = 5,
+    ACL_PKG_NAME_OPP_KERNEL = 6,
+    ACL_PKG_NAME_DRIVER = 7
+} aclCANNPackageName;
+
+typedef struct aclCANNPackageVersion {
+    char version[ACL_PKG_VERSION_MAX_SIZE];
+    char majorVersion[ACL_PKG_VERSION_PARTS_MAX_SIZE];
+    char minorVersion[ACL_PKG_VERSION_PARTS_MAX_SIZE];
+    char releaseVersion[ACL_PKG_VERSION_PARTS_MAX_SIZE];
+    char patchVersion[ACL_PKG_VERSION_PARTS_MAX_SIZE];
+    char reserved[ACL_PKG_VERSION_MAX_SIZE];
+} aclCANNPackageVersion;
+
+typedef struct rtExceptionInfo aclrtExceptionInfo;
+
+typedef void (*aclrtCallback)(void *userData);
+typedef void (*aclrtExceptionInfoCallback)(aclrtExceptionInfo *exceptionInfo);
+typedef void (*aclrtHostFunc)(void *args);
+
+/* ======================= init / version / errors ======================= */
+
+/* Initialises openacl. configPath: NULL, or a JSON file (keys in
+ * docs/config.md; "{}" is valid; nesting deeper than 10 or bad JSON →
+ * ACL_ERROR_PARSE_FILE, unreadable file → ACL_ERROR_INVALID_FILE).
+ * Reference counted: a call while initialised increments the count and
+ * returns ACL_ERROR_REPEAT_INITIALIZE (callers should tolerate it); only the
+ * first call's configuration applies. Thread-safe. */
+ACL_FUNC_VISIBILITY aclError aclInit(const char *configPath);
+
+/* Tears everything down whatever the init count: runs the finalize hooks of
+ * other layers (models are unloaded), then waits for and destroys every
+ * stream, event, context and device, and frees all device and pinned host
+ * memory. Every handle and pointer obtained from openacl becomes invalid.
+ * Must not race with other ACL calls: no other thread may be inside an ACL
+ * call. Again after finalisation → ACL_ERROR_REPEAT_FINALIZE. */
+ACL_FUNC_VISIBILITY aclError aclFinalize(void);
+
+/* Decrements the init count, finalising for real when it reaches 0.
+ * refCount (may be NULL) receives the remaining count. With count 0 →
+ * ACL_ERROR_REPEAT_FINALIZE. Same thread rule as aclFinalize when it
+ * finalises. */
+ACL_FUNC_VISIBILITY aclError aclFinalizeReference(uint64_t *refCount);
+
+/* Returns and clears the calling thread's accumulated error text (newest
+ * message first), or NULL when there is none. The string belongs to the
+ * thread and stays valid until its next aclGetRecentErrMsg call or until the
+ * thread exits. Works without aclInit. */
+ACL_FUNC_VISIBILITY const char *aclGetRecentErrMsg(void);
+
+/* ACL API version (1.17.0). Works without aclInit. Thread-safe. */
+ACL_DEPRECATED_MESSAGE("aclrtGetVersion is deprecated, use aclsysGetVersionStr or aclsysGetVersionNum instead")
+ACL_FUNC_VISIBILITY aclError aclrtGetVersion(int32_t *majorVersion, int32_t *minorVersion, int32_t *patchVersion);
+
+/* Version of a "package"; openacl reports its own version for every name.
+ * Works without aclInit. */
+ACL_DEPRECATED_MESSAGE("aclsysGetCANNVersion is deprecated, use aclsysGetVersionStr instead")
+ACL_FUNC_VISIBILITY aclError aclsysGetCANNVersion(aclCANNPackageName name, aclCANNPackageVersion *version);
+
+/* Version string of package pkgName ("runtime", "cann", "compiler", "opp",
+ * "toolkit", "driver", "firmware", "openacl"; others → ACL_ERROR_INVALID_PARAM)
+ * into versionStr, which must hold ACL_PKG_VERSION_MAX_SIZE bytes. */
+ACL_FUNC_VISIBILITY aclError aclsysGetVersionStr(char *pkgName, char *versionStr);
+
+/* Numeric form of the same version: major*10000000 + minor*100000 +
+ * patch*1000 + 999 (a release, which sorts after alpha/beta/rc). */
+ACL_FUNC_VISIBILITY aclError aclsysGetVersionNum(char *pkgName, int32_t *versionNum);
+
+/* ============================== devices ============================== */
+
+/* Binds the calling thread to deviceId (0 .. count-1): creates the device's
+ * default context and default stream on first use and makes that context
+ * current for this thread. Each call increments the device's reference
+ * count. Thread-safe. */
+ACL_FUNC_VISIBILITY aclError aclrtSetDevice(int32_t deviceId);
+
+/* Decrements the reference count; at 0 waits for the default context's
+ * streams, then releases them and the default context. Explicit contexts,
+ * streams and events should be destroyed first (they are released at
+ * aclFinalize otherwise). Threads whose current context was the default
+ * context have no current context afterwards. Thread-safe. */
+ACL_FUNC_VISIBILITY aclError aclrtResetDevice(int32_t deviceId);
+
+/* Like aclrtResetDevice, but resets whatever the reference count. */
+ACL_FUNC_VISIBILITY aclError aclrtResetDeviceForce(int32_t deviceId);
+
+/* Device of the calling thread's current context (ACL_ERROR_RT_CONTEXT_NULL if none). */
+ACL_FUNC_VISIBILITY aclError aclrtGetDevice(int32_t *deviceId);
+
+/* Number of virtual devices (config "device_count"). */
+ACL_FUNC_VISIBILITY aclError aclrtGetDeviceCount(uint32_t *count);
+
+/* Always ACL_HOST. */
+ACL_FUNC_VISIBILITY aclError aclrtGetRunMode(aclrtRunMode *runMode);
+
+/* Accepts ACL_TS_ID_AICORE and ACL_TS_ID_AIVECTOR (no effect on the CPU);
+ * other values → ACL_ERROR_INVALID_PARAM. */
+ACL_FUNC_VISIBILITY aclError aclrtSetTsDevice(aclrtTsId tsId);
+
+/* Blocks until every stream of the current device has drained; reports the
+ * first pending asynchronous failure of those streams (and clears it). */
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeDevice(void);
+
+/* timeout in ms; -1 = forever; < -1 → ACL_ERROR_RT_PARAM_INVALID; expiry →
+ * ACL_ERROR_RT_STREAM_SYNC_TIMEOUT. */
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeDeviceWithTimeout(int32_t timeout);
+
+/* NORMAL for every configured device. */
+ACL_FUNC_VISIBILITY aclError aclrtQueryDeviceStatus(int32_t deviceId, aclrtDeviceStatus *deviceStatus);
+
+/* Float overflow mode of the current device (recorded; kernels compute IEEE). */
+ACL_FUNC_VISIBILITY aclError aclrtSetDeviceSatMode(aclrtFloatOverflowMode mode);
+ACL_FUNC_VISIBILITY aclError aclrtGetDeviceSatMode(aclrtFloatOverflowMode *mode);
+
+/* ============================== contexts ============================== */
+
+/* Creates an explicit context on deviceId (which counts as a use of the
+ * device, like aclrtSetDevice), with its own default stream, and makes it
+ * current for the calling thread. The caller owns it: aclrtDestroyContext. */
+ACL_FUNC_VISIBILITY aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId);
+
+/* Destroys an explicit context: waits for and destroys its streams. The
+ * default context of a device cannot be destroyed (ACL_ERROR_INVALID_PARAM).
+ * Threads that had it current have no current context afterwards. */
+ACL_FUNC_VISIBILITY aclError aclrtDestroyContext(aclrtContext context);
+
+/* Makes context current for the calling thread (and switches the thread's
+ * device to the context's device). Other threads are unaffected. */
+ACL_FUNC_VISIBILITY aclError aclrtSetCurrentContext(aclrtContext context);
+
+/* The calling thread's current context (ACL_ERROR_RT_CONTEXT_NULL if none). */
+ACL_FUNC_VISIBILITY aclError aclrtGetCurrentContext(aclrtContext *context);
+
+/* The default stream of the current context (a handle usable wherever a
+ * stream is; it must not be destroyed). */
+ACL_FUNC_VISIBILITY aclError aclrtCtxGetCurrentDefaultStream(aclrtStream *stream);
+
+/* ============================== streams ==============================
+ * A stream runs its tasks one after another, in the order they were
+ * enqueued, on its own worker thread; tasks of different streams run
+ * concurrently. Enqueuing onto one stream from several threads is safe; the
+ * order between threads is the order in which their calls took the stream's
+ * lock. A task that fails makes the stream's error sticky: later tasks still
+ * run (ACL_CONTINUE_ON_FAILURE, the default) or are discarded
+ * (ACL_STOP_ON_FAILURE); the next synchronize of that stream returns the
+ * failing task's code with a message, and clears it. */
+
+/* Creates a stream in the current context; the caller owns it. */
+ACL_FUNC_VISIBILITY aclError aclrtCreateStream(aclrtStream *stream);
+
+/* priority is ignored; flag = OR of ACL_STREAM_* (recorded; FAST_SYNC makes
+ * synchronize spin longer before sleeping). */
+ACL_FUNC_VISIBILITY aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t priority, uint32_t flag);
+
+/* Waits for the stream's pending tasks, then destroys it. The default stream
+ * cannot be destroyed. No other thread may enqueue onto it meanwhile. */
+ACL_FUNC_VISIBILITY aclError aclrtDestroyStream(aclrtStream stream);
+
+/* Discards pending tasks (a running task is allowed to finish), then destroys. */
+ACL_FUNC_VISIBILITY aclError aclrtDestroyStreamForce(aclrtStream stream);
+
+/* Blocks until every task enqueued before the call has completed (including
+ * host callbacks). Returns the stream's sticky error if a task failed. */
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStream(aclrtStream stream);
+
+/* timeout ms: -1 = forever, > 0 = limit, 0 and < -1 → ACL_ERROR_RT_PARAM_INVALID;
+ * expiry → ACL_ERROR_RT_STREAM_SYNC_TIMEOUT (the tasks keep running). */
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout);
+
+/* Later tasks of stream wait until the most recent record of event
+ * (enqueued before this call) has completed. event must belong to the same
+ * device. If the event has never been recorded there is nothing to wait for. */
+ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event);
+
+/* COMPLETE when no task is pending or running. */
+ACL_FUNC_VISIBILITY aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status);
+
+/* ACL_CONTINUE_ON_FAILURE or ACL_STOP_ON_FAILURE. */
+ACL_FUNC_VISIBILITY aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode);
+
+/* ============================== events ==============================
+ * An event belongs to the device of the context current at creation. It
+ * records a point in a stream: it completes when every task enqueued before
+ * the record has run. Events may be queried/synchronised from any thread. */
+
+ACL_FUNC_VISIBILITY aclError aclrtCreateEvent(aclrtEvent *event);
+
+/* flag = OR of ACL_EVENT_* (ACL_EVENT_EXTERNAL must be alone); 0 is invalid. */
+ACL_FUNC_VISIBILITY aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag);
+
+ACL_FUNC_VISIBILITY aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag);
+
+/* Destroys event; a record still pending on a stream completes harmlessly. */
+ACL_FUNC_VISIBILITY aclError aclrtDestroyEvent(aclrtEvent event);
+
+/* Enqueues a record of event on stream (same device). Re-recording replaces
+ * the previous record. */
+ACL_FUNC_VISIBILITY aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream);
+
+/* Enqueues a reset: when it runs, the event becomes not-recorded. */
+ACL_FUNC_VISIBILITY aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream);
+
+/* Deprecated: COMPLETE when the latest record has run (or there was none). */
+ACL_DEPRECATED_MESSAGE("aclrtQueryEvent is deprecated, use aclrtQueryEventStatus instead")
+ACL_FUNC_VISIBILITY aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status);
+
+/* COMPLETE when the latest record has run; NOT_READY when pending or never recorded. */
+ACL_FUNC_VISIBILITY aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status);
+
+/* COMPLETE when every stream wait on this event has been satisfied. */
+ACL_FUNC_VISIBILITY aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatus *status);
+
+/* Blocks until the latest record has run (returns at once if never recorded). */
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeEvent(aclrtEvent event);
+
+/* timeout ms; -1 = forever; < -1 → ACL_ERROR_RT_PARAM_INVALID; expiry → ACL_ERROR_RT_EVENT_SYNC_TIMEOUT. */
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout);
+
+/* Milliseconds between two completed records. Either not completed →
+ * ACL_ERROR_RT_EVENT_NOT_COMPLETE. */
+ACL_FUNC_VISIBILITY aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endEvent);
+
+/* ============================== memory ==============================
+ * Device memory is host RAM counted against the current device's capacity
+ * (config "device_memory"). Allocations: start 128-byte aligned, size
+ * rounded up to 32 plus 32 bytes of padding (Align32: no padding). Every
+ * allocation is registered, so copies are checked against the allocation
+ * they touch and frees of unknown pointers are refused. Allocation and free
+ * are thread-safe; freeing memory still used by a pending task is the
+ * caller's error (synchronize first). */
+
+ACL_FUNC_VISIBILITY aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
+ACL_FUNC_VISIBILITY aclError aclrtMallocAlign32(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
+ACL_FUNC_VISIBILITY aclError aclrtMallocCached(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
+/* Coherent on the CPU: they only check that [devPtr, devPtr+size) is device memory. */
+ACL_FUNC_VISIBILITY aclError aclrtMemFlush(void *devPtr, size_t size);
+ACL_FUNC_VISIBILITY aclError aclrtMemInvalidate(void *devPtr, size_t size);
+/* Frees memory from aclrtMalloc* (or runtime-allocated model outputs).
+ * Unknown pointer → ACL_ERROR_INVALID_PARAM. */
+ACL_FUNC_VISIBILITY aclError aclrtFree(void *devPtr);
+
+/* "Page-locked" host memory (registered host RAM, not counted against a device). */
+ACL_FUNC_VISIBILITY aclError aclrtMallocHost(void **hostPtr, size_t size);
+ACL_FUNC_VISIBILITY aclError aclrtFreeHost(void *hostPtr);
+
+/* Synchronous copy of count bytes. count > destMax → ACL_ERROR_INVALID_PARAM;
+ * count 0 → success. The kind must match where dst and src live (device =
+ * aclrtMalloc memory; host = anything else); ACL_MEMCPY_DEFAULT infers it.
+ * A copy running past the end of the allocation it starts in is refused. */
+ACL_FUNC_VISIBILITY aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count,
+                                         aclrtMemcpyKind kind);
+
+/* Enqueues the copy on stream. dst and src must be 64-byte aligned. The
+ * memory must stay valid until the copy has run (synchronize the stream). */
+ACL_FUNC_VISIBILITY aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count,
+                                              aclrtMemcpyKind kind, aclrtStream stream);
+
+/* Fills count bytes with (unsigned char)value; count > maxCount → error. */
+ACL_FUNC_VISIBILITY aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count);
+ACL_FUNC_VISIBILITY aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t count,
+                                              aclrtStream stream);
+
+/* Strided copy of height rows of width bytes; width must not exceed either pitch. */
+ACL_FUNC_VISIBILITY aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                                           size_t height, aclrtMemcpyKind kind);
+ACL_FUNC_VISIBILITY aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                                size_t width, size_t height, aclrtMemcpyKind kind,
+                                                aclrtStream stream);
+
+/* Free/total bytes of the current device. DDR/HBM/normal classes (and the
+ * 2026 automatic classes) report the device pool; huge-page classes report
+ * the same pool too (openacl has one pool); P2P and 1G classes → 0/0. */
+ACL_FUNC_VISIBILITY aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, size_t *total);
+
+/* ========================== host callbacks ==========================
+ * Protocol: a thread loops on aclrtProcessReport; aclrtSubscribeReport binds
+ * it to a stream; aclrtLaunchCallback enqueues fn; when the stream reaches
+ * it, fn(userData) runs on the subscribed thread inside aclrtProcessReport.
+ * Callbacks must not synchronize, allocate/free, or enqueue onto the stream
+ * that runs them (that would deadlock with BLOCK callbacks). */
+
+/* threadId: the pthread_t (as uint64_t) of the thread that will call
+ * aclrtProcessReport. A stream has at most one thread
+ * (ACL_ERROR_RT_STREAM_SUBSCRIBE otherwise); a thread serves streams of
+ * one device only. */
+ACL_FUNC_VISIBILITY aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream);
+
+/* Enqueues fn(userData). ACL_CALLBACK_BLOCK: later tasks wait until fn has
+ * returned; NO_BLOCK: they may proceed once fn has been handed over. Either
+ * way aclrtSynchronizeStream returns only after fn has run. A stream without
+ * a subscribed thread → ACL_ERROR_RT_STREAM_NO_CB_REG. userData must stay
+ * valid until fn runs. */
+ACL_FUNC_VISIBILITY aclError aclrtLaunchCallback(aclrtCallback fn, void *userData, aclrtCallbackBlockType blockType,
+                                                 aclrtStream stream);
+
+/* Waits up to timeout ms (-1 forever; 0 or < -1 → ACL_ERROR_INVALID_PARAM)
+ * for callbacks of the streams subscribed to the calling thread and runs the
+ * ones that are due. No subscription → ACL_ERROR_RT_THREAD_SUBSCRIBE;
+ * nothing due in time → ACL_ERROR_RT_REPORT_TIMEOUT. */
+ACL_FUNC_VISIBILITY aclError aclrtProcessReport(int32_t timeout);
+
+/* Detaches threadId from stream; callbacks still pending are discarded
+ * (synchronize first). */
+ACL_FUNC_VISIBILITY aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream);
+
+/* Enqueues fn(args) to run on the stream's worker thread (no subscription
+ * needed); always blocks later tasks of the stream until fn returns. */
+ACL_FUNC_VISIBILITY aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, void *args);
+
+/* ============================ exceptions ============================ */
+
+/* Process-wide callback called (on the stream's worker thread) when an
+ * asynchronous task fails; NULL unregisters. The info is valid only during
+ * the call. */
+ACL_DEPRECATED_MESSAGE("aclrtSetExceptionInfoCallback is deprecated, use aclrtExceptionInfoCallbackRegister instead")
+ACL_FUNC_VISIBILITY aclError aclrtSetExceptionInfoCallback(aclrtExceptionInfoCallback callback);
+
+/* Getters of the info passed to the exception callback; 0xFFFFFFFF for NULL. */
+ACL_FUNC_VISIBILITY uint32_t aclrtGetTaskIdFromExceptionInfo(const aclrtExceptionInfo *info);
+ACL_FUNC_VISIBILITY uint32_t aclrtGetStreamIdFromExceptionInfo(const aclrtExceptionInfo *info);
+ACL_FUNC_VISIBILITY uint32_t aclrtGetThreadIdFromExceptionInfo(const aclrtExceptionInfo *info);
+ACL_FUNC_VISIBILITY uint32_t aclrtGetDeviceIdFromExceptionInfo(const aclrtExceptionInfo *info);
+ACL_FUNC_VISIBILITY uint32_t aclrtGetErrorCodeFromExceptionInfo(const aclrtExceptionInfo *info);
+
+/* The calling thread's last error code from a failed ACL call: Get clears
+ * it, Peek does not. Level must be ACL_RT_THREAD_LEVEL. */
+ACL_FUNC_VISIBILITY aclError aclrtGetLastError(aclrtLastErrLevel level);
+ACL_FUNC_VISIBILITY aclError aclrtPeekAtLastError(aclrtLastErrLevel level);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* INC_EXTERNAL_ACL_ACL_RT_H_ */
