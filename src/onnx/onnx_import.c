@@ -1,0 +1,821 @@
+/* ONNX ModelProto -> g_graph. Bytes come from untrusted files, so every size,
+ * count, name and path is checked before it is used; the protobuf-c parser
+ * itself bounds every length field by the buffer it was given. */
+#include "onnx/onnx_import.h"
+#include "onnx/onnx.pb-c.h"
+#include "graph/errs.h"
+#include "core/core.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Bound on one tensor's bytes; larger declared sizes are refused up front. */
+#define MAX_TENSOR_BYTES ((uint64_t)1 << 40)
+
+static const char *nz(const char *s) { return s ? s : ""; }
+
+/* ---- name -> tensor index map (open addressing, per scope) ---- */
+typedef struct name_map {
+    const char **key;
+    int *val;
+    size_t cap, n;
+} name_map;
+
+static uint64_t str_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+static int map_grow(name_map *m)
+{
+    size_t cap = m->cap ? m->cap * 2 : 64;
+    const char **k = calloc(cap, sizeof *k);
+    int *v = calloc(cap, sizeof *v);
+    if (!k || !v) { free(k); free(v); return -1; }
+    for (size_t i = 0; i < m->cap; i++) {
+        if (!m->key[i]) continue;
+        size_t j = str_hash(m->key[i]) & (cap - 1);
+        while (k[j]) j = (j + 1) & (cap - 1);
+        k[j] = m->key[i];
+        v[j] = m->val[i];
+    }
+    free(m->key); free(m->val);
+    m->key = k; m->val = v; m->cap = cap;
+    return 0;
+}
+
+static int map_get(const name_map *m, const char *name)
+{
+    if (!m->cap) return -1;
+    size_t j = str_hash(name) & (m->cap - 1);
+    while (m->key[j]) {
+        if (!strcmp(m->key[j], name)) return m->val[j];
+        j = (j + 1) & (m->cap - 1);
+    }
+    return -1;
+}
+
+/* `name` must outlive the map (we point at the tensor's own name). */
+static int map_put(name_map *m, const char *name, int val)
+{
+    if ((m->n + 1) * 2 > m->cap && map_grow(m)) return -1;
+    size_t j = str_hash(name) & (m->cap - 1);
+    while (m->key[j]) {
+        if (!strcmp(m->key[j], name)) { m->val[j] = val; return 0; }
+        j = (j + 1) & (m->cap - 1);
+    }
+    m->key[j] = name;
+    m->val[j] = val;
+    m->n++;
+    return 0;
+}
+
+static void map_free(name_map *m) { free(m->key); free(m->val); memset(m, 0, sizeof *m); }
+
+/* ---- import context ---- */
+typedef struct domain_ver { const char *domain; int version; } domain_ver;
+
+typedef struct imp {
+    const char *base_dir;
+    domain_ver *doms; int n_doms;
+    int opset;                  /* default domain */
+} imp;
+
+typedef struct int_list { int *v; int n, cap; } int_list;
+
+static int list_add_unique(int_list *l, int x)
+{
+    for (int i = 0; i < l->n; i++) if (l->v[i] == x) return 0;
+    if (l->n == l->cap) {
+        int cap = l->cap ? l->cap * 2 : 8;
+        int *v = realloc(l->v, (size_t)cap * sizeof *v);
+        if (!v) return -1;
+        l->v = v; l->cap = cap;
+    }
+    l->v[l->n++] = x;
+    return 0;
+}
+
+/* One graph being converted. `caps` collects, for the node of the parent
+ * scope that owns this subgraph, the parent tensors this graph captures. */
+typedef struct scope {
+    g_graph *g;
+    name_map names;
+    struct scope *parent;
+    int_list *caps;
+    int depth;
+    const char *what;           /* "main graph" or "subgraph 'body' of node 'x'" */
+} scope;
+
+#define OOM() acl_fail(ACL_ERROR_BAD_ALLOC, "ONNX import: out of memory")
+
+static int dom_version(const imp *im, const char *domain)
+{
+    if (!domain || !*domain || !strcmp(domain, "ai.onnx")) return im->opset;
+    for (int i = 0; i < im->n_doms; i++)
+        if (!strcmp(im->doms[i].domain, domain)) return im->doms[i].version;
+    return -1;
+}
+
+static int map_dtype(int onnx_dt, int *out)
+{
+    switch (onnx_dt) {
+    case G_F32: case G_U8: case G_I8: case G_U16: case G_I16: case G_I32: case G_I64:
+    case G_BOOL: case G_F16: case G_F64: case G_U32: case G_U64: case G_BF16:
+        *out = onnx_dt;
+        return 0;
+    default:
+        return -1;
+    }
+}
+
+static const char *onnx_dtype_name(int dt)
+{
+    switch (dt) {
+    case 8: return "string";
+    case 14: return "complex64";
+    case 15: return "complex128";
+    case 0: return "undefined";
+    default: return g_dtype_name(dt);
+    }
+}
+
+/* ---- external data ---- */
+
+static int path_has_dotdot(const char *p)
+{
+    const char *s = p;
+    while (*s) {
+        const char *e = strchr(s, '/');
+        size_t n = e ? (size_t)(e - s) : strlen(s);
+        if (n == 2 && s[0] == '.' && s[1] == '.') return 1;
+        if (!e) break;
+        s = e + 1;
+    }
+    return 0;
+}
+
+static int read_external(const imp *im, const Onnx__TensorProto *tp, const char *tname,
+                         void *dst, uint64_t need)
+{
+    const char *loc = NULL;
+    int64_t offset = 0, length = -1;
+    for (size_t i = 0; i < tp->n_external_data; i++) {
+        const Onnx__StringStringEntryProto *e = tp->external_data[i];
+        const char *k = nz(e->key), *v = nz(e->value);
+        if (!strcmp(k, "location")) loc = v;
+        else if (!strcmp(k, "offset") || !strcmp(k, "length")) {
+            char *end = NULL;
+            errno = 0;
+            long long x = strtoll(v, &end, 10);
+            if (errno || !*v || *end || x < 0)
+                return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: tensor '%s': external data "
+                                "%s '%s' is not a non-negative integer", tname, k, v);
+            if (k[0] == 'o') offset = x; else length = x;
+        }
+    }
+    if (!loc || !*loc)
+        return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: tensor '%s' has external data "
+                        "without a 'location'", tname);
+    if (!im->base_dir)
+        return acl_fail(ACL_ERROR_INVALID_FILE, "ONNX import: tensor '%s' has external data in "
+                        "'%s' but the model was given from memory (no model folder to read it "
+                        "from)", tname, loc);
+    if (loc[0] == '/')
+        return acl_fail(ACL_ERROR_INVALID_FILE, "ONNX import: tensor '%s': external data location "
+                        "'%s' is an absolute path; only paths inside the model folder are "
+                        "allowed", tname, loc);
+    if (path_has_dotdot(loc))
+        return acl_fail(ACL_ERROR_INVALID_FILE, "ONNX import: tensor '%s': external data location "
+                        "'%s' contains '..'; only paths inside the model folder are allowed",
+                        tname, loc);
+    if (length >= 0 && (uint64_t)length != need)
+        return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: tensor '%s': external data length "
+                        "%lld does not match its shape and type (%llu bytes)", tname,
+                        (long long)length, (unsigned long long)need);
+    char base_real[PATH_MAX], full[PATH_MAX * 2], real[PATH_MAX];
+    if (!realpath(im->base_dir, base_real))
+        return acl_fail(ACL_ERROR_INVALID_FILE, "ONNX import: model folder '%s' is not "
+                        "accessible: %s", im->base_dir, strerror(errno));
+    snprintf(full, sizeof full, "%s/%s", base_real, loc);
+    if (!realpath(full, real))
+        return acl_fail(ACL_ERROR_INVALID_FILE, "ONNX import: tensor '%s': external data file "
+                        "'%s' cannot be opened: %s", tname, loc, strerror(errno));
+    size_t bl = strlen(base_real);
+    if (strncmp(real, base_real, bl) || (real[bl] != '/' && !(bl == 1 && base_real[0] == '/')))
+        return acl_fail(ACL_ERROR_INVALID_FILE, "ONNX import: tensor '%s': external data file "
+                        "'%s' resolves outside the model folder (a symbolic link escaping it)",
+                        tname, loc);
+    int fd = open(real, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return acl_fail(ACL_ERROR_INVALID_FILE, "ONNX import: tensor '%s': cannot open external "
+                        "data file '%s': %s", tname, loc, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return acl_fail(ACL_ERROR_INVALID_FILE, "ONNX import: tensor '%s': external data '%s' "
+                        "is not a regular file", tname, loc);
+    }
+    if ((uint64_t)offset > (uint64_t)st.st_size || need > (uint64_t)st.st_size - (uint64_t)offset) {
+        close(fd);
+        return acl_fail(ACL_ERROR_INVALID_FILE_SIZE, "ONNX import: tensor '%s': external data "
+                        "file '%s' has %lld bytes, needs %llu at offset %lld", tname, loc,
+                        (long long)st.st_size, (unsigned long long)need, (long long)offset);
+    }
+    uint64_t done = 0;
+    while (done < need) {
+        ssize_t r = pread(fd, (char *)dst + done, need - done > (1u << 30) ? (1u << 30) : need - done,
+                          (off_t)(offset + (int64_t)done));
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) {
+            close(fd);
+            return acl_fail(ACL_ERROR_INVALID_FILE, "ONNX import: tensor '%s': reading external "
+                            "data '%s' failed: %s", tname, loc, r ? strerror(errno) : "short file");
+        }
+        done += (uint64_t)r;
+    }
+    close(fd);
+    return 0;
+}
+
+/* ---- TensorProto -> dense data ---- */
+
+/* Converts tp into t (name untouched): dtype, shape, kind CONST, owned data. */
+static int tensor_from_proto(const imp *im, const Onnx__TensorProto *tp, const char *tname,
+                             g_tensor *t)
+{
+    int dt;
+    int odt = tp->has_data_type ? tp->data_type : 0;
+    if (map_dtype(odt, &dt))
+        return acl_fail(odt == 8 ? ACL_ERROR_UNSUPPORTED_DATA_TYPE : ACL_ERROR_UNSUPPORTED_DATA_TYPE,
+                        "ONNX import: tensor '%s' has element type %s (%d), which is not "
+                        "supported", tname, onnx_dtype_name(odt), odt);
+    if (tp->segment)
+        return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "ONNX import: tensor '%s' is segmented; "
+                        "segmented tensors are not supported", tname);
+    if (tp->n_dims > G_MAX_RANK)
+        return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "ONNX import: tensor '%s' has rank %zu; at "
+                        "most %d is supported", tname, tp->n_dims, G_MAX_RANK);
+    size_t es = g_dtype_size(dt);
+    uint64_t numel = 1;
+    for (size_t i = 0; i < tp->n_dims; i++) {
+        int64_t d = tp->dims[i];
+        if (d < 0)
+            return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: tensor '%s' has negative "
+                            "dimension %lld at axis %zu", tname, (long long)d, i);
+        if (d && numel > MAX_TENSOR_BYTES / (uint64_t)d)
+            return acl_fail(ACL_ERROR_MODEL_SIZE_INVALID, "ONNX import: tensor '%s': the product "
+                            "of its dimensions overflows (axis %zu = %lld)", tname, i, (long long)d);
+        numel *= (uint64_t)d;
+        t->shape.d[i] = d;
+    }
+    if (numel > MAX_TENSOR_BYTES / es)
+        return acl_fail(ACL_ERROR_MODEL_SIZE_INVALID, "ONNX import: tensor '%s' declares %llu "
+                        "elements of %s, more than the %llu bytes allowed", tname,
+                        (unsigned long long)numel, g_dtype_name(dt),
+                        (unsigned long long)MAX_TENSOR_BYTES);
+    uint64_t nbytes = numel * es;
+    t->shape.rank = (int)tp->n_dims;
+    t->dtype = dt;
+    t->kind = G_TK_CONST;
+
+    int external = tp->has_data_location && tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+    /* Every source is checked against nbytes before anything is allocated. */
+    size_t typed = 0;
+    const char *field = NULL;
+    switch (dt) {
+    case G_F32: typed = tp->n_float_data; field = "float_data"; break;
+    case G_I32: case G_I16: case G_I8: case G_U16: case G_U8: case G_BOOL: case G_F16: case G_BF16:
+        typed = tp->n_int32_data; field = "int32_data"; break;
+    case G_I64: typed = tp->n_int64_data; field = "int64_data"; break;
+    case G_F64: typed = tp->n_double_data; field = "double_data"; break;
+    case G_U32: case G_U64: typed = tp->n_uint64_data; field = "uint64_data"; break;
+    }
+    if (!external && tp->has_raw_data) {
+        if (tp->raw_data.len != nbytes)
+            return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: tensor '%s' (%s, %llu elements) "
+                            "has %zu bytes of raw_data, expected %llu", tname, g_dtype_name(dt),
+                            (unsigned long long)numel, tp->raw_data.len,
+                            (unsigned long long)nbytes);
+    } else if (!external) {
+        if (typed != numel)
+            return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: tensor '%s' (%s, %llu elements) "
+                            "has %zu values in %s%s", tname, g_dtype_name(dt),
+                            (unsigned long long)numel, typed, field,
+                            typed == 0 ? " and no raw_data (missing initializer data)" : "");
+    }
+    void *data = malloc(nbytes ? (size_t)nbytes : 1);
+    if (!data) return acl_fail(ACL_ERROR_BAD_ALLOC, "ONNX import: tensor '%s': cannot allocate "
+                               "%llu bytes", tname, (unsigned long long)nbytes);
+    if (external) {
+        int rc = read_external(im, tp, tname, data, nbytes);
+        if (rc) { free(data); return rc; }
+    } else if (tp->has_raw_data) {
+        if (nbytes) memcpy(data, tp->raw_data.data, (size_t)nbytes);
+    } else {
+        for (uint64_t i = 0; i < numel; i++) {
+            switch (dt) {
+            case G_F32: ((float *)data)[i] = tp->float_data[i]; break;
+            case G_I32: ((int32_t *)data)[i] = tp->int32_data[i]; break;
+            case G_I16: ((int16_t *)data)[i] = (int16_t)tp->int32_data[i]; break;
+            case G_I8: ((int8_t *)data)[i] = (int8_t)tp->int32_data[i]; break;
+            case G_U16: case G_F16: case G_BF16:
+                ((uint16_t *)data)[i] = (uint16_t)tp->int32_data[i]; break;
+            case G_U8: ((uint8_t *)data)[i] = (uint8_t)tp->int32_data[i]; break;
+            case G_BOOL: ((uint8_t *)data)[i] = tp->int32_data[i] != 0; break;
+            case G_I64: ((int64_t *)data)[i] = tp->int64_data[i]; break;
+            case G_F64: ((double *)data)[i] = tp->double_data[i]; break;
+            case G_U32: ((uint32_t *)data)[i] = (uint32_t)tp->uint64_data[i]; break;
+            case G_U64: ((uint64_t *)data)[i] = tp->uint64_data[i]; break;
+            }
+        }
+    }
+    free(t->data);
+    t->data = data;
+    t->nbytes = (size_t)nbytes;
+    return 0;
+}
+
+/* ---- type info ---- */
+
+static int apply_type(const Onnx__TypeProto *tp, g_tensor *t, int strict, const char *what)
+{
+    if (!tp) {
+        if (strict)
+            return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: %s '%s' has no type", what, t->name);
+        return 0;
+    }
+    if (tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type) {
+        if (!strict) return 0;
+        const char *k = tp->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE ? "a sequence" :
+                        tp->value_case == ONNX__TYPE_PROTO__VALUE_MAP_TYPE ? "a map" :
+                        tp->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE ? "an optional" :
+                        tp->value_case == ONNX__TYPE_PROTO__VALUE_SPARSE_TENSOR_TYPE ? "a sparse tensor" :
+                        "an unknown";
+        return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "ONNX import: %s '%s' has %s type; only "
+                        "dense tensors are supported", what, t->name, k);
+    }
+    const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
+    if (tt->has_elem_type && tt->elem_type) {
+        int dt;
+        if (map_dtype(tt->elem_type, &dt)) {
+            if (strict)
+                return acl_fail(ACL_ERROR_UNSUPPORTED_DATA_TYPE, "ONNX import: %s '%s' has "
+                                "element type %s (%d), which is not supported", what, t->name,
+                                onnx_dtype_name(tt->elem_type), tt->elem_type);
+        } else if (t->kind != G_TK_CONST) {
+            t->dtype = dt;
+        }
+    }
+    if (tt->shape && t->kind != G_TK_CONST) {
+        if (tt->shape->n_dim > G_MAX_RANK) {
+            if (strict)
+                return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "ONNX import: %s '%s' has rank "
+                                "%zu; at most %d is supported", what, t->name, tt->shape->n_dim,
+                                G_MAX_RANK);
+            return 0;
+        }
+        t->shape.rank = (int)tt->shape->n_dim;
+        for (size_t i = 0; i < tt->shape->n_dim; i++) {
+            const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
+            int64_t v = -1;
+            if (d && d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
+                d->dim_value >= 0)
+                v = d->dim_value;
+            t->shape.d[i] = v;
+        }
+    }
+    return 0;
+}
+
+/* ---- graphs ---- */
+
+static int convert_graph(const imp *im, const Onnx__GraphProto *gp, scope *sc);
+
+static int scope_add(scope *sc, const char *name, int idx)
+{
+    if (map_put(&sc->names, sc->g->t[idx].name, idx)) return OOM();
+    (void)name;
+    return 0;
+}
+
+/* Resolves a name used in scope sc; outer values become captures. Returns the
+ * tensor index in sc->g or -1 when unknown (no message). */
+static int resolve(scope *sc, const char *name)
+{
+    int i = map_get(&sc->names, name);
+    if (i >= 0 || !sc->parent) return i;
+    int pi = resolve(sc->parent, name);
+    if (pi < 0) return -1;
+    if (list_add_unique(sc->caps, pi)) return -2;
+    int ti = g_tensor_add(sc->g, name);
+    if (ti < 0) return -2;
+    const g_tensor *pt = &sc->parent->g->t[pi];
+    g_tensor *t = &sc->g->t[ti];
+    t->kind = G_TK_INPUT;
+    t->dtype = pt->dtype;
+    t->shape = pt->shape;
+    if (map_put(&sc->names, t->name, ti)) return -2;
+    return ti;
+}
+
+static int convert_attr(const imp *im, const Onnx__AttributeProto *ap, scope *sc,
+                        const char *node_name, const char *op, g_attr *a, int_list *caps)
+{
+    a->name = strdup(nz(ap->name));
+    if (!a->name) return OOM();
+    int type = ap->has_type ? (int)ap->type : 0;
+    if (!type) {   /* old writers left the type out: go by the field present */
+        if (ap->g) type = G_AT_GRAPH;
+        else if (ap->t) type = G_AT_TENSOR;
+        else if (ap->n_floats) type = G_AT_FLOATS;
+        else if (ap->n_ints) type = G_AT_INTS;
+        else if (ap->n_strings) type = G_AT_STRINGS;
+        else if (ap->has_s) type = G_AT_STRING;
+        else if (ap->has_f) type = G_AT_FLOAT;
+        else if (ap->has_i) type = G_AT_INT;
+    }
+    a->type = type;
+    switch (type) {
+    case G_AT_FLOAT: a->f = ap->f; break;
+    case G_AT_INT: a->i = ap->i; break;
+    case G_AT_STRING:
+        a->s = malloc(ap->s.len + 1);
+        if (!a->s) return OOM();
+        if (ap->s.len) memcpy(a->s, ap->s.data, ap->s.len);
+        a->s[ap->s.len] = 0;
+        a->slen = ap->s.len;
+        break;
+    case G_AT_FLOATS:
+        if (ap->n_floats > INT_MAX) return OOM();
+        a->n = (int)ap->n_floats;
+        a->floats = malloc((ap->n_floats ? ap->n_floats : 1) * sizeof(float));
+        if (!a->floats) return OOM();
+        if (ap->n_floats) memcpy(a->floats, ap->floats, ap->n_floats * sizeof(float));
+        break;
+    case G_AT_INTS:
+        if (ap->n_ints > INT_MAX) return OOM();
+        a->n = (int)ap->n_ints;
+        a->ints = malloc((ap->n_ints ? ap->n_ints : 1) * sizeof(int64_t));
+        if (!a->ints) return OOM();
+        if (ap->n_ints) memcpy(a->ints, ap->ints, ap->n_ints * sizeof(int64_t));
+        break;
+    case G_AT_STRINGS:
+        if (ap->n_strings > INT_MAX) return OOM();
+        a->strings = calloc(ap->n_strings ? ap->n_strings : 1, sizeof(char *));
+        if (!a->strings) return OOM();
+        a->n = (int)ap->n_strings;
+        for (size_t i = 0; i < ap->n_strings; i++) {
+            a->strings[i] = malloc(ap->strings[i].len + 1);
+            if (!a->strings[i]) return OOM();
+            if (ap->strings[i].len) memcpy(a->strings[i], ap->strings[i].data, ap->strings[i].len);
+            a->strings[i][ap->strings[i].len] = 0;
+        }
+        break;
+    case G_AT_TENSOR: {
+        if (!ap->t)
+            return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: node '%s' (%s): tensor attribute "
+                            "'%s' has no tensor", node_name, op, a->name);
+        a->t = calloc(1, sizeof *a->t);
+        if (!a->t) return OOM();
+        a->t->name = strdup(ap->t->name && *ap->t->name ? ap->t->name : a->name);
+        if (!a->t->name) return OOM();
+        a->t->producer = -1;
+        a->t->mem_offset = -1;
+        int rc = tensor_from_proto(im, ap->t, a->t->name, a->t);
+        if (rc) return rc;
+        break;
+    }
+    case G_AT_GRAPH: {
+        if (!ap->g)
+            return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: node '%s' (%s): graph attribute "
+                            "'%s' has no graph", node_name, op, a->name);
+        if (sc->depth + 1 > ONNX_MAX_SUBGRAPH_DEPTH)
+            return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: node '%s' (%s): subgraphs nest "
+                            "deeper than %d levels", node_name, op, ONNX_MAX_SUBGRAPH_DEPTH);
+        a->g = g_graph_new();
+        if (!a->g) return OOM();
+        a->g->parent = sc->g;
+        a->g->opset = im->opset;
+        char what[256];
+        snprintf(what, sizeof what, "subgraph '%s' of node '%s' (%s)", a->name, node_name, op);
+        scope sub = { .g = a->g, .parent = sc, .caps = caps, .depth = sc->depth + 1, .what = what };
+        int rc = convert_graph(im, ap->g, &sub);
+        map_free(&sub.names);
+        if (rc) return rc;
+        break;
+    }
+    default:
+        return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "ONNX import: node '%s' (%s): attribute "
+                        "'%s' has type %d (tensors/graphs lists, sparse tensors or type protos), "
+                        "which is not supported", node_name, op, a->name, type);
+    }
+    return 0;
+}
+
+/* A Constant node becomes a constant tensor (its output). */
+static int convert_constant(const imp *im, const Onnx__NodeProto *np, g_tensor *t)
+{
+    const char *nm = nz(np->name);
+    if (np->n_attribute != 1 || !np->attribute[0])
+        return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: Constant node '%s' (output '%s') "
+                        "must have exactly one attribute, has %zu", nm, t->name, np->n_attribute);
+    const Onnx__AttributeProto *ap = np->attribute[0];
+    const char *an = nz(ap->name);
+    free(t->data);
+    t->data = NULL;
+    t->kind = G_TK_CONST;
+    if (!strcmp(an, "value")) {
+        if (!ap->t) return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: Constant node '%s': "
+                                    "attribute 'value' has no tensor", nm);
+        return tensor_from_proto(im, ap->t, t->name, t);
+    }
+    if (!strcmp(an, "value_float") || !strcmp(an, "value_int")) {
+        int isf = an[6] == 'f';
+        t->dtype = isf ? G_F32 : G_I64;
+        t->shape.rank = 0;
+        t->nbytes = isf ? 4 : 8;
+        t->data = malloc(t->nbytes);
+        if (!t->data) return OOM();
+        if (isf) *(float *)t->data = ap->f; else *(int64_t *)t->data = ap->i;
+        return 0;
+    }
+    if (!strcmp(an, "value_floats") || !strcmp(an, "value_ints")) {
+        int isf = an[6] == 'f';
+        size_t n = isf ? ap->n_floats : ap->n_ints;
+        t->dtype = isf ? G_F32 : G_I64;
+        t->shape.rank = 1;
+        t->shape.d[0] = (int64_t)n;
+        t->nbytes = n * (isf ? 4 : 8);
+        t->data = malloc(t->nbytes ? t->nbytes : 1);
+        if (!t->data) return OOM();
+        if (n) memcpy(t->data, isf ? (void *)ap->floats : (void *)ap->ints, t->nbytes);
+        return 0;
+    }
+    return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "ONNX import: Constant node '%s' (output '%s'):"
+                    " attribute '%s' is not supported (string and sparse constants are not)",
+                    nm, t->name, an);
+}
+
+static int convert_graph(const imp *im, const Onnx__GraphProto *gp, scope *sc)
+{
+    g_graph *g = sc->g;
+    int rc;
+
+    /* 1. initializers */
+    for (size_t i = 0; i < gp->n_initializer; i++) {
+        const Onnx__TensorProto *tp = gp->initializer[i];
+        const char *name = nz(tp->name);
+        if (!*name)
+            return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: %s: initializer %zu has no name",
+                            sc->what, i);
+        if (map_get(&sc->names, name) >= 0)
+            return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: %s: initializer '%s' is "
+                            "defined twice", sc->what, name);
+        int ti = g_tensor_add(g, name);
+        if (ti < 0) return OOM();
+        if ((rc = tensor_from_proto(im, tp, name, &g->t[ti]))) return rc;
+        if ((rc = scope_add(sc, name, ti))) return rc;
+    }
+    if (gp->n_sparse_initializer)
+        return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "ONNX import: %s: sparse initializers "
+                        "('%s') are not supported", sc->what,
+                        gp->sparse_initializer[0]->values ? nz(gp->sparse_initializer[0]->values->name) : "?");
+
+    /* 2. inputs that are not initializers */
+    int n_real = 0;
+    g->inputs = malloc((gp->n_input ? gp->n_input : 1) * sizeof(int));
+    if (!g->inputs) return OOM();
+    for (size_t i = 0; i < gp->n_input; i++) {
+        const Onnx__ValueInfoProto *vi = gp->input[i];
+        const char *name = nz(vi->name);
+        if (!*name)
+            return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: %s: input %zu has no name",
+                            sc->what, i);
+        int ti = map_get(&sc->names, name);
+        if (ti >= 0) {
+            if (g->t[ti].kind == G_TK_CONST) continue;   /* an initializer with a default */
+            return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: %s: input '%s' is listed twice",
+                            sc->what, name);
+        }
+        ti = g_tensor_add(g, name);
+        if (ti < 0) return OOM();
+        g->t[ti].kind = G_TK_INPUT;
+        if ((rc = apply_type(vi->type, &g->t[ti], sc->parent == NULL, "input"))) return rc;
+        if ((rc = scope_add(sc, name, ti))) return rc;
+        g->inputs[n_real++] = ti;
+    }
+    g->n_inputs = n_real;
+
+    /* 3. node outputs: every name gets exactly one producer */
+    for (size_t i = 0; i < gp->n_node; i++) {
+        const Onnx__NodeProto *np = gp->node[i];
+        for (size_t j = 0; j < np->n_output; j++) {
+            const char *name = nz(np->output[j]);
+            if (!*name) continue;
+            int prev = map_get(&sc->names, name);
+            if (prev >= 0) {
+                const g_tensor *pt = &g->t[prev];
+                if (pt->kind == G_TK_ACT && pt->producer >= 0) {
+                    const Onnx__NodeProto *pn = gp->node[pt->producer];
+                    return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: %s: tensor '%s' is "
+                                    "produced twice, by node '%s' (%s) and node '%s' (%s)",
+                                    sc->what, name, nz(pn->name), nz(pn->op_type), nz(np->name),
+                                    nz(np->op_type));
+                }
+                return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: %s: tensor '%s' is produced "
+                                "by node '%s' (%s) but is already %s", sc->what, name,
+                                nz(np->name), nz(np->op_type),
+                                pt->kind == G_TK_INPUT ? "a graph input" : "an initializer");
+            }
+            int ti = g_tensor_add(g, name);
+            if (ti < 0) return OOM();
+            g->t[ti].producer = (int)i;   /* proto node index, for the message above */
+            if ((rc = scope_add(sc, name, ti))) return rc;
+        }
+    }
+    for (int i = 0; i < g->n_t; i++) g->t[i].producer = -1;
+
+    /* 4. value_info hints */
+    for (size_t i = 0; i < gp->n_value_info; i++) {
+        const Onnx__ValueInfoProto *vi = gp->value_info[i];
+        int ti = map_get(&sc->names, nz(vi->name));
+        if (ti >= 0 && g->t[ti].kind == G_TK_ACT) apply_type(vi->type, &g->t[ti], 0, "value");
+    }
+
+    /* 5. nodes */
+    for (size_t i = 0; i < gp->n_node; i++) {
+        const Onnx__NodeProto *np = gp->node[i];
+        const char *op = nz(np->op_type), *nm = nz(np->name), *dom = nz(np->domain);
+        if (!*op)
+            return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: %s: node %zu ('%s') has no "
+                            "op_type", sc->what, i, nm);
+        int ver = dom_version(im, dom);
+        if (ver < 0)
+            return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: %s: node '%s' (%s) uses domain "
+                            "'%s', which the model does not import (no opset_import entry)",
+                            sc->what, nm, op, dom);
+        if (!strcmp(op, "Constant") && (!*dom || !strcmp(dom, "ai.onnx"))) {
+            if (np->n_output != 1 || !*nz(np->output[0]))
+                return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: Constant node '%s' must have "
+                                "one output, has %zu", nm, np->n_output);
+            int ti = map_get(&sc->names, np->output[0]);
+            if ((rc = convert_constant(im, np, &g->t[ti]))) return rc;
+            continue;
+        }
+        if (np->n_input > 100000 || np->n_output > 100000)
+            return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: node '%s' (%s) has %zu inputs "
+                            "and %zu outputs", nm, op, np->n_input, np->n_output);
+        int n_in = (int)np->n_input, n_out = (int)np->n_output;
+        while (n_in > 0 && !*nz(np->input[n_in - 1])) n_in--;
+        while (n_out > 0 && !*nz(np->output[n_out - 1])) n_out--;
+
+        /* attributes first: subgraphs add captured outer values to caps */
+        int_list caps = { 0 };
+        g_attr *attrs = calloc(np->n_attribute ? np->n_attribute : 1, sizeof *attrs);
+        if (!attrs) return OOM();
+        int n_attr = 0;
+        rc = 0;
+        for (size_t a = 0; a < np->n_attribute && !rc; a++) {
+            rc = convert_attr(im, np->attribute[a], sc, nm, op, &attrs[a], &caps);
+            n_attr = (int)a + 1;
+        }
+        int *ins = NULL, *outs = NULL;
+        if (!rc) {
+            ins = malloc((size_t)(n_in + caps.n + 1) * sizeof(int));
+            outs = malloc((size_t)(n_out + 1) * sizeof(int));
+            if (!ins || !outs) rc = OOM();
+        }
+        for (int j = 0; j < n_in && !rc; j++) {
+            const char *name = nz(np->input[j]);
+            if (!*name) { ins[j] = -1; continue; }
+            int ti = resolve(sc, name);
+            if (ti == -2) rc = OOM();
+            else if (ti < 0)
+                rc = acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: %s: node '%s' (%s) input %d "
+                              "'%s' is not a graph input, initializer or output of any node",
+                              sc->what, nm, op, j, name);
+            else ins[j] = ti;
+        }
+        for (int j = 0; j < caps.n && !rc; j++) {
+            /* caps holds indices in this graph (the subgraph's parent) */
+            ins[n_in + j] = caps.v[j];
+        }
+        for (int j = 0; j < n_out && !rc; j++) {
+            const char *name = nz(np->output[j]);
+            outs[j] = *name ? map_get(&sc->names, name) : -1;
+        }
+        int ni = -1;
+        if (!rc) {
+            ni = g_node_add(g, op, dom, nm, n_in + caps.n, ins, n_out, outs);
+            if (ni < 0) rc = OOM();
+        }
+        free(ins); free(outs); free(caps.v);
+        if (rc) {
+            for (int a = 0; a < n_attr; a++) g_attr_clear(&attrs[a]);
+            free(attrs);
+            return rc;
+        }
+        g_node *n = &g->nodes[ni];
+        n->opset = ver;
+        n->attr = attrs;
+        n->n_attr = (int)np->n_attribute;
+    }
+
+    /* 6. outputs (may name an outer value inside a subgraph) */
+    g->outputs = malloc((gp->n_output ? gp->n_output : 1) * sizeof(int));
+    if (!g->outputs) return OOM();
+    for (size_t i = 0; i < gp->n_output; i++) {
+        const Onnx__ValueInfoProto *vi = gp->output[i];
+        const char *name = nz(vi->name);
+        int ti = *name ? resolve(sc, name) : -1;
+        if (ti == -2) return OOM();
+        if (ti < 0)
+            return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: %s: output %zu '%s' is not "
+                            "produced by any node, input or initializer", sc->what, i, name);
+        g_tensor *t = &g->t[ti];
+        if (t->kind == G_TK_ACT || t->kind == G_TK_INPUT) {
+            /* keep what we already know; the declared type fills the gaps */
+            int dt = t->dtype; g_shape sh = t->shape;
+            if ((rc = apply_type(vi->type, t, sc->parent == NULL, "output"))) return rc;
+            if (t->kind == G_TK_INPUT && dt) { t->dtype = dt; t->shape = sh; }
+        }
+        t->is_output = 1;
+        g->outputs[i] = ti;
+        g->n_outputs = (int)i + 1;
+    }
+    return 0;
+}
+
+int onnx_is_capture(const g_graph *sub, int t)
+{
+    if (t < 0 || t >= sub->n_t || sub->t[t].kind != G_TK_INPUT) return 0;
+    for (int i = 0; i < sub->n_inputs; i++) if (sub->inputs[i] == t) return 0;
+    return 1;
+}
+
+int onnx_import(const void *buf, size_t len, const char *base_dir, g_graph **out)
+{
+    if (!out) return acl_fail(ACL_ERROR_INVALID_PARAM, "ONNX import: output pointer is NULL");
+    *out = NULL;
+    if (!buf || len == 0)
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "ONNX import: model buffer is %s",
+                        buf ? "empty (0 bytes)" : "NULL");
+    Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, len, buf);
+    if (!mp)
+        return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: the %zu bytes are not a valid ONNX "
+                        "ModelProto (truncated or corrupt protobuf)", len);
+    int rc = 0;
+    imp im = { .base_dir = base_dir, .opset = -1 };
+    g_graph *g = NULL;
+    if (!mp->graph) {
+        rc = acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: the model has no graph (%zu bytes; "
+                      "not an ONNX model?)", len);
+        goto done;
+    }
+    im.doms = calloc(mp->n_opset_import + 1, sizeof *im.doms);
+    if (!im.doms) { rc = OOM(); goto done; }
+    for (size_t i = 0; i < mp->n_opset_import; i++) {
+        const Onnx__OperatorSetIdProto *os = mp->opset_import[i];
+        const char *d = nz(os->domain);
+        int64_t v = os->has_version ? os->version : 0;
+        if (v < 0 || v > 100000) v = 100000;
+        if (!*d || !strcmp(d, "ai.onnx")) im.opset = (int)v;
+        else im.doms[im.n_doms++] = (domain_ver){ d, (int)v };
+    }
+    if (im.opset < 0) {
+        /* ONNX says opset_import must list the default domain; a model without
+         * any entry predates opset versioning (version 1). */
+        rc = acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: the model does not import the default "
+                      "ONNX domain (no opset_import entry for ai.onnx); supported opsets are "
+                      "%d to %d", ONNX_OPSET_MIN, ONNX_OPSET_MAX);
+        goto done;
+    }
+    if (im.opset < ONNX_OPSET_MIN || im.opset > ONNX_OPSET_MAX) {
+        rc = acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "ONNX import: the model uses default-domain "
+                      "opset %d; supported opsets are %d to %d", im.opset, ONNX_OPSET_MIN,
+                      ONNX_OPSET_MAX);
+        goto done;
+    }
+    g = g_graph_new();
+    if (!g) { rc = OOM(); goto done; }
+    g->opset = im.opset;
+    scope top = { .g = g, .what = "main graph" };
+    rc = convert_graph(&im, mp->graph, &top);
+    map_free(&top.names);
+    if (!rc && g->n_outputs == 0)
+        rc = acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: the graph has no outputs");
+done:
+    free(im.doms);
+    onnx__model_proto__free_unpacked(mp, NULL);
+    if (rc) { g_graph_free(g); return rc; }
+    *out = g;
+    return 0;
+}

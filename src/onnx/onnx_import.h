@@ -1,0 +1,38 @@
+/* ONNX importer: the only parser of untrusted ONNX bytes. Turns a ModelProto
+ * into a g_graph (see graph/ir.h); every malformed input is refused with an
+ * acl_fail() message naming what is wrong, never a crash. */
+#ifndef OPENACL_ONNX_IMPORT_H
+#define OPENACL_ONNX_IMPORT_H
+#include "graph/ir.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Lowest and highest default-domain opsets accepted. */
+#define ONNX_OPSET_MIN 7
+#define ONNX_OPSET_MAX 21
+/* Deepest nesting of subgraphs (If/Loop/Scan bodies) accepted. */
+#define ONNX_MAX_SUBGRAPH_DEPTH 32
+
+/* Parse `buf` (a serialized ModelProto) into a new graph, owned by the caller
+ * (g_graph_free). base_dir is the folder of the model file; external tensor
+ * data must lie inside it (NULL refuses external data).
+ *
+ * The result: graph inputs (not initializers) are G_TK_INPUT, initializers and
+ * Constant nodes are G_TK_CONST with owned data, value_info shapes are copied
+ * as hints (symbolic dims -1), nodes keep the file order (not sorted), omitted
+ * optional inputs/outputs are -1 and trailing ones are dropped. A subgraph
+ * refers to an outer value through a G_TK_INPUT tensor of the same name that
+ * is not in its inputs list (a "capture"); the node that owns the subgraph gets
+ * the outer tensor appended to its inputs after the ONNX ones, so liveness and
+ * ordering see the use. */
+int onnx_import(const void *buf, size_t len, const char *base_dir, g_graph **out);
+
+/* Whether a subgraph tensor is a capture of an outer value. */
+int onnx_is_capture(const g_graph *sub, int t);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
