@@ -1,0 +1,213 @@
+/* Dynamic execution (see exec.h): per node infer -> allocate -> (re)plan
+ * when input shapes changed -> run -> release inputs after their last use. */
+#include "engine/exec.h"
+#include "graph/errs.h"
+#include "graph/passes.h"
+#include "core/core.h"
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct node_cache {
+    int valid;
+    k_tensor *sig;            /* input metadata the plan was made for (data unused) */
+    void *packed;
+    size_t packed_bytes, scratch_bytes;
+} node_cache;
+
+struct eng_dyn {
+    g_graph *g;
+    node_cache *nc;
+    const void **cptr;        /* per tensor: constant data override */
+    int *uses;                /* per tensor: consumer count template */
+    void *scratch;
+    size_t scratch_cap;
+    k_tensor *in, *out;       /* per-node argument buffers */
+    int maxio;
+};
+
+void *eng_alloc64(size_t n)
+{
+    size_t sz = (n + 63) & ~(size_t)63;
+    if (sz < n) return NULL;
+    return aligned_alloc(64, sz ? sz : 64);
+}
+
+eng_dyn *eng_dyn_new(g_graph *g)
+{
+    eng_dyn *d = calloc(1, sizeof *d);
+    if (!d) return NULL;
+    d->g = g;
+    d->maxio = 1;
+    for (int i = 0; i < g->n_nodes; i++) {
+        if (g->nodes[i].n_in > d->maxio) d->maxio = g->nodes[i].n_in;
+        if (g->nodes[i].n_out > d->maxio) d->maxio = g->nodes[i].n_out;
+    }
+    d->nc = calloc((size_t)g->n_nodes + 1, sizeof *d->nc);
+    d->cptr = calloc((size_t)g->n_t + 1, sizeof *d->cptr);
+    d->uses = calloc((size_t)g->n_t + 1, sizeof *d->uses);
+    d->in = calloc((size_t)d->maxio, sizeof *d->in);
+    d->out = calloc((size_t)d->maxio, sizeof *d->out);
+    if (!d->nc || !d->cptr || !d->uses || !d->in || !d->out) { eng_dyn_free(d); return NULL; }
+    return d;
+}
+
+void eng_dyn_free(eng_dyn *d)
+{
+    if (!d) return;
+    if (d->nc)
+        for (int i = 0; i < d->g->n_nodes; i++) { free(d->nc[i].sig); free(d->nc[i].packed); }
+    free(d->nc); free(d->cptr); free(d->uses); free(d->in); free(d->out); free(d->scratch);
+    free(d);
+}
+
+void eng_dyn_set_const(eng_dyn *d, int t, const void *p)
+{
+    if (d && t >= 0 && t < d->g->n_t) d->cptr[t] = p;
+}
+
+void eng_vals_release(int n, k_tensor *vals, unsigned char *owned)
+{
+    for (int t = 0; t < n; t++)
+        if (owned[t]) { free(vals[t].data); vals[t].data = NULL; owned[t] = 0; }
+}
+
+static int sig_same(const node_cache *c, const g_node *n, const k_tensor *in)
+{
+    if (!c->valid) return 0;
+    for (int j = 0; j < n->n_in; j++) {
+        if (c->sig[j].dtype != in[j].dtype || c->sig[j].layout != in[j].layout ||
+            !g_shape_eq(&c->sig[j].shape, &in[j].shape))
+            return 0;
+        /* constants packed by value: a different pointer means different data */
+        if (c->sig[j].data != in[j].data && c->sig[j].data) return 0;
+    }
+    return 1;
+}
+
+/* Makes sure node i has a plan (packed weights, scratch size) for these inputs. */
+static int ensure_plan(eng_dyn *d, int i, const g_node *n, const k_tensor *in, const k_tensor *out)
+{
+    node_cache *c = &d->nc[i];
+    if (!n->op->plan) { c->valid = 1; c->scratch_bytes = 0; return 0; }
+    if (sig_same(c, n, in)) return 0;
+    size_t pb = 0, sb = 0;
+    int rc = n->op->plan(n, n->state, in, out, &pb, &sb);
+    if (rc) return acl_fail(rc, "node '%s' (%s, opset %d): planning failed", n->name, n->op_type,
+                            n->opset);
+    free(c->packed);
+    c->packed = NULL;
+    c->valid = 0;
+    if (pb) {
+        if (!(c->packed = eng_alloc64(pb)))
+            return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): cannot allocate %zu bytes of "
+                            "packed weights", n->name, n->op_type, pb);
+        if (n->op->pack && (rc = n->op->pack(n, n->state, in, out, c->packed)))
+            return acl_fail(rc, "node '%s' (%s): packing weights failed", n->name, n->op_type);
+    }
+    if (!c->sig && !(c->sig = calloc((size_t)(n->n_in ? n->n_in : 1), sizeof *c->sig)))
+        return acl_fail(ACL_ERROR_BAD_ALLOC, "dynamic run: out of memory");
+    for (int j = 0; j < n->n_in; j++) {
+        c->sig[j] = in[j];
+        /* only constants' pointers identify their data across runs */
+        int ti = n->in[j];
+        if (ti < 0 || d->g->t[ti].kind != G_TK_CONST) c->sig[j].data = NULL;
+    }
+    c->packed_bytes = pb;
+    c->scratch_bytes = sb;
+    c->valid = 1;
+    return 0;
+}
+
+int eng_dyn_run(eng_dyn *d, k_tensor *vals, unsigned char *owned, int threads)
+{
+    g_graph *g = d->g;
+    for (int t = 0; t < g->n_t; t++) {
+        g_tensor *x = &g->t[t];
+        d->uses[t] = x->nuse;
+        if (x->kind != G_TK_CONST) continue;
+        k_tensor *v = &vals[t];
+        v->dtype = x->dtype;
+        v->shape = x->shape;
+        v->layout = x->layout;
+        v->data = (void *)(d->cptr[t] ? d->cptr[t] : x->data);
+        v->nbytes = x->nbytes;
+    }
+    for (int i = 0; i < g->n_nodes; i++) {
+        const g_node *n = &g->nodes[i];
+        k_tensor *in = d->in, *out = d->out;
+        for (int j = 0; j < n->n_in; j++) {
+            if (n->in[j] < 0) {
+                memset(&in[j], 0, sizeof in[j]);
+                in[j].dtype = G_UNDEF;
+                continue;
+            }
+            in[j] = vals[n->in[j]];
+            if (!in[j].data && in[j].nbytes)
+                return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s' (%s): input %d '%s' has no "
+                                "value", n->name, n->op_type, j, g->t[n->in[j]].name);
+        }
+        for (int j = 0; j < n->n_out; j++) {
+            memset(&out[j], 0, sizeof out[j]);
+            out[j].shape.rank = -1;
+            out[j].dtype = n->out[j] >= 0 ? g->t[n->out[j]].dtype : G_UNDEF;
+        }
+        int rc = n->op->infer ? n->op->infer(n, n->state, in, out) : 0;
+        if (rc == K_NEED_DATA)
+            return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s' (%s, opset %d): shape inference "
+                            "asked for data although every input is known", n->name, n->op_type,
+                            n->opset);
+        if (rc) return acl_fail(rc, "node '%s' (%s, opset %d): shape inference failed at run time",
+                                n->name, n->op_type, n->opset);
+        for (int j = 0; j < n->n_out; j++) {
+            if (n->out[j] < 0) { out[j].data = NULL; out[j].nbytes = 0; continue; }
+            if (!g_dtype_size(out[j].dtype) || !g_shape_known(&out[j].shape)) {
+                char s[96];
+                return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s' (%s, opset %d): output %d "
+                                "'%s' has type %s and shape %s after inference", n->name,
+                                n->op_type, n->opset, j, g->t[n->out[j]].name,
+                                g_dtype_name(out[j].dtype), g_shape_str(&out[j].shape, s, sizeof s));
+            }
+            out[j].nbytes = k_nbytes(&out[j]);
+            out[j].data = eng_alloc64(out[j].nbytes);
+            if (!out[j].data)
+                return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): cannot allocate %zu bytes "
+                                "for output %d", n->name, n->op_type, out[j].nbytes, j);
+            int ti = n->out[j];
+            if (owned[ti]) free(vals[ti].data);   /* a previous run's leftover (loops) */
+            vals[ti] = out[j];
+            owned[ti] = 1;
+        }
+        if ((rc = ensure_plan(d, i, n, in, out))) return rc;
+        size_t sb = d->nc[i].scratch_bytes;
+        if (sb > d->scratch_cap) {
+            free(d->scratch);
+            d->scratch_cap = 0;
+            if (!(d->scratch = eng_alloc64(sb)))
+                return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): cannot allocate %zu bytes "
+                                "of scratch", n->name, n->op_type, sb);
+            d->scratch_cap = sb;
+        }
+        k_ctx ctx = { .threads = threads, .scratch = sb ? d->scratch : NULL, .scratch_bytes = sb };
+        if ((rc = n->op->run(n, n->state, in, out, &ctx)))
+            return acl_fail(rc, "node '%s' (%s, opset %d) failed", n->name, n->op_type, n->opset);
+        /* release what nobody reads any more */
+        for (int j = 0; j < n->n_in; j++) {
+            int ti = n->in[j];
+            if (ti < 0) continue;
+            if (--d->uses[ti] == 0 && owned[ti] && !g->t[ti].is_output) {
+                free(vals[ti].data);
+                vals[ti].data = NULL;
+                owned[ti] = 0;
+            }
+        }
+        for (int j = 0; j < n->n_out; j++) {
+            int ti = n->out[j];
+            if (ti >= 0 && g->t[ti].nuse == 0 && !g->t[ti].is_output && owned[ti]) {
+                free(vals[ti].data);
+                vals[ti].data = NULL;
+                owned[ti] = 0;
+            }
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,37 @@
+/* The dynamic executor: runs a bound, sorted graph node by node, inferring
+ * shapes and allocating intermediates per run. It serves models whose shapes
+ * are not all known at load and the bodies of control-flow ops. */
+#ifndef OPENACL_ENGINE_EXEC_H
+#define OPENACL_ENGINE_EXEC_H
+#include "kernels/kernel.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct eng_dyn eng_dyn;
+
+/* A run context for g (which must outlive it). Holds per-node plan caches
+ * (packed weights and scratch sizes reused while input shapes repeat). */
+eng_dyn *eng_dyn_new(g_graph *g);
+void eng_dyn_free(eng_dyn *d);                   /* NULL is a no-op */
+/* Constant tensor t reads its data from p instead of g->t[t].data. */
+void eng_dyn_set_const(eng_dyn *d, int t, const void *p);
+
+/* Runs the graph once. vals has g->n_t entries; the caller fills those of
+ * the graph's inputs and captures (dtype, shape, data, nbytes). On return
+ * (success or not) owned[t] != 0 marks buffers in vals[t].data that this call
+ * allocated and the caller must free with free(); the graph outputs' values
+ * are in vals[g->outputs[i]] (possibly aliasing an input or a constant). */
+int eng_dyn_run(eng_dyn *d, k_tensor *vals, unsigned char *owned, int threads);
+
+/* Frees every owned buffer in vals and clears owned. */
+void eng_vals_release(int n, k_tensor *vals, unsigned char *owned);
+
+/* 64-byte aligned allocation (at least 64 bytes), released with free(). */
+void *eng_alloc64(size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,133 @@
+/* The memory planner (see plan.h). Lifetimes come from the node order:
+ * a tensor is born at its producer and dies after its last consumer. */
+#include "graph/plan.h"
+#include "graph/errs.h"
+#include "core/core.h"
+#include <stdlib.h>
+#include <string.h>
+
+static size_t round_up(size_t x) { return (x + PLAN_ALIGN - 1) & ~(size_t)(PLAN_ALIGN - 1); }
+
+/* qsort has no context argument: the items being sorted, per thread */
+static __thread const plan_item *g_sort_items;
+static int by_size_desc(const void *a, const void *b)
+{
+    const plan_item *x = &g_sort_items[*(const int *)a], *y = &g_sort_items[*(const int *)b];
+    if (x->size != y->size) return x->size < y->size ? 1 : -1;
+    if (x->first != y->first) return x->first < y->first ? -1 : 1;
+    return *(const int *)a - *(const int *)b;
+}
+
+typedef struct span { size_t off, end; } span;
+static int by_off(const void *a, const void *b)
+{
+    const span *x = a, *y = b;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+size_t plan_assign(plan_item *items, int n)
+{
+    if (n <= 0) return 0;
+    int *order = malloc((size_t)n * sizeof *order);
+    int *placed = malloc((size_t)n * sizeof *placed);
+    span *sp = malloc((size_t)n * sizeof *sp);
+    if (!order || !placed || !sp) { free(order); free(placed); free(sp); return (size_t)-1; }
+    for (int i = 0; i < n; i++) order[i] = i;
+    g_sort_items = items;
+    qsort(order, (size_t)n, sizeof *order, by_size_desc);
+    size_t arena = 0;
+    int np = 0;
+    for (int k = 0; k < n; k++) {
+        plan_item *it = &items[order[k]];
+        size_t sz = round_up(it->size);
+        int ns = 0;
+        for (int j = 0; j < np; j++) {
+            const plan_item *p = &items[placed[j]];
+            if (p->first <= it->last && it->first <= p->last && p->size)
+                sp[ns++] = (span){ p->offset, p->offset + round_up(p->size) };
+        }
+        qsort(sp, (size_t)ns, sizeof *sp, by_off);
+        size_t cur = 0, best = (size_t)-1, best_gap = (size_t)-1;
+        for (int j = 0; j < ns; j++) {
+            if (sp[j].off > cur) {
+                size_t gap = sp[j].off - cur;
+                if (gap >= sz && gap < best_gap) { best_gap = gap; best = cur; }
+            }
+            if (sp[j].end > cur) cur = sp[j].end;
+        }
+        it->offset = best != (size_t)-1 ? best : cur;
+        if (it->offset + sz > arena) arena = it->offset + sz;
+        placed[np++] = order[k];
+    }
+    free(order); free(placed); free(sp);
+    return arena;
+}
+
+static int in_arena(const g_tensor *t)
+{
+    return t->kind == G_TK_ACT && t->producer >= 0 && !t->is_output;
+}
+
+int plan_graph(g_graph *g, const size_t *scratch_bytes, size_t *scratch_off, size_t *arena)
+{
+    int rc = g_graph_link(g);
+    if (rc) return rc;
+    int *last = malloc(((size_t)g->n_t + 1) * sizeof *last);
+    plan_item *items = malloc(((size_t)g->n_t + (size_t)g->n_nodes + 1) * sizeof *items);
+    int *owner = malloc(((size_t)g->n_t + (size_t)g->n_nodes + 1) * sizeof *owner);
+    if (!last || !items || !owner) {
+        free(last); free(items); free(owner);
+        return acl_fail(ACL_ERROR_BAD_ALLOC, "memory plan: out of memory");
+    }
+    for (int t = 0; t < g->n_t; t++) last[t] = g->t[t].producer;
+    for (int i = 0; i < g->n_nodes; i++) {
+        const g_node *n = &g->nodes[i];
+        for (int j = 0; j < n->n_in; j++) if (n->in[j] >= 0) last[n->in[j]] = i;
+    }
+    int ni = 0;
+    for (int t = 0; t < g->n_t; t++) {
+        g_tensor *x = &g->t[t];
+        x->mem_offset = -1;
+        if (!in_arena(x)) continue;
+        int64_t numel = g_shape_numel(&x->shape);
+        size_t es = g_dtype_size(x->dtype);
+        if (numel < 0 || !es) {
+            free(last); free(items); free(owner);
+            return acl_fail(ACL_ERROR_INTERNAL_ERROR, "memory plan: tensor '%s' has no static "
+                            "size", x->name);
+        }
+        items[ni] = (plan_item){ .size = (size_t)numel * es, .first = x->producer,
+                                 .last = last[t] };
+        owner[ni++] = t;
+    }
+    for (int i = 0; scratch_bytes && i < g->n_nodes; i++) {
+        if (!scratch_bytes[i]) { if (scratch_off) scratch_off[i] = 0; continue; }
+        items[ni] = (plan_item){ .size = scratch_bytes[i], .first = i, .last = i };
+        owner[ni++] = -1 - i;
+    }
+    size_t sz = plan_assign(items, ni);
+    if (sz == (size_t)-1) {
+        free(last); free(items); free(owner);
+        return acl_fail(ACL_ERROR_BAD_ALLOC, "memory plan: out of memory");
+    }
+    for (int k = 0; k < ni; k++) {
+        if (owner[k] >= 0) g->t[owner[k]].mem_offset = (int64_t)items[k].offset;
+        else if (scratch_off) scratch_off[-1 - owner[k]] = items[k].offset;
+    }
+    *arena = sz;
+    free(last); free(items); free(owner);
+    return 0;
+}
+
+size_t plan_graph_naive(const g_graph *g, const size_t *scratch_bytes)
+{
+    size_t s = 0;
+    for (int t = 0; t < g->n_t; t++) {
+        const g_tensor *x = &g->t[t];
+        if (!in_arena(x)) continue;
+        int64_t numel = g_shape_numel(&x->shape);
+        if (numel > 0) s += round_up((size_t)numel * g_dtype_size(x->dtype));
+    }
+    for (int i = 0; scratch_bytes && i < g->n_nodes; i++) s += round_up(scratch_bytes[i]);
+    return s;
+}

@@ -1,0 +1,40 @@
+/* Memory planning: one arena for every intermediate tensor and per-node
+ * scratch, reused by liveness. The planner decides offsets once at load;
+ * the executor only adds the arena base (TVM's storage plan, ggml-alloc). */
+#ifndef OPENACL_GRAPH_PLAN_H
+#define OPENACL_GRAPH_PLAN_H
+#include "graph/ir.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PLAN_ALIGN 64
+
+/* One buffer: live over steps [first, last] inclusive. */
+typedef struct plan_item {
+    size_t size;
+    int first, last;
+    size_t offset;            /* out: multiple of PLAN_ALIGN */
+} plan_item;
+
+/* Assigns offsets so that items whose step ranges overlap never share a byte
+ * (greedy: largest first, each into the tightest gap among the items it
+ * overlaps). Returns the arena size (a multiple of PLAN_ALIGN), or
+ * (size_t)-1 when out of memory. */
+size_t plan_assign(plan_item *items, int n);
+
+/* Plans g (topologically sorted, all arena tensors of known size): sets
+ * mem_offset of every tensor that lives in the arena (computed, not a graph
+ * output) and -1 for the rest; scratch_bytes[i] (may be NULL) is node i's
+ * scratch, its offset goes to scratch_off[i]. *arena gets the size. */
+int plan_graph(g_graph *g, const size_t *scratch_bytes, size_t *scratch_off, size_t *arena);
+
+/* Sum of the sizes of the arena tensors and scratch (no reuse), for tests
+ * and reports. */
+size_t plan_graph_naive(const g_graph *g, const size_t *scratch_bytes);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
