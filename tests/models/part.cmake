@@ -1,0 +1,22 @@
+# tests/models: openacl vs ONNX Runtime on real models (label "models").
+# mdl_run drives openacl through the public API only; check_model.py makes
+# inputs, gets ORT's outputs (tools/ortref) and compares. Each test exits 77
+# (skipped) when scripts/models.sh has not built the model set.
+add_executable(mdl_run ${CMAKE_CURRENT_LIST_DIR}/mdl_run.c)
+target_link_libraries(mdl_run PRIVATE ascendcl oa_npy)
+target_compile_options(mdl_run PRIVATE ${OA_WARN})
+
+find_program(OA_SYS_PYTHON NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
+set(OA_REAL_MODELS resnet50 mobilenet_v2 mobilenet_v3_large efficientnet_b0 shufflenet_v2_x1_0
+    bert4 mlp ocr_det ocr_rec ocr_cls ocr_cls_b8 ocr_det_dyn ocr_rec_dyn ocr_cls_dyn)
+foreach(m ${OA_REAL_MODELS})
+  add_test(NAME models_${m}
+    COMMAND ${OA_SYS_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/check_model.py
+            --mdl-run $<TARGET_FILE:mdl_run> --name ${m})
+  set_tests_properties(models_${m} PROPERTIES LABELS "models" SKIP_RETURN_CODE 77 TIMEOUT 900)
+endforeach()
+
+# The harness must be able to fail: ORT stands in for openacl, perturbed.
+add_test(NAME models_harness_selftest
+  COMMAND ${OA_SYS_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/harness_selftest.py)
+set_tests_properties(models_harness_selftest PROPERTIES LABELS "models" SKIP_RETURN_CODE 77 TIMEOUT 120)
