@@ -1,0 +1,161 @@
+/* Concat and Split: each input (output) is a [outer, inner] block copied at a
+ * column offset of the [outer, total] output (input), so one ksh_copy_nd per
+ * part; with axis 0 every part is a single memcpy. */
+#include "kernels/ref/shape_common.h"
+
+/* ---- Concat ---- */
+
+static int concat_init(g_graph *g, g_node *n, void **st)
+{
+    if (n->n_in < 1) return ksh_fail(n, KSH_EINVAL, "no inputs");
+    if (!g_node_attr(n, "axis")) return ksh_fail(n, KSH_EINVAL, "attribute 'axis' is missing");
+    int dt = ksh_in_dtype(g, n, 0), e;
+    if ((e = ksh_check_movable(n, dt, "input 0"))) return e;
+    for (int i = 1; i < n->n_in; i++)
+        if (ksh_in_dtype(g, n, i) != dt)
+            return ksh_fail(n, KSH_EINVAL, "input %d is %s, input 0 is %s", i,
+                            g_dtype_name(ksh_in_dtype(g, n, i)), g_dtype_name(dt));
+    return 0;
+}
+
+static int concat_infer(const g_node *n, void *st, const k_tensor *in, k_tensor *out)
+{
+    int r = -1, ax, e;
+    out[0].dtype = in[0].dtype;
+    out[0].layout = G_LAYOUT_PLAIN;
+    for (int i = 0; i < n->n_in; i++)
+        if (in[i].shape.rank >= 0) { r = in[i].shape.rank; break; }
+    if (r < 0) { ksh_set_unknown(&out[0].shape); return 0; }
+    if ((e = ksh_axis(n, g_attr_int(n, "axis", 0), r, 0, &ax))) return e;
+    g_shape o;
+    memset(&o, 0, sizeof o);
+    o.rank = r;
+    for (int a = 0; a < r; a++) o.d[a] = a == ax ? 0 : -1;
+    for (int i = 0; i < n->n_in; i++) {
+        const g_shape *s = &in[i].shape;
+        if (s->rank < 0) { o.d[ax] = -1; continue; }
+        if (s->rank != r) return ksh_fail(n, KSH_EINVAL, "input %d has rank %d, expected %d", i, s->rank, r);
+        for (int a = 0; a < r; a++) {
+            if (a == ax) {
+                o.d[ax] = (o.d[ax] < 0 || s->d[a] < 0) ? -1 : o.d[ax] + s->d[a];
+            } else if (s->d[a] >= 0) {
+                if (o.d[a] >= 0 && o.d[a] != s->d[a])
+                    return ksh_fail(n, KSH_EINVAL, "input %d has dim %lld on axis %d, expected %lld",
+                                    i, (long long)s->d[a], a, (long long)o.d[a]);
+                o.d[a] = s->d[a];
+            }
+        }
+    }
+    out[0].shape = o;
+    return 0;
+}
+
+static int concat_run(const g_node *n, void *st, const k_tensor *in, k_tensor *out, const k_ctx *c)
+{
+    int r = out[0].shape.rank, ax;
+    ksh_axis(n, g_attr_int(n, "axis", 0), r, 0, &ax);
+    size_t es = ksh_esize(out[0].dtype);
+    int64_t outer = ksh_prod(out[0].shape.d, 0, ax), tot = ksh_prod(out[0].shape.d, ax, r);
+    int nt = ksh_threads(c, (size_t)(outer * tot) * es);
+    int64_t off = 0;
+    for (int i = 0; i < n->n_in; i++) {
+        int64_t inner = ksh_prod(in[i].shape.d, ax, r);
+        if (inner == 0 || outer == 0) continue;
+        int64_t dims[2] = {outer, inner}, sst[2] = {inner, 1}, dst[2] = {tot, 1};
+        ksh_copy_nd((char *)out[0].data + off * (int64_t)es, dst, in[i].data, sst, dims, 2, es, nt);
+        off += inner;
+    }
+    return 0;
+}
+static const k_op k_concat = {.op_type = "Concat", .domain = "", .since = 1, .impl = "ref",
+                              .init = concat_init, .infer = concat_infer, .run = concat_run};
+K_REGISTER(k_concat);
+
+/* ---- Split ---- */
+
+static int split_init(g_graph *g, g_node *n, void **st)
+{
+    if (n->n_out < 1) return ksh_fail(n, KSH_EINVAL, "no outputs");
+    if (n->opset >= 13 && ksh_in_dtype(g, n, 1) != G_UNDEF && ksh_in_dtype(g, n, 1) != G_I64)
+        return ksh_fail(n, KSH_ETYPE, "the 'split' input must be int64, got %s",
+                        g_dtype_name(ksh_in_dtype(g, n, 1)));
+    if (n->opset >= 18 && g_node_attr(n, "num_outputs") &&
+        g_attr_int(n, "num_outputs", 0) != n->n_out)
+        return ksh_fail(n, KSH_EINVAL, "num_outputs = %lld but the node has %d outputs",
+                        (long long)g_attr_int(n, "num_outputs", 0), n->n_out);
+    return ksh_check_movable(n, ksh_in_dtype(g, n, 0), "input 0");
+}
+
+static int split_infer(const g_node *n, void *st, const k_tensor *in, k_tensor *out)
+{
+    int r = in[0].shape.rank, ax, e, k = -1, no = n->n_out;
+    int64_t v[256];
+    for (int i = 0; i < no; i++) { out[i].dtype = in[0].dtype; out[i].layout = G_LAYOUT_PLAIN; }
+    if (n->opset < 13) {
+        const int64_t *a;
+        k = g_attr_ints(n, "split", &a);
+        if (k > 256) return ksh_fail(n, KSH_EUNSUP, "more than 256 parts");
+        if (k > 0) memcpy(v, a, (size_t)k * sizeof *v);
+    } else if (ksh_has(n, in, 1)) {
+        if (!in[1].data) return K_NEED_DATA;
+        if ((e = ksh_read_ints(n, &in[1], 1, v, 256, &k))) return e;
+    }
+    if (r < 0) {
+        for (int i = 0; i < no; i++) ksh_set_unknown(&out[i].shape);
+        return 0;
+    }
+    if ((e = ksh_axis(n, g_attr_int(n, "axis", 0), r, 0, &ax))) return e;
+    int64_t d = in[0].shape.d[ax];
+    if (k >= 0) {
+        if (k != no) return ksh_fail(n, KSH_EINVAL, "split has %d entries for %d outputs", k, no);
+        int64_t sum = 0;
+        for (int i = 0; i < k; i++) {
+            if (v[i] < 0) return ksh_fail(n, KSH_EINVAL, "split[%d] = %lld is negative", i, (long long)v[i]);
+            sum += v[i];
+        }
+        if (d >= 0 && sum != d)
+            return ksh_fail(n, KSH_EINVAL, "split sums to %lld, axis %d has %lld", (long long)sum, ax,
+                            (long long)d);
+    } else if (d < 0) {
+        for (int i = 0; i < no; i++) v[i] = -1;
+    } else if (n->opset >= 18 && g_node_attr(n, "num_outputs")) {
+        int64_t chunk = (d + no - 1) / no, left = d;
+        for (int i = 0; i < no; i++) {
+            v[i] = left < chunk ? left : chunk;
+            left -= v[i];
+        }
+    } else {
+        if (d % no)
+            return ksh_fail(n, KSH_EINVAL, "axis %d of size %lld does not split into %d equal parts",
+                            ax, (long long)d, no);
+        for (int i = 0; i < no; i++) v[i] = d / no;
+    }
+    for (int i = 0; i < no; i++) {
+        out[i].shape = in[0].shape;
+        out[i].shape.d[ax] = v[i];
+    }
+    return 0;
+}
+
+static int split_run(const g_node *n, void *st, const k_tensor *in, k_tensor *out, const k_ctx *c)
+{
+    int r = in[0].shape.rank, ax;
+    ksh_axis(n, g_attr_int(n, "axis", 0), r, 0, &ax);
+    size_t es = ksh_esize(in[0].dtype);
+    int64_t outer = ksh_prod(in[0].shape.d, 0, ax), tot = ksh_prod(in[0].shape.d, ax, r);
+    int nt = ksh_threads(c, (size_t)(outer * tot) * es);
+    int64_t off = 0;
+    for (int i = 0; i < n->n_out; i++) {
+        int64_t inner = ksh_prod(out[i].shape.d, ax, r);
+        if (out[i].data && inner && outer) {
+            int64_t dims[2] = {outer, inner}, sst[2] = {tot, 1}, dst[2] = {inner, 1};
+            ksh_copy_nd(out[i].data, dst, (const char *)in[0].data + off * (int64_t)es, sst, dims, 2,
+                        es, nt);
+        }
+        off += inner;
+    }
+    return 0;
+}
+static const k_op k_split = {.op_type = "Split", .domain = "", .since = 1, .impl = "ref",
+                             .init = split_init, .infer = split_infer, .run = split_run};
+K_REGISTER(k_split);
