@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Real-model benchmark, openacl vs ONNX Runtime side by side (see
+# bench/run_models.py). Builds the model set if needed and mdl_bench.
+#   bench/models.sh [BUILD_DIR] [--threads 1,2] [--min-time 3] [--only a,b] [--repeat N]
+set -euo pipefail
+here="$(cd "$(dirname "$0")/.." && pwd)"
+build="build"
+if [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; then build="$1"; shift; fi
+case "$build" in /*) ;; *) build="$here/$build" ;; esac
+bash "$here/scripts/models.sh"
+cmake --build "$build" --target mdl_bench -j "$(nproc)" >/dev/null
+exec /usr/bin/python3 "$here/bench/run_models.py" --mdl-bench "$build/mdl_bench" "$@"
