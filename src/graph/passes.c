@@ -217,6 +217,12 @@ int graph_elim_identity(g_graph *g)
             if (ty->dtype == G_UNDEF) ty->dtype = tx->dtype;
             ty->producer = tx->producer;
             tx->producer = -1;
+        } else if (g->parent && !tensor_feeds_subgraph_owner(g, x)) {
+            /* in a body, outputs are positional: point them at x itself */
+            for (int k = 0; k < g->n_outputs; k++) if (g->outputs[k] == y) g->outputs[k] = x;
+            replace_uses(g, y, x);
+            tx->is_output = 1;
+            ty->is_output = 0;
         } else {
             continue;
         }
@@ -332,7 +338,10 @@ static int bind_node(g_graph *g, g_node *n)
             if (st && cand[c]->fini) cand[c]->fini(st);
             continue;
         }
-        if (rc) return rc;
+        if (rc) {
+            if (st && cand[c]->fini) cand[c]->fini(st);
+            return rc;
+        }
         n->op = cand[c];
         n->state = st;
         return 0;

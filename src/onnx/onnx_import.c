@@ -673,8 +673,12 @@ static int convert_graph(const imp *im, const Onnx__GraphProto *gp, scope *sc)
         if (np->n_input > 100000 || np->n_output > 100000)
             return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: node '%s' (%s) has %zu inputs "
                             "and %zu outputs", nm, op, np->n_input, np->n_output);
-        int n_in = (int)np->n_input, n_out = (int)np->n_output;
-        while (n_in > 0 && !*nz(np->input[n_in - 1])) n_in--;
+        int n_in = (int)np->n_input, n_out = (int)np->n_output, has_graph = 0;
+        for (size_t a = 0; a < np->n_attribute; a++)
+            if (np->attribute[a]->g) has_graph = 1;
+        /* a subgraph owner keeps its trailing empty inputs: captured values
+         * are appended after the ONNX ones and must not shift into them */
+        while (!has_graph && n_in > 0 && !*nz(np->input[n_in - 1])) n_in--;
         while (n_out > 0 && !*nz(np->output[n_out - 1])) n_out--;
 
         /* attributes first: subgraphs add captured outer values to caps */
