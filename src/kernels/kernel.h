@@ -1,0 +1,102 @@
+/* The kernel interface. Each op implementation is a k_op descriptor keyed by
+ * (op type, domain, opset range). Several implementations of one op are
+ * tried in priority order (oneDNN first, portable reference last): an
+ * implementation's init() returns K_DECLINE for configurations it does not
+ * handle and the next one is tried. The reference implementation ships in the
+ * product and can be forced at run time (OPENACL_FORCE_REF=1 or the config
+ * key), which is how tests check the fast kernels against it.
+ *
+ * Life of a kernel on one node:
+ *   init (attributes parsed and validated, state allocated; once at load)
+ *   infer (output dtypes and shapes from input metadata; at load, and again
+ *          per run when the model has dynamic shapes)
+ *   plan/pack (optional; once shapes are final: primitive creation, packed
+ *          weights in memory the engine owns)
+ *   run (many times; no allocation, no locking)
+ *   fini */
+#ifndef OPENACL_KERNEL_H
+#define OPENACL_KERNEL_H
+#include "graph/ir.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A tensor as a kernel sees it. */
+typedef struct k_tensor {
+    int dtype;                /* enum g_dtype */
+    g_shape shape;            /* logical shape */
+    void *data;               /* NULL in infer() when the value is not known */
+    size_t nbytes;            /* bytes available at data */
+    int layout;               /* enum g_layout */
+} k_tensor;
+
+/* Per-run context handed to run(). */
+typedef struct k_ctx {
+    int threads;              /* thread budget of the device (OpenMP pool) */
+    void *scratch;            /* plan()'s scratch_bytes, 64-byte aligned */
+    size_t scratch_bytes;
+} k_ctx;
+
+/* Special returns besides 0 and ACL error codes. */
+#define K_DECLINE   (-1)      /* init(): this implementation does not apply */
+#define K_NEED_DATA (-2)      /* infer(): needs the value of an input not yet known */
+
+typedef struct k_op {
+    const char *op_type;      /* ONNX op type, e.g. "Conv" */
+    const char *domain;       /* "" for ai.onnx, "com.microsoft", "openacl" */
+    int since, until;         /* opset range, inclusive; until 0 = open */
+    const char *impl;         /* "ref", "dnnl", "avx512", ... */
+    int priority;             /* higher first; ref uses 0 */
+    /* Parse/validate attributes and input dtypes (types of inputs known,
+     * shapes possibly not). Unsupported attribute values are refused here
+     * with acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, ...) naming node, op and
+     * opset: never a wrong answer later. May set *state (freed by fini). */
+    int (*init)(g_graph *g, g_node *n, void **state);
+    /* Fill out[i].dtype/shape (and layout) from in[]. in[i].data is non-NULL
+     * for inputs whose value is known (constants; every input at run time).
+     * Omitted optional inputs have dtype G_UNDEF and data NULL. A kernel
+     * may fill out[i].data only when it is given (constant folding passes
+     * run run() instead). */
+    int (*infer)(const g_node *n, void *state, const k_tensor *in, k_tensor *out);
+    /* Optional. Shapes are final. Report the bytes of packed constant data
+     * to keep (*packed_bytes) and of per-run scratch (*scratch_bytes). */
+    int (*plan)(const g_node *n, void *state, const k_tensor *in, const k_tensor *out,
+                size_t *packed_bytes, size_t *scratch_bytes);
+    /* Optional. Write packed constants into `packed` (64-byte aligned,
+     * packed_bytes long, alive until unload, possibly caller-owned). */
+    int (*pack)(const g_node *n, void *state, const k_tensor *in, const k_tensor *out,
+                void *packed);
+    /* Compute. out[i].data is preallocated with out[i].nbytes bytes. */
+    int (*run)(const g_node *n, void *state, const k_tensor *in, k_tensor *out,
+               const k_ctx *ctx);
+    void (*fini)(void *state);
+    /* Optional. Whether input `idx` may arrive in `layout` (for the layout
+     * pass). NULL = plain only. */
+    int (*accepts_layout)(const g_node *n, void *state, int idx, int layout);
+} k_op;
+
+/* Register a k_op: the registry collects every K_REGISTER in the library
+ * through a linker section, so adding a kernel touches no shared file. */
+#define K_REGISTER(var) \
+    static const k_op *const k_reg_##var __attribute__((used, section("oa_kops"))) = &(var)
+
+/* Registry (src/kernels/registry.c). */
+/* Ops matching (op_type, domain, opset), best first; returns the count. */
+int k_find(const char *op_type, const char *domain, int opset, const k_op **out, int max);
+/* True when some implementation exists for the op at any opset. */
+int k_known(const char *op_type, const char *domain);
+/* Force reference kernels (priority 0 "ref" only). */
+void k_set_force_ref(int on);
+int k_force_ref(void);
+
+/* Helpers every kernel uses (src/kernels/util.c). */
+/* NumPy-style broadcast of a and b into out; fails with acl_fail naming
+ * the node when incompatible. */
+int k_broadcast(const g_node *n, const g_shape *a, const g_shape *b, g_shape *out);
+size_t k_nbytes(const k_tensor *t);   /* numel * dtype size */
+
+#ifdef __cplusplus
+}
+#endif
+#endif
