@@ -1,6 +1,6 @@
 /* Core services shared by every part of libascendcl: the per-thread recent
  * error message, logging, and small helpers. The runtime owns the
- * implementation (src/core/*.c); everyone else only calls these. */
+ * implementation (the .c files of src/core); everyone else only calls these. */
 #ifndef OPENACL_CORE_H
 #define OPENACL_CORE_H
 #include <stddef.h>
