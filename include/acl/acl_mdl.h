@@ -549,6 +549,15 @@ ACL_FUNC_VISIBILITY aclError aclmdlCreateAndGetOpDesc(uint32_t deviceId, uint32_
                                                       size_t *numInputs, aclTensorDesc **outputDesc,
                                                       size_t *numOutputs);
 
+/* Operator data dump (declared here up to CANN 2024-08, in acl_rt.h from
+ * CANN 8.5). openacl has no dump facility: aclmdlInitDump / aclmdlFinalizeDump
+ * only track the state (init twice → ACL_ERROR_DUMP_ALREADY_RUN, finalize
+ * without init → ACL_ERROR_DUMP_NOT_RUN); aclmdlSetDump →
+ * ACL_ERROR_FEATURE_UNSUPPORTED. All need aclInit. */
+ACL_FUNC_VISIBILITY aclError aclmdlInitDump(void);
+ACL_FUNC_VISIBILITY aclError aclmdlSetDump(const char *dumpCfgPath);
+ACL_FUNC_VISIBILITY aclError aclmdlFinalizeDump(void);
+
 /* Maps an alias from aclmdlIODims.name (or a real name) to the real tensor
  * name, owned by the desc; NULL when unknown. */
 ACL_FUNC_VISIBILITY const char *aclmdlGetTensorRealName(const aclmdlDesc *modelDesc, const char *name);
