@@ -138,6 +138,9 @@ void ksh_copy_nd(void *dst, const int64_t *dst_st, const void *src, const int64_
 void ksh_gather_maps(void *dst, const void *src, const int64_t *od, int rank,
                      int64_t *const *maps, size_t es, const void *fill, int nthreads);
 
+/* Converts n elements between any two fixed-size types (cast.c). */
+void ksh_cast(const void *src, int stype, void *dst, int dtype, size_t n, int nthreads);
+
 /* Fills n elements of es bytes with the value at `val`. */
 void ksh_fill(void *dst, const void *val, size_t es, size_t n);
 
