@@ -1,0 +1,169 @@
+/* Reference Softmax, LogSoftmax and Hardmax. Before opset 13 the input is
+ * coerced to 2-D at `axis` (default 1) and the op works on whole rows of
+ * prod(d[axis:]); from 13 it works along the single `axis` (default -1).
+ * Either way the data is [outer, R, inner]: float32 runs vectorised rows
+ * (inner == 1, the usual last-axis case) or blocks of columns; the other
+ * float types go through a double-precision loop. */
+#include "kernels/ref/ew_common.h"
+#include <omp.h>
+#include <stdlib.h>
+
+enum { SM_SOFT, SM_LOG, SM_HARD };
+
+typedef struct sm_state {
+    int kind, dt, coerce;
+    int64_t axis;
+} sm_state;
+
+static int sm_init(g_graph *g, g_node *n, void **state)
+{
+    int kind = !strcmp(n->op_type, "Softmax") ? SM_SOFT : !strcmp(n->op_type, "LogSoftmax") ? SM_LOG
+             : !strcmp(n->op_type, "Hardmax") ? SM_HARD : -1;
+    if (kind < 0) return K_DECLINE;
+    int dt = ew_gdtype(g, n, 0);
+    int rc = ew_check_type(n, 0, dt, EW_MFLT);
+    if (rc) return rc;
+    sm_state *s = calloc(1, sizeof *s);
+    if (!s) return ew_fail(n, EW_ENOMEM, "out of memory");
+    s->kind = kind;
+    s->dt = dt;
+    s->coerce = n->opset < 13;
+    s->axis = g_attr_int(n, "axis", s->coerce ? 1 : -1);
+    *state = s;
+    return 0;
+}
+
+static int sm_infer(const g_node *n, void *state, const k_tensor *in, k_tensor *out)
+{
+    sm_state *s = state;
+    int r = in[0].shape.rank;
+    if (r >= 0 && ew_axis(s->axis, r) < 0 && !(s->coerce && s->axis == r && r > 0))
+        return ew_fail(n, EW_EINVAL, "axis %lld is out of range for rank %d", (long long)s->axis, r);
+    out[0].dtype = in[0].dtype;
+    out[0].shape = in[0].shape;
+    out[0].layout = G_LAYOUT_PLAIN;
+    return 0;
+}
+
+EW_CLONE static void row_f32(int kind, const float *x, float *y, int64_t R)
+{
+    float m = -INFINITY;
+    if (kind == SM_HARD) {
+        int64_t bi = 0;
+        for (int64_t i = 0; i < R; i++)
+            if (x[i] > x[bi]) bi = i;
+        for (int64_t i = 0; i < R; i++) y[i] = 0.0f;
+        y[bi] = 1.0f;
+        return;
+    }
+    EW_SIMD_RED(max, m)
+    for (int64_t i = 0; i < R; i++) m = x[i] > m ? x[i] : m;
+    float s = 0.0f;
+    if (kind == SM_SOFT) {
+        EW_SIMD_RED(+, s)
+        for (int64_t i = 0; i < R; i++) {
+            float e = ew_expf(x[i] - m);
+            y[i] = e;
+            s += e;
+        }
+        const float inv = 1.0f / s;
+        EW_SIMD for (int64_t i = 0; i < R; i++) y[i] *= inv;
+    } else {
+        EW_SIMD_RED(+, s)
+        for (int64_t i = 0; i < R; i++) s += ew_expf(x[i] - m);
+        const float sh = m + logf(s);
+        EW_SIMD for (int64_t i = 0; i < R; i++) y[i] = x[i] - sh;
+    }
+}
+
+#define SMB 256
+/* columns j in [0, len) of an [R, I] block, I the row pitch */
+EW_CLONE static void cols_f32(int kind, const float *x, float *y, int64_t R, int64_t I, int64_t len)
+{
+    float m[SMB], s[SMB];
+    int64_t bi[SMB];
+    for (int64_t j = 0; j < len; j++) { m[j] = x[j]; s[j] = 0.0f; bi[j] = 0; }
+    for (int64_t r = 1; r < R; r++)
+        for (int64_t j = 0; j < len; j++)
+            if (x[r * I + j] > m[j]) { m[j] = x[r * I + j]; bi[j] = r; }
+    if (kind == SM_HARD) {
+        for (int64_t r = 0; r < R; r++)
+            for (int64_t j = 0; j < len; j++) y[r * I + j] = bi[j] == r ? 1.0f : 0.0f;
+        return;
+    }
+    for (int64_t r = 0; r < R; r++) {
+        EW_SIMD for (int64_t j = 0; j < len; j++) {
+            float e = ew_expf(x[r * I + j] - m[j]);
+            s[j] += e;
+            if (kind == SM_SOFT) y[r * I + j] = e;
+        }
+    }
+    if (kind == SM_SOFT) {
+        for (int64_t j = 0; j < len; j++) s[j] = 1.0f / s[j];
+        for (int64_t r = 0; r < R; r++) { EW_SIMD for (int64_t j = 0; j < len; j++) y[r * I + j] *= s[j]; }
+    } else {
+        for (int64_t j = 0; j < len; j++) s[j] = m[j] + logf(s[j]);
+        for (int64_t r = 0; r < R; r++) { EW_SIMD for (int64_t j = 0; j < len; j++) y[r * I + j] = x[r * I + j] - s[j]; }
+    }
+}
+
+/* one column (stride I) in double precision, any float type */
+static void col_gen(int kind, int dt, const void *x, void *y, int64_t base, int64_t R, int64_t I)
+{
+    double m = ew_ld(x, dt, (size_t)base);
+    int64_t bi = 0;
+    for (int64_t r = 1; r < R; r++) {
+        double v = ew_ld(x, dt, (size_t)(base + r * I));
+        if (v > m) { m = v; bi = r; }
+    }
+    if (kind == SM_HARD) {
+        for (int64_t r = 0; r < R; r++) ew_st(y, dt, (size_t)(base + r * I), r == bi ? 1.0 : 0.0);
+        return;
+    }
+    double s = 0.0;
+    for (int64_t r = 0; r < R; r++) s += exp(ew_ld(x, dt, (size_t)(base + r * I)) - m);
+    for (int64_t r = 0; r < R; r++) {
+        double v = ew_ld(x, dt, (size_t)(base + r * I)) - m;
+        ew_st(y, dt, (size_t)(base + r * I), kind == SM_SOFT ? exp(v) / s : v - log(s));
+    }
+}
+
+static int sm_run(const g_node *n, void *state, const k_tensor *in, k_tensor *out,
+                  const k_ctx *ctx)
+{
+    sm_state *s = state;
+    int r = in[0].shape.rank;
+    int a = r == 0 ? 0 : (s->coerce && s->axis == r) ? r : ew_axis(s->axis, r);
+    int64_t O, R, I;
+    if (r == 0) { O = R = I = 1; }
+    else if (s->coerce) ew_split3(&in[0].shape, a, r, &O, &R, &I);
+    else ew_split3(&in[0].shape, a, a + 1, &O, &R, &I);
+    if (O * R * I <= 0) return 0;
+    const void *x = in[0].data;
+    void *y = out[0].data;
+    int kind = s->kind, dt = s->dt;
+    int nt = ew_threads(ctx, (size_t)(O * R * I), EW_GRAIN_MATH);
+    if (dt == G_F32 && I == 1) {
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+        for (int64_t o = 0; o < O; o++) row_f32(kind, (const float *)x + o * R, (float *)y + o * R, R);
+    } else if (dt == G_F32) {
+        int64_t nb = (I + SMB - 1) / SMB;
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+        for (int64_t u = 0; u < O * nb; u++) {
+            int64_t o = u / nb, j0 = (u % nb) * SMB, len = I - j0 < SMB ? I - j0 : SMB;
+            cols_f32(kind, (const float *)x + o * R * I + j0, (float *)y + o * R * I + j0, R, I, len);
+        }
+    } else {
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+        for (int64_t u = 0; u < O * I; u++) col_gen(kind, dt, x, y, (u / I) * R * I + u % I, R, I);
+    }
+    return 0;
+}
+
+#define SM_OP(var, name)                                                                      \
+    static const k_op var = { name, "", 1, 0, "ref", 0, sm_init, sm_infer, NULL, NULL, sm_run, \
+                              ew_fini_free, NULL };                                           \
+    K_REGISTER(var);
+SM_OP(k_softmax, "Softmax")
+SM_OP(k_logsoftmax, "LogSoftmax")
+SM_OP(k_hardmax, "Hardmax")
