@@ -1,0 +1,218 @@
+/* oneDNN plumbing for the dnnl kernels (see dn_common.h). One CPU engine for
+ * the process, created on first use; one stream per thread, created on the
+ * thread's first run and destroyed when the thread exits. */
+#include "kernels/dnnl/dn_common.h"
+#include <omp.h>
+#include <pthread.h>
+#include <string.h>
+
+static dnnl_engine_t g_engine;
+static pthread_once_t g_engine_once = PTHREAD_ONCE_INIT;
+static pthread_key_t g_stream_key;
+static __thread dnnl_stream_t t_stream;
+
+static void stream_dtor(void *p)
+{
+    if (p) dnnl_stream_destroy((dnnl_stream_t)p);
+}
+
+static void engine_make(void)
+{
+    if (dnnl_engine_create(&g_engine, dnnl_cpu, 0) != dnnl_success) g_engine = NULL;
+    pthread_key_create(&g_stream_key, stream_dtor);
+}
+
+dnnl_engine_t dn_engine(void)
+{
+    pthread_once(&g_engine_once, engine_make);
+    return g_engine;
+}
+
+dnnl_stream_t dn_stream(void)
+{
+    if (t_stream) return t_stream;
+    dnnl_engine_t e = dn_engine();
+    if (!e) return NULL;
+    if (dnnl_stream_create(&t_stream, e, dnnl_stream_default_flags) != dnnl_success) {
+        t_stream = NULL;
+        return NULL;
+    }
+    pthread_setspecific(g_stream_key, t_stream);
+    return t_stream;
+}
+
+static const char *st_name(dnnl_status_t st)
+{
+    switch (st) {
+    case dnnl_success: return "success";
+    case dnnl_out_of_memory: return "out of memory";
+    case dnnl_invalid_arguments: return "invalid arguments";
+    case dnnl_unimplemented: return "unimplemented";
+    case dnnl_iterator_ends: return "iterator ends";
+    case dnnl_runtime_error: return "runtime error";
+    case dnnl_not_required: return "not required";
+    default: return "unknown status";
+    }
+}
+
+int dn_check(dnnl_status_t st, const g_node *n, const char *what)
+{
+    if (st == dnnl_success) return 0;
+    int code = st == dnnl_out_of_memory ? ACL_ERROR_BAD_ALLOC :
+               st == dnnl_unimplemented ? ACL_ERROR_FEATURE_UNSUPPORTED : ACL_ERROR_INTERNAL_ERROR;
+    return acl_fail(code, "node '%s' (%s, opset %d, impl dnnl): oneDNN %s failed: %s",
+                    n ? n->name : "?", n ? n->op_type : "?", n ? n->opset : 0, what, st_name(st));
+}
+
+int dn_threads(const k_ctx *ctx)
+{
+    int cur = omp_get_max_threads();
+    if (ctx && ctx->threads > 0 && ctx->threads != cur) {
+        omp_set_num_threads(ctx->threads);
+        cur = ctx->threads;
+    }
+    return cur;
+}
+
+int dn_md_act(dnnl_memory_desc_t *md, const g_shape *s, int channels_last, dnnl_data_type_t dt)
+{
+    dnnl_dims_t d;
+    for (int i = 0; i < s->rank; i++) d[i] = s->d[i];
+    dnnl_format_tag_t tag;
+    switch (s->rank) {
+    case 3: tag = channels_last ? dnnl_nwc : dnnl_ncw; break;
+    case 4: tag = channels_last ? dnnl_nhwc : dnnl_nchw; break;
+    case 5: tag = channels_last ? dnnl_ndhwc : dnnl_ncdhw; break;
+    default: return dn_md_plain(md, s, dt);
+    }
+    return dnnl_memory_desc_init_by_tag(md, s->rank, d, dt, tag) == dnnl_success ? 0 : -1;
+}
+
+int dn_md_plain(dnnl_memory_desc_t *md, const g_shape *s, dnnl_data_type_t dt)
+{
+    dnnl_dims_t d, st;
+    int r = s->rank > 0 ? s->rank : 1;
+    if (s->rank <= 0) d[0] = 1;
+    else for (int i = 0; i < r; i++) d[i] = s->d[i];
+    dnnl_dim_t acc = 1;
+    for (int i = r - 1; i >= 0; i--) { st[i] = acc; acc *= d[i] > 0 ? d[i] : 1; }
+    return dnnl_memory_desc_init_by_strides(md, r, d, dt, st) == dnnl_success ? 0 : -1;
+}
+
+static dnnl_status_t elt(dnnl_post_ops_t po, dnnl_alg_kind_t alg, float a, float b)
+{
+    return dnnl_post_ops_append_eltwise(po, 1.f, alg, a, b);
+}
+
+int dn_post_ops(const g_node *n, const nn_post *p, const dnnl_memory_desc_t *add_md,
+                const dnnl_memory_desc_t *lead_md, dnnl_primitive_attr_t attr, int *add_idx)
+{
+    *add_idx = -1;
+    if (!p->n && !lead_md) return 0;
+    if (nn_post_conflict(p)) return -1;   /* silently: the caller falls back */
+    dnnl_post_ops_t po;
+    DN_TRY(n, dnnl_post_ops_create(&po));
+    dnnl_status_t st = dnnl_success;
+    int idx = 0;
+    if (lead_md) {
+        st = dnnl_post_ops_append_binary(po, dnnl_binary_add, lead_md);
+        idx++;
+    }
+    for (int i = 0; i < p->n && st == dnnl_success; i++) {
+        float a = p->a[i], b = p->b[i];
+        switch (p->kind[i]) {
+        case NN_PO_RELU: st = elt(po, dnnl_eltwise_relu, a, 0.f); break;
+        case NN_PO_CLIP: st = elt(po, dnnl_eltwise_clip_v2, a, b); break;
+        case NN_PO_SIGMOID: st = elt(po, dnnl_eltwise_logistic, 0.f, 0.f); break;
+        case NN_PO_TANH: st = elt(po, dnnl_eltwise_tanh, 0.f, 0.f); break;
+        case NN_PO_HSIGMOID:
+            st = elt(po, dnnl_eltwise_linear, a, b);
+            if (st == dnnl_success) { idx++; st = elt(po, dnnl_eltwise_clip_v2, 0.f, 1.f); }
+            break;
+        case NN_PO_HSWISH: st = elt(po, dnnl_eltwise_hardswish, 0.f, 0.f); break;
+        case NN_PO_GELU_ERF: st = elt(po, dnnl_eltwise_gelu_erf, 0.f, 0.f); break;
+        case NN_PO_GELU_TANH: st = elt(po, dnnl_eltwise_gelu_tanh, 0.f, 0.f); break;
+        case NN_PO_SILU: st = elt(po, dnnl_eltwise_swish, a, 0.f); break;
+        case NN_PO_ELU: st = elt(po, dnnl_eltwise_elu, a, 0.f); break;
+        case NN_PO_LINEAR: st = elt(po, dnnl_eltwise_linear, a, b); break;
+        case NN_PO_ADD:
+            st = dnnl_post_ops_append_binary(po, dnnl_binary_add, add_md);
+            *add_idx = idx;
+            break;
+        default: st = dnnl_unimplemented; break;
+        }
+        idx++;
+    }
+    if (st == dnnl_success) st = dnnl_primitive_attr_set_post_ops(attr, po);
+    dnnl_post_ops_destroy(po);
+    return dn_check(st, n, "post-op setup");
+}
+
+int dn_is_ref_impl(const_dnnl_primitive_desc_t pd)
+{
+    const char *impl = NULL;
+    if (dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) != dnnl_success || !impl)
+        return 0;
+    return !strncmp(impl, "ref", 3);
+}
+
+size_t dn_scratch_size(const_dnnl_primitive_desc_t pd)
+{
+    const dnnl_memory_desc_t *md = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+    return md ? dnnl_memory_desc_get_size(md) : 0;
+}
+
+int dn_mem(const g_node *n, const dnnl_memory_desc_t *md, dnnl_memory_t *m)
+{
+    DN_TRY(n, dnnl_memory_create(m, md, dn_engine(), DNNL_MEMORY_NONE));
+    return 0;
+}
+
+void dn_mem_free(dnnl_memory_t *m)
+{
+    if (*m) dnnl_memory_destroy(*m);
+    *m = NULL;
+}
+
+void dn_prim_free(dnnl_primitive_t *p)
+{
+    if (*p) dnnl_primitive_destroy(*p);
+    *p = NULL;
+}
+
+int dn_reorder_prim(const g_node *n, const dnnl_memory_desc_t *src_md,
+                    const dnnl_memory_desc_t *dst_md, dnnl_primitive_t *prim)
+{
+    /* plain <-> channels-last reorders need no scratchpad, so the default
+     * attributes allocate nothing at run time */
+    dnnl_engine_t e = dn_engine();
+    dnnl_primitive_desc_t pd = NULL;
+    dnnl_status_t st = dnnl_reorder_primitive_desc_create(&pd, src_md, e, dst_md, e, NULL);
+    if (st == dnnl_success) st = dnnl_primitive_create(prim, pd);
+    if (pd) dnnl_primitive_desc_destroy(pd);
+    return dn_check(st, n, "reorder creation");
+}
+
+int dn_reorder_once(const g_node *n, const dnnl_memory_desc_t *src_md, void *src,
+                    const dnnl_memory_desc_t *dst_md, void *dst)
+{
+    dnnl_engine_t e = dn_engine();
+    dnnl_primitive_desc_t pd = NULL;
+    dnnl_primitive_t prim = NULL;
+    dnnl_memory_t ms = NULL, md = NULL;
+    dnnl_status_t st = dnnl_reorder_primitive_desc_create(&pd, src_md, e, dst_md, e, NULL);
+    if (st == dnnl_success) st = dnnl_primitive_create(&prim, pd);
+    if (st == dnnl_success) st = dnnl_memory_create(&ms, src_md, e, src);
+    if (st == dnnl_success) st = dnnl_memory_create(&md, dst_md, e, dst);
+    if (st == dnnl_success) {
+        dnnl_exec_arg_t args[2] = { { DNNL_ARG_FROM, ms }, { DNNL_ARG_TO, md } };
+        dnnl_stream_t s = dn_stream();
+        st = s ? dnnl_primitive_execute(prim, s, 2, args) : dnnl_runtime_error;
+        if (st == dnnl_success) st = dnnl_stream_wait(s);
+    }
+    if (ms) dnnl_memory_destroy(ms);
+    if (md) dnnl_memory_destroy(md);
+    if (prim) dnnl_primitive_destroy(prim);
+    if (pd) dnnl_primitive_desc_destroy(pd);
+    return dn_check(st, n, "weight reorder");
+}

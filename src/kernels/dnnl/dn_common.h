@@ -1,0 +1,57 @@
+/* oneDNN plumbing shared by the dnnl kernels: the one process-wide CPU
+ * engine, a per-thread stream, status-to-aclError mapping, memory
+ * descriptors for activations in either layout, and the translation of the
+ * fused post-op list into oneDNN post-ops. */
+#ifndef OPENACL_DN_COMMON_H
+#define OPENACL_DN_COMMON_H
+#include "kernels/ref/nn_common.h"
+#include <oneapi/dnnl/dnnl.h>
+
+dnnl_engine_t dn_engine(void);                  /* NULL when oneDNN cannot start */
+dnnl_stream_t dn_stream(void);                  /* the calling thread's stream */
+
+/* acl_fail naming the node and the oneDNN call when st != dnnl_success. */
+int dn_check(dnnl_status_t st, const g_node *n, const char *what);
+#define DN_TRY(n, call) do { int rc_ = dn_check((call), (n), #call); if (rc_) return rc_; } while (0)
+
+/* Aligns byte offsets inside packed/scratch areas. */
+static inline size_t dn_align(size_t x) { return (x + 63) & ~(size_t)63; }
+
+/* Applies the run's thread budget to the OpenMP pool oneDNN uses; returns
+ * the budget in force. */
+int dn_threads(const k_ctx *ctx);
+
+/* Activation memory descriptor: rank 3-5 in plain (ncw/nchw/ncdhw) or
+ * channels-last (nwc/nhwc/ndhwc), other ranks plain row-major. */
+int dn_md_act(dnnl_memory_desc_t *md, const g_shape *s, int channels_last, dnnl_data_type_t dt);
+/* Plain row-major memory descriptor for any rank (rank 0 treated as [1]). */
+int dn_md_plain(dnnl_memory_desc_t *md, const g_shape *s, dnnl_data_type_t dt);
+
+/* Sets the oneDNN post-ops for p on attr; *add_idx gets the post-op index
+ * of the binary add (-1 when none), add_md describes the addend. lead_md,
+ * when not NULL, puts a binary add of that operand first (index 0).
+ * Returns -1 without a message for chains oneDNN would get wrong
+ * (nn_post_conflict). */
+int dn_post_ops(const g_node *n, const nn_post *p, const dnnl_memory_desc_t *add_md,
+                const dnnl_memory_desc_t *lead_md, dnnl_primitive_attr_t attr, int *add_idx);
+
+/* Whether oneDNN chose its slow reference implementation. */
+int dn_is_ref_impl(const_dnnl_primitive_desc_t pd);
+
+/* Runs a one-off reorder between two memories (load time only). */
+int dn_reorder_once(const g_node *n, const dnnl_memory_desc_t *src_md, void *src,
+                    const dnnl_memory_desc_t *dst_md, void *dst);
+
+/* Builds an activation reorder primitive (layout change, no scratchpad). */
+int dn_reorder_prim(const g_node *n, const dnnl_memory_desc_t *src_md,
+                    const dnnl_memory_desc_t *dst_md, dnnl_primitive_t *prim);
+
+/* Scratchpad memory size of a primitive descriptor. */
+size_t dn_scratch_size(const_dnnl_primitive_desc_t pd);
+
+/* Creates a memory object without a buffer (handle set at run time). */
+int dn_mem(const g_node *n, const dnnl_memory_desc_t *md, dnnl_memory_t *m);
+void dn_mem_free(dnnl_memory_t *m);
+void dn_prim_free(dnnl_primitive_t *p);
+
+#endif

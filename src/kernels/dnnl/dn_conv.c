@@ -1,0 +1,405 @@
+/* oneDNN Conv and ConvTranspose (float32). Activations are computed in the
+ * channels-last layout, the one oneDNN's fast x86 kernels want; inputs or
+ * outputs the graph keeps plain are reordered through scratch. Weights are
+ * reordered once into the primitive's preferred format inside the packed
+ * area; bias and fused post-ops (activations, residual add as a binary
+ * post-op) run inside the primitive. */
+#include "kernels/dnnl/dn_common.h"
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct dconv {
+    nn_win w0;
+    nn_post po;
+    int transposed, has_bias;
+    /* the configuration the primitives were built for */
+    int built, fallback, nthr;
+    nn_win w;
+    g_shape xs, ys, ws;
+    int xl, yl, al;
+    dnnl_primitive_t conv, re_x, re_y, re_a;
+    dnnl_memory_t m_x, m_w, m_b, m_y, m_sp, m_a, m_xu, m_yu, m_au;
+    dnnl_memory_desc_t wmd;
+    int have_wmd;
+    size_t wbytes, bbytes;
+    size_t off_x, off_y, off_a, off_sp, scratch;
+    int add_idx;
+    /* packed constants */
+    void *packed, *own_packed, *own_scratch;
+    size_t own_scratch_bytes;
+    int packed_ok;
+} dconv;
+
+static void dconv_release(dconv *s)
+{
+    dn_prim_free(&s->conv); dn_prim_free(&s->re_x); dn_prim_free(&s->re_y); dn_prim_free(&s->re_a);
+    dn_mem_free(&s->m_x); dn_mem_free(&s->m_w); dn_mem_free(&s->m_b); dn_mem_free(&s->m_y);
+    dn_mem_free(&s->m_sp); dn_mem_free(&s->m_a); dn_mem_free(&s->m_xu); dn_mem_free(&s->m_yu);
+    dn_mem_free(&s->m_au);
+    s->built = 0;
+}
+
+static void dconv_fini(void *state)
+{
+    dconv *s = state;
+    if (!s) return;
+    dconv_release(s);
+    free(s->own_packed);
+    free(s->own_scratch);
+    free(s);
+}
+
+static int dconv_init_common(g_graph *g, g_node *n, void **state, int transposed)
+{
+    if (!dn_engine()) return K_DECLINE;
+    if (n->n_in < 2 || n->in[0] < 0 || n->in[1] < 0) return K_DECLINE;
+    /* float32 activations, constant float32 weights (and bias) */
+    for (int i = 0; i < n->n_in && i < 4; i++)
+        if (n->in[i] >= 0 && g->t[n->in[i]].dtype != G_F32) return K_DECLINE;
+    if (!nn_is_const(g, n, 1)) return K_DECLINE;
+    if (n->n_in > 2 && n->in[2] >= 0 && !nn_is_const(g, n, 2)) return K_DECLINE;
+    int xr = g->t[n->in[0]].shape.rank;
+    if (xr >= 0 && (xr < 3 || xr > 5)) return K_DECLINE;
+    dconv *s = calloc(1, sizeof *s);
+    if (!s) return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): out of memory", n->name, n->op_type);
+    int r = nn_win_parse(n, transposed ? NN_CONVT : NN_CONV, &s->w0);
+    if (!r) r = nn_post_parse(n, &s->po);
+    if (r) { free(s); return r; }
+    s->transposed = transposed;
+    s->has_bias = n->n_in > 2 && n->in[2] >= 0;
+    *state = s;
+    return 0;
+}
+
+static int dconv_init(g_graph *g, g_node *n, void **st) { return dconv_init_common(g, n, st, 0); }
+static int dconvt_init(g_graph *g, g_node *n, void **st) { return dconv_init_common(g, n, st, 1); }
+
+static int dconv_infer(const g_node *n, void *state, const k_tensor *in, k_tensor *out)
+{
+    dconv *s = state;
+    nn_win w = s->w0;
+    int r = nn_conv_infer_shape(n, &w, s->transposed, in, &out[0].shape);
+    if (r) return r;
+    if (s->po.has_add && g_shape_known(&out[0].shape) && in[NN_ADD_INPUT].shape.rank >= 0 &&
+        !g_shape_eq(&in[NN_ADD_INPUT].shape, &out[0].shape)) {
+        char a[96], b[96];
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (%s): fused addend %s differs from "
+                        "the output %s", n->name, n->op_type,
+                        g_shape_str(&in[NN_ADD_INPUT].shape, a, sizeof a),
+                        g_shape_str(&out[0].shape, b, sizeof b));
+    }
+    out[0].dtype = G_F32;
+    out[0].layout = nn_out_layout(n, &out[0].shape);
+    return 0;
+}
+
+/* Weights as ONNX stores them, in oneDNN's dims ([G,] OC/G, IC/G, k...). */
+static int user_wmd(const dconv *s, int64_t C, int64_t M, dnnl_memory_desc_t *md)
+{
+    int nsp = s->w.nsp;
+    int64_t G = s->w.group, K = 1;
+    for (int i = 0; i < nsp; i++) K *= s->w.k[i];
+    dnnl_dims_t d, st;
+    int gi = G > 1 ? 1 : 0, nd = 2 + nsp + gi;
+    if (gi) d[0] = G;
+    d[gi] = M / G;
+    d[gi + 1] = C / G;
+    for (int i = 0; i < nsp; i++) d[gi + 2 + i] = s->w.k[i];
+    dnnl_dim_t acc = 1;
+    for (int i = nsp - 1; i >= 0; i--) { st[gi + 2 + i] = acc; acc *= s->w.k[i]; }
+    if (!s->transposed) {          /* [M, C/G, k...] */
+        st[gi + 1] = K;
+        st[gi] = (C / G) * K;
+        if (gi) st[0] = (M / G) * (C / G) * K;
+    } else {                       /* [C, M/G, k...] */
+        st[gi] = K;
+        st[gi + 1] = (M / G) * K;
+        if (gi) st[0] = (C / G) * (M / G) * K;
+    }
+    return dnnl_memory_desc_init_by_strides(md, nd, d, dnnl_f32, st) == dnnl_success ? 0 : -1;
+}
+
+static int same_cfg(const dconv *s, const k_tensor *in, const k_tensor *out, int nthr)
+{
+    if (!s->built || s->nthr != nthr) return 0;
+    if (!g_shape_eq(&s->xs, &in[0].shape) || s->xl != in[0].layout || s->yl != out[0].layout)
+        return 0;
+    if (s->po.has_add && s->al != in[NN_ADD_INPUT].layout) return 0;
+    return 1;
+}
+
+/* Creates the primitives for the given shapes and layouts. The weight format
+ * stays the one first packed, so a rebuild (other shapes or thread count)
+ * never needs the original weights. */
+static int dconv_build(const g_node *n, dconv *s, const k_tensor *in, const k_tensor *out, int nthr)
+{
+    dconv_release(s);
+    s->w = s->w0;
+    g_shape ys;
+    int r = nn_conv_infer_shape(n, &s->w, s->transposed, in, &ys);
+    if (r) return r;
+    s->xs = in[0].shape; s->ys = ys; s->ws = in[1].shape;
+    s->xl = in[0].layout; s->yl = out[0].layout;
+    s->al = s->po.has_add ? in[NN_ADD_INPUT].layout : 0;
+    s->nthr = nthr;
+    int nsp = s->w.nsp;
+    int64_t C = s->xs.d[1], M = ys.d[1];
+    int64_t wn = g_shape_numel(&in[1].shape);
+    s->bbytes = s->has_bias ? (size_t)M * sizeof(float) : 0;
+
+    dnnl_memory_desc_t x_c, y_c, x_u, y_u, a_u, w_any, b_md, w_user;
+    dnnl_dims_t strides, dil, pl, pr;
+    int ok = !dn_md_act(&x_c, &s->xs, 1, dnnl_f32) && !dn_md_act(&y_c, &ys, 1, dnnl_f32) &&
+             !dn_md_act(&x_u, &s->xs, s->xl == G_LAYOUT_NHWC, dnnl_f32) &&
+             !dn_md_act(&y_u, &ys, s->yl == G_LAYOUT_NHWC, dnnl_f32) &&
+             !dn_md_act(&a_u, &ys, s->al == G_LAYOUT_NHWC, dnnl_f32) &&
+             !user_wmd(s, C, M, &w_user);
+    int neg_pad = 0;
+    for (int i = 0; i < nsp; i++) {
+        strides[i] = s->w.s[i];
+        dil[i] = s->w.d[i] - 1;
+        pl[i] = s->w.pb[i];
+        pr[i] = s->transposed ? s->w.pe[i] - s->w.opad[i] : s->w.pe[i];
+        if (pr[i] < 0) neg_pad = 1;
+    }
+    dnnl_status_t st = dnnl_unimplemented;
+    dnnl_primitive_desc_t pd = NULL;
+    /* once on reference loops (weights packed raw), stay there */
+    if (ok && !neg_pad && !(s->fallback && s->packed_ok)) {
+        if (s->have_wmd) w_any = s->wmd;
+        else {
+            dnnl_dims_t wd;
+            for (int i = 0; i < w_user.ndims; i++) wd[i] = w_user.dims[i];
+            dnnl_memory_desc_init_by_tag(&w_any, w_user.ndims, wd, dnnl_f32, dnnl_format_tag_any);
+        }
+        dnnl_dims_t bd = { M };
+        dnnl_memory_desc_init_by_tag(&b_md, 1, bd, dnnl_f32, dnnl_x);
+        union { dnnl_convolution_desc_t c; dnnl_deconvolution_desc_t d; } desc;
+        if (!s->transposed)
+            st = dnnl_dilated_convolution_forward_desc_init(&desc.c, dnnl_forward_inference,
+                     dnnl_convolution_direct, &x_c, &w_any, s->has_bias ? &b_md : NULL, &y_c,
+                     strides, dil, pl, pr);
+        else
+            st = dnnl_dilated_deconvolution_forward_desc_init(&desc.d, dnnl_forward_inference,
+                     dnnl_deconvolution_direct, &x_c, &w_any, s->has_bias ? &b_md : NULL, &y_c,
+                     strides, dil, pl, pr);
+        dnnl_primitive_attr_t attr = NULL;
+        if (st == dnnl_success) st = dnnl_primitive_attr_create(&attr);
+        if (st == dnnl_success)
+            st = dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
+        if (st == dnnl_success && dn_post_ops(n, &s->po, &y_c, NULL, attr, &s->add_idx))
+            st = dnnl_unimplemented;
+        if (st == dnnl_success) st = dnnl_primitive_desc_create(&pd, &desc, attr, dn_engine(), NULL);
+        if (attr) dnnl_primitive_attr_destroy(attr);
+    }
+    if (st != dnnl_success) {
+        /* oneDNN cannot do this configuration: reference loops inside this
+         * kernel, weights kept as given */
+        if (pd) dnnl_primitive_desc_destroy(pd);
+        if (s->have_wmd && !s->fallback) {
+            /* new shapes do not fit the packed weight format: repack from the
+             * original weights when the run still has them */
+            if (!in[1].data)
+                return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s' (%s, impl dnnl): no oneDNN "
+                                "primitive for this input shape with the packed weight format",
+                                n->name, n->op_type);
+            s->have_wmd = 0;
+            s->packed_ok = 0;
+            return dconv_build(n, s, in, out, nthr);
+        }
+        acl_log(1, "node '%s' (%s): oneDNN declined the configuration (%s), reference loops "
+                "used", n->name, n->op_type, neg_pad ? "output padding exceeds end padding" :
+                s->fallback ? "kept" : "no primitive");
+        s->fallback = 1;
+        s->wbytes = (size_t)wn * sizeof(float);
+        size_t plane = 1;
+        for (int i = 0; i < nsp; i++) plane *= (size_t)s->w.out[i];
+        s->scratch = plane * sizeof(float);
+        s->built = 1;
+        return 0;
+    }
+    if (dn_is_ref_impl(pd))
+        acl_log(1, "node '%s' (%s): oneDNN uses its reference implementation", n->name, n->op_type);
+    if (!s->have_wmd) {
+        s->wmd = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+        s->have_wmd = 1;
+        s->wbytes = dnnl_memory_desc_get_size(&s->wmd);
+    }
+    size_t sp = dn_scratch_size(pd);
+    dnnl_memory_desc_t spmd = *dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+    st = dnnl_primitive_create(&s->conv, pd);
+    dnnl_primitive_desc_destroy(pd);
+    if ((r = dn_check(st, n, "convolution primitive creation"))) return r;
+    size_t off = 0;
+    int rc = 0;
+    if (!dnnl_memory_desc_equal(&x_u, &x_c)) {
+        s->off_x = off; off = dn_align(off + dnnl_memory_desc_get_size(&x_c));
+        if (!rc) rc = dn_reorder_prim(n, &x_u, &x_c, &s->re_x);
+        if (!rc) rc = dn_mem(n, &x_u, &s->m_xu);
+    }
+    if (!dnnl_memory_desc_equal(&y_u, &y_c)) {
+        s->off_y = off; off = dn_align(off + dnnl_memory_desc_get_size(&y_c));
+        if (!rc) rc = dn_reorder_prim(n, &y_c, &y_u, &s->re_y);
+        if (!rc) rc = dn_mem(n, &y_u, &s->m_yu);
+    }
+    if (s->po.has_add && !dnnl_memory_desc_equal(&a_u, &y_c)) {
+        s->off_a = off; off = dn_align(off + dnnl_memory_desc_get_size(&y_c));
+        if (!rc) rc = dn_reorder_prim(n, &a_u, &y_c, &s->re_a);
+        if (!rc) rc = dn_mem(n, &a_u, &s->m_au);
+    }
+    s->off_sp = off;
+    s->scratch = off + sp;
+    if (!rc) rc = dn_mem(n, &x_c, &s->m_x);
+    if (!rc) rc = dn_mem(n, &s->wmd, &s->m_w);
+    if (!rc && s->has_bias) rc = dn_mem(n, &b_md, &s->m_b);
+    if (!rc) rc = dn_mem(n, &y_c, &s->m_y);
+    if (!rc && sp) rc = dn_mem(n, &spmd, &s->m_sp);
+    if (!rc && s->po.has_add) rc = dn_mem(n, &y_c, &s->m_a);
+    if (rc) { dconv_release(s); return rc; }
+    s->built = 1;
+    return 0;
+}
+
+static int dconv_plan(const g_node *n, void *state, const k_tensor *in, const k_tensor *out,
+                      size_t *packed_bytes, size_t *scratch_bytes)
+{
+    dconv *s = state;
+    int r = dconv_build(n, s, in, out, dn_threads(NULL));
+    if (r) return r;
+    *packed_bytes = dn_align(s->wbytes) + s->bbytes;
+    *scratch_bytes = s->scratch;
+    return 0;
+}
+
+static int dconv_pack_into(const g_node *n, dconv *s, const k_tensor *in, void *packed)
+{
+    int r;
+    if (!in[1].data)
+        return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s' (%s, impl dnnl): weights not "
+                        "available for packing", n->name, n->op_type);
+    if (s->fallback) {
+        memcpy(packed, in[1].data, s->wbytes);
+    } else {
+        dnnl_memory_desc_t w_user;
+        if (user_wmd(s, s->xs.d[1], s->ys.d[1], &w_user))
+            return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s' (%s): weight descriptor",
+                            n->name, n->op_type);
+        if ((r = dn_reorder_once(n, &w_user, in[1].data, &s->wmd, packed))) return r;
+    }
+    if (s->has_bias) {
+        if (!in[2].data)
+            return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s' (%s, impl dnnl): bias not "
+                            "available for packing", n->name, n->op_type);
+        memcpy((char *)packed + dn_align(s->wbytes), in[2].data, s->bbytes);
+    }
+    s->packed = packed;
+    s->packed_ok = 1;
+    return 0;
+}
+
+static int dconv_pack(const g_node *n, void *state, const k_tensor *in, const k_tensor *out,
+                      void *packed)
+{
+    dconv *s = state;
+    int r;
+    if (!s->built && (r = dconv_build(n, s, in, out, dn_threads(NULL)))) return r;
+    return dconv_pack_into(n, s, in, packed);
+}
+
+static int set_h(const g_node *n, dnnl_memory_t m, void *p)
+{
+    return dn_check(dnnl_memory_set_data_handle(m, p), n, "set data handle");
+}
+
+static int exec2(const g_node *n, dnnl_primitive_t p, dnnl_stream_t strm, dnnl_memory_t from,
+                 dnnl_memory_t to)
+{
+    dnnl_exec_arg_t a[2] = { { DNNL_ARG_FROM, from }, { DNNL_ARG_TO, to } };
+    return dn_check(dnnl_primitive_execute(p, strm, 2, a), n, "reorder");
+}
+
+static int dconv_run(const g_node *n, void *state, const k_tensor *in, k_tensor *out,
+                     const k_ctx *ctx)
+{
+    dconv *s = state;
+    int r, nthr = dn_threads(ctx);
+    if (!same_cfg(s, in, out, nthr) && (r = dconv_build(n, s, in, out, nthr))) return r;
+    if (!s->packed_ok) {
+        /* never planned/packed by the engine (dynamic shapes): own memory */
+        free(s->own_packed);
+        s->own_packed = aligned_alloc(64, dn_align(dn_align(s->wbytes) + s->bbytes + 1));
+        if (!s->own_packed)
+            return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): out of memory", n->name, n->op_type);
+        if ((r = dconv_pack_into(n, s, in, s->own_packed))) return r;
+    }
+    char *scr = ctx ? ctx->scratch : NULL;
+    if (!ctx || ctx->scratch_bytes < s->scratch) {
+        if (s->own_scratch_bytes < s->scratch) {
+            free(s->own_scratch);
+            s->own_scratch = aligned_alloc(64, dn_align(s->scratch + 1));
+            if (!s->own_scratch)
+                return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): out of memory", n->name, n->op_type);
+            s->own_scratch_bytes = s->scratch;
+        }
+        scr = s->own_scratch;
+    }
+    const float *bias = s->has_bias ? (const float *)((char *)s->packed + dn_align(s->wbytes)) : NULL;
+    if (s->fallback) {
+        nn_conv_f32(&s->w, &s->po, s->transposed, &in[0].shape, in[0].layout, in[0].data,
+                    s->packed, bias, &s->ys, out[0].layout, out[0].data,
+                    s->po.has_add ? in[NN_ADD_INPUT].data : NULL, s->al, (float *)scr);
+        return 0;
+    }
+    dnnl_stream_t strm = dn_stream();
+    if (!strm) return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s': no oneDNN stream", n->name);
+    if (s->re_x) {
+        if ((r = set_h(n, s->m_xu, in[0].data)) || (r = set_h(n, s->m_x, scr + s->off_x)) ||
+            (r = exec2(n, s->re_x, strm, s->m_xu, s->m_x)))
+            return r;
+    } else if ((r = set_h(n, s->m_x, in[0].data))) return r;
+    if (s->po.has_add) {
+        if (s->re_a) {
+            if ((r = set_h(n, s->m_au, in[NN_ADD_INPUT].data)) || (r = set_h(n, s->m_a, scr + s->off_a)) ||
+                (r = exec2(n, s->re_a, strm, s->m_au, s->m_a)))
+                return r;
+        } else if ((r = set_h(n, s->m_a, in[NN_ADD_INPUT].data))) return r;
+    }
+    if ((r = set_h(n, s->m_y, s->re_y ? scr + s->off_y : (char *)out[0].data))) return r;
+    if ((r = set_h(n, s->m_w, s->packed))) return r;
+    if (s->has_bias && (r = set_h(n, s->m_b, (void *)bias))) return r;
+    if (s->m_sp && (r = set_h(n, s->m_sp, scr + s->off_sp))) return r;
+    dnnl_exec_arg_t a[6];
+    int na = 0;
+    a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_SRC, s->m_x };
+    a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_WEIGHTS, s->m_w };
+    if (s->has_bias) a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_BIAS, s->m_b };
+    a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_DST, s->m_y };
+    if (s->m_sp) a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_SCRATCHPAD, s->m_sp };
+    if (s->po.has_add)
+        a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_ATTR_MULTIPLE_POST_OP(s->add_idx) | DNNL_ARG_SRC_1, s->m_a };
+    if ((r = dn_check(dnnl_primitive_execute(s->conv, strm, na, a), n, "convolution"))) return r;
+    if (s->re_y) {
+        if ((r = set_h(n, s->m_yu, out[0].data)) || (r = exec2(n, s->re_y, strm, s->m_y, s->m_yu)))
+            return r;
+    }
+    return dn_check(dnnl_stream_wait(strm), n, "stream wait");
+}
+
+static int dconv_accepts(const g_node *n, void *state, int idx, int layout)
+{
+    return layout == G_LAYOUT_PLAIN || (layout == G_LAYOUT_NHWC && (idx == 0 || idx == NN_ADD_INPUT));
+}
+
+static const k_op k_conv_dnnl = {
+    .op_type = "Conv", .domain = "", .since = 1, .until = 0, .impl = "dnnl", .priority = 10,
+    .init = dconv_init, .infer = dconv_infer, .plan = dconv_plan, .pack = dconv_pack,
+    .run = dconv_run, .fini = dconv_fini, .accepts_layout = dconv_accepts,
+};
+K_REGISTER(k_conv_dnnl);
+
+static const k_op k_convt_dnnl = {
+    .op_type = "ConvTranspose", .domain = "", .since = 1, .until = 0, .impl = "dnnl",
+    .priority = 10, .init = dconvt_init, .infer = dconv_infer, .plan = dconv_plan,
+    .pack = dconv_pack, .run = dconv_run, .fini = dconv_fini, .accepts_layout = dconv_accepts,
+};
+K_REGISTER(k_convt_dnnl);

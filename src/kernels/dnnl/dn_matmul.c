@@ -1,0 +1,388 @@
+/* oneDNN MatMul and Gemm (float32) through the matmul primitive. A constant
+ * B is packed once in the primitive's preferred format (Gemm's alpha folded
+ * into it); a constant Gemm C (times beta) or MatMul's fused bias becomes
+ * the primitive's bias; a runtime C with beta 1 is a binary post-op. Batch
+ * dims broadcast as in NumPy. What oneDNN refuses runs the reference math
+ * inside this kernel on copies packed at load. */
+#include "kernels/dnnl/dn_common.h"
+#include <stdlib.h>
+#include <string.h>
+
+enum { C_NONE = 0, C_BIAS = 1, C_BINARY = 2 };
+
+typedef struct dmm {
+    int gemm, ta, tb;
+    float alpha, beta;
+    nn_post po;
+    int b_const, c_kind;
+    int built, fallback, nthr;
+    g_shape as, bs, cs, ys;
+    int64_t M, K, N;
+    dnnl_primitive_t prim;
+    dnnl_memory_t m_a, m_b, m_bias, m_y, m_sp, m_add, m_c;
+    dnnl_memory_desc_t wmd, bias_md;
+    int have_wmd;
+    size_t wbytes, bbytes, scratch;
+    int add_idx;
+    void *packed, *own_packed, *own_scratch;
+    size_t own_scratch_bytes;
+    int packed_ok;
+} dmm;
+
+static void dmm_release(dmm *s)
+{
+    dn_prim_free(&s->prim);
+    dn_mem_free(&s->m_a); dn_mem_free(&s->m_b); dn_mem_free(&s->m_bias); dn_mem_free(&s->m_y);
+    dn_mem_free(&s->m_sp); dn_mem_free(&s->m_add); dn_mem_free(&s->m_c);
+    s->built = 0;
+}
+
+static void dmm_fini(void *state)
+{
+    dmm *s = state;
+    if (!s) return;
+    dmm_release(s);
+    free(s->own_packed);
+    free(s->own_scratch);
+    free(s);
+}
+
+static int has_in(const g_node *n, int i) { return n->n_in > i && n->in[i] >= 0; }
+
+static int dmm_init_common(g_graph *g, g_node *n, void **state, int gemm)
+{
+    if (!dn_engine() || n->n_in < 2 || n->in[0] < 0 || n->in[1] < 0) return K_DECLINE;
+    for (int i = 0; i < n->n_in && i < 4; i++)
+        if (n->in[i] >= 0 && g->t[n->in[i]].dtype != G_F32) return K_DECLINE;
+    dmm *s = calloc(1, sizeof *s);
+    if (!s) return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): out of memory", n->name, n->op_type);
+    int r = nn_post_parse(n, &s->po);
+    if (r) { free(s); return r; }
+    s->gemm = gemm;
+    s->ta = gemm ? (int)g_attr_int(n, "transA", 0) : 0;
+    s->tb = gemm ? (int)g_attr_int(n, "transB", 0) : 0;
+    s->alpha = gemm ? g_attr_float(n, "alpha", 1.f) : 1.f;
+    s->beta = gemm ? g_attr_float(n, "beta", 1.f) : 1.f;
+    s->b_const = nn_is_const(g, n, 1);
+    if (has_in(n, 2) && (!gemm || s->beta != 0.f))
+        s->c_kind = nn_is_const(g, n, 2) ? C_BIAS : C_BINARY;
+    /* what needs a constant B or C to be folded */
+    if ((s->alpha != 1.f && !s->b_const) || (s->c_kind == C_BINARY && (s->beta != 1.f || !gemm))) {
+        free(s);
+        return K_DECLINE;
+    }
+    *state = s;
+    return 0;
+}
+
+static int dmatmul_init(g_graph *g, g_node *n, void **st) { return dmm_init_common(g, n, st, 0); }
+static int dgemm_init(g_graph *g, g_node *n, void **st) { return dmm_init_common(g, n, st, 1); }
+
+static int dmm_shape(const g_node *n, const dmm *s, const k_tensor *in, g_shape *y,
+                     int64_t *M, int64_t *K, int64_t *N)
+{
+    if (s->gemm)
+        return nn_gemm_shape(n, s->ta, s->tb, &in[0].shape, &in[1].shape,
+                             has_in(n, 2) ? &in[2].shape : NULL, y, M, K, N);
+    return nn_matmul_shape(n, &in[0].shape, &in[1].shape, y, M, K, N);
+}
+
+static int dmm_infer(const g_node *n, void *state, const k_tensor *in, k_tensor *out)
+{
+    dmm *s = state;
+    int64_t M, K, N;
+    int r = dmm_shape(n, s, in, &out[0].shape, &M, &K, &N);
+    if (r) return r;
+    if (!s->gemm && has_in(n, 2)) {
+        const g_shape *bs = &in[2].shape;
+        if (bs->rank != 1 || (N >= 0 && bs->d[0] >= 0 && bs->d[0] != N)) {
+            char x[96];
+            return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (%s): fused bias %s; expected "
+                            "[%lld]", n->name, n->op_type, g_shape_str(bs, x, sizeof x), (long long)N);
+        }
+    }
+    if (s->po.has_add && g_shape_known(&out[0].shape) &&
+        !g_shape_eq(&in[NN_ADD_INPUT].shape, &out[0].shape)) {
+        char x[96], z[96];
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (%s): fused addend %s differs from "
+                        "the output %s", n->name, n->op_type,
+                        g_shape_str(&in[NN_ADD_INPUT].shape, x, sizeof x),
+                        g_shape_str(&out[0].shape, z, sizeof z));
+    }
+    out[0].dtype = G_F32;
+    return 0;
+}
+
+/* Operand descriptors at the output's rank r: batch dims padded with ones. */
+static void md_mat(dnnl_memory_desc_t *md, int r, const g_shape *s, int is_b, int trans,
+                   int64_t rows, int64_t cols, int any)
+{
+    dnnl_dims_t d, st;
+    int sr = s->rank;
+    for (int i = 0; i < r - 2; i++) {
+        int si = i - (r - 2 - (sr > 2 ? sr - 2 : 0));
+        d[i] = (sr > 2 && si >= 0) ? s->d[si] : 1;
+    }
+    d[r - 2] = rows;
+    d[r - 1] = cols;
+    if (any) {
+        dnnl_memory_desc_init_by_tag(md, r, d, dnnl_f32, dnnl_format_tag_any);
+        return;
+    }
+    /* plain storage; a transposed operand stores [cols, rows] */
+    if (trans) { st[r - 2] = 1; st[r - 1] = rows; }
+    else { st[r - 1] = 1; st[r - 2] = cols; }
+    dnnl_dim_t acc = rows * cols;
+    for (int i = r - 3; i >= 0; i--) { st[i] = d[i] == 1 ? 0 : acc; acc *= d[i]; }
+    for (int i = r - 3; i >= 0; i--) if (d[i] == 1) st[i] = acc;   /* any value works for size-1 dims */
+    dnnl_memory_desc_init_by_strides(md, r, d, dnnl_f32, st);
+    (void)is_b;
+}
+
+static int dmm_build(const g_node *n, dmm *s, const k_tensor *in, const k_tensor *out, int nthr)
+{
+    dmm_release(s);
+    g_shape ys;
+    int r = dmm_shape(n, s, in, &ys, &s->M, &s->K, &s->N);
+    if (r) return r;
+    s->as = in[0].shape; s->bs = in[1].shape; s->ys = ys;
+    if (has_in(n, 2)) s->cs = in[2].shape;
+    s->nthr = nthr;
+    int64_t M = s->M, K = s->K, N = s->N;
+    int rr = ys.rank;   /* matmul rank: the output's, at least 2 */
+    g_shape y2 = ys;
+    if (!s->gemm) {
+        /* 1-D operands drop a dim in the output: compute at the padded rank */
+        rr = 2;
+        int ab = s->as.rank > 2 ? s->as.rank - 2 : 0, bb = s->bs.rank > 2 ? s->bs.rank - 2 : 0;
+        rr += ab > bb ? ab : bb;
+        y2.rank = rr;
+        for (int i = 0; i < rr - 2; i++) y2.d[i] = ys.d[i];
+        y2.d[rr - 2] = M;
+        y2.d[rr - 1] = N;
+    }
+    int64_t wn = g_shape_numel(&in[1].shape);
+    dnnl_memory_desc_t a_md, b_md, b_any, y_md, c_md, add_md;
+    md_mat(&a_md, rr, &s->as, 0, s->ta, M, K, 0);
+    md_mat(&b_md, rr, &s->bs, 1, s->tb, K, N, 0);
+    md_mat(&b_any, rr, &s->bs, 1, 0, K, N, 1);
+    dn_md_plain(&y_md, &y2, dnnl_f32);
+    add_md = y_md;
+    /* bias / C: dims [1..., rows(1 or M), cols(1 or N)] */
+    s->bbytes = 0;
+    if (s->c_kind != C_NONE) {
+        g_shape c2 = { .rank = rr };
+        for (int i = 0; i < rr; i++) c2.d[i] = 1;
+        const g_shape *cs = &s->cs;
+        if (cs->rank >= 1) c2.d[rr - 1] = cs->d[cs->rank - 1];
+        if (cs->rank >= 2) c2.d[rr - 2] = cs->d[cs->rank - 2];
+        dn_md_plain(&c_md, &c2, dnnl_f32);
+        if (s->c_kind == C_BIAS) s->bbytes = (size_t)g_shape_numel(&c2) * sizeof(float);
+    }
+    dnnl_status_t st = dnnl_unimplemented;
+    dnnl_primitive_desc_t pd = NULL;
+    if (!(s->fallback && s->packed_ok)) {
+        dnnl_matmul_desc_t md;
+        dnnl_primitive_attr_t attr = NULL;
+        const dnnl_memory_desc_t *wd = s->b_const ? (s->have_wmd ? &s->wmd : &b_any) : &b_md;
+        st = dnnl_matmul_desc_init(&md, &a_md, wd, s->c_kind == C_BIAS ? &c_md : NULL, &y_md);
+        if (st == dnnl_success) st = dnnl_primitive_attr_create(&attr);
+        if (st == dnnl_success) st = dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
+        if (st == dnnl_success &&
+            dn_post_ops(n, &s->po, &add_md, s->c_kind == C_BINARY ? &c_md : NULL, attr, &s->add_idx))
+            st = dnnl_unimplemented;
+        if (st == dnnl_success) st = dnnl_primitive_desc_create(&pd, &md, attr, dn_engine(), NULL);
+        if (attr) dnnl_primitive_attr_destroy(attr);
+    }
+    if (st != dnnl_success) {
+        if (pd) dnnl_primitive_desc_destroy(pd);
+        if (s->have_wmd && !s->fallback) {
+            if (!in[1].data)
+                return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s' (%s, impl dnnl): no oneDNN "
+                                "primitive for this input shape with the packed weight format",
+                                n->name, n->op_type);
+            s->have_wmd = 0;
+            s->packed_ok = 0;
+            return dmm_build(n, s, in, out, nthr);
+        }
+        acl_log(1, "node '%s' (%s): oneDNN declined the configuration, reference math used",
+                n->name, n->op_type);
+        s->fallback = 1;
+        s->wbytes = s->b_const ? (size_t)wn * sizeof(float) : 0;
+        s->bbytes = s->c_kind == C_BIAS ? (size_t)g_shape_numel(&s->cs) * sizeof(float) : 0;
+        s->scratch = 0;
+        s->built = 1;
+        return 0;
+    }
+    if (s->b_const && !s->have_wmd) {
+        s->wmd = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+        s->have_wmd = 1;
+        s->wbytes = dnnl_memory_desc_get_size(&s->wmd);
+    }
+    s->bias_md = c_md;
+    s->scratch = dn_scratch_size(pd);
+    const dnnl_memory_desc_t *spmd = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+    st = dnnl_primitive_create(&s->prim, pd);
+    int rc = dn_check(st, n, "matmul primitive creation");
+    if (!rc) rc = dn_mem(n, &a_md, &s->m_a);
+    if (!rc) rc = dn_mem(n, s->b_const ? &s->wmd : &b_md, &s->m_b);
+    if (!rc) rc = dn_mem(n, &y_md, &s->m_y);
+    if (!rc && s->c_kind == C_BIAS) rc = dn_mem(n, &c_md, &s->m_bias);
+    if (!rc && s->c_kind == C_BINARY) rc = dn_mem(n, &c_md, &s->m_c);
+    if (!rc && s->po.has_add) rc = dn_mem(n, &add_md, &s->m_add);
+    if (!rc && s->scratch) rc = dn_mem(n, spmd, &s->m_sp);
+    dnnl_primitive_desc_destroy(pd);
+    if (rc) { dmm_release(s); return rc; }
+    s->built = 1;
+    return 0;
+}
+
+static int dmm_plan(const g_node *n, void *state, const k_tensor *in, const k_tensor *out,
+                    size_t *packed_bytes, size_t *scratch_bytes)
+{
+    dmm *s = state;
+    int r = dmm_build(n, s, in, out, dn_threads(NULL));
+    if (r) return r;
+    *packed_bytes = dn_align(s->wbytes) + s->bbytes;
+    *scratch_bytes = s->scratch;
+    return 0;
+}
+
+static int dmm_pack_into(const g_node *n, dmm *s, const k_tensor *in, void *packed)
+{
+    int r;
+    if (s->b_const) {
+        if (!in[1].data)
+            return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s' (%s, impl dnnl): B not available "
+                            "for packing", n->name, n->op_type);
+        const float *b = in[1].data;
+        float *tmp = NULL;
+        size_t cnt = (size_t)g_shape_numel(&in[1].shape);
+        if (s->alpha != 1.f) {
+            tmp = malloc(cnt * sizeof(float) + 1);
+            if (!tmp) return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s': out of memory", n->name);
+            for (size_t i = 0; i < cnt; i++) tmp[i] = b[i] * s->alpha;
+            b = tmp;
+        }
+        if (s->fallback) {
+            memcpy(packed, b, cnt * sizeof(float));
+            r = 0;
+        } else {
+            dnnl_memory_desc_t b_md;
+            md_mat(&b_md, s->wmd.ndims, &s->bs, 1, s->tb, s->K, s->N, 0);
+            r = dn_reorder_once(n, &b_md, (void *)b, &s->wmd, packed);
+        }
+        free(tmp);
+        if (r) return r;
+    }
+    if (s->c_kind == C_BIAS) {
+        if (!in[2].data)
+            return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s' (%s, impl dnnl): C not available "
+                            "for packing", n->name, n->op_type);
+        float *dst = (float *)((char *)packed + dn_align(s->wbytes));
+        const float *c = in[2].data;
+        size_t cnt = s->bbytes / sizeof(float);
+        /* the fallback applies beta itself */
+        float k = (s->gemm && !s->fallback) ? s->beta : 1.f;
+        for (size_t i = 0; i < cnt; i++) dst[i] = c[i] * k;
+    }
+    s->packed = packed;
+    s->packed_ok = 1;
+    return 0;
+}
+
+static int dmm_pack(const g_node *n, void *state, const k_tensor *in, const k_tensor *out,
+                    void *packed)
+{
+    dmm *s = state;
+    int r;
+    if (!s->built && (r = dmm_build(n, s, in, out, dn_threads(NULL)))) return r;
+    return dmm_pack_into(n, s, in, packed);
+}
+
+static int set_h(const g_node *n, dnnl_memory_t m, const void *p)
+{
+    return dn_check(dnnl_memory_set_data_handle(m, (void *)p), n, "set data handle");
+}
+
+static int dmm_run(const g_node *n, void *state, const k_tensor *in, k_tensor *out,
+                   const k_ctx *ctx)
+{
+    dmm *s = state;
+    int r, nthr = dn_threads(ctx);
+    if (!s->built || s->nthr != nthr || !g_shape_eq(&s->as, &in[0].shape) ||
+        !g_shape_eq(&s->bs, &in[1].shape) || (has_in(n, 2) && !g_shape_eq(&s->cs, &in[2].shape))) {
+        if ((r = dmm_build(n, s, in, out, nthr))) return r;
+    }
+    if (!s->packed_ok && (s->b_const || s->c_kind == C_BIAS)) {
+        free(s->own_packed);
+        s->own_packed = aligned_alloc(64, dn_align(dn_align(s->wbytes) + s->bbytes + 1));
+        if (!s->own_packed)
+            return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): out of memory", n->name, n->op_type);
+        if ((r = dmm_pack_into(n, s, in, s->own_packed))) return r;
+    }
+    const char *pk = s->packed;
+    if (s->fallback) {
+        k_tensor t[4];
+        int nin = n->n_in < 4 ? n->n_in : 4;
+        for (int i = 0; i < nin; i++) t[i] = in[i];
+        if (s->b_const) t[1].data = (void *)pk;
+        if (s->c_kind == C_BIAS) t[2].data = (void *)(pk + dn_align(s->wbytes));
+        /* alpha is already in the packed B */
+        return nn_mm_compute(n, s->gemm, s->ta, s->tb, s->b_const ? 1.f : s->alpha, s->beta,
+                             &s->po, t, out);
+    }
+    void *scr = ctx ? ctx->scratch : NULL;
+    if (s->scratch && (!ctx || ctx->scratch_bytes < s->scratch)) {
+        if (s->own_scratch_bytes < s->scratch) {
+            free(s->own_scratch);
+            s->own_scratch = aligned_alloc(64, dn_align(s->scratch));
+            if (!s->own_scratch)
+                return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): out of memory", n->name, n->op_type);
+            s->own_scratch_bytes = s->scratch;
+        }
+        scr = s->own_scratch;
+    }
+    dnnl_stream_t strm = dn_stream();
+    if (!strm) return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s': no oneDNN stream", n->name);
+    dnnl_exec_arg_t a[7];
+    int na = 0;
+    if ((r = set_h(n, s->m_a, in[0].data))) return r;
+    a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_SRC, s->m_a };
+    if ((r = set_h(n, s->m_b, s->b_const ? pk : in[1].data))) return r;
+    a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_WEIGHTS, s->m_b };
+    if ((r = set_h(n, s->m_y, out[0].data))) return r;
+    a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_DST, s->m_y };
+    if (s->c_kind == C_BIAS) {
+        if ((r = set_h(n, s->m_bias, pk + dn_align(s->wbytes)))) return r;
+        a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_BIAS, s->m_bias };
+    }
+    if (s->c_kind == C_BINARY) {
+        if ((r = set_h(n, s->m_c, in[2].data))) return r;
+        a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, s->m_c };
+    }
+    if (s->po.has_add) {
+        if ((r = set_h(n, s->m_add, in[NN_ADD_INPUT].data))) return r;
+        a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_ATTR_MULTIPLE_POST_OP(s->add_idx) | DNNL_ARG_SRC_1, s->m_add };
+    }
+    if (s->m_sp) {
+        if ((r = set_h(n, s->m_sp, scr))) return r;
+        a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_SCRATCHPAD, s->m_sp };
+    }
+    if ((r = dn_check(dnnl_primitive_execute(s->prim, strm, na, a), n, "matmul"))) return r;
+    return dn_check(dnnl_stream_wait(strm), n, "stream wait");
+}
+
+static const k_op k_matmul_dnnl = {
+    .op_type = "MatMul", .domain = "", .since = 1, .until = 0, .impl = "dnnl", .priority = 10,
+    .init = dmatmul_init, .infer = dmm_infer, .plan = dmm_plan, .pack = dmm_pack,
+    .run = dmm_run, .fini = dmm_fini,
+};
+K_REGISTER(k_matmul_dnnl);
+
+static const k_op k_gemm_dnnl = {
+    .op_type = "Gemm", .domain = "", .since = 1, .until = 0, .impl = "dnnl", .priority = 10,
+    .init = dgemm_init, .infer = dmm_infer, .plan = dmm_plan, .pack = dmm_pack,
+    .run = dmm_run, .fini = dmm_fini,
+};
+K_REGISTER(k_gemm_dnnl);

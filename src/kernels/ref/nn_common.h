@@ -1,0 +1,162 @@
+/* Shared by the reference and the oneDNN NN kernels: attribute parsing for
+ * window ops (Conv, ConvTranspose, pools), their output-shape arithmetic,
+ * layout-aware strides, and the fused post-op list that the fusion pass
+ * (src/graph/fuse.c) attaches to heavy nodes. Both implementations read the
+ * same description so the reference stays the ground truth for fused nodes. */
+#ifndef OPENACL_NN_COMMON_H
+#define OPENACL_NN_COMMON_H
+#include "kernels/kernel.h"
+#include "core/core.h"
+#include "acl/acl_base.h"
+
+#define NN_MAX_SP 3
+
+enum nn_win_kind { NN_CONV = 0, NN_CONVT = 1, NN_POOL = 2 };
+enum nn_auto_pad { NN_PAD_NOTSET = 0, NN_PAD_SAME_UPPER, NN_PAD_SAME_LOWER, NN_PAD_VALID };
+
+/* Window geometry. Attributes are parsed by nn_win_parse (init time); the
+ * spatial sizes, resolved pads and output sizes by nn_win_resolve (infer). */
+typedef struct nn_win {
+    int kind;                  /* enum nn_win_kind */
+    int nsp;                   /* spatial dims, 0 until known */
+    int has_kernel;            /* kernel_shape attribute given */
+    int64_t k[NN_MAX_SP], s[NN_MAX_SP], d[NN_MAX_SP];
+    int64_t pb[NN_MAX_SP], pe[NN_MAX_SP];   /* pads begin / end (resolved) */
+    int has_pads;
+    int auto_pad;
+    int ceil_mode;
+    int64_t group;
+    int64_t opad[NN_MAX_SP];   /* ConvTranspose output_padding */
+    int has_oshape;
+    int64_t oshape[NN_MAX_SP]; /* ConvTranspose output_shape (spatial) */
+    /* resolved */
+    int64_t in[NN_MAX_SP], out[NN_MAX_SP];
+} nn_win;
+
+int nn_win_parse(const g_node *n, int kind, nn_win *w);
+/* Given the input's spatial sizes, resolve pads and output sizes. */
+int nn_win_resolve(const g_node *n, nn_win *w, int nsp, const int64_t *in_sp);
+
+/* ---- fused post-ops ----
+ * Attributes set by the fusion pass on Conv/ConvTranspose/MatMul/Gemm:
+ *   _oa_post_ops   INTS   kinds (enum nn_po), applied in order
+ *   _oa_post_alpha FLOATS one per kind
+ *   _oa_post_beta  FLOATS one per kind
+ * NN_PO_ADD adds input 3 of the node (same shape and layout as the output);
+ * MatMul may carry a bias vector (last dim) as input 2. */
+enum nn_po {
+    NN_PO_NONE = 0,
+    NN_PO_RELU = 1,       /* max(x,0); with alpha != 0 leaky */
+    NN_PO_CLIP = 2,       /* min(max(x, alpha), beta) */
+    NN_PO_SIGMOID = 3,
+    NN_PO_TANH = 4,
+    NN_PO_HSIGMOID = 5,   /* max(0, min(1, alpha*x + beta)) */
+    NN_PO_HSWISH = 6,     /* x * max(0, min(1, x/6 + 1/2)) */
+    NN_PO_GELU_ERF = 7,
+    NN_PO_GELU_TANH = 8,
+    NN_PO_SILU = 9,       /* x * sigmoid(alpha * x) */
+    NN_PO_ELU = 10,       /* x > 0 ? x : alpha*(exp(x)-1) */
+    NN_PO_ADD = 11,       /* x + input[3] */
+    NN_PO_LINEAR = 12,    /* alpha*x + beta */
+    NN_PO_COUNT
+};
+#define NN_MAX_PO 8
+#define NN_ADD_INPUT 3
+
+typedef struct nn_post {
+    int n;
+    int kind[NN_MAX_PO];
+    float a[NN_MAX_PO], b[NN_MAX_PO];
+    int has_add;
+} nn_post;
+
+/* Reads the _oa_post_* attributes (none: n = 0). */
+int nn_post_parse(const g_node *n, nn_post *p);
+const char *nn_po_name(int kind);
+/* 1 when the list uses one oneDNN eltwise algorithm twice with different
+ * parameters (HardSigmoid counts as linear + clip): oneDNN 2.6's jit
+ * post-op injector then applies the first parameters to both, so such
+ * chains are not fused and the dnnl kernels do not hand them to oneDNN. */
+int nn_post_conflict(const nn_post *p);
+float nn_act(int kind, float a, float b, float x);
+/* Applies the post-op list to `len` contiguous values; `add` holds the
+ * values of the addend at the same positions (or NULL when no ADD). */
+void nn_post_apply(const nn_post *p, float *y, size_t len, const float *add);
+
+/* ---- layout-aware addressing of an N-C-spatial tensor ----
+ * Element strides of n, c and up to 3 spatial dims, in elements. */
+typedef struct nn_strides {
+    int64_t n, c, sp[NN_MAX_SP];
+} nn_strides;
+void nn_strides_of(const g_shape *s, int layout, nn_strides *st);
+
+/* Output layout chosen by the layout pass for window ops and reorders: the
+ * node attribute _oa_layout (enum g_layout), honoured for 4-D outputs. */
+int nn_out_layout(const g_node *n, const g_shape *s);
+
+/* Helpers for messages and checks. */
+int nn_fail_dtype(const g_node *n, int idx, int dtype);
+int nn_is_const(const g_graph *g, const g_node *n, int idx);
+int nn_check_rank(const g_node *n, int idx, const g_shape *s, int lo, int hi);
+
+/* Per-run temporary memory for reference kernels: ctx scratch when big
+ * enough, otherwise heap (reference kernels only; fast kernels size their
+ * scratch in plan()). */
+void *nn_tmp_get(const k_ctx *ctx, size_t bytes, int *heap);
+void nn_tmp_put(void *p, int heap);
+
+/* float16 / bfloat16 conversions for the conversion-based paths. */
+float nn_h2f(uint16_t h);
+uint16_t nn_f2h(float f);
+static inline float nn_bf2f(uint16_t b)
+{
+    union { uint32_t u; float f; } v;
+    v.u = (uint32_t)b << 16;
+    return v.f;
+}
+uint16_t nn_f2bf(float f);
+/* Reads element i of a float tensor of dtype f32/f16/bf16/f64 as float. */
+float nn_loadf(const void *p, int dtype, size_t i);
+void nn_storef(void *p, int dtype, size_t i, float v);
+static inline int nn_is_float(int dt)
+{
+    return dt == G_F32 || dt == G_F16 || dt == G_BF16 || dt == G_F64;
+}
+
+/* Float32 views of tensors for the reference kernels: the data itself when
+ * it is float32, otherwise a converted heap copy. */
+typedef struct nn_f32buf { float *p; int heap; size_t n; } nn_f32buf;
+int nn_f32_in(const g_node *n, const k_tensor *t, nn_f32buf *b);
+int nn_f32_out(const g_node *n, const k_tensor *t, nn_f32buf *b);
+void nn_f32_none(nn_f32buf *b);
+void nn_f32_commit(k_tensor *t, const nn_f32buf *b);   /* converts back when needed */
+void nn_f32_free(nn_f32buf *b);
+
+/* ---- shared by ref and dnnl conv ---- */
+int nn_conv_infer_shape(const g_node *n, nn_win *w, int transposed, const k_tensor *in,
+                        g_shape *out);
+/* Direct convolution (or transposed) in float32; `plane` holds one output
+ * channel's spatial plane. */
+void nn_conv_f32(const nn_win *w, const nn_post *po, int transposed, const g_shape *xshape,
+                 int xlayout, const float *x, const float *wt, const float *bias,
+                 const g_shape *yshape, int ylayout, float *y, const float *add, int alayout,
+                 float *plane);
+enum { POOL_MAX, POOL_AVG, POOL_LP };
+/* Pooling with w resolved; idx (MaxPool Indices, int64) may be NULL. */
+void nn_pool_compute(const nn_win *w, int type, int include_pad, int storage_order, float p,
+                     const k_tensor *x, k_tensor *y, int64_t *idx);
+int nn_pool_infer_shape(const g_node *n, nn_win *w, int global, const g_shape *xs, g_shape *ys);
+void nn_lrn_compute(int64_t size, float alpha, float beta, float bias, const k_tensor *x,
+                    k_tensor *y);
+int nn_lrn_parse(const g_node *n, int64_t *size, float *alpha, float *beta, float *bias);
+int nn_matmul_shape(const g_node *n, const g_shape *a, const g_shape *b, g_shape *y,
+                    int64_t *M, int64_t *K, int64_t *N);
+int nn_gemm_shape(const g_node *n, int ta, int tb, const g_shape *a, const g_shape *b,
+                  const g_shape *c, g_shape *y, int64_t *M, int64_t *K, int64_t *N);
+/* MatMul (gemm = 0; input 2 a fused bias) or Gemm in float32 math. */
+int nn_mm_compute(const g_node *n, int gemm, int ta, int tb, float alpha, float beta,
+                  const nn_post *po, const k_tensor *in, k_tensor *out);
+void nn_reorder_bytes(const void *src, int src_layout, void *dst, int dst_layout,
+                      const g_shape *s, size_t es);
+
+#endif

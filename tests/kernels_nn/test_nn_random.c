@@ -1,0 +1,413 @@
+/* Every oneDNN NN kernel against the reference kernel on random
+ * configurations: shapes, groups, strides, dilations, pads and auto_pad,
+ * bias, fused post-ops, activation layouts. Outputs are compared in logical
+ * order with per-op tolerances; every buffer has guard bytes behind it and
+ * each kernel runs twice to catch state kept between runs.
+ * usage: knn_random [iterations-per-op] [seed] */
+#include "knn_util.h"
+
+static int iters = 150;
+
+typedef struct cfg_io {
+    g_graph *g;
+    int node;
+    int n_in;
+    k_tensor in[4];
+    float *logical[4];   /* NCHW copies of the inputs */
+    int borrowed[4];     /* in[i].data belongs to the graph (a constant) */
+} cfg_io;
+
+static void io_free(cfg_io *c)
+{
+    for (int i = 0; i < 4; i++) {
+        free(c->logical[i]);
+        if (!c->borrowed[i] && c->in[i].data != c->logical[i]) free(c->in[i].data);
+    }
+    g_graph_free(c->g);
+}
+
+static void io_borrow(cfg_io *c, int i, int t)
+{
+    c->in[i].data = c->g->t[t].data;
+    c->borrowed[i] = 1;
+}
+
+/* Sets input i (logical data x) in the given layout. */
+static void io_set(cfg_io *c, int i, float *x, g_shape s, int layout)
+{
+    c->logical[i] = x;
+    c->in[i].dtype = G_F32;
+    c->in[i].shape = s;
+    c->in[i].layout = layout;
+    c->in[i].data = layout == G_LAYOUT_PLAIN ? x : to_layout(x, &s, layout);
+    c->in[i].nbytes = (size_t)g_shape_numel(&s) * 4;
+}
+
+static void po_desc(const g_node *n, char *buf, size_t len)
+{
+    nn_post p;
+    buf[0] = 0;
+    if (nn_post_parse(n, &p) || !p.n) return;
+    size_t o = 0;
+    for (int i = 0; i < p.n && o < len; i++)
+        o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? "," : " post:", nn_po_name(p.kind[i]));
+}
+
+/* Runs ref and dnnl on the node and compares output 0. Returns 1 when
+ * compared, 0 when the configuration was refused by the reference. */
+static int compare_impls(cfg_io *c, const char *what, double atol, double rtol)
+{
+    g_node *n = &c->g->nodes[c->node];
+    const k_op *ref = find_impl(n, "ref"), *dn = find_impl(n, "dnnl");
+    CHECK(ref && dn, "%s: kernels missing (ref %p dnnl %p)", what, (void *)ref, (void *)dn);
+    if (!ref || !dn) return 0;
+    k_tensor yr[2], yd[2];
+    int rr = drive(ref, c->g, c->node, c->in, yr, 0);
+    if (rr) {
+        for (int j = 0; j < n->n_out; j++) free(yr[j].data);
+        CHECK(rr != -100, "%s: reference overran a buffer", what);
+        return 0;
+    }
+    int rd = drive(dn, c->g, c->node, c->in, yd, 1);
+    int done = 0;
+    if (rd == K_DECLINE) {
+        done = 2;
+    } else {
+        CHECK(rd == 0, "%s: dnnl kernel failed: %d (%s)", what, rd,
+              rd == -100 ? "guard overrun" : rd == -101 ? "second run differs" : "error");
+        CHECK(g_shape_eq(&yr[0].shape, &yd[0].shape), "%s: output shapes differ", what);
+        if (rd == 0 && g_shape_eq(&yr[0].shape, &yd[0].shape)) {
+            float *a = from_layout(yd[0].data, &yd[0].shape, yd[0].layout);
+            float *b = from_layout(yr[0].data, &yr[0].shape, yr[0].layout);
+            size_t at = 0, cnt = (size_t)g_shape_numel(&yr[0].shape);
+            double e = cmp_f32(a, b, cnt, atol, rtol, &at);
+            char pd[128];
+            po_desc(n, pd, sizeof pd);
+            CHECK(e <= 1.0, "%s%s: mismatch %.3g x tolerance at %zu: dnnl %g ref %g", what, pd, e,
+                  at, cnt ? a[at] : 0.f, cnt ? b[at] : 0.f);
+            free(a);
+            free(b);
+            done = 1;
+        }
+    }
+    for (int j = 0; j < n->n_out; j++) { free(yr[j].data); if (rd != K_DECLINE) free(yd[j].data); }
+    return done;
+}
+
+static void add_post_ops(g_node *n, int allow_add, int *has_add)
+{
+    int cnt = rndi(0, 3);
+    int64_t k[4];
+    float a[4], b[4];
+    int m = 0;
+    *has_add = 0;
+    for (int i = 0; i < cnt; i++) {
+        int kind = rndi(1, NN_PO_COUNT - 1);
+        if (kind == NN_PO_ADD && (!allow_add || *has_add)) kind = NN_PO_RELU;
+        if (kind == NN_PO_ADD) *has_add = 1;
+        k[m] = kind;
+        a[m] = 0.f; b[m] = 0.f;
+        if (kind == NN_PO_RELU && rnd() % 2) a[m] = 0.1f;
+        if (kind == NN_PO_CLIP) { a[m] = -0.5f; b[m] = 0.7f; }
+        if (kind == NN_PO_HSIGMOID) { a[m] = 0.2f; b[m] = 0.5f; }
+        if (kind == NN_PO_SILU) a[m] = 1.f;
+        if (kind == NN_PO_ELU) a[m] = 0.8f;
+        if (kind == NN_PO_LINEAR) { a[m] = 1.5f; b[m] = -0.25f; }
+        m++;
+    }
+    if (!m) return;
+    attr_ints(n, "_oa_post_ops", k, m);
+    attr_floats(n, "_oa_post_alpha", a, m);
+    attr_floats(n, "_oa_post_beta", b, m);
+}
+
+static void test_conv(int transposed)
+{
+    int compared = 0, refused = 0;
+    for (int it = 0; it < iters; it++) {
+        cfg_io c;
+        memset(&c, 0, sizeof c);
+        c.g = g_graph_new();
+        c.g->opset = 17;
+        int rank = rndi(0, 7) == 0 ? 3 : (rndi(0, 7) == 0 ? 5 : 4), nsp = rank - 2;
+        int64_t N = rndi(1, 2), G = 1, cg, mg;
+        int gk = rndi(0, 9);
+        if (gk < 6) { G = 1; cg = rndi(1, 9); mg = rndi(1, 9); }
+        else if (gk < 8) { G = rndi(2, 3); cg = rndi(1, 4); mg = rndi(1, 4); }
+        else { G = rndi(2, 17); cg = 1; mg = rndi(1, 2); }   /* depthwise (multiplier 1-2) */
+        int64_t C = G * cg, M = G * mg;
+        int64_t xs[5] = { N, C }, ws[5], k[3], s[3], d[3], pads[6];
+        for (int i = 0; i < nsp; i++) {
+            k[i] = rndi(0, 5) == 0 ? rndi(4, 7) : rndi(1, 3);
+            s[i] = rndi(1, 3);
+            d[i] = rndi(0, 4) == 0 ? 2 : 1;
+            xs[2 + i] = rndi(1, nsp == 3 ? 7 : 14);
+            int64_t ext = (k[i] - 1) * d[i] + 1;
+            pads[i] = rndi(0, (int)(ext - 1 < 2 ? ext - 1 : 2));
+            pads[nsp + i] = rndi(0, (int)(ext - 1 < 2 ? ext - 1 : 2));
+        }
+        if (!transposed) { ws[0] = M; ws[1] = cg; }
+        else { ws[0] = C; ws[1] = mg; }
+        for (int i = 0; i < nsp; i++) ws[2 + i] = k[i];
+        g_shape xsh = shp(rank, xs), wsh = shp(rank, ws);
+        int64_t wn = g_shape_numel(&wsh);
+        float *w = rand_buf((size_t)wn), *b = rand_buf((size_t)M);
+        int has_bias = rnd() % 2;
+        int tx = tadd(c.g, "x", G_TK_INPUT, G_F32, xsh, NULL);
+        int tw = tadd(c.g, "w", G_TK_CONST, G_F32, wsh, w);
+        int64_t bd[1] = { M };
+        int tb = has_bias ? tadd(c.g, "b", G_TK_CONST, G_F32, shp(1, bd), b) : -1;
+        int ta = tadd(c.g, "add", G_TK_INPUT, G_F32, shp(0, NULL), NULL);
+        int ty = tadd(c.g, "y", G_TK_ACT, G_F32, shp(0, NULL), NULL);
+        int ins[4] = { tx, tw, tb, ta }, outs[1] = { ty };
+        c.node = g_node_add(c.g, transposed ? "ConvTranspose" : "Conv", "", "conv", 4, ins, 1, outs);
+        g_node *n = &c.g->nodes[c.node];
+        n->opset = 17;
+        int ap = rndi(0, 9);
+        if (ap < 6) {
+            attr_ints(n, "pads", pads, 2 * nsp);
+        } else if (ap == 6) attr_str(n, "auto_pad", "SAME_UPPER");
+        else if (ap == 7) attr_str(n, "auto_pad", "SAME_LOWER");
+        else if (ap == 8) attr_str(n, "auto_pad", "VALID");
+        attr_ints(n, "strides", s, nsp);
+        attr_ints(n, "dilations", d, nsp);
+        if (rnd() % 2) attr_ints(n, "kernel_shape", k, nsp);
+        if (G > 1) attr_int(n, "group", G);
+        if (transposed) {
+            int64_t op[3];
+            for (int i = 0; i < nsp; i++) {
+                int64_t lim = s[i] > d[i] ? s[i] : d[i];
+                op[i] = rndi(0, (int)(lim - 1));
+            }
+            if (rnd() % 2) attr_ints(n, "output_padding", op, nsp);
+            if (rndi(0, 5) == 0) {
+                int64_t os[3];
+                for (int i = 0; i < nsp; i++) os[i] = xs[2 + i] * s[i] - rndi(0, 1);
+                attr_ints(n, "output_shape", os, nsp);
+            }
+        }
+        int has_add;
+        add_post_ops(n, 1, &has_add);
+        int xl = rank == 4 && rnd() % 2 ? G_LAYOUT_NHWC : G_LAYOUT_PLAIN;
+        int yl = rank == 4 && rnd() % 2 ? G_LAYOUT_NHWC : G_LAYOUT_PLAIN;
+        int al = rank == 4 && rnd() % 2 ? G_LAYOUT_NHWC : G_LAYOUT_PLAIN;
+        if (yl == G_LAYOUT_NHWC) attr_int(n, "_oa_layout", G_LAYOUT_NHWC);
+        if (!has_add) n->in[3] = -1;
+        if (!has_bias) n->in[2] = -1;
+        io_set(&c, 0, rand_buf((size_t)g_shape_numel(&xsh)), xsh, xl);
+        io_set(&c, 1, w, wsh, G_LAYOUT_PLAIN);
+        io_borrow(&c, 1, tw);
+        if (has_bias) { io_set(&c, 2, b, shp(1, bd), G_LAYOUT_PLAIN); io_borrow(&c, 2, tb); }
+        else { c.logical[2] = b; c.in[2].dtype = G_UNDEF; }
+        if (has_add) {
+            /* the addend has the output's shape */
+            nn_win wv;
+            g_shape ys;
+            int ok = !nn_win_parse(n, transposed ? NN_CONVT : NN_CONV, &wv) &&
+                     !nn_conv_infer_shape(n, &wv, transposed, c.in, &ys) && g_shape_known(&ys);
+            if (!ok) { refused++; io_free(&c); continue; }
+            io_set(&c, 3, rand_buf((size_t)g_shape_numel(&ys)), ys, al);
+        }
+        char what[256];
+        snprintf(what, sizeof what, "%s #%d rank %d N %lld C %lld M %lld G %lld x %s y %s%s",
+                 transposed ? "ConvTranspose" : "Conv", it, rank, (long long)N, (long long)C,
+                 (long long)M, (long long)G, xl ? "nhwc" : "nchw", yl ? "nhwc" : "nchw",
+                 has_add ? " +add" : "");
+        int r = compare_impls(&c, what, 2e-4, 1e-3);
+        if (r == 1) compared++;
+        else if (r == 0) refused++;
+        io_free(&c);
+    }
+    printf("%s: %d compared, %d configurations refused by the reference\n",
+           transposed ? "ConvTranspose" : "Conv", compared, refused);
+    CHECK(compared > iters / 3, "too few %s configurations compared", transposed ? "ConvTranspose" : "Conv");
+}
+
+static void test_pool(void)
+{
+    static const char *ops[] = { "MaxPool", "AveragePool", "GlobalMaxPool", "GlobalAveragePool" };
+    int compared = 0, refused = 0;
+    for (int it = 0; it < iters; it++) {
+        cfg_io c;
+        memset(&c, 0, sizeof c);
+        c.g = g_graph_new();
+        c.g->opset = 17;
+        int op = rndi(0, 3), global = op >= 2;
+        int rank = rndi(0, 7) == 0 ? 3 : (rndi(0, 7) == 0 ? 5 : 4), nsp = rank - 2;
+        int64_t xs[5] = { rndi(1, 2), rndi(1, 20) }, k[3], s[3], d[3], pads[6];
+        for (int i = 0; i < nsp; i++) {
+            k[i] = rndi(1, 4);
+            s[i] = rndi(1, 3);
+            d[i] = rndi(0, 4) == 0 ? 2 : 1;
+            xs[2 + i] = rndi(1, nsp == 3 ? 8 : 16);
+            pads[i] = rndi(0, (int)(k[i] - 1 < 2 ? k[i] - 1 : 2));
+            pads[nsp + i] = rndi(0, (int)(k[i] - 1 < 2 ? k[i] - 1 : 2));
+        }
+        g_shape xsh = shp(rank, xs);
+        int tx = tadd(c.g, "x", G_TK_INPUT, G_F32, xsh, NULL);
+        int ty = tadd(c.g, "y", G_TK_ACT, G_F32, shp(0, NULL), NULL);
+        int ins[1] = { tx }, outs[1] = { ty };
+        c.node = g_node_add(c.g, ops[op], "", "pool", 1, ins, 1, outs);
+        g_node *n = &c.g->nodes[c.node];
+        n->opset = 19;
+        if (!global) {
+            attr_ints(n, "kernel_shape", k, nsp);
+            attr_ints(n, "strides", s, nsp);
+            if (op == 0 || rnd() % 2) attr_ints(n, "dilations", d, nsp);
+            int ap = rndi(0, 9);
+            if (ap < 6) attr_ints(n, "pads", pads, 2 * nsp);
+            else if (ap == 6) attr_str(n, "auto_pad", "SAME_UPPER");
+            else if (ap == 7) attr_str(n, "auto_pad", "SAME_LOWER");
+            else if (ap == 8) attr_str(n, "auto_pad", "VALID");
+            if (rnd() % 3 == 0) attr_int(n, "ceil_mode", 1);
+            if (op == 1 && rnd() % 2) attr_int(n, "count_include_pad", 1);
+        }
+        int xl = rank == 4 && rnd() % 2 ? G_LAYOUT_NHWC : G_LAYOUT_PLAIN;
+        int yl = rank == 4 && !global && rnd() % 2 ? G_LAYOUT_NHWC : G_LAYOUT_PLAIN;
+        if (yl) attr_int(n, "_oa_layout", G_LAYOUT_NHWC);
+        io_set(&c, 0, rand_buf((size_t)g_shape_numel(&xsh)), xsh, xl);
+        char what[160];
+        snprintf(what, sizeof what, "%s #%d rank %d C %lld x %s y %s", ops[op], it, rank,
+                 (long long)xs[1], xl ? "nhwc" : "nchw", yl ? "nhwc" : "nchw");
+        int r = compare_impls(&c, what, 1e-5, 1e-5);
+        if (r == 1) compared++;
+        else if (r == 0) refused++;
+        io_free(&c);
+    }
+    printf("pools: %d compared, %d refused by the reference\n", compared, refused);
+    CHECK(compared > iters / 2, "too few pool configurations compared");
+}
+
+static void test_matmul(int gemm)
+{
+    int compared = 0, declined = 0;
+    for (int it = 0; it < iters; it++) {
+        cfg_io c;
+        memset(&c, 0, sizeof c);
+        c.g = g_graph_new();
+        c.g->opset = 17;
+        int64_t M = rndi(1, 33), K = rndi(1, 40), N = rndi(1, 33);
+        g_shape as, bs, cs = shp(0, NULL);
+        int ta = 0, tb = 0, has_c = 0, c_const = 0, b_const = rnd() % 3 != 0;
+        float alpha = 1.f, beta = 1.f;
+        if (gemm) {
+            ta = rnd() % 2; tb = rnd() % 2;
+            int64_t ad[2] = { ta ? K : M, ta ? M : K }, bd[2] = { tb ? N : K, tb ? K : N };
+            as = shp(2, ad); bs = shp(2, bd);
+            if (rnd() % 2) alpha = 0.5f;
+            if (rnd() % 2) beta = rnd() % 2 ? 2.f : 0.f;
+            has_c = rnd() % 4 != 0;
+            int ck = rndi(0, 4);
+            int64_t c2[2] = { M, N }, c1[1] = { N }, cm[2] = { M, 1 };
+            cs = ck == 0 ? shp(2, c2) : ck == 1 ? shp(1, c1) : ck == 2 ? shp(2, cm) : ck == 3 ? shp(0, NULL) : shp(2, c2);
+            c_const = rnd() % 3 != 0;
+        } else {
+            int ar = rndi(1, 4), br = rndi(1, 4);
+            int64_t ad[4], bd[4];
+            int64_t batch[2] = { rndi(1, 3), rndi(1, 3) };
+            for (int i = 0; i < ar - 2; i++) ad[i] = rnd() % 4 == 0 ? 1 : batch[i + (4 - ar) - 2 < 0 ? 0 : i + (4 - ar) - 2];
+            for (int i = 0; i < br - 2; i++) bd[i] = rnd() % 4 == 0 ? 1 : batch[i + (4 - br) - 2 < 0 ? 0 : i + (4 - br) - 2];
+            if (ar == 1) ad[0] = K; else { ad[ar - 2] = M; ad[ar - 1] = K; }
+            if (br == 1) bd[0] = K; else { bd[br - 2] = K; bd[br - 1] = N; }
+            as = shp(ar, ad); bs = shp(br, bd);
+            has_c = rnd() % 3 == 0;    /* fused bias */
+            int64_t c1[1] = { N };
+            cs = shp(1, c1);
+            c_const = 1;
+        }
+        float *a = rand_buf((size_t)g_shape_numel(&as)), *b = rand_buf((size_t)g_shape_numel(&bs));
+        float *cc = rand_buf((size_t)(g_shape_numel(&cs) > 0 ? g_shape_numel(&cs) : 1));
+        int t_a = tadd(c.g, "a", G_TK_INPUT, G_F32, as, NULL);
+        int t_b = tadd(c.g, "b", b_const ? G_TK_CONST : G_TK_INPUT, G_F32, bs, b);
+        int t_c = has_c ? tadd(c.g, "c", c_const ? G_TK_CONST : G_TK_INPUT, G_F32, cs, cc) : -1;
+        int t_d = tadd(c.g, "d", G_TK_INPUT, G_F32, shp(0, NULL), NULL);
+        int t_y = tadd(c.g, "y", G_TK_ACT, G_F32, shp(0, NULL), NULL);
+        int ins[4] = { t_a, t_b, t_c, t_d }, outs[1] = { t_y };
+        c.node = g_node_add(c.g, gemm ? "Gemm" : "MatMul", "", "mm", 4, ins, 1, outs);
+        g_node *n = &c.g->nodes[c.node];
+        n->opset = 13;
+        if (gemm) {
+            if (ta) attr_int(n, "transA", 1);
+            if (tb) attr_int(n, "transB", 1);
+            if (alpha != 1.f) attr_float(n, "alpha", alpha);
+            if (beta != 1.f) attr_float(n, "beta", beta);
+        }
+        int has_add;
+        add_post_ops(n, 1, &has_add);
+        if (!has_add) n->in[3] = -1;
+        io_set(&c, 0, a, as, G_LAYOUT_PLAIN);
+        io_set(&c, 1, b, bs, G_LAYOUT_PLAIN);
+        if (b_const) io_borrow(&c, 1, t_b);
+        if (has_c) { io_set(&c, 2, cc, cs, G_LAYOUT_PLAIN); if (c_const) io_borrow(&c, 2, t_c); }
+        else { c.logical[2] = cc; c.in[2].dtype = G_UNDEF; }
+        if (has_add) {
+            g_shape ys;
+            int64_t m_, k_, n_;
+            int r = gemm ? nn_gemm_shape(n, ta, tb, &as, &bs, NULL, &ys, &m_, &k_, &n_)
+                         : nn_matmul_shape(n, &as, &bs, &ys, &m_, &k_, &n_);
+            if (r) { io_free(&c); continue; }
+            io_set(&c, 3, rand_buf((size_t)g_shape_numel(&ys)), ys, G_LAYOUT_PLAIN);
+        }
+        char what[200], sa[64], sb[64];
+        snprintf(what, sizeof what, "%s #%d A %s B %s tA %d tB %d alpha %g beta %g C %d%s%s",
+                 gemm ? "Gemm" : "MatMul", it, g_shape_str(&as, sa, sizeof sa),
+                 g_shape_str(&bs, sb, sizeof sb), ta, tb, alpha, beta, has_c,
+                 c_const ? "c" : "", b_const ? " Bconst" : "");
+        int r = compare_impls(&c, what, 2e-4, 1e-3);
+        if (r == 1) compared++;
+        if (r == 2) declined++;
+        io_free(&c);
+    }
+    printf("%s: %d compared, %d declined by dnnl\n", gemm ? "Gemm" : "MatMul", compared, declined);
+    CHECK(compared > iters / 2, "too few %s configurations compared", gemm ? "Gemm" : "MatMul");
+}
+
+static void test_lrn_reorder(void)
+{
+    int compared = 0;
+    for (int it = 0; it < iters / 3 + 1; it++) {
+        for (int kind = 0; kind < 2; kind++) {
+            cfg_io c;
+            memset(&c, 0, sizeof c);
+            c.g = g_graph_new();
+            c.g->opset = 17;
+            int64_t xs[4] = { rndi(1, 2), rndi(1, 24), rndi(1, 9), rndi(1, 9) };
+            g_shape xsh = shp(4, xs);
+            int tx = tadd(c.g, "x", G_TK_INPUT, G_F32, xsh, NULL);
+            int ty = tadd(c.g, "y", G_TK_ACT, G_F32, shp(0, NULL), NULL);
+            int ins[1] = { tx }, outs[1] = { ty };
+            c.node = g_node_add(c.g, kind ? "Reorder" : "LRN", kind ? "openacl" : "", "n", 1, ins, 1, outs);
+            g_node *n = &c.g->nodes[c.node];
+            int xl = rnd() % 2;
+            if (!kind) {
+                attr_int(n, "size", 2 * rndi(0, 3) + 1);
+                attr_float(n, "alpha", 0.002f);
+                attr_float(n, "beta", 0.6f);
+                attr_float(n, "bias", 1.5f);
+            } else {
+                attr_int(n, "_oa_layout", !xl);
+            }
+            io_set(&c, 0, rand_buf((size_t)g_shape_numel(&xsh)), xsh, xl);
+            char what[96];
+            snprintf(what, sizeof what, "%s #%d x %s", kind ? "Reorder" : "LRN", it, xl ? "nhwc" : "nchw");
+            if (compare_impls(&c, what, 1e-5, 1e-4) == 1) compared++;
+            io_free(&c);
+        }
+    }
+    printf("LRN/Reorder: %d compared\n", compared);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1) iters = atoi(argv[1]);
+    if (argc > 2) knn_rng = strtoull(argv[2], NULL, 0) | 1;
+    test_conv(0);
+    test_conv(1);
+    test_pool();
+    test_matmul(0);
+    test_matmul(1);
+    test_lrn_reorder();
+    if (knn_fails) { printf("%d failures\n", knn_fails); return 1; }
+    printf("all passed\n");
+    return 0;
+}
