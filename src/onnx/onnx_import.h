@@ -9,8 +9,11 @@
 extern "C" {
 #endif
 
-/* Lowest and highest default-domain opsets accepted. */
-#define ONNX_OPSET_MIN 7
+/* Lowest and highest default-domain opsets accepted. Opsets 7 and up are
+ * the supported range; older models load only where every node's kernel
+ * declares that it covers the older opset (k_find), otherwise each such
+ * node is refused by name. */
+#define ONNX_OPSET_MIN 1
 #define ONNX_OPSET_MAX 21
 /* Deepest nesting of subgraphs (If/Loop/Scan bodies) accepted. */
 #define ONNX_MAX_SUBGRAPH_DEPTH 32

@@ -295,14 +295,15 @@ static int exec_loop(cf_state *s, const g_node *n, const k_tensor *in, int threa
         for (int k = 0; k < N; k++) formal[2 + k] = carry[k];
         if ((rc = sub_run(b, formal, 2 + N, in, res, rown, threads))) goto done;
         cond = (unsigned char)read_bool(&res[0]);
+        /* scan outputs first: they may alias this iteration's carried inputs */
+        for (int k = 0; k < K && !rc; k++) rc = stack_push(&st[k], n, k, &res[1 + N + k]);
+        for (int k = 0; k < N && !rc; k++) rc = own_copy(&res[1 + k], &rown[1 + k]);
         for (int k = 0; k < N && !rc; k++) {
             own_free(&carry[k], &cown[k]);
             carry[k] = res[1 + k];
             cown[k] = rown[1 + k];
             rown[1 + k] = 0;
-            rc = own_copy(&carry[k], &cown[k]);
         }
-        for (int k = 0; k < K && !rc; k++) rc = stack_push(&st[k], n, k, &res[1 + N + k]);
         for (int o = 0; o < nres; o++) own_free(&res[o], &rown[o]);
         if (rc) goto done;
     }
@@ -414,13 +415,9 @@ static int scan_core(cf_state *s, const g_node *n, const k_tensor *node_in, cons
         }
         for (int k = 0; k < N; k++) formal[k] = carry[k];
         if ((rc = sub_run(b, formal, N + M, node_in, res, rown, threads))) goto done;
-        for (int k = 0; k < N && !rc; k++) {
-            own_free(&carry[k], &cown[k]);
-            carry[k] = res[k];
-            cown[k] = rown[k];
-            rown[k] = 0;
-            rc = own_copy(&carry[k], &cown[k]);
-        }
+        /* new states are copied out before the old ones (which the scan
+         * outputs below may alias) are released */
+        for (int k = 0; k < N && !rc; k++) rc = own_copy(&res[k], &rown[k]);
         for (int k = 0; k < K && !rc; k++) {
             const k_tensor *v = &res[N + k];
             k_tensor *y = &outs[N + k];
@@ -445,6 +442,12 @@ static int scan_core(cf_state *s, const g_node *n, const k_tensor *node_in, cons
             }
             int64_t p = s->out_dirs && s->out_dirs[k] ? L - 1 - t : t;
             place_axis(y, out_ax[k], p, v);
+        }
+        for (int k = 0; k < N && !rc; k++) {
+            own_free(&carry[k], &cown[k]);
+            carry[k] = res[k];
+            cown[k] = rown[k];
+            rown[k] = 0;
         }
         for (int o = 0; o < nres; o++) own_free(&res[o], &rown[o]);
         if (rc) goto done;

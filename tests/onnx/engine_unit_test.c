@@ -1,0 +1,853 @@
+/* Engine unit tests: the memory planner (reuse, alignment, sizes), the ONNX
+ * importer's refusals (truncated, garbage, cycles, missing initialisers,
+ * external-data paths, dims overflow, duplicate producers, unsupported ops,
+ * opset range) and the executor (static with caller memory, dynamic shapes,
+ * plan/pack/scratch, outputs that are inputs or constants, input checks).
+ *
+ * Models are built in memory with the generated protobuf-c structs; the ops
+ * they use are test kernels registered here in the "openacl.test" domain,
+ * so these tests do not depend on the real kernels. */
+#include "engine/engine.h"
+#include "graph/passes.h"
+#include "graph/plan.h"
+#include "onnx/onnx_import.h"
+#include "onnx/onnx.pb-c.h"
+#include "acl/acl_base.h"
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+const char *aclGetRecentErrMsg(void);
+
+static int failures, checks;
+#define CHECK(c, ...) do { checks++; if (!(c)) { failures++; printf("FAIL %s:%d: %s: ", __FILE__, \
+    __LINE__, #c); printf(__VA_ARGS__); printf("\n"); } } while (0)
+
+/* ---------------- test kernels (domain openacl.test) ---------------- */
+
+static int t_init(g_graph *g, g_node *n, void **st)
+{
+    for (int j = 0; j < n->n_in; j++)
+        if (n->in[j] >= 0 && g->t[n->in[j]].dtype != G_F32) return K_DECLINE;
+    return 0;
+}
+
+static int tadd_infer(const g_node *n, void *st, const k_tensor *in, k_tensor *out)
+{
+    out[0].dtype = G_F32;
+    if (in[0].shape.rank >= 0 && in[1].shape.rank >= 0 && g_shape_known(&in[0].shape) &&
+        g_shape_known(&in[1].shape) && !g_shape_eq(&in[0].shape, &in[1].shape))
+        return ACL_ERROR_INVALID_PARAM;
+    out[0].shape = in[0].shape;
+    return 0;
+}
+
+static int tadd_run(const g_node *n, void *st, const k_tensor *in, k_tensor *out, const k_ctx *c)
+{
+    size_t k = out[0].nbytes / 4;
+    const float *a = in[0].data, *b = in[1].data;
+    float *y = out[0].data;
+    for (size_t i = 0; i < k; i++) y[i] = a[i] + b[i];
+    return 0;
+}
+
+static const k_op k_tadd = { .op_type = "TAdd", .domain = "openacl.test", .since = 1, .impl = "ref",
+                             .init = t_init, .infer = tadd_infer, .run = tadd_run };
+K_REGISTER(k_tadd);
+
+/* TScale: y = x * k, with k packed into the weight area and a scratch copy. */
+typedef struct tscale_st { const float *packed; int planned, packed_calls; } tscale_st;
+
+static int tscale_init(g_graph *g, g_node *n, void **st)
+{
+    if (t_init(g, n, st)) return K_DECLINE;
+    *st = calloc(1, sizeof(tscale_st));
+    return *st ? 0 : ACL_ERROR_BAD_ALLOC;
+}
+
+static int tunary_infer(const g_node *n, void *st, const k_tensor *in, k_tensor *out)
+{
+    out[0].dtype = G_F32;
+    out[0].shape = in[0].shape;
+    return 0;
+}
+
+static int tscale_plan(const g_node *n, void *st, const k_tensor *in, const k_tensor *out,
+                       size_t *pb, size_t *sb)
+{
+    ((tscale_st *)st)->planned++;
+    *pb = sizeof(float);
+    *sb = out[0].nbytes;
+    return 0;
+}
+
+static int tscale_pack(const g_node *n, void *st, const k_tensor *in, const k_tensor *out, void *p)
+{
+    tscale_st *s = st;
+    *(float *)p = g_attr_float(n, "k", 1.0f);
+    s->packed = p;
+    s->packed_calls++;
+    return 0;
+}
+
+static int tscale_run(const g_node *n, void *st, const k_tensor *in, k_tensor *out, const k_ctx *c)
+{
+    tscale_st *s = st;
+    if (!s->packed || !c->scratch || c->scratch_bytes < out[0].nbytes || ((uintptr_t)c->scratch & 63))
+        return ACL_ERROR_INTERNAL_ERROR;
+    size_t k = out[0].nbytes / 4;
+    float *tmp = c->scratch;
+    const float *x = in[0].data;
+    for (size_t i = 0; i < k; i++) tmp[i] = x[i] * *s->packed;
+    memcpy(out[0].data, tmp, out[0].nbytes);
+    return 0;
+}
+
+static void tscale_fini(void *st) { free(st); }
+
+static const k_op k_tscale = { .op_type = "TScale", .domain = "openacl.test", .since = 1,
+                               .impl = "ref", .init = tscale_init, .infer = tunary_infer,
+                               .plan = tscale_plan, .pack = tscale_pack, .run = tscale_run,
+                               .fini = tscale_fini };
+K_REGISTER(k_tscale);
+
+/* TPositives: 1-D output holding the positive values of x (data-dependent shape). */
+static int tpos_infer(const g_node *n, void *st, const k_tensor *in, k_tensor *out)
+{
+    out[0].dtype = G_F32;
+    if (!in[0].data) { out[0].shape.rank = 1; out[0].shape.d[0] = -1; return K_NEED_DATA; }
+    int64_t k = 0, tot = g_shape_numel(&in[0].shape);
+    for (int64_t i = 0; i < tot; i++) k += ((const float *)in[0].data)[i] > 0;
+    out[0].shape.rank = 1;
+    out[0].shape.d[0] = k;
+    return 0;
+}
+
+static int tpos_run(const g_node *n, void *st, const k_tensor *in, k_tensor *out, const k_ctx *c)
+{
+    int64_t tot = g_shape_numel(&in[0].shape), k = 0;
+    for (int64_t i = 0; i < tot; i++) {
+        float v = ((const float *)in[0].data)[i];
+        if (v > 0) ((float *)out[0].data)[k++] = v;
+    }
+    return 0;
+}
+
+static const k_op k_tpos = { .op_type = "TPositives", .domain = "openacl.test", .since = 1,
+                             .impl = "ref", .init = t_init, .infer = tpos_infer, .run = tpos_run };
+K_REGISTER(k_tpos);
+
+/* ---------------- model building ---------------- */
+
+static void **g_allocs;
+static int g_nalloc, g_capalloc;
+
+static void *T(size_t n)
+{
+    void *p = calloc(1, n ? n : 1);
+    if (g_nalloc == g_capalloc) {
+        g_capalloc = g_capalloc ? g_capalloc * 2 : 256;
+        g_allocs = realloc(g_allocs, (size_t)g_capalloc * sizeof *g_allocs);
+    }
+    g_allocs[g_nalloc++] = p;
+    return p;
+}
+
+static void T_free_all(void)
+{
+    for (int i = 0; i < g_nalloc; i++) free(g_allocs[i]);
+    g_nalloc = 0;
+}
+
+static char *S(const char *s)
+{
+    char *d = T(strlen(s) + 1);
+    strcpy(d, s);
+    return d;
+}
+
+static Onnx__ValueInfoProto *vi(const char *name, int dt, int rank, const int64_t *dims,
+                                const char *sym)
+{
+    Onnx__ValueInfoProto *v = T(sizeof *v);
+    onnx__value_info_proto__init(v);
+    v->name = S(name);
+    Onnx__TypeProto *tp = T(sizeof *tp);
+    onnx__type_proto__init(tp);
+    Onnx__TypeProto__Tensor *tt = T(sizeof *tt);
+    onnx__type_proto__tensor__init(tt);
+    tt->has_elem_type = 1;
+    tt->elem_type = dt;
+    if (rank >= 0) {
+        Onnx__TensorShapeProto *sh = T(sizeof *sh);
+        onnx__tensor_shape_proto__init(sh);
+        sh->n_dim = (size_t)rank;
+        sh->dim = T((size_t)(rank + 1) * sizeof *sh->dim);
+        for (int i = 0; i < rank; i++) {
+            Onnx__TensorShapeProto__Dimension *d = T(sizeof *d);
+            onnx__tensor_shape_proto__dimension__init(d);
+            if (dims[i] < 0) {
+                d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
+                d->dim_param = S(sym ? sym : "N");
+            } else {
+                d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+                d->dim_value = dims[i];
+            }
+            sh->dim[i] = d;
+        }
+        tt->shape = sh;
+    }
+    tp->value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
+    tp->tensor_type = tt;
+    v->type = tp;
+    return v;
+}
+
+static Onnx__NodeProto *node(const char *op, const char *name, const char *in0, const char *in1,
+                             const char *out0)
+{
+    Onnx__NodeProto *n = T(sizeof *n);
+    onnx__node_proto__init(n);
+    n->op_type = S(op);
+    n->name = S(name);
+    n->domain = S(strncmp(op, "T", 1) ? "" : "openacl.test");
+    n->input = T(2 * sizeof(char *));
+    if (in0) n->input[n->n_input++] = S(in0);
+    if (in1) n->input[n->n_input++] = S(in1);
+    n->output = T(sizeof(char *));
+    n->output[n->n_output++] = S(out0);
+    return n;
+}
+
+static void node_attr_f(Onnx__NodeProto *n, const char *name, float f)
+{
+    Onnx__AttributeProto *a = T(sizeof *a);
+    onnx__attribute_proto__init(a);
+    a->name = S(name);
+    a->has_type = 1;
+    a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT;
+    a->has_f = 1;
+    a->f = f;
+    Onnx__AttributeProto **v = T((n->n_attribute + 1) * sizeof *v);
+    memcpy(v, n->attribute, n->n_attribute * sizeof *v);
+    v[n->n_attribute++] = a;
+    n->attribute = v;
+}
+
+static Onnx__TensorProto *tensor(const char *name, int rank, const int64_t *dims, const float *data,
+                                 size_t nvals)
+{
+    Onnx__TensorProto *t = T(sizeof *t);
+    onnx__tensor_proto__init(t);
+    t->name = S(name);
+    t->has_data_type = 1;
+    t->data_type = 1;
+    t->n_dims = (size_t)rank;
+    t->dims = T((size_t)(rank + 1) * sizeof(int64_t));
+    memcpy(t->dims, dims, (size_t)rank * sizeof(int64_t));
+    if (data) {
+        t->has_raw_data = 1;
+        t->raw_data.len = nvals * 4;
+        t->raw_data.data = T(nvals * 4);
+        memcpy(t->raw_data.data, data, nvals * 4);
+    }
+    return t;
+}
+
+typedef struct gb {
+    Onnx__GraphProto g;
+    Onnx__NodeProto *nodes[16];
+    Onnx__ValueInfoProto *ins[8], *outs[8];
+    Onnx__TensorProto *inits[8];
+    int opset;
+} gb;
+
+static void gb_init(gb *b)
+{
+    memset(b, 0, sizeof *b);
+    onnx__graph_proto__init(&b->g);
+    b->g.name = S("g");
+    b->opset = 13;
+}
+
+static void *gb_pack(gb *b, size_t *len)
+{
+    b->g.node = b->nodes;
+    b->g.input = b->ins;
+    b->g.output = b->outs;
+    b->g.initializer = b->inits;
+    Onnx__ModelProto m;
+    onnx__model_proto__init(&m);
+    m.has_ir_version = 1;
+    m.ir_version = 8;
+    m.graph = &b->g;
+    Onnx__OperatorSetIdProto o1, o2, *ops[2] = { &o1, &o2 };
+    onnx__operator_set_id_proto__init(&o1);
+    onnx__operator_set_id_proto__init(&o2);
+    o1.domain = S("");
+    o1.has_version = 1;
+    o1.version = b->opset;
+    o2.domain = S("openacl.test");
+    o2.has_version = 1;
+    o2.version = 1;
+    m.n_opset_import = 2;
+    m.opset_import = ops;
+    *len = onnx__model_proto__get_packed_size(&m);
+    void *buf = T(*len);
+    onnx__model_proto__pack(&m, buf);
+    return buf;
+}
+
+static const int64_t D23[2] = { 2, 3 };
+
+/* x[2,3] -> TScale(k=2) -> a -> TAdd(a, w) -> y ; w an initializer */
+static void *model_basic(size_t *len)
+{
+    gb b;
+    gb_init(&b);
+    static const float w[6] = { 1, 2, 3, 4, 5, 6 };
+    b.ins[b.g.n_input++] = vi("x", 1, 2, D23, NULL);
+    b.inits[b.g.n_initializer++] = tensor("w", 2, D23, w, 6);
+    Onnx__NodeProto *s = node("TScale", "scale", "x", NULL, "a");
+    node_attr_f(s, "k", 2.0f);
+    b.nodes[b.g.n_node++] = s;
+    b.nodes[b.g.n_node++] = node("TAdd", "add", "a", "w", "y");
+    b.outs[b.g.n_output++] = vi("y", 1, 2, D23, NULL);
+    return gb_pack(&b, len);
+}
+
+/* The last failure's message (aclGetRecentErrMsg clears it when read). */
+static char g_msg[8192];
+
+static void grab_msg(void)
+{
+    const char *m = aclGetRecentErrMsg();
+    snprintf(g_msg, sizeof g_msg, "%s", m ? m : "");
+}
+
+static int load(const void *buf, size_t len, const char *base, eng_model **m)
+{
+    eng_opts o = { .threads = 1, .base_dir = base };
+    int rc = eng_load(buf, len, &o, m);
+    grab_msg();
+    return rc;
+}
+
+static int run(eng_model *m, void *work, const k_tensor *in, int ni, k_tensor *out, int no,
+               eng_alloc_fn alloc)
+{
+    int rc = eng_run(m, work, in, ni, out, no, alloc, NULL);
+    grab_msg();
+    return rc;
+}
+
+static int msg_has(const char *needle)
+{
+    int ok = strstr(g_msg, needle) != NULL;
+    if (!ok) printf("  (message was: %s)\n", g_msg);
+    return ok;
+}
+
+/* ---------------- planner ---------------- */
+
+static unsigned rng_state = 12345;
+static unsigned rnd(void) { rng_state = rng_state * 1103515245u + 12345u; return rng_state >> 8; }
+
+static void test_planner(void)
+{
+    /* disjoint lifetimes share memory */
+    plan_item a[3] = { { 1000, 0, 1, 0 }, { 1000, 2, 3, 0 }, { 1000, 4, 5, 0 } };
+    size_t sz = plan_assign(a, 3);
+    CHECK(sz == 1024, "three disjoint 1000-byte buffers need 1024 bytes, got %zu", sz);
+    /* overlapping ones do not */
+    plan_item b[3] = { { 100, 0, 2, 0 }, { 100, 1, 3, 0 }, { 100, 2, 2, 0 } };
+    sz = plan_assign(b, 3);
+    CHECK(sz == 384, "three overlapping 100-byte buffers take 3 slots of 128, got %zu", sz);
+    CHECK(b[0].offset != b[1].offset && b[1].offset != b[2].offset && b[0].offset != b[2].offset,
+          "overlapping buffers got distinct offsets");
+    /* random: no overlap among live-together items, alignment, bounds */
+    for (int round = 0; round < 20; round++) {
+        int n = 50 + (int)(rnd() % 150);
+        plan_item *it = calloc((size_t)n, sizeof *it);
+        size_t total = 0;
+        for (int i = 0; i < n; i++) {
+            it[i].first = (int)(rnd() % 100);
+            it[i].last = it[i].first + (int)(rnd() % 20);
+            it[i].size = rnd() % 5000;
+            total += (it[i].size + 63) & ~(size_t)63;
+        }
+        sz = plan_assign(it, n);
+        int ok = 1, aligned = 1;
+        for (int i = 0; i < n; i++) {
+            if (it[i].offset % 64) aligned = 0;
+            if (it[i].offset + it[i].size > sz) ok = 0;
+            for (int j = i + 1; j < n; j++) {
+                if (it[i].first > it[j].last || it[j].first > it[i].last) continue;
+                if (!it[i].size || !it[j].size) continue;
+                if (it[i].offset < it[j].offset + it[j].size && it[j].offset < it[i].offset + it[i].size)
+                    ok = 0;
+            }
+        }
+        /* lower bound: the most bytes live at one step */
+        size_t peak = 0;
+        for (int s = 0; s < 120; s++) {
+            size_t live = 0;
+            for (int i = 0; i < n; i++)
+                if (it[i].first <= s && s <= it[i].last) live += (it[i].size + 63) & ~(size_t)63;
+            if (live > peak) peak = live;
+        }
+        CHECK(ok, "round %d: live-together buffers overlap or exceed the arena", round);
+        CHECK(aligned, "round %d: an offset is not 64-byte aligned", round);
+        CHECK(sz >= peak && sz <= total, "round %d: arena %zu outside [peak %zu, sum %zu]", round,
+              sz, peak, total);
+        free(it);
+    }
+}
+
+/* A chain x -> TScale -> t1 -> TScale -> t2 ... -> y: intermediates reuse two slots. */
+static void test_planner_graph(void)
+{
+    gb b;
+    gb_init(&b);
+    static const int64_t d[1] = { 1000 };
+    b.ins[b.g.n_input++] = vi("x", 1, 1, d, NULL);
+    char prev[16] = "x", cur[16];
+    for (int i = 0; i < 8; i++) {
+        snprintf(cur, sizeof cur, i == 7 ? "y" : "t%d", i);
+        char nm[16];
+        snprintf(nm, sizeof nm, "s%d", i);
+        Onnx__NodeProto *s = node("TScale", nm, prev, NULL, cur);
+        node_attr_f(s, "k", 1.5f);
+        b.nodes[b.g.n_node++] = s;
+        strcpy(prev, cur);
+    }
+    b.outs[b.g.n_output++] = vi("y", 1, 1, d, NULL);
+    size_t len;
+    void *buf = gb_pack(&b, &len);
+    eng_model *m = NULL;
+    int rc = load(buf, len, NULL, &m);
+    CHECK(rc == 0, "chain model loads (%d): %s", rc, g_msg);
+    if (!rc) {
+        /* 6 intermediates of 4000 B and 8 scratch buffers of 4000 B; at any
+         * step at most input, output and scratch are live */
+        size_t ws = eng_work_size(m);
+        CHECK(ws >= 2 * 4032 && ws <= 3 * 4032, "work size %zu reuses memory (naive would be %d)",
+              ws, 14 * 4032);
+        CHECK(eng_weight_size(m) == 8 * 64, "8 packed scalars, 64 bytes each: %zu",
+              eng_weight_size(m));
+        float x[1000], y[1000];
+        for (int i = 0; i < 1000; i++) x[i] = (float)i;
+        k_tensor in = { .dtype = G_F32, .shape = { 1, { 1000 } }, .data = x, .nbytes = sizeof x };
+        k_tensor out = { .data = y, .nbytes = sizeof y };
+        rc = run(m, NULL, &in, 1, &out, 1, NULL);
+        double k = pow(1.5, 8);
+        CHECK(rc == 0 && fabs(y[999] - 999 * k) < 1e-2 && fabs(y[10] - 10 * k) < 1e-3,
+              "chain result y[999] = %g, expected %g (%d %s)", y[999], 999 * k, rc,
+              rc ? g_msg : "");
+        eng_free(m);
+    }
+    T_free_all();
+}
+
+/* ---------------- executor ---------------- */
+
+static void test_static_run(void)
+{
+    size_t len;
+    void *buf = model_basic(&len);
+    eng_model *m = NULL;
+    int rc = load(buf, len, NULL, &m);
+    CHECK(rc == 0, "basic model loads (%d): %s", rc, g_msg);
+    if (rc) { T_free_all(); return; }
+    CHECK(eng_is_static(m), "basic model is static");
+    CHECK(eng_num_inputs(m) == 1 && eng_num_outputs(m) == 1, "one input, one output");
+    const eng_io *io = eng_input(m, 0);
+    CHECK(io && !strcmp(io->name, "x") && io->nbytes == 24 && io->dtype == G_F32, "input desc");
+    /* weights: w (24 B -> 64) + packed k (4 B -> 64) */
+    CHECK(eng_weight_size(m) == 128, "weight size %zu", eng_weight_size(m));
+    void *w = aligned_alloc(64, 128), *work = aligned_alloc(64, eng_work_size(m) + 64);
+    rc = eng_bind_weights(m, w);
+    CHECK(rc == 0, "bind weights");
+    CHECK(eng_bind_weights(m, w) != 0, "binding twice is refused");
+    float x[6] = { 1, -1, 2, -2, 3, -3 }, y[6];
+    k_tensor in = { .dtype = G_F32, .shape = { 2, { 2, 3 } }, .data = x, .nbytes = sizeof x };
+    for (int r = 0; r < 3; r++) {
+        k_tensor out = { .data = y, .nbytes = sizeof y };
+        memset(y, 0, sizeof y);
+        rc = run(m, work, &in, 1, &out, 1, NULL);
+        CHECK(rc == 0 && y[0] == 3 && y[1] == 0 && y[5] == 0 && y[4] == 11,
+              "run %d: y = %g %g %g %g %g %g (%s)", r, y[0], y[1], y[2], y[3], y[4], y[5],
+              rc ? g_msg : "");
+        CHECK(out.shape.rank == 2 && out.shape.d[1] == 3 && out.nbytes == 24, "output shape");
+    }
+    /* input checks */
+    k_tensor bad = in;
+    bad.dtype = G_I32;
+    k_tensor out = { .data = y, .nbytes = sizeof y };
+    CHECK(run(m, work, &bad, 1, &out, 1, NULL) == ACL_ERROR_INVALID_PARAM &&
+          msg_has("input 0 'x'") , "wrong dtype refused naming the input");
+    bad = in;
+    bad.shape.d[1] = 4;
+    CHECK(run(m, work, &bad, 1, &out, 1, NULL) != 0 && msg_has("[2,4]"),
+          "wrong shape refused with the shapes");
+    bad = in;
+    bad.nbytes = 8;
+    CHECK(run(m, work, &bad, 1, &out, 1, NULL) != 0 && msg_has("24 bytes"),
+          "short input buffer refused");
+    k_tensor small = { .data = y, .nbytes = 4 };
+    CHECK(run(m, work, &in, 1, &small, 1, NULL) != 0 && msg_has("output 0"),
+          "short output buffer refused");
+    CHECK(run(m, (char *)work + 8, &in, 1, &out, 1, NULL) == ACL_ERROR_MEMORY_ADDRESS_UNALIGNED,
+          "unaligned work refused");
+    eng_free(m);
+    free(w);
+    free(work);
+    T_free_all();
+}
+
+static void *test_alloc(void *ctx, size_t n) { (void)ctx; return malloc(n ? n : 1); }
+
+static void test_dynamic(void)
+{
+    /* x[N,3] -> TAdd(x, x) -> a -> TPositives -> y[?] ; also z = TScale(x) */
+    gb b;
+    gb_init(&b);
+    static const int64_t dn[2] = { -1, 3 }, dq[1] = { -1 };
+    b.ins[b.g.n_input++] = vi("x", 1, 2, dn, "N");
+    b.nodes[b.g.n_node++] = node("TAdd", "add", "x", "x", "a");
+    b.nodes[b.g.n_node++] = node("TPositives", "pos", "a", NULL, "y");
+    Onnx__NodeProto *s = node("TScale", "scale", "x", NULL, "z");
+    node_attr_f(s, "k", -1.0f);
+    b.nodes[b.g.n_node++] = s;
+    b.outs[b.g.n_output++] = vi("y", 1, 1, dq, "Q");
+    b.outs[b.g.n_output++] = vi("z", 1, 2, dn, "N");
+    size_t len;
+    void *buf = gb_pack(&b, &len);
+    eng_model *m = NULL;
+    int rc = load(buf, len, NULL, &m);
+    CHECK(rc == 0, "dynamic model loads (%d): %s", rc, g_msg);
+    if (rc) { T_free_all(); return; }
+    CHECK(!eng_is_static(m) && eng_work_size(m) == 0, "dynamic model reported as such");
+    CHECK(eng_input(m, 0)->shape.d[0] == -1 && eng_input(m, 0)->nbytes == 0, "symbolic dim is -1");
+    for (int r = 1; r <= 3; r++) {
+        float x[9];
+        for (int i = 0; i < 3 * r; i++) x[i] = (i % 2) ? (float)i : -(float)i;
+        k_tensor in = { .dtype = G_F32, .shape = { 2, { r, 3 } }, .data = x, .nbytes = sizeof x };
+        k_tensor out[2] = { { 0 } };
+        float z[9];
+        out[1].data = z;
+        out[1].nbytes = sizeof z;
+        rc = run(m, NULL, &in, 1, out, 2, NULL);
+        CHECK(rc != 0 && msg_has("no allocator"), "output without buffer or allocator refused");
+        out[0].data = NULL;
+        rc = run(m, NULL, &in, 1, out, 2, test_alloc);
+        int npos = (3 * r) / 2;
+        CHECK(rc == 0 && out[0].shape.rank == 1 && out[0].shape.d[0] == npos,
+              "r=%d: positives count %lld, expected %d (%s)", r,
+              (long long)out[0].shape.d[0], npos, rc ? g_msg : "");
+        if (!rc) {
+            const float *y = out[0].data;
+            CHECK(y[0] == 2.0f && out[1].shape.d[0] == r && z[1] == -1.0f && z[2] == 2.0f,
+                  "r=%d values y0=%g z1=%g z2=%g", r, y[0], z[1], z[2]);
+        }
+        free(out[0].data);
+    }
+    eng_free(m);
+    T_free_all();
+}
+
+static void test_output_is_input_or_const(void)
+{
+    gb b;
+    gb_init(&b);
+    static const float c[6] = { 9, 8, 7, 6, 5, 4 };
+    b.ins[b.g.n_input++] = vi("x", 1, 2, D23, NULL);
+    b.inits[b.g.n_initializer++] = tensor("c", 2, D23, c, 6);
+    b.nodes[b.g.n_node++] = node("TAdd", "add", "x", "c", "y");
+    b.outs[b.g.n_output++] = vi("x", 1, 2, D23, NULL);
+    b.outs[b.g.n_output++] = vi("c", 1, 2, D23, NULL);
+    b.outs[b.g.n_output++] = vi("y", 1, 2, D23, NULL);
+    b.outs[b.g.n_output++] = vi("y", 1, 2, D23, NULL);
+    size_t len;
+    void *buf = gb_pack(&b, &len);
+    eng_model *m = NULL;
+    int rc = load(buf, len, NULL, &m);
+    CHECK(rc == 0, "model with pass-through outputs loads: %s", rc ? g_msg : "");
+    if (!rc) {
+        float x[6] = { 1, 1, 1, 1, 1, 1 }, o[4][6];
+        k_tensor in = { .dtype = G_F32, .shape = { 2, { 2, 3 } }, .data = x, .nbytes = sizeof x };
+        k_tensor out[4];
+        for (int i = 0; i < 4; i++) out[i] = (k_tensor){ .data = o[i], .nbytes = 24 };
+        rc = run(m, NULL, &in, 1, out, 4, NULL);
+        CHECK(rc == 0 && o[0][0] == 1 && o[1][0] == 9 && o[2][5] == 5 && o[3][5] == 5,
+              "pass-through outputs: %g %g %g %g (%s)", o[0][0], o[1][0], o[2][5], o[3][5],
+              rc ? g_msg : "");
+        eng_free(m);
+    }
+    T_free_all();
+}
+
+/* ---------------- importer refusals ---------------- */
+
+static void test_truncated_and_garbage(void)
+{
+    size_t len;
+    unsigned char *buf = model_basic(&len);
+    eng_model *m = NULL;
+    int ok_all = 1;
+    for (size_t l = 0; l < len; l++) {
+        int rc = load(buf, l, NULL, &m);
+        if (rc == 0) { ok_all = 0; printf("  prefix of %zu/%zu bytes loaded\n", l, len); eng_free(m); }
+        aclGetRecentErrMsg();
+    }
+    CHECK(ok_all, "every truncated prefix is refused");
+    CHECK(load(buf, len, NULL, &m) == 0, "the full model loads");
+    eng_free(m);
+    /* garbage and bit flips: must not crash; refusals carry a message */
+    unsigned char junk[512];
+    for (int r = 0; r < 300; r++) {
+        size_t l = 1 + rnd() % sizeof junk;
+        for (size_t i = 0; i < l; i++) junk[i] = (unsigned char)rnd();
+        if (load(junk, l, NULL, &m) == 0) eng_free(m);
+        aclGetRecentErrMsg();
+    }
+    unsigned char *mut = malloc(len);
+    for (int r = 0; r < 300; r++) {
+        memcpy(mut, buf, len);
+        for (int k = 0; k < 3; k++) mut[rnd() % len] ^= (unsigned char)(1u << (rnd() % 8));
+        if (load(mut, len, NULL, &m) == 0) eng_free(m);
+        aclGetRecentErrMsg();
+    }
+    free(mut);
+    int rc = load(junk, 0, NULL, &m);
+    CHECK(rc == ACL_ERROR_INVALID_PARAM, "empty buffer refused");
+    static const unsigned char text[] = "this is not an onnx model at all, just some text";
+    rc = load(text, sizeof text, NULL, &m);
+    CHECK(rc != 0, "text refused");
+    CHECK(rc != 0 && msg_has("ONNX"), "message says what failed");
+    T_free_all();
+}
+
+static void test_graph_errors(void)
+{
+    size_t len;
+    void *buf;
+    eng_model *m = NULL;
+    gb b;
+
+    /* cycle: a = TAdd(x, c), c = TAdd(a, x) */
+    gb_init(&b);
+    b.ins[b.g.n_input++] = vi("x", 1, 2, D23, NULL);
+    b.nodes[b.g.n_node++] = node("TAdd", "n_a", "x", "c", "a");
+    b.nodes[b.g.n_node++] = node("TAdd", "n_c", "a", "x", "c");
+    b.outs[b.g.n_output++] = vi("c", 1, 2, D23, NULL);
+    buf = gb_pack(&b, &len);
+    CHECK(load(buf, len, NULL, &m) == ACL_ERROR_PARSE_MODEL && msg_has("cycle") &&
+          (msg_has("n_a") || msg_has("n_c")), "cycle refused naming a node on it");
+    T_free_all();
+
+    /* missing initializer / unknown input name */
+    gb_init(&b);
+    b.ins[b.g.n_input++] = vi("x", 1, 2, D23, NULL);
+    b.nodes[b.g.n_node++] = node("TAdd", "add", "x", "w_missing", "y");
+    b.outs[b.g.n_output++] = vi("y", 1, 2, D23, NULL);
+    buf = gb_pack(&b, &len);
+    CHECK(load(buf, len, NULL, &m) == ACL_ERROR_PARSE_MODEL && msg_has("w_missing") &&
+          msg_has("'add'"), "unknown input refused naming the tensor and node");
+    T_free_all();
+
+    /* initializer without data */
+    gb_init(&b);
+    b.ins[b.g.n_input++] = vi("x", 1, 2, D23, NULL);
+    b.inits[b.g.n_initializer++] = tensor("w", 2, D23, NULL, 0);
+    b.nodes[b.g.n_node++] = node("TAdd", "add", "x", "w", "y");
+    b.outs[b.g.n_output++] = vi("y", 1, 2, D23, NULL);
+    buf = gb_pack(&b, &len);
+    CHECK(load(buf, len, NULL, &m) == ACL_ERROR_PARSE_MODEL && msg_has("'w'") && msg_has("no raw_data"),
+          "initializer without data refused");
+    T_free_all();
+
+    /* raw_data length mismatch */
+    gb_init(&b);
+    static const float w4[4] = { 1, 2, 3, 4 };
+    b.ins[b.g.n_input++] = vi("x", 1, 2, D23, NULL);
+    b.inits[b.g.n_initializer++] = tensor("w", 2, D23, w4, 4);
+    b.nodes[b.g.n_node++] = node("TAdd", "add", "x", "w", "y");
+    b.outs[b.g.n_output++] = vi("y", 1, 2, D23, NULL);
+    buf = gb_pack(&b, &len);
+    CHECK(load(buf, len, NULL, &m) == ACL_ERROR_PARSE_MODEL && msg_has("16 bytes of raw_data, expected 24"),
+          "raw_data size mismatch refused");
+    T_free_all();
+
+    /* dims overflow */
+    gb_init(&b);
+    static const int64_t huge[3] = { (int64_t)1 << 40, (int64_t)1 << 40, 4 };
+    b.ins[b.g.n_input++] = vi("x", 1, 2, D23, NULL);
+    b.inits[b.g.n_initializer++] = tensor("w", 3, huge, w4, 4);
+    b.nodes[b.g.n_node++] = node("TAdd", "add", "x", "w", "y");
+    b.outs[b.g.n_output++] = vi("y", 1, 2, D23, NULL);
+    buf = gb_pack(&b, &len);
+    CHECK(load(buf, len, NULL, &m) == ACL_ERROR_MODEL_SIZE_INVALID && msg_has("'w'"),
+          "overflowing dims refused before allocating");
+    T_free_all();
+
+    /* duplicate producer */
+    gb_init(&b);
+    b.ins[b.g.n_input++] = vi("x", 1, 2, D23, NULL);
+    b.nodes[b.g.n_node++] = node("TAdd", "first", "x", "x", "y");
+    b.nodes[b.g.n_node++] = node("TAdd", "second", "x", "x", "y");
+    b.outs[b.g.n_output++] = vi("y", 1, 2, D23, NULL);
+    buf = gb_pack(&b, &len);
+    CHECK(load(buf, len, NULL, &m) == ACL_ERROR_PARSE_MODEL && msg_has("produced twice") &&
+          msg_has("first") && msg_has("second"), "duplicate producer refused naming both");
+    T_free_all();
+
+    /* unsupported ops: listed together */
+    gb_init(&b);
+    b.ins[b.g.n_input++] = vi("x", 1, 2, D23, NULL);
+    b.nodes[b.g.n_node++] = node("NoSuchOpA", "bad_one", "x", NULL, "a");
+    b.nodes[b.g.n_node++] = node("NoSuchOpB", "bad_two", "a", NULL, "y");
+    b.outs[b.g.n_output++] = vi("y", 1, 2, D23, NULL);
+    buf = gb_pack(&b, &len);
+    CHECK(load(buf, len, NULL, &m) == ACL_ERROR_FEATURE_UNSUPPORTED && msg_has("2 nodes") &&
+          msg_has("'bad_one' (NoSuchOpA") && msg_has("'bad_two' (NoSuchOpB"),
+          "unsupported ops listed in one error");
+    T_free_all();
+
+    /* opset out of range */
+    for (int k = 0; k < 2; k++) {
+        gb_init(&b);
+        b.opset = k ? 22 : 0;
+        b.ins[b.g.n_input++] = vi("x", 1, 2, D23, NULL);
+        b.nodes[b.g.n_node++] = node("TAdd", "add", "x", "x", "y");
+        b.outs[b.g.n_output++] = vi("y", 1, 2, D23, NULL);
+        buf = gb_pack(&b, &len);
+        CHECK(load(buf, len, NULL, &m) == ACL_ERROR_FEATURE_UNSUPPORTED && msg_has(k ? "opset 22" : "opset 0;"),
+              "opset %d refused naming it", k ? 22 : 0);
+        T_free_all();
+    }
+
+    /* an output nobody produces */
+    gb_init(&b);
+    b.ins[b.g.n_input++] = vi("x", 1, 2, D23, NULL);
+    b.nodes[b.g.n_node++] = node("TAdd", "add", "x", "x", "y");
+    b.outs[b.g.n_output++] = vi("nowhere", 1, 2, D23, NULL);
+    buf = gb_pack(&b, &len);
+    CHECK(load(buf, len, NULL, &m) == ACL_ERROR_PARSE_MODEL && msg_has("nowhere"),
+          "unknown output refused");
+    T_free_all();
+}
+
+/* External data: a model whose initializer "w" lives in a file. */
+static void *model_external(const char *location, const char *offset, size_t *len)
+{
+    gb b;
+    gb_init(&b);
+    b.ins[b.g.n_input++] = vi("x", 1, 2, D23, NULL);
+    Onnx__TensorProto *t = tensor("w", 2, D23, NULL, 0);
+    t->has_data_location = 1;
+    t->data_location = ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+    t->external_data = T(2 * sizeof *t->external_data);
+    Onnx__StringStringEntryProto *e = T(sizeof *e);
+    onnx__string_string_entry_proto__init(e);
+    e->key = S("location");
+    e->value = S(location);
+    t->external_data[t->n_external_data++] = e;
+    if (offset) {
+        e = T(sizeof *e);
+        onnx__string_string_entry_proto__init(e);
+        e->key = S("offset");
+        e->value = S(offset);
+        t->external_data[t->n_external_data++] = e;
+    }
+    b.inits[b.g.n_initializer++] = t;
+    b.nodes[b.g.n_node++] = node("TAdd", "add", "x", "w", "y");
+    b.outs[b.g.n_output++] = vi("y", 1, 2, D23, NULL);
+    return gb_pack(&b, len);
+}
+
+static void test_external_data(void)
+{
+    char dir[] = "/tmp/oa_eng_ext_XXXXXX";
+    char outside[] = "/tmp/oa_eng_out_XXXXXX";
+    if (!mkdtemp(dir) || !mkdtemp(outside)) { CHECK(0, "mkdtemp"); return; }
+    char p[512], q[512];
+    float w[8] = { 0, 0, 10, 20, 30, 40, 50, 60 };   /* 8 bytes of padding, then 6 values */
+    snprintf(p, sizeof p, "%s/weights.bin", dir);
+    FILE *f = fopen(p, "wb");
+    fwrite(w, 4, 8, f);
+    fclose(f);
+    snprintf(q, sizeof q, "%s/secret.bin", outside);
+    f = fopen(q, "wb");
+    fwrite(w, 4, 8, f);
+    fclose(f);
+    snprintf(p, sizeof p, "%s/sub", dir);
+    mkdir(p, 0700);
+    snprintf(p, sizeof p, "%s/sub/link.bin", dir);
+    if (symlink(q, p)) CHECK(0, "symlink");
+
+    size_t len;
+    eng_model *m = NULL;
+    void *buf = model_external("weights.bin", "8", &len);
+    int rc = load(buf, len, dir, &m);
+    CHECK(rc == 0, "external data inside the folder loads: %s", rc ? g_msg : "");
+    if (!rc) {
+        float x[6] = { 1, 1, 1, 1, 1, 1 }, y[6];
+        k_tensor in = { .dtype = G_F32, .shape = { 2, { 2, 3 } }, .data = x, .nbytes = sizeof x };
+        k_tensor out = { .data = y, .nbytes = sizeof y };
+        rc = run(m, NULL, &in, 1, &out, 1, NULL);
+        CHECK(rc == 0 && y[0] == 11 && y[5] == 61, "external values used: %g %g", y[0], y[5]);
+        eng_free(m);
+    }
+    CHECK(load(buf, len, NULL, &m) == ACL_ERROR_INVALID_FILE && msg_has("from memory"),
+          "external data refused without a model folder");
+    T_free_all();
+    buf = model_external(q, NULL, &len);
+    CHECK(load(buf, len, dir, &m) == ACL_ERROR_INVALID_FILE && msg_has("absolute"),
+          "absolute external path refused");
+    T_free_all();
+    snprintf(p, sizeof p, "../%s/secret.bin", outside + 5);
+    buf = model_external(p, NULL, &len);
+    CHECK(load(buf, len, dir, &m) == ACL_ERROR_INVALID_FILE && msg_has(".."),
+          "'..' in the external path refused");
+    T_free_all();
+    buf = model_external("sub/link.bin", NULL, &len);
+    CHECK(load(buf, len, dir, &m) == ACL_ERROR_INVALID_FILE && msg_has("outside the model folder"),
+          "symlink escaping the folder refused");
+    T_free_all();
+    buf = model_external("weights.bin", "16", &len);
+    CHECK(load(buf, len, dir, &m) == ACL_ERROR_INVALID_FILE_SIZE && msg_has("needs 24"),
+          "external data past the end of the file refused");
+    T_free_all();
+    buf = model_external("missing.bin", NULL, &len);
+    CHECK(load(buf, len, dir, &m) == ACL_ERROR_INVALID_FILE && msg_has("missing.bin"),
+          "missing external file refused");
+    T_free_all();
+    unlink(p);
+    snprintf(p, sizeof p, "%s/sub/link.bin", dir); unlink(p);
+    snprintf(p, sizeof p, "%s/sub", dir); rmdir(p);
+    snprintf(p, sizeof p, "%s/weights.bin", dir); unlink(p);
+    unlink(q);
+    rmdir(dir);
+    rmdir(outside);
+}
+
+int main(void)
+{
+    test_planner();
+    test_planner_graph();
+    test_static_run();
+    test_dynamic();
+    test_output_is_input_or_const();
+    test_truncated_and_garbage();
+    test_graph_errors();
+    test_external_data();
+    aclGetRecentErrMsg();
+    free(g_allocs);
+    printf("%d checks, %d failures\n", checks, failures);
+    return failures ? 1 : 0;
+}

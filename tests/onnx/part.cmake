@@ -1,0 +1,29 @@
+# tests/onnx: the engine (import, passes, planner, executor) and the ONNX
+# backend test data run through the engine API.
+add_library(oa_onnx_testdata STATIC ${CMAKE_CURRENT_LIST_DIR}/../common/onnx_testdata.c)
+target_include_directories(oa_onnx_testdata PUBLIC ${CMAKE_CURRENT_LIST_DIR}/../common)
+target_compile_options(oa_onnx_testdata PRIVATE ${OA_WARN})
+target_link_libraries(oa_onnx_testdata PUBLIC m)
+
+# The whole archive is linked so every K_REGISTER'ed kernel is present.
+function(oa_engine_test_exe name)
+  add_executable(${name} ${ARGN})
+  target_link_libraries(${name} PRIVATE oa_onnx_testdata "$<LINK_LIBRARY:WHOLE_ARCHIVE,ascendcl_internal>")
+  target_compile_options(${name} PRIVATE ${OA_WARN})
+  target_link_options(${name} PRIVATE -no-pie -Wl,--unresolved-symbols=ignore-in-object-files)
+endfunction()
+
+oa_engine_test_exe(engine_runner ${CMAKE_CURRENT_LIST_DIR}/engine_runner.c)
+oa_engine_test_exe(engine_unit_test ${CMAKE_CURRENT_LIST_DIR}/engine_unit_test.c)
+
+add_test(NAME engine_unit COMMAND engine_unit_test)
+set_tests_properties(engine_unit PROPERTIES LABELS "engine;sanitize" TIMEOUT 120)
+
+set(OA_ONNX_TESTDATA /usr/share/libonnx-testdata/data)
+if(EXISTS ${OA_ONNX_TESTDATA}/node)
+  # Fails on any crash/timeout or when the node pass rate drops below the floor.
+  add_test(NAME onnx_backend_engine
+    COMMAND engine_runner --data ${OA_ONNX_TESTDATA} --timeout 60
+            --results ${CMAKE_BINARY_DIR}/onnx_backend_engine_results.txt --min-node-pass 10)
+  set_tests_properties(onnx_backend_engine PROPERTIES LABELS "engine;onnx" TIMEOUT 900)
+endif()
