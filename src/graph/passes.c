@@ -509,8 +509,15 @@ int graph_bind_infer(g_graph *g, int fold)
             if (r == 0) {
                 t->shape = out[j].shape;
                 t->layout = out[j].layout;
+            } else if (r == K_NEED_DATA) {
+                /* whatever the kernel left is a bound, not an answer: make
+                 * sure the tensor reads as not yet known */
+                t->shape = out[j].shape;
+                if (g_shape_known(&t->shape))
+                    for (int k = 0; k < t->shape.rank; k++) t->shape.d[k] = -1;
+                if (t->shape.rank == 0) t->shape.rank = -1;
             } else {
-                t->shape = r == K_NEED_DATA ? out[j].shape : (g_shape){ .rank = -1 };
+                t->shape = (g_shape){ .rank = -1 };
             }
         }
         if (r || !fold || n->n_in == 0 || is_random(n->op_type) || graph_node_has_subgraph(n))
