@@ -6,6 +6,7 @@
  * threads and streams, and models left loaded at aclFinalize.
  * Usage: test_mdl_flow <models-dir> */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "mdl_test.h"
@@ -488,14 +489,14 @@ static void test_dynamic_output(void)
 }
 
 /* ---- 10. async execute ordered before a host callback ---- */
-static volatile int g_stop;
+static atomic_int g_stop;
 static int g_cb_ok = -1;
 static void *g_cb_out;
 
 static void *report_loop(void *arg)
 {
     aclrtSetCurrentContext(g_ctx);
-    while (!g_stop)
+    while (!atomic_load(&g_stop))
         (void)aclrtProcessReport(50);
     return NULL;
 }
@@ -549,7 +550,7 @@ static void test_async(void)
     CHECK(dev_matches_f32(s.outp[0], "gemm", 0, 12, 1e-5f));
 
     CHECK_OK(aclrtUnSubscribeReport((uint64_t)th, st));
-    g_stop = 1;
+    atomic_store(&g_stop, 1);
     pthread_join(th, NULL);
     CHECK_OK(aclrtDestroyStream(st));
     io_free(&s);
