@@ -45,8 +45,8 @@ eng_dyn *eng_dyn_new(g_graph *g)
     d->nc = calloc((size_t)g->n_nodes + 1, sizeof *d->nc);
     d->cptr = calloc((size_t)g->n_t + 1, sizeof *d->cptr);
     d->uses = calloc((size_t)g->n_t + 1, sizeof *d->uses);
-    d->in = calloc((size_t)d->maxio, sizeof *d->in);
-    d->out = calloc((size_t)d->maxio, sizeof *d->out);
+    d->in = calloc((size_t)(d->maxio + GRAPH_IO_PAD), sizeof *d->in);
+    d->out = calloc((size_t)(d->maxio + GRAPH_IO_PAD), sizeof *d->out);
     if (!d->nc || !d->cptr || !d->uses || !d->in || !d->out) { eng_dyn_free(d); return NULL; }
     return d;
 }
@@ -135,6 +135,8 @@ int eng_dyn_run(eng_dyn *d, k_tensor *vals, unsigned char *owned, int threads)
     for (int i = 0; i < g->n_nodes; i++) {
         const g_node *n = &g->nodes[i];
         k_tensor *in = d->in, *out = d->out;
+        memset(in + n->n_in, 0, GRAPH_IO_PAD * sizeof *in);
+        memset(out + n->n_out, 0, GRAPH_IO_PAD * sizeof *out);
         for (int j = 0; j < n->n_in; j++) {
             if (n->in[j] < 0) {
                 memset(&in[j], 0, sizeof in[j]);

@@ -177,7 +177,7 @@ static int prepare_static(eng_model *m)
 {
     g_graph *g = m->g;
     int rc = 0, ns = g->n_nodes, nslots = 0;
-    for (int i = 0; i < ns; i++) nslots += g->nodes[i].n_in + g->nodes[i].n_out;
+    for (int i = 0; i < ns; i++) nslots += g->nodes[i].n_in + g->nodes[i].n_out + 2 * GRAPH_IO_PAD;
     m->steps = calloc((size_t)ns + 1, sizeof *m->steps);
     m->slots = calloc((size_t)nslots + 1, sizeof *m->slots);
     m->refs = calloc((size_t)nslots + 1, sizeof *m->refs);
@@ -194,8 +194,8 @@ static int prepare_static(eng_model *m)
         g_node *n = &g->nodes[i];
         step *s = &m->steps[i];
         s->n = n;
-        s->in = sl; sl += n->n_in;
-        s->out = sl; sl += n->n_out;
+        s->in = sl; sl += n->n_in + GRAPH_IO_PAD;
+        s->out = sl; sl += n->n_out + GRAPH_IO_PAD;
         graph_node_io(g, n, s->in, s->out);
         for (int j = 0; j < n->n_out; j++) {
             if (n->out[j] < 0) continue;

@@ -21,6 +21,8 @@ int graph_node_has_subgraph(const g_node *n)
 
 void graph_node_io(const g_graph *g, const g_node *n, k_tensor *in, k_tensor *out)
 {
+    memset(in + n->n_in, 0, GRAPH_IO_PAD * sizeof *in);
+    memset(out + n->n_out, 0, GRAPH_IO_PAD * sizeof *out);
     for (int i = 0; i < n->n_in; i++) {
         k_tensor *k = &in[i];
         memset(k, 0, sizeof *k);
@@ -479,7 +481,8 @@ int graph_bind_infer(g_graph *g, int fold)
         if (g->nodes[i].n_in > maxio) maxio = g->nodes[i].n_in;
         if (g->nodes[i].n_out > maxio) maxio = g->nodes[i].n_out;
     }
-    k_tensor *in = malloc((size_t)maxio * sizeof *in), *out = malloc((size_t)maxio * sizeof *out);
+    k_tensor *in = malloc((size_t)(maxio + GRAPH_IO_PAD) * sizeof *in);
+    k_tensor *out = malloc((size_t)(maxio + GRAPH_IO_PAD) * sizeof *out);
     unsigned char *dead = calloc((size_t)g->n_nodes + 1, 1);
     int rc = 0, any = 0;
     if (!in || !out || !dead) { rc = oom("shape inference"); goto done; }

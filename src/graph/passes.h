@@ -39,8 +39,14 @@ int graph_prepare_sub(g_graph *sub);
 /* Removes nodes with dead[i] != 0 (their kernel state is released) and relinks. */
 int graph_remove_nodes(g_graph *g, const unsigned char *dead);
 
+/* Argument arrays handed to kernels carry this many extra slots past n_in /
+ * n_out, all reading as omitted (G_UNDEF, no data): a kernel that indexes
+ * past its arity on a malformed model sees "absent", not another tensor. */
+#define GRAPH_IO_PAD 4
+
 /* Fills k_tensor metadata for node n's inputs/outputs from the graph's
- * tensors (data set for constants only; omitted slots get G_UNDEF). */
+ * tensors (data set for constants only; omitted slots get G_UNDEF), plus
+ * GRAPH_IO_PAD omitted slots after each (the arrays must have room). */
 void graph_node_io(const g_graph *g, const g_node *n, k_tensor *in, k_tensor *out);
 
 /* Whether every tensor the graph computes or takes has a known dtype and shape. */

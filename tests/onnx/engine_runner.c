@@ -5,7 +5,9 @@
  *
  * usage: engine_runner [--data DIR] [--suite NAME]... [--filter SUBSTR]
  *                      [--results FILE] [--timeout SEC] [--min-node-pass PCT]
- *                      [--verbose]
+ *                      [--verbose] [--inproc]
+ * --inproc runs every case in this process (no isolation; for leak checkers
+ * and debuggers).
  * Exit status: 1 when anything crashed or timed out, or when the node suite's
  * pass rate is below --min-node-pass; otherwise 0. */
 #include "engine/engine.h"
@@ -175,7 +177,7 @@ int main(int argc, char **argv)
 {
     const char *data = "/usr/share/libonnx-testdata/data", *filter = NULL, *results = NULL;
     const char *suites[16];
-    int nsuites = 0, timeout = 60, verbose = 0;
+    int nsuites = 0, timeout = 60, verbose = 0, inproc = 0;
     double min_node = -1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--data") && i + 1 < argc) data = argv[++i];
@@ -185,6 +187,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--timeout") && i + 1 < argc) timeout = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--min-node-pass") && i + 1 < argc) min_node = atof(argv[++i]);
         else if (!strcmp(argv[i], "--verbose")) verbose = 1;
+        else if (!strcmp(argv[i], "--inproc")) inproc = 1;
         else { fprintf(stderr, "engine_runner: unknown argument '%s'\n", argv[i]); return 2; }
     }
     int nall = 0;
@@ -211,6 +214,15 @@ int main(int argc, char **argv)
             char mpath[4200];
             snprintf(mpath, sizeof mpath, "%s/model.onnx", dir);
             if (access(mpath, R_OK)) { c.n[R_NDATA]++; continue; }   /* e.g. real/: data elsewhere */
+            if (inproc) {
+                static char imsg[8192];
+                int res = run_case(dir, imsg, sizeof imsg);
+                one_line(imsg);
+                c.n[res]++;
+                if (rf) fprintf(rf, "%s/%s %s %s\n", suites[s], tests[t], rname[res], imsg);
+                if (verbose) printf("%s/%s %s %s\n", suites[s], tests[t], rname[res], imsg);
+                continue;
+            }
             int pfd[2];
             if (pipe(pfd)) { perror("pipe"); return 2; }
             fflush(stdout);

@@ -31,6 +31,8 @@ static int failures, checks;
 
 static int t_init(g_graph *g, g_node *n, void **st)
 {
+    int want = !strcmp(n->op_type, "TAdd") ? 2 : 1;
+    if (n->n_in != want || n->n_out != 1) return ACL_ERROR_INVALID_PARAM;
     for (int j = 0; j < n->n_in; j++)
         if (n->in[j] >= 0 && g->t[n->in[j]].dtype != G_F32) return K_DECLINE;
     return 0;
@@ -233,7 +235,7 @@ static void node_attr_f(Onnx__NodeProto *n, const char *name, float f)
     a->has_f = 1;
     a->f = f;
     Onnx__AttributeProto **v = T((n->n_attribute + 1) * sizeof *v);
-    memcpy(v, n->attribute, n->n_attribute * sizeof *v);
+    if (n->n_attribute) memcpy(v, n->attribute, n->n_attribute * sizeof *v);
     v[n->n_attribute++] = a;
     n->attribute = v;
 }
