@@ -34,6 +34,7 @@ static int nonzero_infer(const g_node *n, void *st, const k_tensor *in, k_tensor
     memset(&out[0].shape, 0, sizeof out[0].shape);
     out[0].shape.rank = 2;
     out[0].shape.d[0] = in[0].shape.rank < 0 ? -1 : in[0].shape.rank == 0 ? 1 : in[0].shape.rank;
+    out[0].shape.d[1] = -1;
     if (!in[0].data) return K_NEED_DATA;
     out[0].shape.d[1] = count_nonzero(&in[0]);
     return 0;
@@ -144,10 +145,10 @@ static int onehot_infer(const g_node *n, void *st, const k_tensor *in, k_tensor 
     int ax, e;
     out[0].dtype = in[2].dtype;
     out[0].layout = G_LAYOUT_PLAIN;
-    if (x->rank < 0) { ksh_set_unknown(&out[0].shape); return in[1].data ? 0 : K_NEED_DATA; }
+    if (x->rank < 0) return ksh_need(out, 1);
     if (x->rank + 1 > G_MAX_RANK) return ksh_fail(n, KSH_EUNSUP, "output rank exceeds %d", G_MAX_RANK);
     if ((e = ksh_axis(n, g_attr_int(n, "axis", -1), x->rank + 1, 0, &ax))) return e;
-    if (!in[1].data) return K_NEED_DATA;
+    if (!in[1].data) return ksh_need(out, 1);
     if (ksh_numel(&in[1].shape) != 1) return ksh_fail(n, KSH_EINVAL, "depth must hold one value");
     int64_t depth = (int64_t)ksh_getf(in[1].data, in[1].dtype, 0);
     if (depth < 1) return ksh_fail(n, KSH_EINVAL, "depth %lld must be positive", (long long)depth);

@@ -204,7 +204,7 @@ static int rs_infer(const g_node *n, void *st, const k_tensor *in, k_tensor *out
     out[0].layout = G_LAYOUT_PLAIN;
     if (in[0].shape.rank < 0) { ksh_set_unknown(&out[0].shape); return 0; }
     int e = rs_geometry(n, s, in, &gm);
-    if (e) return e;
+    if (e) return e == K_NEED_DATA ? ksh_need(out, 1) : e;
     out[0].shape = in[0].shape;
     for (int a = 0; a < gm.r; a++) out[0].shape.d[a] = gm.out[a];
     return 0;

@@ -122,6 +122,13 @@ static inline uint16_t ksh_f2bf(float f)
     return (uint16_t)(u >> 16);
 }
 
+/* infer() result when an input value is still unknown: output shapes unknown. */
+static inline int ksh_need(k_tensor *out, int nout)
+{
+    for (int i = 0; i < nout; i++) out[i].shape.rank = -1;
+    return K_NEED_DATA;
+}
+
 /* Thread count for a job of `bytes` bytes under the context's budget. */
 int ksh_threads(const k_ctx *ctx, size_t bytes);
 

@@ -97,7 +97,7 @@ static int split_infer(const g_node *n, void *st, const k_tensor *in, k_tensor *
         if (k > 256) return ksh_fail(n, KSH_EUNSUP, "more than 256 parts");
         if (k > 0) memcpy(v, a, (size_t)k * sizeof *v);
     } else if (ksh_has(n, in, 1)) {
-        if (!in[1].data) return K_NEED_DATA;
+        if (!in[1].data) return ksh_need(out, no);
         if ((e = ksh_read_ints(n, &in[1], 1, v, 256, &k))) return e;
     }
     if (r < 0) {

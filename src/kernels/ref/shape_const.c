@@ -115,7 +115,7 @@ static int cos_infer(const g_node *n, void *st, const k_tensor *in, k_tensor *ou
     int k, e;
     out[0].dtype = a ? a->t->dtype : G_F32;
     out[0].layout = G_LAYOUT_PLAIN;
-    if (!in[0].data) return K_NEED_DATA;
+    if (!in[0].data) return ksh_need(out, 1);
     if ((e = ksh_read_ints(n, &in[0], 0, v, G_MAX_RANK, &k))) return e;
     memset(&out[0].shape, 0, sizeof out[0].shape);
     out[0].shape.rank = k;
@@ -185,7 +185,7 @@ static int range_infer(const g_node *n, void *st, const k_tensor *in, k_tensor *
     int e;
     out[0].dtype = in[0].dtype;
     out[0].layout = G_LAYOUT_PLAIN;
-    if (!in[0].data || !in[1].data || !in[2].data) return K_NEED_DATA;
+    if (!in[0].data || !in[1].data || !in[2].data) return ksh_need(out, 1);
     if ((e = range_count(n, in, &k))) return e;
     memset(&out[0].shape, 0, sizeof out[0].shape);
     out[0].shape.rank = 1;

@@ -30,7 +30,7 @@ static int expand_infer(const g_node *n, void *st, const k_tensor *in, k_tensor 
     int k, e;
     out[0].dtype = in[0].dtype;
     out[0].layout = G_LAYOUT_PLAIN;
-    if (!in[1].data) return K_NEED_DATA;
+    if (!in[1].data) return ksh_need(out, 1);
     if ((e = ksh_read_ints(n, &in[1], 1, v, G_MAX_RANK, &k))) return e;
     if (in[0].shape.rank < 0) { ksh_set_unknown(&out[0].shape); return 0; }
     g_shape s;
@@ -86,7 +86,7 @@ static int tile_infer(const g_node *n, void *st, const k_tensor *in, k_tensor *o
     int e;
     out[0].dtype = in[0].dtype;
     out[0].layout = G_LAYOUT_PLAIN;
-    if (!in[1].data) return K_NEED_DATA;
+    if (!in[1].data) return ksh_need(out, 1);
     if (in[0].shape.rank < 0) { ksh_set_unknown(&out[0].shape); return 0; }
     if ((e = tile_reps(n, in, v))) return e;
     out[0].shape = in[0].shape;

@@ -49,7 +49,7 @@ static int reshape_infer(const g_node *n, void *st, const k_tensor *in, k_tensor
         if (k > G_MAX_RANK) return ksh_fail(n, KSH_EUNSUP, "target rank %d exceeds %d", k, G_MAX_RANK);
         memcpy(v, a, (size_t)k * sizeof *v);
     } else {
-        if (!in[1].data) return K_NEED_DATA;
+        if (!in[1].data) return ksh_need(out, 1);
         if ((r = ksh_read_ints(n, &in[1], 1, v, G_MAX_RANK, &k))) return r;
     }
     int allowzero = n->opset >= 14 ? (int)g_attr_int(n, "allowzero", 0) : 0;
@@ -152,7 +152,7 @@ static int squeeze_infer(const g_node *n, void *st, const k_tensor *in, k_tensor
     int k, r = in[0].shape.rank, e;
     out[0].dtype = in[0].dtype;
     out[0].layout = G_LAYOUT_PLAIN;
-    if ((e = get_axes(n, in, v, &k))) return e;
+    if ((e = get_axes(n, in, v, &k))) return e == K_NEED_DATA ? ksh_need(out, 1) : e;
     if (r < 0) { ksh_set_unknown(&out[0].shape); return 0; }
     int drop[G_MAX_RANK] = {0};
     if (k < 0) {
@@ -185,7 +185,7 @@ static int unsqueeze_infer(const g_node *n, void *st, const k_tensor *in, k_tens
     int k, r = in[0].shape.rank, e;
     out[0].dtype = in[0].dtype;
     out[0].layout = G_LAYOUT_PLAIN;
-    if ((e = get_axes(n, in, v, &k))) return e;
+    if ((e = get_axes(n, in, v, &k))) return e == K_NEED_DATA ? ksh_need(out, 1) : e;
     if (k < 0) return ksh_fail(n, KSH_EINVAL, "the axes are missing");
     if (r < 0) { ksh_set_unknown(&out[0].shape); return 0; }
     int orank = r + k;

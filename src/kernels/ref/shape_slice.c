@@ -88,12 +88,12 @@ static int slice_infer(const g_node *n, void *st, const k_tensor *in, k_tensor *
     out[0].layout = G_LAYOUT_PLAIN;
     if (in[0].shape.rank < 0) {
         for (int i = 1; n->opset >= 10 && i < 5 && i < n->n_in; i++)
-            if (ksh_has(n, in, i) && !in[i].data) return K_NEED_DATA;
+            if (ksh_has(n, in, i) && !in[i].data) return ksh_need(out, 1);
         ksh_set_unknown(&out[0].shape);
         return 0;
     }
     int e = slice_params(n, in, &in[0].shape, start, step, len);
-    if (e) return e;
+    if (e) return e == K_NEED_DATA ? ksh_need(out, 1) : e;
     out[0].shape = in[0].shape;
     for (int a = 0; a < in[0].shape.rank; a++) out[0].shape.d[a] = len[a];
     return 0;
@@ -195,11 +195,11 @@ static int pad_infer(const g_node *n, void *st, const k_tensor *in, k_tensor *ou
     out[0].dtype = in[0].dtype;
     out[0].layout = G_LAYOUT_PLAIN;
     if (r < 0) {
-        if (n->opset >= 11 && !in[1].data) return K_NEED_DATA;
+        if (n->opset >= 11 && !in[1].data) return ksh_need(out, 1);
         ksh_set_unknown(&out[0].shape);
         return 0;
     }
-    if ((e = pad_amounts(n, in, r, pb, pe))) return e;
+    if ((e = pad_amounts(n, in, r, pb, pe))) return e == K_NEED_DATA ? ksh_need(out, 1) : e;
     out[0].shape = in[0].shape;
     for (int a = 0; a < r; a++) {
         int64_t d = in[0].shape.d[a];
@@ -250,10 +250,16 @@ static int pad_run(const g_node *n, void *st, const k_tensor *in, k_tensor *out,
     if (!buf) return ksh_fail(n, KSH_ENOMEM, "out of memory for %lld index entries", (long long)sum);
     int64_t *maps[G_MAX_RANK], *p = buf;
     for (int a = 0; a < r; a++) {
+        /* negative pads crop first; the mode then applies to the cropped axis */
+        int64_t lo = pb[a] < 0 ? -pb[a] : 0, d = id[a] - lo - (pe[a] < 0 ? -pe[a] : 0);
+        int64_t pre = pb[a] > 0 ? pb[a] : 0;
         maps[a] = p;
-        int64_t d = id[a];
+        if (d <= 0) {
+            if (buf != stackbuf) free(buf);
+            return ksh_fail(n, KSH_EINVAL, "axis %d is cropped to nothing and cannot be padded in this mode", a);
+        }
         for (int64_t o = 0; o < od[a]; o++) {
-            int64_t i = o - pb[a];
+            int64_t i = o - pre;
             if (mode == PAD_EDGE) i = i < 0 ? 0 : i >= d ? d - 1 : i;
             else if (mode == PAD_WRAP) i = ((i % d) + d) % d;
             else if (d == 1) i = 0;
@@ -262,7 +268,7 @@ static int pad_run(const g_node *n, void *st, const k_tensor *in, k_tensor *out,
                 i = ((i % per) + per) % per;
                 if (i >= d) i = per - i;
             }
-            p[o] = i * ist[a];
+            p[o] = (i + lo) * ist[a];
         }
         p += od[a];
     }
