@@ -68,6 +68,21 @@ static int in_arena(const g_tensor *t)
     return t->kind == G_TK_ACT && t->producer >= 0 && !t->is_output;
 }
 
+/* Ops whose output holds the input's bytes unchanged: the output may share
+ * the input's storage (their kernels skip the copy when out.data == in.data). */
+static int is_view(const g_graph *g, const g_node *n)
+{
+    static const char *const views[] = { "Reshape", "Flatten", "Squeeze", "Unsqueeze",
+                                          "Identity", NULL };
+    if (*n->domain || n->n_in < 1 || n->n_out != 1 || n->in[0] < 0 || n->out[0] < 0) return 0;
+    int hit = 0;
+    for (int i = 0; views[i] && !hit; i++) hit = !strcmp(n->op_type, views[i]);
+    if (!hit) return 0;
+    const g_tensor *x = &g->t[n->in[0]], *y = &g->t[n->out[0]];
+    int64_t a = g_shape_numel(&x->shape), b = g_shape_numel(&y->shape);
+    return a >= 0 && a == b && x->dtype == y->dtype && x->layout == y->layout;
+}
+
 int plan_graph(g_graph *g, const size_t *scratch_bytes, size_t *scratch_off, size_t *arena)
 {
     int rc = g_graph_link(g);
@@ -79,21 +94,32 @@ int plan_graph(g_graph *g, const size_t *scratch_bytes, size_t *scratch_off, siz
         free(last); free(items); free(owner);
         return acl_fail(ACL_ERROR_BAD_ALLOC, "memory plan: out of memory");
     }
-    for (int t = 0; t < g->n_t; t++) last[t] = g->t[t].producer;
+    int *root = malloc(((size_t)g->n_t + 1) * sizeof *root);
+    if (!root) {
+        free(last); free(items); free(owner);
+        return acl_fail(ACL_ERROR_BAD_ALLOC, "memory plan: out of memory");
+    }
+    for (int t = 0; t < g->n_t; t++) { last[t] = g->t[t].producer; root[t] = t; }
     for (int i = 0; i < g->n_nodes; i++) {
         const g_node *n = &g->nodes[i];
         for (int j = 0; j < n->n_in; j++) if (n->in[j] >= 0) last[n->in[j]] = i;
+        if (is_view(g, n) && in_arena(&g->t[n->in[0]]) && in_arena(&g->t[n->out[0]]))
+            root[n->out[0]] = root[n->in[0]];
     }
+    /* a shared buffer lives until the last use of any tensor viewing it */
+    for (int t = 0; t < g->n_t; t++)
+        if (root[t] != t && last[t] > last[root[t]]) last[root[t]] = last[t];
     int ni = 0;
     for (int t = 0; t < g->n_t; t++) {
         g_tensor *x = &g->t[t];
         x->mem_offset = -1;
-        if (!in_arena(x)) continue;
+        if (!in_arena(x) || root[t] != t) continue;
         int64_t numel = g_shape_numel(&x->shape);
         size_t es = g_dtype_size(x->dtype);
         if (numel < 0 || !es) {
             free(last); free(items); free(owner);
-            return acl_fail(ACL_ERROR_INTERNAL_ERROR, "memory plan: tensor '%s' has no static "
+            free(root);
+        return acl_fail(ACL_ERROR_INTERNAL_ERROR, "memory plan: tensor '%s' has no static "
                             "size", x->name);
         }
         items[ni] = (plan_item){ .size = (size_t)numel * es, .first = x->producer,
@@ -107,15 +133,17 @@ int plan_graph(g_graph *g, const size_t *scratch_bytes, size_t *scratch_off, siz
     }
     size_t sz = plan_assign(items, ni);
     if (sz == (size_t)-1) {
-        free(last); free(items); free(owner);
+        free(last); free(items); free(owner); free(root);
         return acl_fail(ACL_ERROR_BAD_ALLOC, "memory plan: out of memory");
     }
     for (int k = 0; k < ni; k++) {
         if (owner[k] >= 0) g->t[owner[k]].mem_offset = (int64_t)items[k].offset;
         else if (scratch_off) scratch_off[-1 - owner[k]] = items[k].offset;
     }
+    for (int t = 0; t < g->n_t; t++)
+        if (root[t] != t && in_arena(&g->t[t])) g->t[t].mem_offset = g->t[root[t]].mem_offset;
     *arena = sz;
-    free(last); free(items); free(owner);
+    free(last); free(items); free(owner); free(root);
     return 0;
 }
 

@@ -26,7 +26,8 @@ size_t plan_assign(plan_item *items, int n);
 
 /* Plans g (topologically sorted, all arena tensors of known size): sets
  * mem_offset of every tensor that lives in the arena (computed, not a graph
- * output) and -1 for the rest; scratch_bytes[i] (may be NULL) is node i's
+ * output) and -1 for the rest. The output of a view op (Reshape, Flatten,
+ * Squeeze, Unsqueeze, Identity) shares its input's storage; scratch_bytes[i] (may be NULL) is node i's
  * scratch, its offset goes to scratch_off[i]. *arena gets the size. */
 int plan_graph(g_graph *g, const size_t *scratch_bytes, size_t *scratch_off, size_t *arena);
 

@@ -455,6 +455,60 @@ static void test_planner_graph(void)
     T_free_all();
 }
 
+/* A view op's output shares its input's arena storage. */
+static void test_view_alias(void)
+{
+    gb b;
+    gb_init(&b);
+    static const int64_t d[1] = { 1000 }, d2[2] = { 10, 100 }, two[1] = { 2 };
+    b.ins[b.g.n_input++] = vi("x", 1, 1, d, NULL);
+    Onnx__TensorProto *shp = tensor("shp", 1, two, NULL, 0);
+    shp->data_type = 7;
+    shp->has_raw_data = 1;
+    shp->raw_data.len = 16;
+    shp->raw_data.data = T(16);
+    memcpy(shp->raw_data.data, d2, 16);
+    b.inits[b.g.n_initializer++] = shp;
+    Onnx__NodeProto *s1 = node("TScale", "s1", "x", NULL, "a");
+    node_attr_f(s1, "k", 2.0f);
+    b.nodes[b.g.n_node++] = s1;
+    b.nodes[b.g.n_node++] = node("Reshape", "r", "a", "shp", "v");
+    Onnx__NodeProto *s2 = node("TScale", "s2", "v", NULL, "y");
+    node_attr_f(s2, "k", 3.0f);
+    b.nodes[b.g.n_node++] = s2;
+    b.outs[b.g.n_output++] = vi("y", 1, 2, d2, NULL);
+    size_t len;
+    void *buf = gb_pack(&b, &len);
+    g_graph *g = NULL;
+    int rc = onnx_import(buf, len, NULL, &g);
+    if (!rc) rc = graph_optimize(g);
+    size_t arena = 0;
+    if (!rc) rc = plan_graph(g, NULL, NULL, &arena);
+    CHECK(rc == 0, "view model plans: %d", rc);
+    if (!rc) {
+        int ta = g_tensor_find(g, "a"), tv = g_tensor_find(g, "v");
+        CHECK(ta >= 0 && tv >= 0 && g->t[ta].mem_offset >= 0 &&
+              g->t[ta].mem_offset == g->t[tv].mem_offset && arena == 4032,
+              "Reshape output shares its input's storage (offsets %lld %lld, arena %zu)",
+              (long long)g->t[ta].mem_offset, (long long)g->t[tv].mem_offset, arena);
+    }
+    g_graph_free(g);
+    eng_model *m = NULL;
+    rc = load(buf, len, NULL, &m);
+    CHECK(rc == 0, "view model loads: %s", g_msg);
+    if (!rc) {
+        float x[1000], y[1000];
+        for (int i = 0; i < 1000; i++) x[i] = (float)i;
+        k_tensor in = { .dtype = G_F32, .shape = { 1, { 1000 } }, .data = x, .nbytes = sizeof x };
+        k_tensor out = { .data = y, .nbytes = sizeof y };
+        rc = run(m, NULL, &in, 1, &out, 1, NULL);
+        CHECK(rc == 0 && y[7] == 42.0f && out.shape.rank == 2, "aliased view computes: y[7] = %g", y[7]);
+        eng_free(m);
+    }
+    aclGetRecentErrMsg();
+    T_free_all();
+}
+
 /* ---------------- executor ---------------- */
 
 static void test_static_run(void)
@@ -842,6 +896,7 @@ int main(void)
 {
     test_planner();
     test_planner_graph();
+    test_view_alias();
     test_static_run();
     test_dynamic();
     test_output_is_input_or_const();
