@@ -21,8 +21,6 @@ int graph_node_has_subgraph(const g_node *n)
 
 void graph_node_io(const g_graph *g, const g_node *n, k_tensor *in, k_tensor *out)
 {
-    memset(in + n->n_in, 0, GRAPH_IO_PAD * sizeof *in);
-    memset(out + n->n_out, 0, GRAPH_IO_PAD * sizeof *out);
     for (int i = 0; i < n->n_in; i++) {
         k_tensor *k = &in[i];
         memset(k, 0, sizeof *k);
@@ -495,6 +493,8 @@ int graph_bind_infer(g_graph *g, int fold)
         }
         if (!n->op && (rc = bind_node(g, n))) break;
         graph_node_io(g, n, in, out);
+        memset(in + n->n_in, 0, GRAPH_IO_PAD * sizeof *in);
+        memset(out + n->n_out, 0, GRAPH_IO_PAD * sizeof *out);
         int r = n->op->infer ? n->op->infer(n, n->state, in, out) : 0;
         if (r && r != K_NEED_DATA) {
             if (shape_known_all(in, n)) {

@@ -44,9 +44,9 @@ int graph_remove_nodes(g_graph *g, const unsigned char *dead);
  * past its arity on a malformed model sees "absent", not another tensor. */
 #define GRAPH_IO_PAD 4
 
-/* Fills k_tensor metadata for node n's inputs/outputs from the graph's
- * tensors (data set for constants only; omitted slots get G_UNDEF), plus
- * GRAPH_IO_PAD omitted slots after each (the arrays must have room). */
+/* Fills k_tensor metadata for node n's inputs/outputs (n_in / n_out
+ * entries) from the graph's tensors (data set for constants only; omitted
+ * slots get G_UNDEF). */
 void graph_node_io(const g_graph *g, const g_node *n, k_tensor *in, k_tensor *out);
 
 /* Whether every tensor the graph computes or takes has a known dtype and shape. */
