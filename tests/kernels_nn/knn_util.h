@@ -19,15 +19,15 @@ static int knn_fails;
     fprintf(stderr, __VA_ARGS__); fprintf(stderr, "\n"); } } while (0)
 
 static uint64_t knn_rng = 0x9E3779B97F4A7C15ull;
-static uint32_t rnd(void)
+static inline uint32_t rnd(void)
 {
     knn_rng ^= knn_rng << 13; knn_rng ^= knn_rng >> 7; knn_rng ^= knn_rng << 17;
     return (uint32_t)(knn_rng >> 11);
 }
-static int rndi(int lo, int hi) { return lo + (int)(rnd() % (uint32_t)(hi - lo + 1)); }
-static float rndf(void) { return (float)(rnd() % 2000001) / 1000000.f - 1.f; }
+static inline int rndi(int lo, int hi) { return lo + (int)(rnd() % (uint32_t)(hi - lo + 1)); }
+static inline float rndf(void) { return (float)(rnd() % 2000001) / 1000000.f - 1.f; }
 
-static g_shape shp(int rank, const int64_t *d)
+static inline g_shape shp(int rank, const int64_t *d)
 {
     g_shape s;
     memset(&s, 0, sizeof s);
@@ -36,7 +36,7 @@ static g_shape shp(int rank, const int64_t *d)
     return s;
 }
 
-static char *knn_dup(const char *s)
+static inline char *knn_dup(const char *s)
 {
     char *d = malloc(strlen(s) + 1);
     strcpy(d, s);
@@ -44,7 +44,7 @@ static char *knn_dup(const char *s)
 }
 
 /* tensor: kind G_TK_INPUT / G_TK_ACT / G_TK_CONST (data copied) */
-static int tadd(g_graph *g, const char *name, int kind, int dtype, g_shape s, const void *data)
+static inline int tadd(g_graph *g, const char *name, int kind, int dtype, g_shape s, const void *data)
 {
     int t = g_tensor_add(g, name);
     g->t[t].kind = kind;
@@ -70,7 +70,7 @@ static inline void mark_output(g_graph *g, int t)
     g->t[t].is_output = 1;
 }
 
-static g_attr *attr_new(g_node *n, const char *name, int type)
+static inline g_attr *attr_new(g_node *n, const char *name, int type)
 {
     n->attr = realloc(n->attr, (size_t)(n->n_attr + 1) * sizeof(g_attr));
     g_attr *a = &n->attr[n->n_attr++];
@@ -80,7 +80,7 @@ static g_attr *attr_new(g_node *n, const char *name, int type)
     return a;
 }
 
-static void attr_ints(g_node *n, const char *name, const int64_t *v, int cnt)
+static inline void attr_ints(g_node *n, const char *name, const int64_t *v, int cnt)
 {
     g_attr *a = attr_new(n, name, G_AT_INTS);
     a->n = cnt;
@@ -88,7 +88,7 @@ static void attr_ints(g_node *n, const char *name, const int64_t *v, int cnt)
     memcpy(a->ints, v, (size_t)cnt * sizeof(int64_t));
 }
 
-static void attr_floats(g_node *n, const char *name, const float *v, int cnt)
+static inline void attr_floats(g_node *n, const char *name, const float *v, int cnt)
 {
     g_attr *a = attr_new(n, name, G_AT_FLOATS);
     a->n = cnt;
@@ -96,38 +96,38 @@ static void attr_floats(g_node *n, const char *name, const float *v, int cnt)
     memcpy(a->floats, v, (size_t)cnt * sizeof(float));
 }
 
-static void attr_int(g_node *n, const char *name, int64_t v)
+static inline void attr_int(g_node *n, const char *name, int64_t v)
 {
     attr_new(n, name, G_AT_INT)->i = v;
 }
 
-static void attr_float(g_node *n, const char *name, float v)
+static inline void attr_float(g_node *n, const char *name, float v)
 {
     attr_new(n, name, G_AT_FLOAT)->f = v;
 }
 
-static void attr_str(g_node *n, const char *name, const char *v)
+static inline void attr_str(g_node *n, const char *name, const char *v)
 {
     g_attr *a = attr_new(n, name, G_AT_STRING);
     a->s = knn_dup(v);
     a->slen = strlen(v);
 }
 
-static void *galloc(size_t n)
+static inline void *galloc(size_t n)
 {
     unsigned char *p = aligned_alloc(64, (n + GUARD + 63) & ~(size_t)63);
     memset(p + n, GUARD_BYTE, GUARD);
     return p;
 }
 
-static int guard_ok(const void *p, size_t n)
+static inline int guard_ok(const void *p, size_t n)
 {
     const unsigned char *c = (const unsigned char *)p + n;
     for (int i = 0; i < GUARD; i++) if (c[i] != GUARD_BYTE) return 0;
     return 1;
 }
 
-static const k_op *find_impl(const g_node *n, const char *impl)
+static inline const k_op *find_impl(const g_node *n, const char *impl)
 {
     const k_op *ops[8];
     int c = k_find(n->op_type, n->domain, n->opset, ops, 8);
@@ -139,7 +139,7 @@ static const k_op *find_impl(const g_node *n, const char *impl)
  * get freshly allocated buffers with guards (caller frees). Returns the
  * kernel's status, K_DECLINE, or -100 for a guard overrun. reruns: extra
  * runs whose outputs must equal the first. */
-static int drive(const k_op *op, g_graph *g, int ni, const k_tensor *in, k_tensor *out, int reruns)
+static inline int drive(const k_op *op, g_graph *g, int ni, const k_tensor *in, k_tensor *out, int reruns)
 {
     g_node *n = &g->nodes[ni];
     void *st = NULL;
@@ -179,7 +179,7 @@ done:
 }
 
 /* max |a-b| / (atol + rtol*|b|) over logical elements */
-static double cmp_f32(const float *a, const float *b, size_t n, double atol, double rtol, size_t *at)
+static inline double cmp_f32(const float *a, const float *b, size_t n, double atol, double rtol, size_t *at)
 {
     double worst = 0;
     for (size_t i = 0; i < n; i++) {
@@ -192,7 +192,7 @@ static double cmp_f32(const float *a, const float *b, size_t n, double atol, dou
 }
 
 /* Physical buffer of a logical NCHW float tensor in `layout`. */
-static float *to_layout(const float *x, const g_shape *s, int layout)
+static inline float *to_layout(const float *x, const g_shape *s, int layout)
 {
     size_t n = (size_t)g_shape_numel(s);
     float *y = malloc(n * sizeof(float) + 1);
@@ -200,7 +200,7 @@ static float *to_layout(const float *x, const g_shape *s, int layout)
     return y;
 }
 
-static float *from_layout(const float *x, const g_shape *s, int layout)
+static inline float *from_layout(const float *x, const g_shape *s, int layout)
 {
     size_t n = (size_t)g_shape_numel(s);
     float *y = malloc(n * sizeof(float) + 1);
@@ -208,7 +208,7 @@ static float *from_layout(const float *x, const g_shape *s, int layout)
     return y;
 }
 
-static float *rand_buf(size_t n)
+static inline float *rand_buf(size_t n)
 {
     float *p = malloc(n * sizeof(float) + 1);
     for (size_t i = 0; i < n; i++) p[i] = rndf();

@@ -1,0 +1,270 @@
+/* Layout pass: keeps 4-D activations channels-last (NHWC) between the
+ * window ops (Conv, ConvTranspose, pools), the layout oneDNN's x86 kernels
+ * compute in, so no reorder runs between consecutive layers.
+ *
+ * Window ops read any layout and write the one their _oa_layout attribute
+ * names; every other op says through accepts_layout which input layouts it
+ * reads, and its infer() derives its output layout from its inputs. The
+ * pass first marks which tensors lead (through ops that accept NHWC) to a
+ * window op, gives window ops whose output does a channels-last output,
+ * then walks the graph in order simulating the kernels' own inference and
+ * inserts an openacl.Reorder to plain wherever a consumer (or a graph
+ * output) cannot take NHWC. */
+#include "graph/passes.h"
+#include "graph/errs.h"
+#include "core/core.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int oom(void) { return acl_fail(ACL_ERROR_BAD_ALLOC, "layout pass: out of memory"); }
+
+static int is_window_type(const g_node *n)
+{
+    if (n->domain[0] && strcmp(n->domain, "ai.onnx")) return 0;
+    static const char *const ops[] = { "Conv", "ConvTranspose", "MaxPool", "AveragePool",
+                                       "GlobalAveragePool", "GlobalMaxPool", "LpPool" };
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (!strcmp(n->op_type, ops[i])) return 1;
+    return 0;
+}
+
+static int accepts(const g_node *n, int slot, int layout)
+{
+    if (layout == G_LAYOUT_PLAIN) return 1;
+    if (!n->op || !n->op->accepts_layout) return 0;
+    return n->op->accepts_layout(n, n->state, slot, layout) != 0;
+}
+
+/* A window op reads NHWC on its data input (and a fused addend) and picks
+ * its output layout itself. */
+static int is_window(const g_node *n)
+{
+    if (!is_window_type(n) || n->n_out < 1 || n->out[0] < 0) return 0;
+    return accepts(n, 0, G_LAYOUT_NHWC);
+}
+
+static int spatial_4d(const g_tensor *t)
+{
+    if (t->shape.rank != 4 || !g_shape_known(&t->shape)) return 0;
+    return t->shape.d[2] * t->shape.d[3] > 1;
+}
+
+typedef struct lp {
+    g_graph *g;
+    int *cstart, *clist;      /* consumers of each tensor: node*8 + slot (CSR) */
+    unsigned char *want;      /* tensor: NHWC would reach a window op */
+    int n_reorders;
+} lp;
+
+static int build_consumers(lp *s)
+{
+    g_graph *g = s->g;
+    s->cstart = calloc((size_t)g->n_t + 2, sizeof(int));
+    int total = 0;
+    for (int i = 0; i < g->n_nodes; i++) total += g->nodes[i].n_in;
+    s->clist = malloc((size_t)(total + 1) * sizeof(int));
+    int *fill = calloc((size_t)g->n_t + 1, sizeof(int));
+    if (!s->cstart || !s->clist || !fill) { free(fill); return oom(); }
+    for (int i = 0; i < g->n_nodes; i++)
+        for (int j = 0; j < g->nodes[i].n_in; j++)
+            if (g->nodes[i].in[j] >= 0) s->cstart[g->nodes[i].in[j] + 1]++;
+    for (int t = 0; t < g->n_t; t++) s->cstart[t + 1] += s->cstart[t];
+    for (int i = 0; i < g->n_nodes; i++)
+        for (int j = 0; j < g->nodes[i].n_in; j++) {
+            int t = g->nodes[i].in[j];
+            if (t >= 0) s->clist[s->cstart[t] + fill[t]++] = i * 8 + (j < 7 ? j : 7);
+        }
+    free(fill);
+    return 0;
+}
+
+/* Reverse order: a tensor wants NHWC when some consumer is a window op, or
+ * accepts NHWC and has a 4-D output that wants it. */
+static void mark_wants(lp *s)
+{
+    g_graph *g = s->g;
+    for (int i = g->n_nodes - 1; i >= 0; i--) {
+        const g_node *n = &g->nodes[i];
+        for (int k = 0; k < n->n_out; k++) {
+            int t = n->out[k];
+            if (t < 0 || !spatial_4d(&g->t[t]) || g->t[t].dtype == G_UNDEF) continue;
+            for (int u = s->cstart[t]; u < s->cstart[t + 1] && !s->want[t]; u++) {
+                int ci = s->clist[u] / 8, slot = s->clist[u] % 8;
+                const g_node *c = &g->nodes[ci];
+                if (!accepts(c, slot, G_LAYOUT_NHWC)) continue;
+                if (is_window(c)) { s->want[t] = 1; break; }
+                for (int m = 0; m < c->n_out; m++)
+                    if (c->out[m] >= 0 && s->want[c->out[m]]) s->want[t] = 1;
+            }
+        }
+    }
+}
+
+static void unbind(g_node *n)
+{
+    if (n->op && n->op->fini && n->state) n->op->fini(n->state);
+    n->op = NULL;
+    n->state = NULL;
+}
+
+static int set_layout_attr(g_node *n, int layout)
+{
+    for (int i = 0; i < n->n_attr; i++)
+        if (!strcmp(n->attr[i].name, "_oa_layout")) {
+            n->attr[i].type = G_AT_INT;
+            n->attr[i].i = layout;
+            return 0;
+        }
+    g_attr *a = realloc(n->attr, (size_t)(n->n_attr + 1) * sizeof *a);
+    if (!a) return oom();
+    n->attr = a;
+    g_attr *x = &a[n->n_attr];
+    memset(x, 0, sizeof *x);
+    x->name = malloc(sizeof "_oa_layout");
+    if (!x->name) return oom();
+    strcpy(x->name, "_oa_layout");
+    x->type = G_AT_INT;
+    x->i = layout;
+    n->n_attr++;
+    return 0;
+}
+
+/* Appends openacl.Reorder src -> new tensor in `layout` (or into `dst`
+ * when dst >= 0). Returns the output tensor, -1 on failure. Node pointers
+ * into g->nodes are invalid afterwards. */
+static int add_reorder(lp *s, int src, int dst, int layout)
+{
+    g_graph *g = s->g;
+    char name[300];
+    const char *base = g->t[src].name ? g->t[src].name : "t";
+    if (dst < 0) {
+        for (int k = 0;; k++) {
+            snprintf(name, sizeof name, "%s/_oa_%s%d", base, layout ? "nhwc" : "nchw", k);
+            if (g_tensor_find(g, name) < 0) break;
+        }
+        dst = g_tensor_add(g, name);
+        if (dst < 0) return -1;
+        g->t[dst].dtype = g->t[src].dtype;
+        g->t[dst].shape = g->t[src].shape;
+    }
+    g->t[dst].layout = layout;
+    snprintf(name, sizeof name, "%s/_oa_reorder", base);
+    int in[1] = { src }, out[1] = { dst };
+    int ni = g_node_add(g, "Reorder", "openacl", name, 1, in, 1, out);
+    if (ni < 0 || set_layout_attr(&g->nodes[ni], layout)) return -1;
+    s->n_reorders++;
+    return dst;
+}
+
+/* Output layouts of a bound node for the layouts its inputs have now, as
+ * its own infer() computes them. Returns 0, or -1 when infer refused. */
+static int predict(g_graph *g, g_node *n, int *lay)
+{
+    int m = n->n_in > n->n_out ? n->n_in : n->n_out;
+    k_tensor *in = calloc((size_t)m + 1, sizeof *in), *out = calloc((size_t)m + 1, sizeof *out);
+    if (!in || !out) { free(in); free(out); return -1; }
+    graph_node_io(g, n, in, out);
+    int r = n->op && n->op->infer ? n->op->infer(n, n->state, in, out) : 0;
+    for (int k = 0; k < n->n_out; k++) lay[k] = r ? G_LAYOUT_PLAIN : out[k].layout;
+    free(in);
+    free(out);
+    return r && r != K_NEED_DATA ? -1 : 0;
+}
+
+int graph_pass_layout(g_graph *g)
+{
+    if (!g || !g->n_nodes) return 0;
+    const char *off = getenv("OPENACL_NO_LAYOUT");   /* debugging and tests: pass disabled */
+    if (off && *off && strcmp(off, "0")) return 0;
+    lp s = { .g = g };
+    int rc = build_consumers(&s);
+    s.want = calloc((size_t)g->n_t + 1, 1);
+    if (!rc && !s.want) rc = oom();
+    if (rc) goto done;
+    mark_wants(&s);
+    int any = 0;
+    for (int t = 0; t < g->n_t; t++) any |= s.want[t];
+    if (!any) goto done;   /* nothing to gain: leave everything plain */
+
+    int n0 = g->n_nodes;
+    /* per tensor: its plain copy made by an inserted reorder (-1 none) */
+    int *plain_of = malloc(((size_t)g->n_t + 1) * sizeof(int));
+    if (!plain_of) { rc = oom(); goto done; }
+    for (int t = 0; t < g->n_t; t++) plain_of[t] = -1;
+    int nt0 = g->n_t;
+    for (int i = 0; i < n0 && !rc; i++) {
+        g_node *n = &g->nodes[i];
+        if (!n->op) continue;
+        /* inputs this node cannot read channels-last get a plain copy */
+        int changed = 0;
+        for (int j = 0; j < n->n_in; j++) {
+            int t = n->in[j];
+            if (t < 0 || t >= nt0 || g->t[t].layout != G_LAYOUT_NHWC || accepts(n, j, G_LAYOUT_NHWC))
+                continue;
+            if (plain_of[t] < 0) {
+                int p = add_reorder(&s, t, -1, G_LAYOUT_PLAIN);
+                if (p < 0) { rc = oom(); break; }
+                plain_of[t] = p;
+                n = &g->nodes[i];
+            }
+            n->in[j] = plain_of[t];
+            changed = 1;
+        }
+        if (rc) break;
+        if (changed) unbind(n);
+        /* window ops: channels-last output when it reaches another window op */
+        if (is_window(n)) {
+            int t = n->out[0];
+            int want = t >= 0 && spatial_4d(&g->t[t]) && s.want[t] && !g->t[t].is_output;
+            int cur = (int)g_attr_int(n, "_oa_layout", G_LAYOUT_PLAIN);
+            int to = want ? G_LAYOUT_NHWC : G_LAYOUT_PLAIN;
+            if (cur != to) {
+                if ((rc = set_layout_attr(n, to))) break;
+                unbind(n);
+            }
+            if (t >= 0) g->t[t].layout = to;
+            for (int k = 1; k < n->n_out; k++)
+                if (n->out[k] >= 0) g->t[n->out[k]].layout = G_LAYOUT_PLAIN;
+            continue;
+        }
+        /* other ops: whatever their inference makes of the input layouts */
+        int lay[16];
+        if (n->n_out > 16) continue;
+        int bound = n->op != NULL;
+        if (!bound || predict(g, n, lay)) {
+            for (int k = 0; k < n->n_out; k++)
+                if (n->out[k] >= 0) g->t[n->out[k]].layout = G_LAYOUT_PLAIN;
+            continue;
+        }
+        for (int k = 0; k < n->n_out; k++) {
+            int t = n->out[k];
+            if (t < 0) continue;
+            g->t[t].layout = lay[k] == G_LAYOUT_NHWC && g->t[t].shape.rank == 4 ? G_LAYOUT_NHWC
+                                                                               : G_LAYOUT_PLAIN;
+            if (g->t[t].layout == G_LAYOUT_NHWC && g->t[t].is_output) {
+                /* graph outputs are plain: the node writes a channels-last
+                 * twin that a reorder turns into the output */
+                char name[300];
+                snprintf(name, sizeof name, "%s/_oa_nhwc", g->t[t].name ? g->t[t].name : "out");
+                int twin = g_tensor_add(g, name);
+                if (twin < 0) { rc = oom(); break; }
+                g->t[twin].dtype = g->t[t].dtype;
+                g->t[twin].shape = g->t[t].shape;
+                g->t[twin].layout = G_LAYOUT_NHWC;
+                g->nodes[i].out[k] = twin;
+                /* later readers of t take the (plain) output as it is */
+                if (add_reorder(&s, twin, t, G_LAYOUT_PLAIN) < 0) { rc = oom(); break; }
+                g->t[t].layout = G_LAYOUT_PLAIN;
+            }
+        }
+    }
+    free(plain_of);
+    if (!rc && s.n_reorders)
+        acl_log(1, "layout pass: %d reorder nodes inserted around channels-last regions", s.n_reorders);
+done:
+    free(s.cstart);
+    free(s.clist);
+    free(s.want);
+    return rc;
+}

@@ -1,0 +1,117 @@
+#!/usr/bin/python3
+"""Writes small convolutional ONNX models for the fusion/layout tests:
+resnet_tiny (Conv+BN+Relu, max pool, residual blocks with a downsampling
+branch, global pool, Gemm) and mbnet_tiny (Clip as Relu6, depthwise convs,
+an inverted residual, HardSwish, x*sigmoid(x), HardSigmoid, ConvTranspose +
+LeakyRelu, AveragePool, a graph output inside the channels-last region,
+MatMul + bias). Random weights from a fixed seed.
+usage: make_nets.py <out-dir>"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+rng = np.random.default_rng(7)
+nodes, inits = [], []
+count = [0]
+
+
+def name(p):
+    count[0] += 1
+    return "%s_%d" % (p, count[0])
+
+
+def const(arr, p="c"):
+    n = name(p)
+    inits.append(numpy_helper.from_array(np.asarray(arr, dtype=np.float32), n))
+    return n
+
+
+def node(op, ins, n_out=1, **attrs):
+    outs = [name(op.lower()) for _ in range(n_out)]
+    nodes.append(helper.make_node(op, ins, outs, name=name("n_" + op), **attrs))
+    return outs[0] if n_out == 1 else outs
+
+
+def conv(x, cin, cout, k, s=1, p=None, group=1, bias=True):
+    p = k // 2 if p is None else p
+    w = const(rng.standard_normal((cout, cin // group, k, k)) * (2.0 / (cin // group * k * k)) ** 0.5, "w")
+    ins = [x, w] + ([const(rng.standard_normal(cout) * 0.1, "b")] if bias else [])
+    return node("Conv", ins, kernel_shape=[k, k], strides=[s, s], pads=[p, p, p, p], group=group)
+
+
+def bn(x, c):
+    return node("BatchNormalization", [x, const(1 + 0.1 * rng.standard_normal(c), "g"),
+                                       const(0.1 * rng.standard_normal(c), "be"),
+                                       const(0.1 * rng.standard_normal(c), "mu"),
+                                       const(0.5 + rng.random(c), "var")], epsilon=1e-5)
+
+
+def finish(path, x_shape, outs, out_shapes):
+    g = helper.make_graph(nodes, os.path.basename(path)[:-5],
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, x_shape)],
+                          [helper.make_tensor_value_info(o, TensorProto.FLOAT, sh)
+                           for o, sh in zip(outs, out_shapes)],
+                          inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)])
+    m.ir_version = 7
+    onnx.save(m, path)
+    nodes.clear()
+    inits.clear()
+
+
+def resnet_tiny(path):
+    x = node("Relu", [bn(conv("x", 3, 16, 7, 2, 3, bias=False), 16)])
+    x = node("MaxPool", [x], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    for cin, cout, s in ((16, 16, 1), (16, 32, 2), (32, 32, 1)):
+        y = node("Relu", [bn(conv(x, cin, cout, 3, s, bias=False), cout)])
+        y = bn(conv(y, cout, cout, 3, 1, bias=False), cout)
+        sc = bn(conv(x, cin, cout, 1, s, 0, bias=False), cout) if (s != 1 or cin != cout) else x
+        x = node("Relu", [node("Add", [y, sc])])
+    x = node("GlobalAveragePool", [x])
+    x = node("Flatten", [x], axis=1)
+    y = node("Gemm", [x, const(rng.standard_normal((10, 32)) * 0.2, "fc"),
+                      const(rng.standard_normal(10) * 0.1, "fcb")], transB=1)
+    finish(path, [1, 3, 56, 56], [y], [[1, 10]])
+
+
+def mbnet_tiny(path):
+    lo, hi = const(0.0, "lo"), const(6.0, "hi")
+    x = node("Clip", [bn(conv("x", 3, 16, 3, 2, bias=False), 16), lo, hi])
+    # inverted residual: expand, depthwise, project, add
+    e = node("Clip", [bn(conv(x, 16, 48, 1, bias=False), 48), lo, hi])
+    d = node("Clip", [bn(conv(e, 48, 48, 3, 1, group=48, bias=False), 48), lo, hi])
+    pj = bn(conv(d, 48, 16, 1, bias=False), 16)
+    x = node("Add", [x, pj])
+    mid = x   # also a graph output from inside the channels-last region
+    h = node("HardSwish", [conv(x, 16, 24, 3, 2)])
+    s = conv(h, 24, 24, 1)
+    h = node("Mul", [s, node("Sigmoid", [s])])              # SiLU pattern
+    h = node("HardSigmoid", [conv(h, 24, 24, 3, 1, group=3)], alpha=0.25, beta=0.4)
+    u = node("ConvTranspose", [h, const(rng.standard_normal((24, 8, 2, 2)) * 0.3, "wt"),
+                               const(rng.standard_normal(8) * 0.1, "bt")],
+             kernel_shape=[2, 2], strides=[2, 2])
+    u = node("LeakyRelu", [u], alpha=0.1)
+    u = node("AveragePool", [u], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    u = node("Mul", [conv(u, 8, 8, 3), const(rng.standard_normal((1, 8, 1, 1)), "sc")])
+    g = node("GlobalAveragePool", [u])
+    f = node("Reshape", [g, numpy_const([1, 8])])
+    y = node("Add", [node("MatMul", [f, const(rng.standard_normal((8, 5)), "mm")]),
+                     const(rng.standard_normal(5), "mb")])
+    y = node("Relu", [y])
+    finish(path, [1, 3, 40, 40], [y, mid], [[1, 5], [1, 16, 20, 20]])
+
+
+def numpy_const(v):
+    n = name("shape")
+    inits.append(numpy_helper.from_array(np.asarray(v, dtype=np.int64), n))
+    return n
+
+
+if __name__ == "__main__":
+    out = sys.argv[1] if len(sys.argv) > 1 else "."
+    os.makedirs(out, exist_ok=True)
+    resnet_tiny(os.path.join(out, "resnet_tiny.onnx"))
+    mbnet_tiny(os.path.join(out, "mbnet_tiny.onnx"))

@@ -1,0 +1,170 @@
+/* Fusion and layout passes end to end on small conv nets (make_nets.py):
+ * each model runs (a) unfused on the reference kernels, (b) fused on the
+ * reference kernels, (c) fused, channels-last, on the oneDNN kernels, and
+ * the outputs must agree. The optimised graph is also inspected: the
+ * absorbed ops are gone and consecutive convolutions exchange NHWC
+ * tensors without reorders.
+ * usage: knn_graph <dir with resnet_tiny.onnx and mbnet_tiny.onnx> */
+#include "engine/engine.h"
+#include "graph/passes.h"
+#include "onnx/onnx_import.h"
+#include "knn_util.h"
+
+static void *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    void *b = malloc(n > 0 ? (size_t)n : 1);
+    if (b && n > 0 && fread(b, 1, (size_t)n, f) != (size_t)n) { free(b); b = NULL; }
+    fclose(f);
+    *len = (size_t)n;
+    return b;
+}
+
+#define MAXO 4
+
+/* Loads and runs the model once on a fixed random input; outputs (plain
+ * float32) are returned in outs[]. */
+static int run_model(const void *buf, size_t len, int threads, float **outs, size_t *cnt, int *nout)
+{
+    eng_model *m = NULL;
+    eng_opts o;
+    memset(&o, 0, sizeof o);
+    o.threads = threads;
+    int rc = eng_load(buf, len, &o, &m);
+    if (rc) return rc;
+    const eng_io *xi = eng_input(m, 0);
+    size_t xn = xi->nbytes / sizeof(float);
+    uint64_t save = knn_rng;
+    knn_rng = 12345;
+    float *x = rand_buf(xn);
+    knn_rng = save;
+    k_tensor in = { .dtype = G_F32, .shape = xi->shape, .data = x, .nbytes = xi->nbytes };
+    k_tensor out[MAXO];
+    *nout = eng_num_outputs(m);
+    for (int i = 0; i < *nout && i < MAXO; i++) {
+        const eng_io *oi = eng_output(m, i);
+        memset(&out[i], 0, sizeof out[i]);
+        out[i].dtype = G_F32;
+        out[i].nbytes = oi->nbytes;
+        out[i].data = galloc(oi->nbytes);
+        cnt[i] = oi->nbytes / sizeof(float);
+    }
+    rc = eng_run(m, NULL, &in, 1, out, *nout, NULL, NULL);
+    /* a second run must give the same answer */
+    if (!rc) {
+        for (int i = 0; i < *nout; i++) {
+            outs[i] = malloc(out[i].nbytes + 1);
+            memcpy(outs[i], out[i].data, out[i].nbytes);
+        }
+        rc = eng_run(m, NULL, &in, 1, out, *nout, NULL, NULL);
+        for (int i = 0; i < *nout && !rc; i++) {
+            CHECK(!memcmp(outs[i], out[i].data, out[i].nbytes), "output %d differs on a second run", i);
+            CHECK(guard_ok(out[i].data, out[i].nbytes), "output %d overrun", i);
+        }
+    }
+    for (int i = 0; i < *nout; i++) free(out[i].data);
+    free(x);
+    eng_free(m);
+    return rc;
+}
+
+static void inspect(const void *buf, size_t len, const char *model)
+{
+    g_graph *g = NULL;
+    int rc = onnx_import(buf, len, NULL, &g);
+    if (!rc) rc = graph_optimize(g);
+    CHECK(!rc, "%s: import/optimise failed: %d", model, rc);
+    if (rc) { g_graph_free(g); return; }
+    int conv = 0, reorder = 0, leftover = 0, nhwc_links = 0, plain_links = 0;
+    for (int i = 0; i < g->n_nodes; i++) {
+        const g_node *n = &g->nodes[i];
+        if (!strcmp(n->op_type, "Conv")) conv++;
+        if (!strcmp(n->op_type, "Reorder")) reorder++;
+        static const char *const gone[] = { "BatchNormalization", "Relu", "Clip", "HardSwish",
+                                            "Sigmoid", "LeakyRelu", "HardSigmoid", "Add" };
+        for (size_t k = 0; k < sizeof gone / sizeof gone[0]; k++)
+            if (!strcmp(n->op_type, gone[k])) {
+                leftover++;
+                fprintf(stderr, "%s: %s '%s' was not fused\n", model, n->op_type, n->name);
+            }
+        /* conv -> conv edges */
+        if (strcmp(n->op_type, "Conv")) continue;
+        int t = n->in[0];
+        if (g->t[t].producer >= 0 && !strcmp(g->nodes[g->t[t].producer].op_type, "Conv")) {
+            if (g->t[t].layout == G_LAYOUT_NHWC) nhwc_links++;
+            else plain_links++;
+        }
+    }
+    printf("%s: %d nodes after optimisation, %d Conv, %d Reorder, conv->conv links %d NHWC / %d plain\n",
+           model, g->n_nodes, conv, reorder, nhwc_links, plain_links);
+    CHECK(leftover == 0, "%s: %d ops left unfused", model, leftover);
+    CHECK(reorder <= 1, "%s: %d reorders", model, reorder);
+    CHECK(nhwc_links > 0 && plain_links <= 1, "%s: conv links %d NHWC, %d plain", model, nhwc_links,
+          plain_links);
+    for (int i = 0; i < g->n_outputs; i++)
+        CHECK(g->t[g->outputs[i]].layout == G_LAYOUT_PLAIN, "%s: output %d not plain", model, i);
+    g_graph_free(g);
+}
+
+static void check_model(const char *dir, const char *file)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    size_t len;
+    void *buf = read_all(path, &len);
+    CHECK(buf, "cannot read %s", path);
+    if (!buf) return;
+    float *ref[MAXO] = {0}, *fref[MAXO] = {0}, *fast[MAXO] = {0}, *fast1[MAXO] = {0};
+    size_t cnt[MAXO];
+    int n1 = 0, n2 = 0, n3 = 0, n4 = 0;
+
+    setenv("OPENACL_NO_FUSE", "1", 1);
+    setenv("OPENACL_NO_LAYOUT", "1", 1);
+    k_set_force_ref(1);
+    int rc = run_model(buf, len, 0, ref, cnt, &n1);
+    CHECK(!rc, "%s: unfused reference run failed: %d", file, rc);
+    unsetenv("OPENACL_NO_FUSE");
+    unsetenv("OPENACL_NO_LAYOUT");
+    rc = run_model(buf, len, 0, fref, cnt, &n2);
+    CHECK(!rc, "%s: fused reference run failed: %d", file, rc);
+    k_set_force_ref(0);
+    rc = run_model(buf, len, 0, fast, cnt, &n3);
+    CHECK(!rc, "%s: oneDNN run failed: %d", file, rc);
+    rc = run_model(buf, len, 1, fast1, cnt, &n4);
+    CHECK(!rc, "%s: oneDNN run with 1 thread failed: %d", file, rc);
+    if (n1 == n2 && n2 == n3 && n3 == n4 && ref[0] && fref[0] && fast[0] && fast1[0]) {
+        for (int i = 0; i < n1; i++) {
+            size_t at = 0;
+            double e1 = cmp_f32(fref[i], ref[i], cnt[i], 1e-4, 1e-3, &at);
+            CHECK(e1 <= 1, "%s output %d: fused reference differs from unfused: %.3g x tol at %zu "
+                  "(%g vs %g)", file, i, e1, at, fref[i][at], ref[i][at]);
+            double e2 = cmp_f32(fast[i], ref[i], cnt[i], 1e-4, 1e-3, &at);
+            CHECK(e2 <= 1, "%s output %d: oneDNN differs from reference: %.3g x tol at %zu "
+                  "(%g vs %g)", file, i, e2, at, fast[i][at], ref[i][at]);
+            double e3 = cmp_f32(fast1[i], ref[i], cnt[i], 1e-4, 1e-3, &at);
+            CHECK(e3 <= 1, "%s output %d: oneDNN (1 thread) differs from reference: %.3g x tol", file,
+                  i, e3);
+            printf("%s output %d (%zu values): fused-ref %.3g, dnnl %.3g, dnnl-1t %.3g x tolerance\n",
+                   file, i, cnt[i], e1, e2, e3);
+        }
+    } else {
+        CHECK(0, "%s: runs disagree on output count or failed", file);
+    }
+    for (int i = 0; i < MAXO; i++) { free(ref[i]); free(fref[i]); free(fast[i]); free(fast1[i]); }
+    inspect(buf, len, file);
+    free(buf);
+}
+
+int main(int argc, char **argv)
+{
+    const char *dir = argc > 1 ? argv[1] : ".";
+    check_model(dir, "resnet_tiny.onnx");
+    check_model(dir, "mbnet_tiny.onnx");
+    if (knn_fails) { printf("%d failures\n", knn_fails); return 1; }
+    printf("all passed\n");
+    return 0;
+}
