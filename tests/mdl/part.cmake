@@ -13,7 +13,7 @@ add_test(NAME mdl_flow COMMAND test_mdl_flow ${OA_MDL_MODELS})
 set_tests_properties(mdl_flow PROPERTIES FIXTURES_REQUIRED mdl_models LABELS "sanitize;tsan" TIMEOUT 300)
 
 add_executable(test_mdl_misuse ${CMAKE_CURRENT_LIST_DIR}/test_mdl_misuse.c)
-target_link_libraries(test_mdl_misuse PRIVATE ascendcl m)
+target_link_libraries(test_mdl_misuse PRIVATE ascendcl Threads::Threads m)
 add_test(NAME mdl_misuse COMMAND test_mdl_misuse ${OA_MDL_MODELS} ${OA_MDL_SCRATCH})
 set_tests_properties(mdl_misuse PROPERTIES FIXTURES_REQUIRED mdl_models LABELS "sanitize" TIMEOUT 300)
 

@@ -507,6 +507,27 @@ static void on_done(void *user)
     g_cb_ok = dev_matches_f32(g_cb_out, "gemm", 0, 12, 1e-5f);
 }
 
+/* A blocking callback holds the stream until the main thread opens the gate. */
+static pthread_mutex_t g_gate_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_gate_cv = PTHREAD_COND_INITIALIZER;
+static int g_gate_open;
+
+static void gate(void *user)
+{
+    pthread_mutex_lock(&g_gate_mu);
+    while (!g_gate_open)
+        pthread_cond_wait(&g_gate_cv, &g_gate_mu);
+    pthread_mutex_unlock(&g_gate_mu);
+}
+
+static void open_gate(void)
+{
+    pthread_mutex_lock(&g_gate_mu);
+    g_gate_open = 1;
+    pthread_cond_broadcast(&g_gate_cv);
+    pthread_mutex_unlock(&g_gate_mu);
+}
+
 static void test_async(void)
 {
     uint32_t id;
@@ -543,11 +564,40 @@ static void test_async(void)
     CHECK(dev_matches_f32(s.outp[0], "gemm", 0, 12, 1e-5f));
     CHECK_OK(aclmdlDestroyExecConfigHandle(ec));
 
+    /* a caller work area for one execution (ACL_MDL_WORK_ADDR_PTR) */
+    size_t work = 0, weight = 0;
+    CHECK_OK(aclmdlQuerySize(path_of("gemm.onnx"), &work, &weight));
+    if (work) {
+        ec = aclmdlCreateExecConfigHandle();
+        void *wk = dev_alloc(work);
+        CHECK_OK(aclmdlSetExecConfigOpt(ec, ACL_MDL_WORK_ADDR_PTR, &wk, sizeof wk));
+        size_t small = work - 1;
+        CHECK_OK(aclmdlSetExecConfigOpt(ec, ACL_MDL_WORK_SIZET, &small, sizeof small));
+        CHECK_ERR(aclmdlExecuteV2(id, s.in, s.out, st, ec), ACL_ERROR_INVALID_PARAM, "too small");
+        CHECK_OK(aclmdlSetExecConfigOpt(ec, ACL_MDL_WORK_SIZET, &work, sizeof work));
+        aclrtMemset(s.outp[0], 12, 0, 12);
+        CHECK_OK(aclmdlExecuteV2(id, s.in, s.out, st, ec));
+        CHECK(dev_matches_f32(s.outp[0], "gemm", 0, 12, 1e-5f));
+        aclrtFree(wk);
+        CHECK_OK(aclmdlDestroyExecConfigHandle(ec));
+    }
+
     /* default stream */
     aclrtMemset(s.outp[0], 12, 0, 12);
     CHECK_OK(aclmdlExecuteAsync(id, s.in, s.out, NULL));
     CHECK_OK(aclrtSynchronizeStream(NULL));
     CHECK(dev_matches_f32(s.outp[0], "gemm", 0, 12, 1e-5f));
+
+    /* an execution still queued when its model is unloaded fails cleanly,
+     * reported by the stream's synchronize */
+    uint32_t id2;
+    CHECK_OK(aclmdlLoadFromFile(path_of("gemm.onnx"), &id2));
+    CHECK_OK(aclrtLaunchCallback(gate, NULL, ACL_CALLBACK_BLOCK, st));
+    CHECK_OK(aclmdlExecuteAsync(id2, s.in, s.out, st));
+    CHECK_OK(aclmdlUnload(id2));
+    open_gate();
+    CHECK_ERR(aclrtSynchronizeStream(st), ACL_ERROR_INVALID_MODEL_ID, "unloaded before this execution ran");
+    CHECK_OK(aclrtSynchronizeStream(st));  /* the error was reported once */
 
     CHECK_OK(aclrtUnSubscribeReport((uint64_t)th, st));
     atomic_store(&g_stop, 1);

@@ -7,6 +7,7 @@
  * Runs under ASan too: no crash, no leak.
  * Usage: test_mdl_misuse <models-dir> <scratch-dir> */
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <unistd.h>
 
@@ -241,6 +242,30 @@ static void bad_execute(void)
     free_io(in, out, mem, 4);
 }
 
+static int g_thread_rc;
+static char g_thread_msg[512];
+
+static void *load_without_context(void *arg)
+{
+    uint32_t id;
+    g_thread_rc = aclmdlLoadFromFile(path_of("add_relu.onnx"), &id);
+    const char *m = aclGetRecentErrMsg();
+    snprintf(g_thread_msg, sizeof g_thread_msg, "%s", m ? m : "");
+    if (g_thread_rc == ACL_SUCCESS)
+        aclmdlUnload(id);
+    return NULL;
+}
+
+/* A thread that never set a device or context has no context to load into. */
+static void no_context(void)
+{
+    pthread_t th;
+    pthread_create(&th, NULL, load_without_context, NULL);
+    pthread_join(th, NULL);
+    CHECK(g_thread_rc == (int)ACL_ERROR_RT_CONTEXT_NULL);
+    CHECK(strstr(g_thread_msg, "aclmdlLoadFromFile") != NULL);
+}
+
 static void bad_config(void)
 {
     uint32_t id;
@@ -318,6 +343,7 @@ int main(int argc, char **argv)
     CHECK_OK(aclrtSetDevice(0));
     bad_files();
     bad_execute();
+    no_context();
     bad_config();
     unsupported();
     CHECK_OK(aclrtResetDevice(0));
