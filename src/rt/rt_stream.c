@@ -79,10 +79,14 @@ static int task_run(rt_stream *s, rt_task *t, int *keep)
     case RT_TASK_EVENT_RECORD:
     case RT_TASK_EVENT_RESET:
     case RT_TASK_EVENT_WAIT: rt_event_run(t, s); break;
-    case RT_TASK_CALLBACK:
+    case RT_TASK_CALLBACK: {
+        /* a NO_BLOCK node belongs to the report thread once delivered: it
+         * may already be recycled when rt_report_deliver returns */
+        int block = t->block;
         rc = rt_report_deliver(s, t);
-        if (rc == ACL_SUCCESS && !t->block) *keep = 1;
+        if (rc == ACL_SUCCESS && !block) *keep = 1;
         break;
+    }
     case RT_TASK_HOSTFUNC: t->u.hf.fn(t->u.hf.args); break;
     default:
         rc = acl_fail(ACL_ERROR_RT_INTERNAL_ERROR, "stream worker: unknown task kind %d", (int)t->kind);
@@ -139,6 +143,7 @@ static void *worker_main(void *arg)
         pthread_mutex_unlock(&s->lock);
 
         int keep = 0, rc = ACL_SUCCESS;
+        uint64_t seq = t->seq;
         char *msg = NULL;
         if (discard) {
             task_discard(t);
@@ -163,7 +168,7 @@ static void *worker_main(void *arg)
             }
         }
         s->running = 0;
-        atomic_store_explicit(&s->done_seq, t->seq, memory_order_release);
+        atomic_store_explicit(&s->done_seq, seq, memory_order_release);
         if (!keep) rt_task_recycle(s, t);
         if (s->waiters) pthread_cond_broadcast(&s->done_cv);
         if (msg) free(msg);
