@@ -360,6 +360,7 @@ typedef struct rs_job {
     const int64_t *od;
     const rs_axis *ax;
     double extrap;
+    int ext;           /* tf_crop_and_resize: some taps extrapolate */
 } rs_job;
 
 /* Builds the (offset, weight) combinations of the outer axes of row `row`;
@@ -409,6 +410,19 @@ static int rs_combos(const rs_job *j, int64_t row, int64_t *off, double *w)
             double cw[RS_MAXC];                                                           \
             int nc = rs_combos(j, row, off, cw);                                          \
             TY *o = D + row * W;                                                           \
+            if (nc >= 1 && nc <= 2 && in->T == 2 && !j->ext) {                        \
+                /* bilinear fast path: one or two source rows, two taps */            \
+                const TY *b0 = S + off[0], *b1 = S + off[nc - 1];                     \
+                ACC w0 = (ACC)cw[0], w1 = nc == 2 ? (ACC)cw[1] : (ACC)0;              \
+                for (int64_t x = 0; x < W; x++) {                                     \
+                    int64_t i0 = in->idx[2 * x], i1 = in->idx[2 * x + 1];             \
+                    ACC a = (ACC)in->w[2 * x], bw = (ACC)in->w[2 * x + 1];            \
+                    ACC v = w0 * (a * LOAD(b0[i0]) + bw * LOAD(b0[i1]));              \
+                    if (nc == 2) v += w1 * (a * LOAD(b1[i0]) + bw * LOAD(b1[i1]));    \
+                    o[x] = STORE(v);                                                  \
+                }                                                                     \
+                continue;                                                             \
+            }                                                                         \
             for (int64_t x = 0; x < W; x++) {                                             \
                 const int64_t *ix = in->idx + x * in->T;                                  \
                 const float *wx = in->w + x * in->T;                                      \
@@ -503,7 +517,7 @@ static int rs_run(const g_node *n, void *st, const k_tensor *in, k_tensor *out, 
     } else if (combos > RS_MAXC) {
         e = ksh_fail(n, KSH_EUNSUP, "%lld interpolation taps per output row exceed %d", (long long)combos, RS_MAXC);
     } else {
-        rs_job j = {.r = r, .od = out[0].shape.d, .ax = ax, .extrap = s->extrap};
+        rs_job j = {.r = r, .od = out[0].shape.d, .ax = ax, .extrap = s->extrap, .ext = s->ctm == CT_TF_CROP};
         switch (in[0].dtype) {
         case G_F32: rs_f32(&j, in[0].data, out[0].data, nt); break;
         case G_F64: rs_f64(&j, in[0].data, out[0].data, nt); break;

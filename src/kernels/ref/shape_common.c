@@ -191,8 +191,11 @@ int ksh_nonzero(const void *p, int dt, size_t i)
 
 int ksh_threads(const k_ctx *ctx, size_t bytes)
 {
-    if (bytes < ((size_t)1 << 18)) return 1;
+    /* memory-bound copies: one thread per 256 KiB at most, none nested */
+    const size_t grain = (size_t)1 << 18;
+    if (bytes < 2 * grain || omp_in_parallel()) return 1;
     int t = (ctx && ctx->threads > 0) ? ctx->threads : omp_get_max_threads();
+    if ((size_t)t > bytes / grain) t = (int)(bytes / grain);
     return t < 1 ? 1 : t;
 }
 
@@ -301,6 +304,31 @@ static inline void step(int r, const int64_t *d, const int64_t *ss, const int64_
     }
 }
 
+/* 4x4 transpose of 4-byte elements with portable vector extensions:
+ * d[i*dq + j] = s[i + j*sj] for i, j in 0..3 (strides in elements). */
+typedef uint32_t ksh_v4 __attribute__((vector_size(16)));
+#if defined(__clang__)
+#define KSH_SHUF(a, b, i0, i1, i2, i3) __builtin_shufflevector(a, b, i0, i1, i2, i3)
+#else
+#define KSH_SHUF(a, b, i0, i1, i2, i3) __builtin_shuffle(a, b, (ksh_v4){i0, i1, i2, i3})
+#endif
+static inline void tr4x4(char *d, int64_t dq, const char *s, int64_t sj)
+{
+    ksh_v4 r0, r1, r2, r3;
+    memcpy(&r0, s, 16);
+    memcpy(&r1, s + sj * 4, 16);
+    memcpy(&r2, s + 2 * sj * 4, 16);
+    memcpy(&r3, s + 3 * sj * 4, 16);
+    ksh_v4 t0 = KSH_SHUF(r0, r1, 0, 4, 1, 5), t1 = KSH_SHUF(r0, r1, 2, 6, 3, 7);
+    ksh_v4 t2 = KSH_SHUF(r2, r3, 0, 4, 1, 5), t3 = KSH_SHUF(r2, r3, 2, 6, 3, 7);
+    ksh_v4 c0 = KSH_SHUF(t0, t2, 0, 1, 4, 5), c1 = KSH_SHUF(t0, t2, 2, 3, 6, 7);
+    ksh_v4 c2 = KSH_SHUF(t1, t3, 0, 1, 4, 5), c3 = KSH_SHUF(t1, t3, 2, 3, 6, 7);
+    memcpy(d, &c0, 16);
+    memcpy(d + dq * 4, &c1, 16);
+    memcpy(d + 2 * dq * 4, &c2, 16);
+    memcpy(d + 3 * dq * 4, &c3, 16);
+}
+
 void ksh_copy_nd(void *dst, const int64_t *dst_st, const void *src, const int64_t *src_st,
                  const int64_t *dims, int rank, size_t es, int nthreads)
 {
@@ -358,7 +386,17 @@ void ksh_copy_nd(void *dst, const int64_t *dst_st, const void *src, const int64_
             int64_t i1 = i0 + TB < nq ? i0 + TB : nq, j1 = j0 + TB < nj ? j0 + TB : nj;
             int64_t idx[KSH_MAXR], so, dof;
             unravel(o, orr, od, oss, ods, idx, &so, &dof);
-            for (int64_t i = i0; i < i1; i++)
+            int64_t i = i0;
+            if (es == 4) {   /* sq == 4 bytes here: the source's contiguous axis */
+                for (; i + 4 <= i1; i += 4) {
+                    int64_t j = j0;
+                    for (; j + 4 <= j1; j += 4)
+                        tr4x4(D + dof + i * dq + j * 4, dq / 4, S + so + i * 4 + j * sj, sj / 4);
+                    for (int64_t ii = i; ii < i + 4 && j < j1; ii++)
+                        copy_row(D + dof + ii * dq + j * 4, 4, S + so + ii * 4 + j * sj, sj, j1 - j, 4);
+                }
+            }
+            for (; i < i1; i++)
                 copy_row(D + dof + i * dq + j0 * ein, ein, S + so + i * sq + j0 * sj, sj, j1 - j0, es);
         }
         return;
