@@ -420,6 +420,14 @@ ACL_FUNC_VISIBILITY aclError aclmdlQuerySize(const char *fileName, size_t *workS
 ACL_FUNC_VISIBILITY aclError aclmdlQuerySizeFromMem(const void *model, size_t modelSize, size_t *workSize,
                                                     size_t *weightSize);
 
+/* Work bytes for a memory-optimisation mode (ACL_WORKSPACE_MEM_OPTIMIZE_DEFAULT
+ * or _INPUTOUTPUT; others → ACL_ERROR_INVALID_PARAM). openacl keeps inputs
+ * and outputs in the caller's buffers in both modes, so both report the
+ * aclmdlQuerySize work size. (Declared by the newest CANN headers.) */
+ACL_FUNC_VISIBILITY aclError aclmdlQueryWorkspaceSize(const char *fileName, size_t memOptimizeMode, size_t *workSize);
+ACL_FUNC_VISIBILITY aclError aclmdlQueryWorkspaceSizeFromMem(const void *model, size_t modelSize,
+                                                             size_t memOptimizeMode, size_t *workSize);
+
 /* ======================================================================
  * Gears (dynamic batch / HW / dims). Models loaded from ONNX have no gears
  * (their dynamic dims are set per execution with aclmdlSetDatasetTensorDesc),

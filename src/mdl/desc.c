@@ -216,7 +216,7 @@ aclError aclmdlGetDesc(aclmdlDesc *modelDesc, uint32_t modelId)
         return rc;
     if (!modelDesc)
         return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: modelDesc is NULL", api);
-    mdl_model *m;
+    mdl_model *m = NULL;
     if ((rc = mdl_get(api, modelId, &m)))
         return rc;
     mdl_info info;

@@ -17,7 +17,7 @@
 #include "rt/rt_internal.h"
 
 typedef struct exec_job {
-    mdl_model *m;
+    mdl_model *m = NULL;
     const char *api;
     int n_in, n_out;
     k_tensor *in, *out;
@@ -281,7 +281,7 @@ static int begin(const char *api, uint32_t modelId, mdl_model **m)
 static int exec_sync(const char *api, uint32_t modelId, const aclmdlDataset *input, aclmdlDataset *output,
                      aclrtStream stream, int use_stream, const aclmdlExecConfigHandle *cfg)
 {
-    mdl_model *m;
+    mdl_model *m = NULL;
     int rc = begin(api, modelId, &m);
     if (rc)
         return rc;
@@ -306,7 +306,7 @@ static int exec_sync(const char *api, uint32_t modelId, const aclmdlDataset *inp
 static int exec_async(const char *api, uint32_t modelId, const aclmdlDataset *input, aclmdlDataset *output,
                       aclrtStream stream, const aclmdlExecConfigHandle *cfg)
 {
-    mdl_model *m;
+    mdl_model *m = NULL;
     int rc = begin(api, modelId, &m);
     if (rc)
         return rc;
@@ -356,7 +356,7 @@ static int gear_args(const char *api, uint32_t modelId, aclmdlDataset *dataset, 
     int rc = rt_check_init(api);
     if (rc)
         return rc;
-    mdl_model *m;
+    mdl_model *m = NULL;
     if ((rc = mdl_get(api, modelId, &m)))
         return rc;
     mdl_put(m);

@@ -349,7 +349,7 @@ aclError aclmdlUnload(uint32_t modelId)
     int rc = rt_check_init(api);
     if (rc)
         return rc;
-    mdl_model *m;
+    mdl_model *m = NULL;
     if ((rc = mdl_get(api, modelId, &m)))
         return rc;
     if ((rc = mdl_check_context(api, m))) {
@@ -433,6 +433,46 @@ aclError aclmdlQuerySizeFromMem(const void *model, size_t modelSize, size_t *wor
     return query_sizes(api, "memory image", model, modelSize, NULL, workSize, weightSize);
 }
 
+static int check_mem_mode(const char *api, size_t mode, const size_t *workSize)
+{
+    if (!workSize)
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: workSize is NULL", api);
+    if (mode != ACL_WORKSPACE_MEM_OPTIMIZE_DEFAULT && mode != ACL_WORKSPACE_MEM_OPTIMIZE_INPUTOUTPUT)
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: memOptimizeMode %zu is not ACL_WORKSPACE_MEM_OPTIMIZE_DEFAULT "
+                        "(0) or ACL_WORKSPACE_MEM_OPTIMIZE_INPUTOUTPUT (1)", api, mode);
+    return ACL_SUCCESS;
+}
+
+aclError aclmdlQueryWorkspaceSize(const char *fileName, size_t memOptimizeMode, size_t *workSize)
+{
+    static const char api[] = "aclmdlQueryWorkspaceSize";
+    int rc = rt_check_init(api);
+    if (rc || (rc = check_mem_mode(api, memOptimizeMode, workSize)))
+        return rc;
+    if (!fileName)
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: fileName is NULL", api);
+    mdl_file f;
+    if ((rc = mdl_file_open(api, fileName, &f)))
+        return rc;
+    size_t weight;
+    rc = query_sizes(api, fileName, f.data, f.size, f.base_dir, workSize, &weight);
+    mdl_file_close(&f);
+    return rc;
+}
+
+aclError aclmdlQueryWorkspaceSizeFromMem(const void *model, size_t modelSize, size_t memOptimizeMode,
+                                         size_t *workSize)
+{
+    static const char api[] = "aclmdlQueryWorkspaceSizeFromMem";
+    int rc = rt_check_init(api);
+    if (rc || (rc = check_mem_mode(api, memOptimizeMode, workSize)))
+        return rc;
+    if (!model || !modelSize)
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %s", api, model ? "modelSize is 0" : "model is NULL");
+    size_t weight;
+    return query_sizes(api, "memory image", model, modelSize, NULL, workSize, &weight);
+}
+
 aclError aclmdlQueryExeOMDesc(const char *fileName, aclmdlExeOMDesc *mdlPartitionSize)
 {
     if (!mdlPartitionSize)
@@ -462,7 +502,7 @@ aclError aclmdlSetAttribute(uint32_t modelId, aclmdlAttr attr, aclmdlAttrValue_t
     if (attrValue->mdlPriority > 7)
         return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: model %u: priority %u out of range [0, 7]", api, modelId,
                         attrValue->mdlPriority);
-    mdl_model *m;
+    mdl_model *m = NULL;
     if ((rc = mdl_get(api, modelId, &m)))
         return rc;
     atomic_store(&m->priority, attrValue->mdlPriority);
@@ -480,7 +520,7 @@ aclError aclmdlGetAttribute(uint32_t modelId, aclmdlAttr attr, aclmdlAttrValue_t
         return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: attrValue is NULL", api);
     if (attr != ACL_MDL_ATTR_PRIORITY_INT32)
         return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: unknown attribute %d", api, (int)attr);
-    mdl_model *m;
+    mdl_model *m = NULL;
     if ((rc = mdl_get(api, modelId, &m)))
         return rc;
     memset(attrValue, 0, sizeof *attrValue);

@@ -113,7 +113,7 @@ static int aipp_input(const char *api, uint32_t modelId, size_t index)
     int rc = rt_check_init(api);
     if (rc)
         return rc;
-    mdl_model *m;
+    mdl_model *m = NULL;
     if ((rc = mdl_get(api, modelId, &m)))
         return rc;
     int n = m->info.n_in;

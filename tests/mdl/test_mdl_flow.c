@@ -155,6 +155,13 @@ static void test_gemm_memory(void)
     size_t work2 = 1, weight2 = 1;
     CHECK_OK(aclmdlQuerySizeFromMem(img, len, &work2, &weight2));
     CHECK(work2 == work && weight2 == weight);
+    size_t ws = 1;
+    CHECK_OK(aclmdlQueryWorkspaceSize(path_of("gemm.onnx"), ACL_WORKSPACE_MEM_OPTIMIZE_DEFAULT, &ws));
+    CHECK(ws == work);
+    ws = 1;
+    CHECK_OK(aclmdlQueryWorkspaceSizeFromMem(img, len, ACL_WORKSPACE_MEM_OPTIMIZE_INPUTOUTPUT, &ws));
+    CHECK(ws == work);
+    CHECK_ERR(aclmdlQueryWorkspaceSize(path_of("gemm.onnx"), 7, &ws), ACL_ERROR_INVALID_PARAM, "memOptimizeMode 7");
     aclmdlExeOMDesc od;
     CHECK_OK(aclmdlQueryExeOMDesc(path_of("gemm.onnx"), &od));
     CHECK(od.workSize == work && od.weightSize == weight);
