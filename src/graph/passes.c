@@ -509,6 +509,12 @@ int graph_bind_infer(g_graph *g, int fold)
             if (n->out[j] < 0) continue;
             g_tensor *t = &g->t[n->out[j]];
             if (out[j].dtype != G_UNDEF) t->dtype = out[j].dtype;
+            if (t->dtype == G_UNDEF && r) {
+                /* the kernel could not tell yet and the model declares nothing:
+                 * most ops keep their first input's type; run time re-infers */
+                for (int k = 0; k < n->n_in && t->dtype == G_UNDEF; k++)
+                    if (n->in[k] >= 0) t->dtype = g->t[n->in[k]].dtype;
+            }
             if (r == 0) {
                 t->shape = out[j].shape;
                 t->layout = out[j].layout;

@@ -27,3 +27,12 @@ if(EXISTS ${OA_ONNX_TESTDATA}/node)
             --results ${CMAKE_BINARY_DIR}/onnx_backend_engine_results.txt --min-node-pass 70)
   set_tests_properties(onnx_backend_engine PROPERTIES LABELS "engine;onnx" TIMEOUT 900)
 endif()
+
+# Developer tool: a real model through the engine API with timings and a
+# comparison against reference outputs (see tests/models for the model set).
+# (tools/npy's part is included after this one, so its source is compiled in here.)
+if(EXISTS ${CMAKE_SOURCE_DIR}/tools/npy/npy.c)
+  oa_engine_test_exe(engine_model_check ${CMAKE_CURRENT_LIST_DIR}/engine_model_check.c
+                     ${CMAKE_SOURCE_DIR}/tools/npy/npy.c)
+  target_include_directories(engine_model_check PRIVATE ${CMAKE_SOURCE_DIR}/tools/npy)
+endif()
