@@ -1,0 +1,5 @@
+# bench (runtime): rt_bench measures stream enqueue cost, host-callback
+# delivery latency and idle synchronize (figures in BENCHMARKS.md, Runtime).
+add_executable(rt_bench ${CMAKE_CURRENT_LIST_DIR}/rt_bench.c)
+target_link_libraries(rt_bench PRIVATE ascendcl Threads::Threads)
+target_compile_options(rt_bench PRIVATE ${OA_WARN})
