@@ -17,7 +17,7 @@
 #include "rt/rt_internal.h"
 
 typedef struct exec_job {
-    mdl_model *m = NULL;
+    mdl_model *m;
     const char *api;
     int n_in, n_out;
     k_tensor *in, *out;
