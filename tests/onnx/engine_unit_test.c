@@ -240,6 +240,35 @@ static void node_attr_f(Onnx__NodeProto *n, const char *name, float f)
     n->attribute = v;
 }
 
+static Onnx__NodeProto *nodev(const char *op, const char *name, int nin, const char *const *ins,
+                              int nout, const char *const *outs)
+{
+    Onnx__NodeProto *n = T(sizeof *n);
+    onnx__node_proto__init(n);
+    n->op_type = S(op);
+    n->name = S(name);
+    n->domain = S(strncmp(op, "T", 1) ? "" : "openacl.test");
+    n->input = T((size_t)(nin + 1) * sizeof(char *));
+    for (int i = 0; i < nin; i++) n->input[n->n_input++] = S(ins[i]);
+    n->output = T((size_t)(nout + 1) * sizeof(char *));
+    for (int i = 0; i < nout; i++) n->output[n->n_output++] = S(outs[i]);
+    return n;
+}
+
+static void node_attr_g(Onnx__NodeProto *n, const char *name, Onnx__GraphProto *g)
+{
+    Onnx__AttributeProto *a = T(sizeof *a);
+    onnx__attribute_proto__init(a);
+    a->name = S(name);
+    a->has_type = 1;
+    a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH;
+    a->g = g;
+    Onnx__AttributeProto **v = T((n->n_attribute + 1) * sizeof *v);
+    if (n->n_attribute) memcpy(v, n->attribute, n->n_attribute * sizeof *v);
+    v[n->n_attribute++] = a;
+    n->attribute = v;
+}
+
 static Onnx__TensorProto *tensor(const char *name, int rank, const int64_t *dims, const float *data,
                                  size_t nvals)
 {
@@ -276,12 +305,19 @@ static void gb_init(gb *b)
     b->opset = 13;
 }
 
-static void *gb_pack(gb *b, size_t *len)
+/* Finishes b's GraphProto (for use as a subgraph or by gb_pack). */
+static Onnx__GraphProto *gb_graph(gb *b)
 {
     b->g.node = b->nodes;
     b->g.input = b->ins;
     b->g.output = b->outs;
     b->g.initializer = b->inits;
+    return &b->g;
+}
+
+static void *gb_pack(gb *b, size_t *len)
+{
+    gb_graph(b);
     Onnx__ModelProto m;
     onnx__model_proto__init(&m);
     m.has_ir_version = 1;
@@ -647,6 +683,127 @@ static void test_output_is_input_or_const(void)
     T_free_all();
 }
 
+/* ---------------- control flow with captured outer values ---------------- */
+
+static gb *gb_new(void)
+{
+    gb *b = T(sizeof *b);
+    gb_init(b);
+    return b;
+}
+
+/* y = If(c) { TAdd(x, x) } else { TScale(x, -1) }: outer x captured by both
+ * branches, static shapes, so the If runs inside the static plan. */
+static void test_if_captures(void)
+{
+    static const int64_t sc[1] = { 0 };
+    gb *tb = gb_new(), *eb = gb_new(), b;
+    tb->nodes[tb->g.n_node++] = node("TAdd", "then_add", "x", "x", "t_out");
+    tb->outs[tb->g.n_output++] = vi("t_out", 1, 2, D23, NULL);
+    Onnx__NodeProto *s = node("TScale", "else_scale", "x", NULL, "e_out");
+    node_attr_f(s, "k", -1.0f);
+    eb->nodes[eb->g.n_node++] = s;
+    eb->outs[eb->g.n_output++] = vi("e_out", 1, 2, D23, NULL);
+    gb_init(&b);
+    b.ins[b.g.n_input++] = vi("c", 9, 0, sc, NULL);
+    b.ins[b.g.n_input++] = vi("x", 1, 2, D23, NULL);
+    const char *ins[1] = { "c" }, *outs[1] = { "y" };
+    Onnx__NodeProto *n = nodev("If", "if", 1, ins, 1, outs);
+    node_attr_g(n, "then_branch", gb_graph(tb));
+    node_attr_g(n, "else_branch", gb_graph(eb));
+    b.nodes[b.g.n_node++] = n;
+    b.outs[b.g.n_output++] = vi("y", 1, 2, D23, NULL);
+    size_t len;
+    void *buf = gb_pack(&b, &len);
+    eng_model *m = NULL;
+    int rc = load(buf, len, NULL, &m);
+    CHECK(rc == 0, "If with captures loads: %s", g_msg);
+    if (!rc) {
+        CHECK(eng_is_static(m), "If with equal static branch shapes keeps the model static");
+        float x[6] = { 1, 2, 3, 4, 5, 6 }, y[6];
+        for (int c = 0; c < 2; c++) {
+            unsigned char cv = (unsigned char)c;
+            k_tensor in[2] = { { .dtype = G_BOOL, .shape = { 0 }, .data = &cv, .nbytes = 1 },
+                               { .dtype = G_F32, .shape = { 2, { 2, 3 } }, .data = x, .nbytes = 24 } };
+            k_tensor out = { .data = y, .nbytes = sizeof y };
+            rc = run(m, NULL, in, 2, &out, 1, NULL);
+            float want = c ? 12.0f : -6.0f;
+            CHECK(rc == 0 && y[5] == want, "If(cond=%d): y[5] = %g, expected %g (%s)", c, y[5], want,
+                  rc ? g_msg : "");
+        }
+        eng_free(m);
+    }
+    T_free_all();
+}
+
+/* Loop(M=3, cond=true, y0): body y = TAdd(y, w) with outer w captured, and an
+ * If inside the body that captures the outer-outer x; scan output stacks y. */
+static void test_loop_nested_captures(void)
+{
+    static const int64_t sc[1] = { 0 }, d2[1] = { 2 };
+    gb *body = gb_new(), *tb = gb_new(), *eb = gb_new(), b;
+    /* inner If: then TAdd(y_in, x) else y_in (x from the main graph) */
+    tb->nodes[tb->g.n_node++] = node("TAdd", "in_then", "y_in", "x", "it");
+    tb->outs[tb->g.n_output++] = vi("it", 1, 1, d2, NULL);
+    eb->nodes[eb->g.n_node++] = node("TAdd", "in_else", "y_in", "w", "ie");
+    eb->outs[eb->g.n_output++] = vi("ie", 1, 1, d2, NULL);
+    body->ins[body->g.n_input++] = vi("i", 7, 0, sc, NULL);
+    body->ins[body->g.n_input++] = vi("cond_in", 9, 0, sc, NULL);
+    body->ins[body->g.n_input++] = vi("y_in", 1, 1, d2, NULL);
+    const char *iins[1] = { "cond_in" }, *iouts[1] = { "y_if" };
+    Onnx__NodeProto *inner = nodev("If", "inner_if", 1, iins, 1, iouts);
+    node_attr_g(inner, "then_branch", gb_graph(tb));
+    node_attr_g(inner, "else_branch", gb_graph(eb));
+    body->nodes[body->g.n_node++] = inner;
+    body->nodes[body->g.n_node++] = node("TAdd", "body_add", "y_if", "w", "y_out");
+    body->nodes[body->g.n_node++] = node("Identity", "pass_cond", "cond_in", NULL, "cond_out");
+    body->outs[body->g.n_output++] = vi("cond_out", 9, 0, sc, NULL);
+    body->outs[body->g.n_output++] = vi("y_out", 1, 1, d2, NULL);
+    body->outs[body->g.n_output++] = vi("y_out", 1, 1, d2, NULL);
+    gb_init(&b);
+    static const float w[2] = { 1, 10 };
+    b.ins[b.g.n_input++] = vi("M", 7, 0, sc, NULL);
+    b.ins[b.g.n_input++] = vi("cond", 9, 0, sc, NULL);
+    b.ins[b.g.n_input++] = vi("y0", 1, 1, d2, NULL);
+    b.ins[b.g.n_input++] = vi("x", 1, 1, d2, NULL);
+    b.inits[b.g.n_initializer++] = tensor("w", 1, d2, w, 2);
+    const char *ins[3] = { "M", "cond", "y0" }, *outs[2] = { "y_final", "y_all" };
+    Onnx__NodeProto *n = nodev("Loop", "loop", 3, ins, 2, outs);
+    node_attr_g(n, "body", gb_graph(body));
+    b.nodes[b.g.n_node++] = n;
+    b.outs[b.g.n_output++] = vi("y_final", 1, 1, d2, NULL);
+    static const int64_t dyn2[2] = { -1, 2 };
+    b.outs[b.g.n_output++] = vi("y_all", 1, 2, dyn2, "iters");
+    size_t len;
+    void *buf = gb_pack(&b, &len);
+    eng_model *m = NULL;
+    int rc = load(buf, len, NULL, &m);
+    CHECK(rc == 0, "Loop with nested captures loads: %s", g_msg);
+    if (!rc) {
+        int64_t M = 3;
+        unsigned char cond = 1;
+        float y0[2] = { 0, 0 }, x[2] = { 100, 1000 }, yf[2], ya[8];
+        k_tensor in[4] = { { .dtype = G_I64, .shape = { 0 }, .data = &M, .nbytes = 8 },
+                           { .dtype = G_BOOL, .shape = { 0 }, .data = &cond, .nbytes = 1 },
+                           { .dtype = G_F32, .shape = { 1, { 2 } }, .data = y0, .nbytes = 8 },
+                           { .dtype = G_F32, .shape = { 1, { 2 } }, .data = x, .nbytes = 8 } };
+        k_tensor out[2] = { { .data = yf, .nbytes = sizeof yf }, { .data = ya, .nbytes = sizeof ya } };
+        rc = run(m, NULL, in, 4, out, 2, NULL);
+        /* each step: y += x + w = (101, 1010) */
+        CHECK(rc == 0 && yf[0] == 303 && yf[1] == 3030, "Loop final y = %g %g (%s)", yf[0], yf[1],
+              rc ? g_msg : "");
+        CHECK(rc == 0 && out[1].shape.rank == 2 && out[1].shape.d[0] == 3 && ya[2] == 202 && ya[5] == 3030,
+              "Loop scan output [%lld,%lld] %g %g", (long long)out[1].shape.d[0],
+              (long long)out[1].shape.d[1], ya[2], ya[5]);
+        cond = 0;   /* no iteration: y_final = y0, y_all is [0,2] */
+        y0[0] = 7;
+        rc = run(m, NULL, in, 4, out, 2, NULL);
+        CHECK(rc == 0 && yf[0] == 7 && out[1].shape.d[0] == 0, "Loop with cond=false runs zero times");
+        eng_free(m);
+    }
+    T_free_all();
+}
+
 /* ---------------- importer refusals ---------------- */
 
 static void test_truncated_and_garbage(void)
@@ -900,6 +1057,8 @@ int main(void)
     test_static_run();
     test_dynamic();
     test_output_is_input_or_const();
+    test_if_captures();
+    test_loop_nested_captures();
     test_truncated_and_garbage();
     test_graph_errors();
     test_external_data();
