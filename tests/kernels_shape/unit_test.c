@@ -99,6 +99,7 @@ static run_res run_op_ex(const char *op, int opset, int nin, const k_tensor *in,
         g->t[tin[i]].dtype = in[i].dtype;
         g->t[tin[i]].shape = in[i].shape;
         g->t[tin[i]].kind = G_TK_INPUT;
+        g->t[tin[i]].layout = in[i].layout;
     }
     for (int i = 0; i < nout; i++) {
         char name[16];
@@ -668,6 +669,102 @@ static void test_misc(void)
     res_free(&r);
 }
 
+/* ---- channels-last inputs give the same logical result ---- */
+
+static void to_nhwc(const float *x, float *y, const int64_t *d)
+{
+    for (int64_t n = 0; n < d[0]; n++)
+        for (int64_t c = 0; c < d[1]; c++)
+            for (int64_t h = 0; h < d[2]; h++)
+                for (int64_t w = 0; w < d[3]; w++)
+                    y[((n * d[2] + h) * d[3] + w) * d[1] + c] = x[((n * d[1] + c) * d[2] + h) * d[3] + w];
+}
+
+/* Runs op twice, on plain x and on its NHWC copy (input 0, and input 1 too
+ * when nhwc1), and compares the logical outputs. */
+static void check_nhwc(const char *what, const char *op, int opset, int nin, k_tensor *in, int nout,
+                       int nattr, const attr *at, int nhwc1, int expect_nhwc_out)
+{
+    run_res a = run_op(op, opset, nin, in, nout, nattr, at);
+    k_tensor inn[8];
+    float *bufs[2] = {NULL, NULL};
+    for (int i = 0; i < nin; i++) {
+        inn[i] = in[i];
+        if (i == 0 || (i == 1 && nhwc1)) {
+            int64_t k = g_shape_numel(&in[i].shape);
+            bufs[i] = malloc((size_t)k * 4);
+            to_nhwc(in[i].data, bufs[i], in[i].shape.d);
+            inn[i].data = bufs[i];
+            inn[i].layout = G_LAYOUT_NHWC;
+        }
+    }
+    run_res b = run_op(op, opset, nin, inn, nout, nattr, at);
+    int ok = a.rc == 0 && b.rc == 0;
+    for (int o = 0; ok && o < nout; o++) {
+        k_tensor *y = &b.out[o];
+        ok = g_shape_eq(&a.out[o].shape, &y->shape) &&
+             (y->layout == G_LAYOUT_NHWC) == (expect_nhwc_out && y->shape.rank == 4);
+        if (!ok) { printf("    output %d layout %d\n", o, y->layout); break; }
+        int64_t k = g_shape_numel(&y->shape);
+        float *p = malloc((size_t)k * 4 + 4);
+        if (y->layout == G_LAYOUT_NHWC) to_nhwc(a.out[o].data, p, a.out[o].shape.d);
+        else memcpy(p, a.out[o].data, (size_t)k * 4);
+        /* interpolation sums the same taps in another order: allow rounding */
+        for (int64_t i = 0; ok && i < k; i++) {
+            float u = p[i], v = ((const float *)y->data)[i];
+            ok = fabsf(u - v) <= 1e-5f * (1 + fabsf(u));
+            if (!ok) printf("    [%lld] plain %g, channels-last %g\n", (long long)i, u, v);
+        }
+        free(p);
+    }
+    CHECK(ok, "%s: channels-last result differs (rc %d / %d)", what, a.rc, b.rc);
+    res_free(&a);
+    res_free(&b);
+    free(bufs[0]);
+    free(bufs[1]);
+}
+
+static void test_layouts(void)
+{
+    int64_t d[4] = {2, 5, 6, 7}, d2[4] = {2, 3, 6, 7};
+    float *x = malloc(420 * 4), *x2 = malloc(252 * 4);
+    for (int i = 0; i < 420; i++) x[i] = (float)((i * 37) % 101);
+    for (int i = 0; i < 252; i++) x2[i] = (float)(i % 17) - 8;
+    attr ax1[] = {A_INT("axis", 1)}, ax3[] = {A_INT("axis", 3)};
+    k_tensor cin[2] = {T(G_F32, 4, d, x), T(G_F32, 4, d2, x2)};
+    check_nhwc("Concat channels, both NHWC", "Concat", 13, 2, cin, 1, 1, ax1, 1, 1);
+    check_nhwc("Concat channels, NHWC + plain", "Concat", 13, 2, cin, 1, 1, ax1, 0, 1);
+    k_tensor cin2[2] = {T(G_F32, 4, d, x), T(G_F32, 4, d, x)};
+    check_nhwc("Concat width", "Concat", 13, 2, cin2, 1, 1, ax3, 1, 1);
+    int64_t sp[2] = {2, 3}, two[1] = {2};
+    k_tensor sin[2] = {T(G_F32, 4, d, x), T(G_I64, 1, two, sp)};
+    check_nhwc("Split channels", "Split", 13, 2, sin, 2, 1, ax1, 0, 1);
+    int64_t st[2] = {1, -1}, en[2] = {4, 0}, axs[2] = {1, 3}, stp[2] = {2, -2};
+    k_tensor slin[5] = {T(G_F32, 4, d, x), T(G_I64, 1, two, st), T(G_I64, 1, two, en), T(G_I64, 1, two, axs),
+                        T(G_I64, 1, two, stp)};
+    check_nhwc("Slice channels+width", "Slice", 13, 5, slin, 1, 0, NULL, 0, 1);
+    int64_t pads[8] = {0, 1, 2, 0, 0, 0, 1, 3}, eight[1] = {8};
+    k_tensor pin[2] = {T(G_F32, 4, d, x), T(G_I64, 1, eight, pads)};
+    attr refl[] = {A_STR("mode", "reflect")};
+    check_nhwc("Pad constant", "Pad", 13, 2, pin, 1, 0, NULL, 0, 1);
+    check_nhwc("Pad reflect", "Pad", 13, 2, pin, 1, 1, refl, 0, 1);
+    float sc[4] = {1, 1, 2, 1.5f};
+    int64_t four[1] = {4};
+    k_tensor rin[3] = {T(G_F32, 4, d, x), NONE, T(G_F32, 1, four, sc)};
+    attr lin[] = {A_STR("mode", "linear")}, cub[] = {A_STR("mode", "cubic")};
+    check_nhwc("Resize nearest", "Resize", 13, 3, rin, 1, 0, NULL, 0, 1);
+    check_nhwc("Resize linear", "Resize", 13, 3, rin, 1, 1, lin, 0, 1);
+    check_nhwc("Resize cubic", "Resize", 13, 3, rin, 1, 1, cub, 0, 1);
+    int64_t perm[4] = {0, 2, 3, 1};
+    attr pa[] = {{.name = "perm", .type = G_AT_INTS, .n = 4, .ints = perm}};
+    k_tensor tin[1] = {T(G_F32, 4, d, x)};
+    check_nhwc("Transpose reads NHWC, writes plain", "Transpose", 13, 1, tin, 1, 1, pa, 0, 0);
+    attr tof[] = {A_INT("to", G_F32)};
+    check_nhwc("Cast keeps the layout", "Cast", 13, 1, tin, 1, 1, tof, 0, 1);
+    free(x);
+    free(x2);
+}
+
 int main(void)
 {
     init_iota();
@@ -679,6 +776,7 @@ int main(void)
     test_resize();
     test_cast();
     test_misc();
+    test_layouts();
     printf("%d checks, %d failures\n", checks, failures);
     return failures ? 1 : 0;
 }

@@ -153,7 +153,7 @@ static int cast_infer(const g_node *n, void *st, const k_tensor *in, k_tensor *o
     else if ((e = cast_target(n, &to))) return e;
     out[0].dtype = to;
     out[0].shape = in[0].shape;
-    out[0].layout = G_LAYOUT_PLAIN;
+    out[0].layout = ksh_same_layout(&in[0], &out[0].shape);
     return 0;
 }
 
@@ -165,8 +165,10 @@ static int cast_run(const g_node *n, void *st, const k_tensor *in, k_tensor *out
     return 0;
 }
 static const k_op k_cast = {.op_type = "Cast", .domain = "", .since = 1, .impl = "ref",
-                            .init = cast_init, .infer = cast_infer, .run = cast_run};
+                            .init = cast_init, .infer = cast_infer, .run = cast_run,
+                            .accepts_layout = ksh_accept_data};
 K_REGISTER(k_cast);
 static const k_op k_castlike = {.op_type = "CastLike", .domain = "", .since = 15, .impl = "ref",
-                                .init = castlike_init, .infer = cast_infer, .run = cast_run};
+                                .init = castlike_init, .infer = cast_infer, .run = cast_run,
+                                .accepts_layout = ksh_accept_all};
 K_REGISTER(k_castlike);

@@ -207,6 +207,7 @@ static int rs_infer(const g_node *n, void *st, const k_tensor *in, k_tensor *out
     if (e) return e == K_NEED_DATA ? ksh_need(out, 1) : e;
     out[0].shape = in[0].shape;
     for (int a = 0; a < gm.r; a++) out[0].shape.d[a] = gm.out[a];
+    out[0].layout = ksh_same_layout(&in[0], &out[0].shape);
     return 0;
 }
 
@@ -489,7 +490,7 @@ static int rs_run(const g_node *n, void *st, const k_tensor *in, k_tensor *out, 
     if (!buf) return ksh_fail(n, KSH_ENOMEM, "out of memory for resize tables");
     rs_axis ax[G_MAX_RANK];
     int64_t ist[G_MAX_RANK], combos = 1;
-    ksh_strides(&in[0].shape, ist);
+    ksh_lstrides(&in[0], ist);
     char *p = buf;
     for (int a = 0; a < r; a++) {
         ax[a].T = rs_taps(s, gm.scale[a]);
@@ -505,19 +506,28 @@ static int rs_run(const g_node *n, void *st, const k_tensor *in, k_tensor *out, 
         p += k * 4;
         p = (char *)(((uintptr_t)p + 15) & ~(uintptr_t)15);
         rs_fill_axis(s, &gm, a, ist[a], &ax[a]);
-        if (a < r - 1) combos *= ax[a].T;
+    }
+    /* walk the output in its physical order (channels-last keeps C inner) */
+    int ord[G_MAX_RANK];
+    rs_axis pax[G_MAX_RANK];
+    int64_t pod[G_MAX_RANK];
+    ksh_porder(&out[0], ord);
+    for (int a = 0; a < r; a++) {
+        pax[a] = ax[ord[a]];
+        pod[a] = out[0].shape.d[ord[a]];
+        if (a < r - 1) combos *= pax[a].T;
     }
     int nt = ksh_threads(c, (size_t)total * es * (s->mode == RS_NEAREST ? 1 : 4));
     if (s->mode == RS_NEAREST) {
         int64_t *maps[G_MAX_RANK];
         unsigned char fill[8] = {0};
         ksh_setf(fill, in[0].dtype, 0, s->extrap);
-        for (int a = 0; a < r; a++) maps[a] = ax[a].idx;
-        ksh_gather_maps(out[0].data, in[0].data, out[0].shape.d, r, maps, es, fill, nt);
+        for (int a = 0; a < r; a++) maps[a] = pax[a].idx;
+        ksh_gather_maps(out[0].data, in[0].data, pod, r, maps, es, fill, nt);
     } else if (combos > RS_MAXC) {
         e = ksh_fail(n, KSH_EUNSUP, "%lld interpolation taps per output row exceed %d", (long long)combos, RS_MAXC);
     } else {
-        rs_job j = {.r = r, .od = out[0].shape.d, .ax = ax, .extrap = s->extrap, .ext = s->ctm == CT_TF_CROP};
+        rs_job j = {.r = r, .od = pod, .ax = pax, .extrap = s->extrap, .ext = s->ctm == CT_TF_CROP};
         switch (in[0].dtype) {
         case G_F32: rs_f32(&j, in[0].data, out[0].data, nt); break;
         case G_F64: rs_f64(&j, in[0].data, out[0].data, nt); break;
@@ -540,9 +550,9 @@ static int rs_run(const g_node *n, void *st, const k_tensor *in, k_tensor *out, 
 
 static const k_op k_resize = {.op_type = "Resize", .domain = "", .since = 10, .impl = "ref",
                               .init = rs_init, .infer = rs_infer, .plan = rs_plan, .run = rs_run,
-                              .fini = rs_fini};
+                              .fini = rs_fini, .accepts_layout = ksh_accept_data};
 K_REGISTER(k_resize);
 static const k_op k_upsample = {.op_type = "Upsample", .domain = "", .since = 7, .until = 10, .impl = "ref",
                                 .init = rs_init, .infer = rs_infer, .plan = rs_plan, .run = rs_run,
-                                .fini = rs_fini};
+                                .fini = rs_fini, .accepts_layout = ksh_accept_data};
 K_REGISTER(k_upsample);

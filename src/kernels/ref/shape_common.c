@@ -189,6 +189,16 @@ int ksh_nonzero(const void *p, int dt, size_t i)
     }
 }
 
+int ksh_accept_all(const g_node *n, void *st, int idx, int layout)
+{
+    return layout == G_LAYOUT_PLAIN || layout == G_LAYOUT_NHWC;
+}
+
+int ksh_accept_data(const g_node *n, void *st, int idx, int layout)
+{
+    return layout == G_LAYOUT_PLAIN || (layout == G_LAYOUT_NHWC && idx == 0);
+}
+
 int ksh_threads(const k_ctx *ctx, size_t bytes)
 {
     /* memory-bound copies: one thread per 256 KiB at most, none nested */

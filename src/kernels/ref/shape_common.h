@@ -88,6 +88,37 @@ static inline int64_t ksh_prod(const int64_t *d, int a, int b)
     return k;
 }
 
+/* ---- layouts: 4-D activations may be channels-last (G_LAYOUT_NHWC) ---- */
+static inline int ksh_nhwc(const k_tensor *t)
+{
+    return t->layout == G_LAYOUT_NHWC && t->shape.rank == 4;
+}
+/* Element stride of each logical axis in t's physical layout. */
+static inline void ksh_lstrides(const k_tensor *t, int64_t *st)
+{
+    if (!ksh_nhwc(t)) { ksh_strides(&t->shape, st); return; }
+    const int64_t *d = t->shape.d;   /* logical N, C, H, W */
+    st[1] = 1;
+    st[3] = d[1];
+    st[2] = d[3] * d[1];
+    st[0] = d[2] * d[3] * d[1];
+}
+/* Logical axes in physical order, outermost first. */
+static inline void ksh_porder(const k_tensor *t, int *ord)
+{
+    static const int nhwc[4] = {0, 2, 3, 1};
+    for (int i = 0; i < t->shape.rank; i++) ord[i] = ksh_nhwc(t) ? nhwc[i] : i;
+}
+/* Output layout for ops that keep the layout of their data input. */
+static inline int ksh_same_layout(const k_tensor *in, const g_shape *out)
+{
+    return in->layout == G_LAYOUT_NHWC && in->shape.rank == 4 && out->rank == 4 ? G_LAYOUT_NHWC
+                                                                               : G_LAYOUT_PLAIN;
+}
+/* accepts_layout: channels-last on every input / on the data input only. */
+int ksh_accept_all(const g_node *n, void *st, int idx, int layout);
+int ksh_accept_data(const g_node *n, void *st, int idx, int layout);
+
 /* Normalises axis into [0, rank) (or [0, rank] with `inclusive`). */
 int ksh_axis(const g_node *n, int64_t axis, int rank, int inclusive, int *out);
 

@@ -8,7 +8,8 @@
 static int concat_init(g_graph *g, g_node *n, void **st)
 {
     if (n->n_in < 1) return ksh_fail(n, KSH_EINVAL, "no inputs");
-    if (!g_node_attr(n, "axis")) return ksh_fail(n, KSH_EINVAL, "attribute 'axis' is missing");
+    if (!g_node_attr(n, "axis") && n->opset >= 4)   /* Concat-1 defaulted to axis 1 */
+        return ksh_fail(n, KSH_EINVAL, "attribute 'axis' is missing");
     int dt = ksh_in_dtype(g, n, 0), e;
     if ((e = ksh_check_movable(n, dt, "input 0"))) return e;
     for (int i = 1; i < n->n_in; i++)
@@ -26,7 +27,7 @@ static int concat_infer(const g_node *n, void *st, const k_tensor *in, k_tensor 
     for (int i = 0; i < n->n_in; i++)
         if (in[i].shape.rank >= 0) { r = in[i].shape.rank; break; }
     if (r < 0) { ksh_set_unknown(&out[0].shape); return 0; }
-    if ((e = ksh_axis(n, g_attr_int(n, "axis", 0), r, 0, &ax))) return e;
+    if ((e = ksh_axis(n, g_attr_int(n, "axis", 1), r, 0, &ax))) return e;
     g_shape o;
     memset(&o, 0, sizeof o);
     o.rank = r;
@@ -47,28 +48,34 @@ static int concat_infer(const g_node *n, void *st, const k_tensor *in, k_tensor 
         }
     }
     out[0].shape = o;
+    for (int i = 0; i < n->n_in; i++)
+        if (ksh_nhwc(&in[i]) && r == 4) out[0].layout = G_LAYOUT_NHWC;
     return 0;
 }
 
+/* Each input lands at its offset along the axis; strides follow each
+ * tensor's own layout, so plain and channels-last inputs mix freely (for
+ * plain tensors the copy coalesces into [outer, block] rows). */
 static int concat_run(const g_node *n, void *st, const k_tensor *in, k_tensor *out, const k_ctx *c)
 {
     int r = out[0].shape.rank, ax;
-    ksh_axis(n, g_attr_int(n, "axis", 0), r, 0, &ax);
+    ksh_axis(n, g_attr_int(n, "axis", 1), r, 0, &ax);
     size_t es = ksh_esize(out[0].dtype);
-    int64_t outer = ksh_prod(out[0].shape.d, 0, ax), tot = ksh_prod(out[0].shape.d, ax, r);
-    int nt = ksh_threads(c, (size_t)(outer * tot) * es);
-    int64_t off = 0;
+    int64_t ost[G_MAX_RANK], ist[G_MAX_RANK], off = 0;
+    ksh_lstrides(&out[0], ost);
+    int nt = ksh_threads(c, (size_t)ksh_numel(&out[0].shape) * es);
     for (int i = 0; i < n->n_in; i++) {
-        int64_t inner = ksh_prod(in[i].shape.d, ax, r);
-        if (inner == 0 || outer == 0) continue;
-        int64_t dims[2] = {outer, inner}, sst[2] = {inner, 1}, dst[2] = {tot, 1};
-        ksh_copy_nd((char *)out[0].data + off * (int64_t)es, dst, in[i].data, sst, dims, 2, es, nt);
-        off += inner;
+        if (ksh_numel(&in[i].shape) == 0) continue;
+        ksh_lstrides(&in[i], ist);
+        ksh_copy_nd((char *)out[0].data + off * ost[ax] * (int64_t)es, ost, in[i].data, ist,
+                    in[i].shape.d, r, es, nt);
+        off += in[i].shape.d[ax];
     }
     return 0;
 }
 static const k_op k_concat = {.op_type = "Concat", .domain = "", .since = 1, .impl = "ref",
-                              .init = concat_init, .infer = concat_infer, .run = concat_run};
+                              .init = concat_init, .infer = concat_infer, .run = concat_run,
+                              .accepts_layout = ksh_accept_all};
 K_REGISTER(k_concat);
 
 /* ---- Split ---- */
@@ -133,6 +140,7 @@ static int split_infer(const g_node *n, void *st, const k_tensor *in, k_tensor *
     for (int i = 0; i < no; i++) {
         out[i].shape = in[0].shape;
         out[i].shape.d[ax] = v[i];
+        out[i].layout = ksh_same_layout(&in[0], &out[i].shape);
     }
     return 0;
 }
@@ -142,20 +150,20 @@ static int split_run(const g_node *n, void *st, const k_tensor *in, k_tensor *ou
     int r = in[0].shape.rank, ax;
     ksh_axis(n, g_attr_int(n, "axis", 0), r, 0, &ax);
     size_t es = ksh_esize(in[0].dtype);
-    int64_t outer = ksh_prod(in[0].shape.d, 0, ax), tot = ksh_prod(in[0].shape.d, ax, r);
-    int nt = ksh_threads(c, (size_t)(outer * tot) * es);
-    int64_t off = 0;
+    int64_t ist[G_MAX_RANK], ost[G_MAX_RANK], off = 0;
+    ksh_lstrides(&in[0], ist);
+    int nt = ksh_threads(c, (size_t)ksh_numel(&in[0].shape) * es);
     for (int i = 0; i < n->n_out; i++) {
-        int64_t inner = ksh_prod(out[i].shape.d, ax, r);
-        if (out[i].data && inner && outer) {
-            int64_t dims[2] = {outer, inner}, sst[2] = {tot, 1}, dst[2] = {inner, 1};
-            ksh_copy_nd(out[i].data, dst, (const char *)in[0].data + off * (int64_t)es, sst, dims, 2,
-                        es, nt);
+        if (out[i].data && ksh_numel(&out[i].shape) > 0) {
+            ksh_lstrides(&out[i], ost);
+            ksh_copy_nd(out[i].data, ost, (const char *)in[0].data + off * ist[ax] * (int64_t)es, ist,
+                        out[i].shape.d, r, es, nt);
         }
-        off += inner;
+        off += out[i].shape.d[ax];
     }
     return 0;
 }
 static const k_op k_split = {.op_type = "Split", .domain = "", .since = 1, .impl = "ref",
-                             .init = split_init, .infer = split_infer, .run = split_run};
+                             .init = split_init, .infer = split_infer, .run = split_run,
+                             .accepts_layout = ksh_accept_data};
 K_REGISTER(k_split);

@@ -115,7 +115,7 @@ static int tile_run(const g_node *n, void *st, const k_tensor *in, k_tensor *out
     ksh_copy_nd(out[0].data, ost, in[0].data, sst, dims, 2 * r, es, ksh_threads(c, (size_t)k * es));
     return 0;
 }
-static const k_op k_tile = {.op_type = "Tile", .domain = "", .since = 1, .impl = "ref",
+static const k_op k_tile = {.op_type = "Tile", .domain = "", .since = 6, .impl = "ref",
                             .init = tile_init, .infer = tile_infer, .run = tile_run};
 K_REGISTER(k_tile);
 

@@ -96,6 +96,7 @@ static int slice_infer(const g_node *n, void *st, const k_tensor *in, k_tensor *
     if (e) return e == K_NEED_DATA ? ksh_need(out, 1) : e;
     out[0].shape = in[0].shape;
     for (int a = 0; a < in[0].shape.rank; a++) out[0].shape.d[a] = len[a];
+    out[0].layout = ksh_same_layout(&in[0], &out[0].shape);
     return 0;
 }
 
@@ -105,8 +106,8 @@ static int slice_run(const g_node *n, void *st, const k_tensor *in, k_tensor *ou
             sst[G_MAX_RANK], ost[G_MAX_RANK];
     int r = in[0].shape.rank, e = slice_params(n, in, &in[0].shape, start, step, len);
     if (e) return e;
-    ksh_strides(&in[0].shape, ist);
-    ksh_strides(&out[0].shape, ost);
+    ksh_lstrides(&in[0], ist);
+    ksh_lstrides(&out[0], ost);
     int64_t off = 0;
     for (int a = 0; a < r; a++) {
         if (len[a] != out[0].shape.d[a])
@@ -122,7 +123,8 @@ static int slice_run(const g_node *n, void *st, const k_tensor *in, k_tensor *ou
     return 0;
 }
 static const k_op k_slice = {.op_type = "Slice", .domain = "", .since = 1, .impl = "ref",
-                             .init = slice_init, .infer = slice_infer, .run = slice_run};
+                             .init = slice_init, .infer = slice_infer, .run = slice_run,
+                             .accepts_layout = ksh_accept_data};
 K_REGISTER(k_slice);
 
 /* ---- Pad ---- */
@@ -209,6 +211,7 @@ static int pad_infer(const g_node *n, void *st, const k_tensor *in, k_tensor *ou
                             (long long)pb[a], (long long)pe[a], a, (long long)d);
         out[0].shape.d[a] = d + pb[a] + pe[a];
     }
+    out[0].layout = ksh_same_layout(&in[0], &out[0].shape);
     return 0;
 }
 
@@ -222,8 +225,8 @@ static int pad_run(const g_node *n, void *st, const k_tensor *in, k_tensor *out,
     int64_t total = ksh_numel(&out[0].shape);
     int nt = ksh_threads(c, (size_t)total * es);
     if (total == 0) return 0;
-    ksh_strides(&in[0].shape, ist);
-    ksh_strides(&out[0].shape, ost);
+    ksh_lstrides(&in[0], ist);
+    ksh_lstrides(&out[0], ost);
     int64_t in_total = ksh_numel(&in[0].shape);
     if (mode == PAD_CONST || in_total == 0) {
         unsigned char val[8] = {0};
@@ -272,10 +275,16 @@ static int pad_run(const g_node *n, void *st, const k_tensor *in, k_tensor *out,
         }
         p += od[a];
     }
-    ksh_gather_maps(out[0].data, in[0].data, od, r, maps, es, NULL, nt);
+    /* the gather walks the output in its physical order */
+    int ord[G_MAX_RANK];
+    int64_t pod[G_MAX_RANK], *pmaps[G_MAX_RANK];
+    ksh_porder(&out[0], ord);
+    for (int a = 0; a < r; a++) { pod[a] = od[ord[a]]; pmaps[a] = maps[ord[a]]; }
+    ksh_gather_maps(out[0].data, in[0].data, pod, r, pmaps, es, NULL, nt);
     if (buf != stackbuf) free(buf);
     return 0;
 }
 static const k_op k_pad = {.op_type = "Pad", .domain = "", .since = 1, .impl = "ref",
-                           .init = pad_init, .infer = pad_infer, .run = pad_run};
+                           .init = pad_init, .infer = pad_infer, .run = pad_run,
+                           .accepts_layout = ksh_accept_data};
 K_REGISTER(k_pad);

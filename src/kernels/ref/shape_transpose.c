@@ -51,7 +51,7 @@ static int transpose_run(const g_node *n, void *st, const k_tensor *in, k_tensor
     int p[G_MAX_RANK], r = in[0].shape.rank, e;
     if ((e = perm_of(n, r, p))) return e;
     int64_t ist[G_MAX_RANK], sst[G_MAX_RANK], ost[G_MAX_RANK];
-    ksh_strides(&in[0].shape, ist);
+    ksh_lstrides(&in[0], ist);
     ksh_strides(&out[0].shape, ost);
     for (int i = 0; i < r; i++) sst[i] = ist[p[i]];
     size_t es = ksh_esize(in[0].dtype);
@@ -60,7 +60,8 @@ static int transpose_run(const g_node *n, void *st, const k_tensor *in, k_tensor
     return 0;
 }
 static const k_op k_transpose = {.op_type = "Transpose", .domain = "", .since = 1, .impl = "ref",
-                                 .init = move_init, .infer = transpose_infer, .run = transpose_run};
+                                 .init = move_init, .infer = transpose_infer, .run = transpose_run,
+                                 .accepts_layout = ksh_accept_data};
 K_REGISTER(k_transpose);
 
 /* ---- DepthToSpace / SpaceToDepth ---- */
