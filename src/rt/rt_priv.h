@@ -78,6 +78,7 @@ struct rt_task {
     uint8_t block;
     uint8_t done;
     uint8_t discarded;
+    uint8_t direct;     /* callback handed straight to the report thread */
     uint32_t tid;       /* enqueuing thread */
     const char *what;
     union {
@@ -119,6 +120,7 @@ struct rt_stream {
     int worker_started;
     pthread_t worker;
     rt_task *out_head, *out_tail;     /* callbacks handed to the report thread */
+    rt_task *blocked_by;      /* a BLOCK callback handed over directly: later tasks wait */
     rt_report *report;
 
     int sticky_code;

@@ -33,8 +33,16 @@ void rt_report_complete(rt_task *t, int discarded)
         if (s->out_tail == t) s->out_tail = prev;
         break;
     }
-    int block = t->block;
-    if (!block) rt_task_recycle(s, t); /* a blocked worker recycles its own node */
+    if (t->direct) {
+        /* handed over by aclrtLaunchCallback itself: nobody else owns it */
+        if (s->blocked_by == t) {
+            s->blocked_by = NULL;
+            if (s->worker_sleeping) pthread_cond_signal(&s->work_cv);
+        }
+        rt_task_recycle(s, t);
+    } else if (!t->block) {
+        rt_task_recycle(s, t); /* a blocked worker recycles its own node */
+    }
     if (s->waiters) pthread_cond_broadcast(&s->done_cv);
     pthread_mutex_unlock(&s->lock);
 }
@@ -233,6 +241,53 @@ ACL_FUNC_VISIBILITY aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStre
     return ACL_SUCCESS;
 }
 
+/* On an idle stream the worker would only pass the callback on: hand it to
+ * the report thread here and save a thread wake-up. The stream then counts
+ * the callback as reached (done_seq) but outstanding; a BLOCK callback
+ * holds the worker through blocked_by until it has run. */
+static int report_direct(rt_stream *s, const rt_task *tmpl)
+{
+    pthread_mutex_lock(&s->lock);
+    rt_report *rep = s->report;
+    if (!rep || s->closing || s->head || s->running || s->blocked_by || atomic_load(&s->aborting) ||
+        (s->sticky_code && s->failure_mode == ACL_STOP_ON_FAILURE)) {
+        pthread_mutex_unlock(&s->lock);
+        return 0;
+    }
+    rt_task *t = rt_task_alloc(s);
+    if (!t) {
+        pthread_mutex_unlock(&s->lock);
+        return 0;
+    }
+    *t = *tmpl;
+    t->next = NULL;
+    t->stream = s;
+    t->direct = 1;
+    t->tid = rt_tid();
+    t->seq = ++s->enq_seq;
+    atomic_store_explicit(&s->enq_seq_a, t->seq, memory_order_release);
+    t->onext = NULL;
+    if (s->out_tail)
+        s->out_tail->onext = t;
+    else
+        s->out_head = t;
+    s->out_tail = t;
+    if (t->block) s->blocked_by = t;
+    pthread_mutex_lock(&rep->lock);
+    t->rnext = NULL;
+    if (rep->qtail)
+        rep->qtail->rnext = t;
+    else
+        rep->qhead = t;
+    rep->qtail = t;
+    atomic_fetch_add_explicit(&rep->qcount, 1, memory_order_release);
+    if (rep->waiting) pthread_cond_signal(&rep->cv);
+    pthread_mutex_unlock(&rep->lock);
+    atomic_store_explicit(&s->done_seq, t->seq, memory_order_release);
+    pthread_mutex_unlock(&s->lock);
+    return 1;
+}
+
 ACL_FUNC_VISIBILITY aclError aclrtLaunchCallback(aclrtCallback fn, void *userData, aclrtCallbackBlockType blockType,
                                                  aclrtStream stream)
 {
@@ -258,6 +313,7 @@ ACL_FUNC_VISIBILITY aclError aclrtLaunchCallback(aclrtCallback fn, void *userDat
     t.block = blockType == ACL_CALLBACK_BLOCK;
     t.u.cb.fn = fn;
     t.u.cb.data = userData;
+    if (report_direct(s, &t)) return ACL_SUCCESS;
     return rt_stream_submit("aclrtLaunchCallback", s, &t, NULL);
 }
 
@@ -334,8 +390,8 @@ ACL_FUNC_VISIBILITY aclError aclrtProcessReport(int32_t timeout)
     if (closing) pthread_cond_broadcast(&rep->cv);
     pthread_mutex_unlock(&rep->lock);
     if (ran) return ACL_SUCCESS;
-    if (closing || unsubscribed)
-        return acl_fail(ACL_ERROR_RT_THREAD_SUBSCRIBE,
+    if (closing || unsubscribed) /* the normal end of a report loop: logged at INFO */
+        return acl_fail_quiet(ACL_ERROR_RT_THREAD_SUBSCRIBE,
                         "aclrtProcessReport: thread %llu has no subscribed stream any more", (unsigned long long)self);
     (void)timed_out;
     return acl_fail_quiet(ACL_ERROR_RT_REPORT_TIMEOUT, "aclrtProcessReport: no callback arrived within %d ms",

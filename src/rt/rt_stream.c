@@ -116,9 +116,9 @@ static void *worker_main(void *arg)
     rt_ctx_set_current(s->ctx);
     pthread_mutex_lock(&s->lock);
     for (;;) {
-        if (!s->head) {
-            if (s->stop) break;
-            if (g_rt.spin_ns) {
+        if (!s->head || s->blocked_by) {
+            if (!s->head && s->stop) break;
+            if (g_rt.spin_ns && !s->blocked_by) {
                 uint64_t seen = s->enq_seq;
                 pthread_mutex_unlock(&s->lock);
                 uint64_t t0 = rt_now_ns();
@@ -128,7 +128,7 @@ static void *worker_main(void *arg)
                     if ((i & 63) == 0 && rt_now_ns() - t0 > g_rt.spin_ns) break;
                 }
                 pthread_mutex_lock(&s->lock);
-                if (s->head || s->stop) continue;
+                if ((s->head && !s->blocked_by) || s->stop) continue;
             }
             s->worker_sleeping = 1;
             pthread_cond_wait(&s->work_cv, &s->lock);
@@ -296,6 +296,7 @@ int rt_stream_submit(const char *api, rt_stream *s, const rt_task *tmpl, uint64_
     t->stream = s;
     t->done = 0;
     t->discarded = 0;
+    t->direct = 0;
     t->tid = rt_tid();
     t->seq = ++s->enq_seq;
     if (s->tail)
