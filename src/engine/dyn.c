@@ -23,6 +23,11 @@ struct eng_dyn {
     size_t scratch_cap;
     k_tensor *in, *out;       /* per-node argument buffers */
     int maxio;
+    /* Intermediates come from a pool of freed buffers so steady runs do not
+     * map and fault in fresh pages; what a run did not touch is released. */
+    struct pbuf { void *p; size_t cap; int touched; } *pool;
+    int npool, cappool;
+    size_t *cap;              /* per tensor: capacity of its pooled buffer */
 };
 
 void *eng_alloc64(size_t n)
@@ -45,9 +50,10 @@ eng_dyn *eng_dyn_new(g_graph *g)
     d->nc = calloc((size_t)g->n_nodes + 1, sizeof *d->nc);
     d->cptr = calloc((size_t)g->n_t + 1, sizeof *d->cptr);
     d->uses = calloc((size_t)g->n_t + 1, sizeof *d->uses);
+    d->cap = calloc((size_t)g->n_t + 1, sizeof *d->cap);
     d->in = calloc((size_t)(d->maxio + GRAPH_IO_PAD), sizeof *d->in);
     d->out = calloc((size_t)(d->maxio + GRAPH_IO_PAD), sizeof *d->out);
-    if (!d->nc || !d->cptr || !d->uses || !d->in || !d->out) { eng_dyn_free(d); return NULL; }
+    if (!d->nc || !d->cptr || !d->uses || !d->in || !d->out || !d->cap) { eng_dyn_free(d); return NULL; }
     return d;
 }
 
@@ -56,6 +62,8 @@ void eng_dyn_free(eng_dyn *d)
     if (!d) return;
     if (d->nc)
         for (int i = 0; i < d->g->n_nodes; i++) { free(d->nc[i].sig); free(d->nc[i].packed); }
+    for (int i = 0; i < d->npool; i++) free(d->pool[i].p);
+    free(d->pool); free(d->cap);
     free(d->nc); free(d->cptr); free(d->uses); free(d->in); free(d->out); free(d->scratch);
     free(d);
 }
@@ -118,7 +126,67 @@ static int ensure_plan(eng_dyn *d, int i, const g_node *n, const k_tensor *in, c
     return 0;
 }
 
+/* Smallest pooled buffer of n..2n bytes, else a new one. */
+static void *pool_get(eng_dyn *d, size_t n, size_t *cap)
+{
+    int best = -1;
+    for (int i = 0; i < d->npool; i++) {
+        size_t c = d->pool[i].cap;
+        if (c >= n && c / 2 <= n && (best < 0 || c < d->pool[best].cap)) best = i;
+    }
+    if (best >= 0) {
+        void *p = d->pool[best].p;
+        *cap = d->pool[best].cap;
+        d->pool[best] = d->pool[--d->npool];
+        return p;
+    }
+    *cap = n;
+    return eng_alloc64(n);
+}
+
+static void pool_put(eng_dyn *d, void *p, size_t cap)
+{
+    if (!p) return;
+    if (d->npool == d->cappool) {
+        int nc = d->cappool ? d->cappool * 2 : 32;
+        struct pbuf *v = realloc(d->pool, (size_t)nc * sizeof *v);
+        if (!v) { free(p); return; }
+        d->pool = v;
+        d->cappool = nc;
+    }
+    d->pool[d->npool++] = (struct pbuf){ p, cap, 1 };
+}
+
+/* Frees tensor t's buffer: graph outputs were plain allocations (the caller
+ * may keep them), intermediates go back to the pool. */
+static void val_drop(eng_dyn *d, k_tensor *vals, unsigned char *owned, int t)
+{
+    if (!owned[t]) return;
+    if (d->g->t[t].is_output) free(vals[t].data);
+    else pool_put(d, vals[t].data, d->cap[t]);
+    vals[t].data = NULL;
+    owned[t] = 0;
+}
+
+static int dyn_run(eng_dyn *d, k_tensor *vals, unsigned char *owned, int threads);
+
 int eng_dyn_run(eng_dyn *d, k_tensor *vals, unsigned char *owned, int threads)
+{
+    int rc = dyn_run(d, vals, owned, threads);
+    /* only graph outputs leave; everything else returns to the pool */
+    for (int t = 0; t < d->g->n_t; t++)
+        if (owned[t] && !d->g->t[t].is_output) val_drop(d, vals, owned, t);
+    int w = 0;
+    for (int i = 0; i < d->npool; i++) {
+        if (!d->pool[i].touched) { free(d->pool[i].p); continue; }
+        d->pool[i].touched = 0;
+        d->pool[w++] = d->pool[i];
+    }
+    d->npool = w;
+    return rc;
+}
+
+static int dyn_run(eng_dyn *d, k_tensor *vals, unsigned char *owned, int threads)
 {
     g_graph *g = d->g;
     for (int t = 0; t < g->n_t; t++) {
@@ -170,14 +238,17 @@ int eng_dyn_run(eng_dyn *d, k_tensor *vals, unsigned char *owned, int threads)
                                 g_dtype_name(out[j].dtype), g_shape_str(&out[j].shape, s, sizeof s));
             }
             out[j].nbytes = k_nbytes(&out[j]);
-            out[j].data = eng_alloc64(out[j].nbytes);
+            int ti = n->out[j];
+            val_drop(d, vals, owned, ti);   /* a previous value (loops) */
+            size_t cap = out[j].nbytes;
+            out[j].data = g->t[ti].is_output ? eng_alloc64(out[j].nbytes)
+                                             : pool_get(d, out[j].nbytes, &cap);
             if (!out[j].data)
                 return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): cannot allocate %zu bytes "
                                 "for output %d", n->name, n->op_type, out[j].nbytes, j);
-            int ti = n->out[j];
-            if (owned[ti]) free(vals[ti].data);   /* a previous run's leftover (loops) */
             vals[ti] = out[j];
             owned[ti] = 1;
+            d->cap[ti] = cap;
         }
         if ((rc = ensure_plan(d, i, n, in, out))) return rc;
         size_t sb = d->nc[i].scratch_bytes;
@@ -195,20 +266,11 @@ int eng_dyn_run(eng_dyn *d, k_tensor *vals, unsigned char *owned, int threads)
         /* release what nobody reads any more */
         for (int j = 0; j < n->n_in; j++) {
             int ti = n->in[j];
-            if (ti < 0) continue;
-            if (--d->uses[ti] == 0 && owned[ti] && !g->t[ti].is_output) {
-                free(vals[ti].data);
-                vals[ti].data = NULL;
-                owned[ti] = 0;
-            }
+            if (ti >= 0 && --d->uses[ti] == 0 && !g->t[ti].is_output) val_drop(d, vals, owned, ti);
         }
         for (int j = 0; j < n->n_out; j++) {
             int ti = n->out[j];
-            if (ti >= 0 && g->t[ti].nuse == 0 && !g->t[ti].is_output && owned[ti]) {
-                free(vals[ti].data);
-                vals[ti].data = NULL;
-                owned[ti] = 0;
-            }
+            if (ti >= 0 && g->t[ti].nuse == 0 && !g->t[ti].is_output) val_drop(d, vals, owned, ti);
         }
     }
     return 0;

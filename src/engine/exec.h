@@ -20,9 +20,10 @@ void eng_dyn_set_const(eng_dyn *d, int t, const void *p);
 
 /* Runs the graph once. vals has g->n_t entries; the caller fills those of
  * the graph's inputs and captures (dtype, shape, data, nbytes). On return
- * (success or not) owned[t] != 0 marks buffers in vals[t].data that this call
- * allocated and the caller must free with free(); the graph outputs' values
- * are in vals[g->outputs[i]] (possibly aliasing an input or a constant). */
+ * (success or not) owned[t] != 0 marks the graph-output buffers this call
+ * allocated, which the caller frees with free(); the graph outputs' values
+ * are in vals[g->outputs[i]] (possibly aliasing an input or a constant).
+ * Intermediates live in a pool owned by d, kept between runs. */
 int eng_dyn_run(eng_dyn *d, k_tensor *vals, unsigned char *owned, int threads);
 
 /* Frees every owned buffer in vals and clears owned. */

@@ -652,6 +652,51 @@ static void test_dynamic(void)
     T_free_all();
 }
 
+/* Pinning a symbolic input dim at load makes the plan static. */
+static void test_fixed_shapes(void)
+{
+    gb b;
+    gb_init(&b);
+    static const int64_t dn[2] = { -1, 3 };
+    b.ins[b.g.n_input++] = vi("x", 1, 2, dn, "N");
+    Onnx__NodeProto *s = node("TScale", "scale", "x", NULL, "y");
+    node_attr_f(s, "k", 4.0f);
+    b.nodes[b.g.n_node++] = s;
+    b.outs[b.g.n_output++] = vi("y", 1, 2, dn, "N");
+    size_t len;
+    void *buf = gb_pack(&b, &len);
+    const char *names[1] = { "x" };
+    g_shape fix = { 2, { 5, 3 } }, bad = { 2, { 5, 4 } };
+    eng_opts o = { .threads = 1, .n_fix = 1, .fix_names = names, .fix_shapes = &fix };
+    eng_model *m = NULL;
+    int rc = eng_load(buf, len, &o, &m);
+    grab_msg();
+    CHECK(rc == 0 && eng_is_static(m) && eng_input(m, 0)->nbytes == 60 &&
+          eng_output(m, 0)->shape.d[0] == 5, "pinned input gives a static plan (%s)", g_msg);
+    if (!rc) {
+        float x[15], y[15];
+        for (int i = 0; i < 15; i++) x[i] = (float)i;
+        k_tensor in = { .dtype = G_F32, .shape = { 2, { 5, 3 } }, .data = x, .nbytes = sizeof x };
+        k_tensor out = { .data = y, .nbytes = sizeof y };
+        rc = run(m, NULL, &in, 1, &out, 1, NULL);
+        CHECK(rc == 0 && y[14] == 56, "pinned model runs: y[14] = %g", y[14]);
+        in.shape.d[0] = 4;
+        CHECK(run(m, NULL, &in, 1, &out, 1, NULL) != 0 && msg_has("[4,3]") && msg_has("[5,3]"),
+              "a different batch is refused with both shapes");
+        eng_free(m);
+    }
+    o.fix_shapes = &bad;
+    CHECK(eng_load(buf, len, &o, &m) == ACL_ERROR_INVALID_PARAM, "contradicting pin refused");
+    grab_msg();
+    CHECK(msg_has("contradicts"), "message says so");
+    names[0] = "nope";
+    o.fix_shapes = &fix;
+    CHECK(eng_load(buf, len, &o, &m) == ACL_ERROR_INVALID_PARAM, "pin of an unknown input refused");
+    grab_msg();
+    CHECK(msg_has("'nope'"), "message names it");
+    T_free_all();
+}
+
 static void test_output_is_input_or_const(void)
 {
     gb b;
@@ -1056,6 +1101,7 @@ int main(void)
     test_view_alias();
     test_static_run();
     test_dynamic();
+    test_fixed_shapes();
     test_output_is_input_or_const();
     test_if_captures();
     test_loop_nested_captures();
