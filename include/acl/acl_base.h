@@ -8,7 +8,8 @@
  * thread. Data buffers and tensor descriptors are plain objects without
  * internal locking: one object may be read from several threads at once,
  * but must not be modified (Set/Update/Destroy) while another thread uses
- * it. None of the functions here needs aclInit(). */
+ * it. None of the functions here needs aclInit() except
+ * aclGetDeviceCapability. */
 #ifndef INC_EXTERNAL_ACL_ACL_BASE_H_
 #define INC_EXTERNAL_ACL_ACL_BASE_H_
 

@@ -347,8 +347,9 @@ ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStream(aclrtStream stream);
 ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout);
 
 /* Later tasks of stream wait until the most recent record of event
- * (enqueued before this call) has completed. event must belong to the same
- * device. If the event has never been recorded there is nothing to wait for. */
+ * (enqueued before this call) has completed; the event may belong to another
+ * device. If the event has never been recorded there is nothing to wait for.
+ * event needs ACL_EVENT_SYNC (events from aclrtCreateEvent have it). */
 ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event);
 
 /* COMPLETE when no task is pending or running. */
@@ -364,7 +365,9 @@ ACL_FUNC_VISIBILITY aclError aclrtSetStreamFailureMode(aclrtStream stream, uint6
 
 ACL_FUNC_VISIBILITY aclError aclrtCreateEvent(aclrtEvent *event);
 
-/* flag = OR of ACL_EVENT_* (ACL_EVENT_EXTERNAL must be alone); 0 is invalid. */
+/* flag = OR of ACL_EVENT_* (ACL_EVENT_EXTERNAL must be alone; unknown bits
+ * → ACL_ERROR_INVALID_PARAM). aclrtCreateEvent = ACL_EVENT_SYNC |
+ * ACL_EVENT_TIME_LINE. Timestamps are recorded for every event. */
 ACL_FUNC_VISIBILITY aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag);
 
 ACL_FUNC_VISIBILITY aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag);
@@ -376,7 +379,8 @@ ACL_FUNC_VISIBILITY aclError aclrtDestroyEvent(aclrtEvent event);
  * the previous record. */
 ACL_FUNC_VISIBILITY aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream);
 
-/* Enqueues a reset: when it runs, the event becomes not-recorded. */
+/* Enqueues a reset: when it runs, the event becomes not-recorded. Needs
+ * ACL_EVENT_SYNC. */
 ACL_FUNC_VISIBILITY aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream);
 
 /* Deprecated: COMPLETE when the latest record has run (or there was none). */
