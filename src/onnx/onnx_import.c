@@ -758,6 +758,67 @@ static int convert_graph(const imp *im, const Onnx__GraphProto *gp, scope *sc)
     return 0;
 }
 
+/* ---- nesting pre-check ----
+ * protobuf-c unpacks nested messages recursively, so bytes nesting graphs
+ * in attributes (or types in sequence types) thousands deep would exhaust
+ * the stack before any check of ours ran. This walks only the message fields
+ * that can recurse, with a depth bound, before handing the bytes over. */
+enum { MK_NONE = -1, MK_MODEL, MK_GRAPH, MK_NODE, MK_ATTR, MK_VINFO, MK_TYPE, MK_TSEQ, MK_TMAP,
+       MK_TOPT, MK_TRAIN, MK_FUNC };
+#define PB_MAX_DEPTH 256
+
+static int mk_child(int kind, uint64_t field)
+{
+    switch (kind) {
+    case MK_MODEL: return field == 7 ? MK_GRAPH : field == 20 ? MK_TRAIN : field == 25 ? MK_FUNC : MK_NONE;
+    case MK_GRAPH: return field == 1 ? MK_NODE : (field >= 11 && field <= 13) ? MK_VINFO : MK_NONE;
+    case MK_NODE: return field == 5 ? MK_ATTR : MK_NONE;
+    case MK_ATTR: return (field == 6 || field == 11) ? MK_GRAPH : (field == 14 || field == 15) ? MK_TYPE : MK_NONE;
+    case MK_VINFO: return field == 2 ? MK_TYPE : MK_NONE;
+    case MK_TYPE: return field == 4 ? MK_TSEQ : field == 5 ? MK_TMAP : field == 9 ? MK_TOPT : MK_NONE;
+    case MK_TSEQ: case MK_TOPT: return field == 1 ? MK_TYPE : MK_NONE;
+    case MK_TMAP: return field == 2 ? MK_TYPE : MK_NONE;
+    case MK_TRAIN: return (field == 1 || field == 2) ? MK_GRAPH : MK_NONE;
+    case MK_FUNC: return field == 7 ? MK_NODE : MK_NONE;
+    default: return MK_NONE;
+    }
+}
+
+static int pb_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+    uint64_t x = 0;
+    for (int sh = 0; sh < 64 && *p < end; sh += 7) {
+        uint8_t b = *(*p)++;
+        x |= (uint64_t)(b & 0x7f) << sh;
+        if (!(b & 0x80)) { *v = x; return 0; }
+    }
+    return -1;
+}
+
+/* 0: fine or malformed (protobuf-c will say); -1: nested too deep. */
+static int pb_depth_check(const uint8_t *p, const uint8_t *end, int kind, int depth)
+{
+    if (depth > PB_MAX_DEPTH) return -1;
+    while (p < end) {
+        uint64_t key, v;
+        if (pb_varint(&p, end, &key)) return 0;
+        switch (key & 7) {
+        case 0: if (pb_varint(&p, end, &v)) return 0; break;
+        case 1: if (end - p < 8) return 0; p += 8; break;
+        case 5: if (end - p < 4) return 0; p += 4; break;
+        case 2: {
+            if (pb_varint(&p, end, &v) || v > (uint64_t)(end - p)) return 0;
+            int ck = mk_child(kind, key >> 3);
+            if (ck != MK_NONE && pb_depth_check(p, p + v, ck, depth + 1)) return -1;
+            p += v;
+            break;
+        }
+        default: return 0;
+        }
+    }
+    return 0;
+}
+
 int onnx_is_capture(const g_graph *sub, int t)
 {
     if (t < 0 || t >= sub->n_t || sub->t[t].kind != G_TK_INPUT) return 0;
@@ -772,6 +833,9 @@ int onnx_import(const void *buf, size_t len, const char *base_dir, g_graph **out
     if (!buf || len == 0)
         return acl_fail(ACL_ERROR_INVALID_PARAM, "ONNX import: model buffer is %s",
                         buf ? "empty (0 bytes)" : "NULL");
+    if (pb_depth_check(buf, (const uint8_t *)buf + len, MK_MODEL, 0))
+        return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: the model nests messages (graphs in "
+                        "attributes or types in types) more than %d levels deep", PB_MAX_DEPTH);
     Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, len, buf);
     if (!mp)
         return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: the %zu bytes are not a valid ONNX "

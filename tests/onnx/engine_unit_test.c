@@ -883,6 +883,34 @@ static void test_truncated_and_garbage(void)
     free(mut);
     int rc = load(junk, 0, NULL, &m);
     CHECK(rc == ACL_ERROR_INVALID_PARAM, "empty buffer refused");
+    /* graphs nested 100000 deep (ModelProto.graph -> node -> attribute.g -> ...)
+     * must be refused before the recursive protobuf parser sees them */
+    {
+        size_t depth = 100000, cap = depth * 16 + 64, pos = cap;
+        unsigned char *deep = malloc(cap);
+        size_t inner = 0;   /* bytes of the innermost message */
+        /* build from the inside out: each level wraps the previous bytes */
+        for (size_t lvl = 0; lvl < depth * 3; lvl++) {
+            static const unsigned char fields[3] = { (6 << 3) | 2, (5 << 3) | 2, (1 << 3) | 2 };
+            unsigned char hdr[12];
+            size_t hl = 0, v = inner;
+            hdr[hl++] = fields[lvl % 3];   /* attr.g, node.attribute, graph.node */
+            do { unsigned char b = v & 0x7f; v >>= 7; hdr[hl++] = (unsigned char)(b | (v ? 0x80 : 0)); } while (v);
+            if (pos < hl + 16) break;
+            pos -= hl;
+            memcpy(deep + pos, hdr, hl);
+            inner += hl;
+        }
+        unsigned char hdr[12];
+        size_t hl = 0, v = inner;
+        hdr[hl++] = (7 << 3) | 2;          /* ModelProto.graph */
+        do { unsigned char b = v & 0x7f; v >>= 7; hdr[hl++] = (unsigned char)(b | (v ? 0x80 : 0)); } while (v);
+        pos -= hl;
+        memcpy(deep + pos, hdr, hl);
+        rc = load(deep + pos, cap - pos, NULL, &m);
+        CHECK(rc == ACL_ERROR_PARSE_MODEL && msg_has("levels deep"), "deeply nested graphs refused");
+        free(deep);
+    }
     static const unsigned char text[] = "this is not an onnx model at all, just some text";
     rc = load(text, sizeof text, NULL, &m);
     CHECK(rc != 0, "text refused");
