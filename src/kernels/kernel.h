@@ -74,6 +74,11 @@ typedef struct k_op {
     /* Optional. Whether input `idx` may arrive in `layout` (for the layout
      * pass). NULL = plain only. */
     int (*accepts_layout)(const g_node *n, void *state, int idx, int layout);
+    /* Optional. Bit i set: when input i is a constant, pack() copies what
+     * run() needs of it into the packed area and run() never reads it, so
+     * the engine need not keep its own copy of a constant all of whose
+     * readers say so (weights then count once, packed). */
+    uint32_t packed_inputs;
 } k_op;
 
 /* Register a k_op: the registry collects every K_REGISTER in the library

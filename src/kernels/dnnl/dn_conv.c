@@ -394,6 +394,7 @@ static const k_op k_conv_dnnl = {
     .op_type = "Conv", .domain = "", .since = 1, .until = 0, .impl = "dnnl", .priority = 10,
     .init = dconv_init, .infer = dconv_infer, .plan = dconv_plan, .pack = dconv_pack,
     .run = dconv_run, .fini = dconv_fini, .accepts_layout = dconv_accepts,
+    .packed_inputs = (1u << 1) | (1u << 2),
 };
 K_REGISTER(k_conv_dnnl);
 
@@ -401,5 +402,6 @@ static const k_op k_convt_dnnl = {
     .op_type = "ConvTranspose", .domain = "", .since = 1, .until = 0, .impl = "dnnl",
     .priority = 10, .init = dconvt_init, .infer = dconv_infer, .plan = dconv_plan,
     .pack = dconv_pack, .run = dconv_run, .fini = dconv_fini, .accepts_layout = dconv_accepts,
+    .packed_inputs = (1u << 1) | (1u << 2),
 };
 K_REGISTER(k_convt_dnnl);

@@ -376,13 +376,13 @@ static int dmm_run(const g_node *n, void *state, const k_tensor *in, k_tensor *o
 static const k_op k_matmul_dnnl = {
     .op_type = "MatMul", .domain = "", .since = 1, .until = 0, .impl = "dnnl", .priority = 10,
     .init = dmatmul_init, .infer = dmm_infer, .plan = dmm_plan, .pack = dmm_pack,
-    .run = dmm_run, .fini = dmm_fini,
+    .run = dmm_run, .fini = dmm_fini, .packed_inputs = (1u << 1) | (1u << 2),
 };
 K_REGISTER(k_matmul_dnnl);
 
 static const k_op k_gemm_dnnl = {
     .op_type = "Gemm", .domain = "", .since = 1, .until = 0, .impl = "dnnl", .priority = 10,
     .init = dgemm_init, .infer = dmm_infer, .plan = dmm_plan, .pack = dmm_pack,
-    .run = dmm_run, .fini = dmm_fini,
+    .run = dmm_run, .fini = dmm_fini, .packed_inputs = (1u << 1) | (1u << 2),
 };
 K_REGISTER(k_gemm_dnnl);
