@@ -72,8 +72,10 @@ static size_t reg_hash(uint64_t h)
 
 static int reg_grow(void)
 {
-    size_t ncap = g_reg_cap ? g_reg_cap * 2 : 256;
-    while (g_reg_live * 2 >= ncap) ncap *= 2;
+    /* sized from the live entries only, so tombstones left by create/destroy
+     * churn are purged instead of making the table grow */
+    size_t ncap = 256;
+    while ((g_reg_live + 1) * 4 > ncap) ncap *= 2;
     reg_slot *n = calloc(ncap, sizeof(*n));
     if (!n) return -1;
     for (size_t i = 0; i < g_reg_cap; i++) {
