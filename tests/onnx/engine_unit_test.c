@@ -545,6 +545,60 @@ static void test_view_alias(void)
     T_free_all();
 }
 
+/* Identity/Dropout elimination, dead nodes, constant folding. */
+static void test_passes(void)
+{
+    gb b;
+    gb_init(&b);
+    static const float c1[6] = { 1, 1, 1, 1, 1, 1 }, c2[6] = { 2, 2, 2, 2, 2, 2 };
+    b.ins[b.g.n_input++] = vi("x", 1, 2, D23, NULL);
+    b.inits[b.g.n_initializer++] = tensor("c1", 2, D23, c1, 6);
+    b.inits[b.g.n_initializer++] = tensor("c2", 2, D23, c2, 6);
+    Onnx__NodeProto *s = node("TScale", "scale", "x", NULL, "a");
+    node_attr_f(s, "k", 2.0f);
+    b.nodes[b.g.n_node++] = s;
+    b.nodes[b.g.n_node++] = node("Identity", "id1", "a", NULL, "a2");
+    b.nodes[b.g.n_node++] = node("Dropout", "drop", "a2", NULL, "a3");
+    b.nodes[b.g.n_node++] = node("TAdd", "fold_me", "c1", "c2", "c3");      /* constant */
+    b.nodes[b.g.n_node++] = node("TAdd", "add", "a3", "c3", "sum");
+    b.nodes[b.g.n_node++] = node("Identity", "id_out", "sum", NULL, "y");  /* y is the output */
+    b.nodes[b.g.n_node++] = node("TScale", "dead", "x", NULL, "unused");
+    b.outs[b.g.n_output++] = vi("y", 1, 2, D23, NULL);
+    size_t len;
+    void *buf = gb_pack(&b, &len);
+    g_graph *g = NULL;
+    int rc = onnx_import(buf, len, NULL, &g);
+    CHECK(rc == 0 && g->n_nodes == 7, "imported 7 nodes");
+    if (!rc) rc = graph_optimize(g);
+    CHECK(rc == 0, "optimised: %d", rc);
+    if (!rc) {
+        int y = g_tensor_find(g, "y"), c3 = g_tensor_find(g, "c3");
+        CHECK(g->n_nodes == 2, "identities, dropout, the dead node and the constant add are gone: "
+              "%d nodes left", g->n_nodes);
+        CHECK(y >= 0 && g->t[y].producer >= 0 && !strcmp(g->nodes[g->t[y].producer].name, "add"),
+              "the output is written by 'add' directly");
+        CHECK(c3 >= 0 && g->t[c3].kind == G_TK_CONST && g->t[c3].data &&
+              ((const float *)g->t[c3].data)[5] == 3.0f, "c1 + c2 folded to a constant");
+        CHECK(g_tensor_find(g, "c1") >= 0 && !g->t[g_tensor_find(g, "c1")].data,
+              "inputs of the fold are dropped once nobody reads them");
+        CHECK(graph_is_static(g), "static");
+    }
+    g_graph_free(g);
+    eng_model *m = NULL;
+    rc = load(buf, len, NULL, &m);
+    if (!rc) {
+        CHECK(eng_weight_size(m) == 64 + 64, "weights: folded c3 and the packed scale only (%zu)",
+              eng_weight_size(m));
+        float x[6] = { 1, 2, 3, 4, 5, 6 }, yv[6];
+        k_tensor in = { .dtype = G_F32, .shape = { 2, { 2, 3 } }, .data = x, .nbytes = 24 };
+        k_tensor out = { .data = yv, .nbytes = 24 };
+        rc = run(m, NULL, &in, 1, &out, 1, NULL);
+        CHECK(rc == 0 && yv[0] == 5 && yv[5] == 15, "optimised model computes: %g %g", yv[0], yv[5]);
+        eng_free(m);
+    }
+    T_free_all();
+}
+
 /* ---------------- executor ---------------- */
 
 static void test_static_run(void)
@@ -1127,6 +1181,7 @@ int main(void)
     test_planner();
     test_planner_graph();
     test_view_alias();
+    test_passes();
     test_static_run();
     test_dynamic();
     test_fixed_shapes();
