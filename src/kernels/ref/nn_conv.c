@@ -44,6 +44,10 @@ int nn_conv_infer_shape(const g_node *n, nn_win *w, int transposed, const k_tens
 {
     const g_shape *xs = &in[0].shape, *ws = &in[1].shape;
     int r;
+    if (xs->rank < 0 || ws->rank < 0) {   /* not known before run time */
+        out->rank = -1;
+        return 0;
+    }
     if ((r = nn_check_rank(n, 0, xs, 3, 2 + NN_MAX_SP))) return r;
     if (ws->rank != xs->rank) {
         char a[96], b[96];

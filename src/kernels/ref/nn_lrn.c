@@ -37,7 +37,7 @@ static int lrn_init(g_graph *g, g_node *n, void **state)
 
 static int lrn_infer(const g_node *n, void *state, const k_tensor *in, k_tensor *out)
 {
-    int r = nn_check_rank(n, 0, &in[0].shape, 2, G_MAX_RANK);
+    int r = in[0].shape.rank < 0 ? 0 : nn_check_rank(n, 0, &in[0].shape, 2, G_MAX_RANK);
     if (r) return r;
     out[0].dtype = in[0].dtype;
     out[0].shape = in[0].shape;

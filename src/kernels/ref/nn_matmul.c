@@ -44,6 +44,11 @@ static int gemm_init(g_graph *g, g_node *n, void **st) { return mm_init_common(g
 int nn_matmul_shape(const g_node *n, const g_shape *a, const g_shape *b, g_shape *y,
                     int64_t *M, int64_t *K, int64_t *N)
 {
+    if (a->rank < 0 || b->rank < 0) {   /* not known before run time */
+        y->rank = -1;
+        *M = *K = *N = -1;
+        return 0;
+    }
     if (a->rank < 1 || b->rank < 1) {
         char x[96], z[96];
         return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (%s, opset %d): operands %s and %s; "
@@ -81,6 +86,15 @@ int nn_matmul_shape(const g_node *n, const g_shape *a, const g_shape *b, g_shape
 int nn_gemm_shape(const g_node *n, int ta, int tb, const g_shape *a, const g_shape *b,
                   const g_shape *c, g_shape *y, int64_t *M, int64_t *K, int64_t *N)
 {
+    if (a->rank < 0 || b->rank < 0) {
+        y->rank = 2;
+        *M = a->rank == 2 ? (ta ? a->d[1] : a->d[0]) : -1;
+        *N = b->rank == 2 ? (tb ? b->d[0] : b->d[1]) : -1;
+        *K = -1;
+        y->d[0] = *M;
+        y->d[1] = *N;
+        return 0;
+    }
     if (a->rank != 2 || b->rank != 2) {
         char x[96], z[96];
         return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (%s, opset %d): A %s and B %s must be "
@@ -177,13 +191,12 @@ static int mm_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
 int nn_mm_compute(const g_node *n, int gemm, int ta, int tb, float alpha, float beta,
                   const nn_post *po, const k_tensor *in, k_tensor *out)
 {
-    struct { int gemm, ta, tb; float alpha, beta; nn_post po; } sv = { gemm, ta, tb, alpha, beta, *po }, *s = &sv;
     int64_t M, K, N;
     g_shape ys;
     int r;
     int has_c = n->n_in > 2 && n->in[2] >= 0 && in[2].data;
-    if (s->gemm)
-        r = nn_gemm_shape(n, s->ta, s->tb, &in[0].shape, &in[1].shape,
+    if (gemm)
+        r = nn_gemm_shape(n, ta, tb, &in[0].shape, &in[1].shape,
                           has_c ? &in[2].shape : NULL, &ys, &M, &K, &N);
     else
         r = nn_matmul_shape(n, &in[0].shape, &in[1].shape, &ys, &M, &K, &N);
@@ -194,13 +207,13 @@ int nn_mm_compute(const g_node *n, int gemm, int ta, int tb, float alpha, float 
     r = nn_f32_in(n, &in[0], &ba);
     if (!r) r = nn_f32_in(n, &in[1], &bb);
     if (!r && has_c) r = nn_f32_in(n, &in[2], &bc);
-    if (!r && s->po.has_add) r = nn_f32_in(n, &in[NN_ADD_INPUT], &bd);
+    if (!r && po->has_add) r = nn_f32_in(n, &in[NN_ADD_INPUT], &bd);
     if (!r) r = nn_f32_out(n, &out[0], &by);
     if (r) goto done;
-    if (s->gemm) {
-        gemm_f32(M, K, N, ba.p, s->ta ? 1 : K, s->ta ? M : 1, bb.p, s->tb ? 1 : N, s->tb ? K : 1, by.p);
-        for (int64_t i = 0; i < M * N; i++) by.p[i] *= s->alpha;
-        if (has_c && s->beta != 0.f) {
+    if (gemm) {
+        gemm_f32(M, K, N, ba.p, ta ? 1 : K, ta ? M : 1, bb.p, tb ? 1 : N, tb ? K : 1, by.p);
+        for (int64_t i = 0; i < M * N; i++) by.p[i] *= alpha;
+        if (has_c && beta != 0.f) {
             /* C broadcast to [M,N] */
             const g_shape *cs = &in[2].shape;
             int64_t cm = 1, cn = 1;
@@ -208,7 +221,7 @@ int nn_mm_compute(const g_node *n, int gemm, int ta, int tb, float alpha, float 
             else if (cs->rank == 1) cn = cs->d[0];
             for (int64_t m = 0; m < M; m++)
                 for (int64_t j = 0; j < N; j++)
-                    by.p[m * N + j] += s->beta * bc.p[(cm == 1 ? 0 : m) * cn + (cn == 1 ? 0 : j)];
+                    by.p[m * N + j] += beta * bc.p[(cm == 1 ? 0 : m) * cn + (cn == 1 ? 0 : j)];
         }
     } else {
         const g_shape *as = &in[0].shape, *bs = &in[1].shape;
@@ -232,7 +245,7 @@ int nn_mm_compute(const g_node *n, int gemm, int ta, int tb, float alpha, float 
             for (int64_t i = 0; i < nbatch * M; i++)
                 for (int64_t j = 0; j < N; j++) by.p[i * N + j] += bc.p[j];
     }
-    if (s->po.n) nn_post_apply(&s->po, by.p, by.n, bd.p);
+    if (po->n) nn_post_apply(po, by.p, by.n, bd.p);
     nn_f32_commit(&out[0], &by);
 done:
     nn_f32_free(&ba); nn_f32_free(&bb); nn_f32_free(&bc); nn_f32_free(&bd); nn_f32_free(&by);

@@ -66,6 +66,10 @@ static int glppool_init(g_graph *g, g_node *n, void **st) { return pool_init_com
  * a window equal to the input. */
 int nn_pool_infer_shape(const g_node *n, nn_win *w, int global, const g_shape *xs, g_shape *ys)
 {
+    if (xs->rank < 0) {
+        ys->rank = -1;
+        return 0;
+    }
     int r = nn_check_rank(n, 0, xs, 3, 2 + NN_MAX_SP);
     if (r) return r;
     int nsp = xs->rank - 2;
