@@ -145,14 +145,11 @@ static int es_resolve(const g_node *n, const es_state *s, const k_tensor *in, es
                 } else {
                     pl->st[i][l] += xs[ax];
                 }
-                if (!used[l]) count[l] = 0;
                 used[l] = 1;
-                if (id != ES_ELL) count[l]++;
             }
         }
     }
-    /* letters counted once per occurrence across operands */
-    memset(count, 0, sizeof count);
+    /* occurrences of each letter over all terms (implicit output: those seen once) */
     for (int i = 0; i < s->nops; i++)
         for (int k = 0; k < s->nterm[i]; k++)
             if (s->term[i][k] != ES_ELL) count[s->term[i][k]]++;
@@ -210,30 +207,46 @@ static int es_run(const g_node *n, void *st, const k_tensor *in, k_tensor *out, 
     int nt = ksh_threads(c, (size_t)(total * (nsum > 0 ? nsum : 1)) * 8);
     const void *src[ES_MAXOP];
     for (int i = 0; i < nops; i++) src[i] = in[i].data;
+    /* the last summed label runs in a tight strided loop; the others step
+     * through an odometer */
+    int ns = pl.nsum, last = ns ? pl.sum[ns - 1] : -1;
+    int64_t nlast = ns ? pl.dim[last] : 1, stl[ES_MAXOP];
+    for (int j = 0; j < nops; j++) stl[j] = ns ? pl.st[j][last] : 0;
+    int64_t nouter = nlast ? nsum / nlast : 0;
 #pragma omp parallel for num_threads(nt) if (nt > 1) schedule(static)
     for (int64_t o = 0; o < total; o++) {
-        int64_t base[ES_MAXOP] = {0}, q = o;
+        int64_t off[ES_MAXOP] = {0}, q = o;
         for (int k = pl.nout - 1; k >= 0; k--) {
             int l = pl.out[k];
             int64_t i = q % pl.dim[l];
             q /= pl.dim[l];
-            for (int j = 0; j < nops; j++) base[j] += i * pl.st[j][l];
+            for (int j = 0; j < nops; j++) off[j] += i * pl.st[j][l];
         }
         double accf = 0;
         int64_t acci = 0;
-        int64_t idx[ES_MAXL] = {0}, off[ES_MAXOP];
-        memcpy(off, base, sizeof off);
-        for (int64_t t = 0; t < nsum; t++) {
-            if (isf) {
-                double p = 1;
-                for (int j = 0; j < nops; j++) p *= ksh_getf(src[j], dt, (size_t)off[j]);
-                accf += p;
+        int64_t idx[ES_MAXL] = {0};
+        for (int64_t t = 0; t < nouter; t++) {
+            if (dt == G_F32 && nops == 2) {
+                const float *x = (const float *)src[0] + off[0], *y = (const float *)src[1] + off[1];
+                int64_t sx = stl[0], sy = stl[1];
+                for (int64_t k = 0; k < nlast; k++) accf += (double)x[k * sx] * y[k * sy];
+            } else if (dt == G_F32 && nops == 1) {
+                const float *x = (const float *)src[0] + off[0];
+                for (int64_t k = 0; k < nlast; k++) accf += x[k * stl[0]];
             } else {
-                int64_t p = 1;
-                for (int j = 0; j < nops; j++) p *= ksh_geti(src[j], dt, (size_t)off[j]);
-                acci += p;
+                for (int64_t k = 0; k < nlast; k++) {
+                    if (isf) {
+                        double p = 1;
+                        for (int j = 0; j < nops; j++) p *= ksh_getf(src[j], dt, (size_t)(off[j] + k * stl[j]));
+                        accf += p;
+                    } else {
+                        int64_t p = 1;
+                        for (int j = 0; j < nops; j++) p *= ksh_geti(src[j], dt, (size_t)(off[j] + k * stl[j]));
+                        acci += p;
+                    }
+                }
             }
-            for (int k = pl.nsum - 1; k >= 0; k--) {
+            for (int k = ns - 2; k >= 0; k--) {
                 int l = pl.sum[k];
                 if (++idx[k] < pl.dim[l]) {
                     for (int j = 0; j < nops; j++) off[j] += pl.st[j][l];
