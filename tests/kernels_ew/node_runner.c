@@ -101,7 +101,7 @@ static int load_pb(const char *path, k_tensor *t)
     t->nbytes = (size_t)n * es;
     t->data = calloc(1, t->nbytes + 8);
     if (p->has_raw_data) {
-        memcpy(t->data, p->raw_data.data, p->raw_data.len < t->nbytes ? p->raw_data.len : t->nbytes);
+        if (p->raw_data.len) memcpy(t->data, p->raw_data.data, p->raw_data.len < t->nbytes ? p->raw_data.len : t->nbytes);
     } else {
         for (int64_t i = 0; i < n; i++) {
             char *d = (char *)t->data + i * (int64_t)es;

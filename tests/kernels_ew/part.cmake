@@ -49,3 +49,10 @@ if(KEW_PYTHON)
             --out ${CMAKE_CURRENT_BINARY_DIR}/kew_cases --runner $<TARGET_FILE:kew_node_runner>)
   set_tests_properties(kernels_ew_numpy PROPERTIES LABELS "kernels;sanitize" TIMEOUT 300)
 endif()
+
+# Developer tool (not a test): per-op-type time of a real model run node by
+# node through the registry, unfused: kew_prof MODEL.onnx DATA_DIR.
+add_executable(kew_prof EXCLUDE_FROM_ALL ${CMAKE_CURRENT_LIST_DIR}/kew_prof.c)
+target_link_libraries(kew_prof PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,ascendcl_internal>" oa_npy m)
+target_compile_options(kew_prof PRIVATE ${OA_WARN})
+target_link_options(kew_prof PRIVATE -no-pie -Wl,--unresolved-symbols=ignore-in-object-files)

@@ -147,8 +147,8 @@ static inline float ew_expf(float x)
     p = p * r + 1.0f;
     int32_t k1 = k >> 1, k2 = k - k1;                  /* 2^k in two factors: no overflow */
     ew_fu s1, s2;
-    s1.i = (k1 + 127) << 23;
-    s2.i = (k2 + 127) << 23;
+    s1.u = (uint32_t)(k1 + 127) << 23;   /* unsigned: a NaN input gives any k */
+    s2.u = (uint32_t)(k2 + 127) << 23;
     return ew_sel(x > hi, INFINITY, p * s1.f * s2.f);
 }
 
@@ -159,8 +159,8 @@ static inline float ew_logf(float x)
     float xs = ew_sel(sub, x * 0x1p23f, x);
     ew_fu u;
     u.f = xs;
-    int32_t e = ((u.i >> 23) & 0xff) - 127;
-    u.i = (u.i & 0x007fffff) | 0x3f800000;             /* m in [1, 2) */
+    int32_t e = (int32_t)((u.u >> 23) & 0xffu) - 127;
+    u.u = (u.u & 0x007fffffu) | 0x3f800000u;           /* m in [1, 2) */
     int big = u.f > 1.41421356f;
     float m = ew_sel(big, u.f * 0.5f, u.f);            /* m in [0.707, 1.414) */
     float ef = (float)(e + big) - ew_sel(sub, 23.0f, 0.0f);
