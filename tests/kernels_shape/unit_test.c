@@ -765,6 +765,56 @@ static void test_layouts(void)
     free(x2);
 }
 
+/* Tensors large enough (> 512 KiB) that the copy engine splits work across
+ * threads: results must equal the naive ones. */
+static void test_parallel(void)
+{
+    int64_t d[4] = {1, 64, 96, 128}, n = 64 * 96 * 128;
+    float *x = malloc((size_t)n * 4), *y = malloc((size_t)n * 4);
+    for (int64_t i = 0; i < n; i++) x[i] = (float)(i % 65521);
+    int perm_i[4] = {0, 2, 3, 1};
+    int64_t perm[4] = {0, 2, 3, 1};
+    attr pa[] = {{.name = "perm", .type = G_AT_INTS, .n = 4, .ints = perm}};
+    k_tensor in[1] = {T(G_F32, 4, d, x)};
+    run_res r = run_op("Transpose", 13, 1, in, 1, 1, pa);
+    naive_transpose(x, y, d, 4, perm_i);
+    CHECK(r.rc == 0 && !memcmp(r.out[0].data, y, (size_t)n * 4), "large NCHW->NHWC");
+    res_free(&r);
+    /* Concat on axis 0: each input is one long row, split across threads */
+    k_tensor cin[2] = {T(G_F32, 4, d, x), T(G_F32, 4, d, y)};
+    attr ax0[] = {A_INT("axis", 0)};
+    r = run_op("Concat", 13, 2, cin, 1, 1, ax0);
+    CHECK(r.rc == 0 && !memcmp(r.out[0].data, x, (size_t)n * 4) &&
+          !memcmp((float *)r.out[0].data + n, y, (size_t)n * 4), "large Concat axis 0");
+    res_free(&r);
+    /* Gather of rows */
+    int64_t dg[2] = {96 * 64, 128}, ni[1] = {4096};
+    int64_t *idx = malloc(4096 * 8);
+    for (int i = 0; i < 4096; i++) idx[i] = (i * 7919) % (96 * 64);
+    k_tensor gin[2] = {T(G_F32, 2, dg, x), T(G_I64, 1, ni, idx)};
+    r = run_op("Gather", 13, 2, gin, 1, 0, NULL);
+    int ok = r.rc == 0;
+    for (int i = 0; ok && i < 4096; i++) ok = !memcmp((float *)r.out[0].data + i * 128, x + idx[i] * 128, 512);
+    CHECK(ok, "large Gather");
+    res_free(&r);
+    free(idx);
+    /* nearest x2 upsample */
+    float sc[4] = {1, 1, 2, 2};
+    int64_t four[1] = {4};
+    k_tensor rin[3] = {T(G_F32, 4, d, x), NONE, T(G_F32, 1, four, sc)};
+    attr asym[] = {A_STR("coordinate_transformation_mode", "asymmetric"), A_STR("nearest_mode", "floor")};
+    r = run_op("Resize", 13, 3, rin, 1, 2, asym);
+    ok = r.rc == 0;
+    for (int64_t c = 0; ok && c < 64; c += 7)
+        for (int64_t h = 0; ok && h < 192; h++)
+            for (int64_t w = 0; ok && w < 256; w++)
+                ok = ((float *)r.out[0].data)[(c * 192 + h) * 256 + w] == x[(c * 96 + h / 2) * 128 + w / 2];
+    CHECK(ok, "large nearest x2");
+    res_free(&r);
+    free(x);
+    free(y);
+}
+
 int main(void)
 {
     init_iota();
@@ -777,6 +827,7 @@ int main(void)
     test_cast();
     test_misc();
     test_layouts();
+    test_parallel();
     printf("%d checks, %d failures\n", checks, failures);
     return failures ? 1 : 0;
 }

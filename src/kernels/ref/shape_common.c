@@ -414,6 +414,19 @@ void ksh_copy_nd(void *dst, const int64_t *dst_st, const void *src, const int64_
 
     int64_t nrow = ksh_prod(d, 0, r - 1), cnt = d[r - 1];
     int64_t sstep = ss[r - 1], dstep = ds[r - 1];
+    if (nrow < nthreads) {   /* few long rows: split each row instead */
+        for (int64_t o = 0; o < nrow; o++) {
+            int64_t idx[KSH_MAXR], so, dof;
+            unravel(o, r - 1, d, ss, ds, idx, &so, &dof);
+#pragma omp parallel num_threads(nthreads)
+            {
+                int nt = omp_get_num_threads(), t = omp_get_thread_num();
+                int64_t a = cnt * t / nt, b = cnt * (t + 1) / nt;
+                if (a < b) copy_row(D + dof + a * dstep, dstep, S + so + a * sstep, sstep, b - a, es);
+            }
+        }
+        return;
+    }
 #pragma omp parallel num_threads(nthreads) if (nthreads > 1)
     {
         int nt = omp_get_num_threads(), t = omp_get_thread_num();
