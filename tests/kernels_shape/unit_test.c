@@ -7,6 +7,7 @@
  * Expected values are hand-computed or produced by naive loops here. */
 #include "graph/ir.h"
 #include "kernels/kernel.h"
+#include "kernels/ref/shape_common.h"
 #include "acl/acl.h"
 #include <math.h>
 #include <stdarg.h>
@@ -579,6 +580,33 @@ static void test_cast(void)
     CHECK(r.rc == ACL_ERROR_UNSUPPORTED_DATA_TYPE, "cast to float8 refused");
 }
 
+/* The fast float<->half conversions against exact references: every half
+ * round-trips, and float->half agrees with the double-based rounding. */
+static void test_half(void)
+{
+    int bad = 0;
+    for (uint32_t h = 0; h < 65536; h++) {
+        float f = ksh_h2f((uint16_t)h);
+        /* exact value of the half, independently */
+        int e = (h >> 10) & 31, m = h & 1023;
+        double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m + 1024, e - 25);
+        if (h & 0x8000) v = -v;
+        if (isnan(v) ? !isnan(f) : (double)f != v || !signbit(f) != !signbit(v)) { if (bad++ < 3) printf("    h2f(%04x) = %g\n", h, f); }
+        if (!isnan(v) && ksh_f2h(f) != h) { if (bad++ < 3) printf("    f2h(h2f(%04x)) = %04x\n", h, ksh_f2h(f)); }
+    }
+    uint32_t seed = 12345;
+    for (int i = 0; i < 2000000; i++) {
+        seed = seed * 1664525u + 1013904223u;
+        uint32_t u = seed;
+        if (i & 1) u = (u & 0x807fffffu) | ((uint32_t)(100 + (seed >> 27)) << 23);   /* near the half range */
+        float f;
+        memcpy(&f, &u, 4);
+        if (isnan(f)) continue;
+        if (ksh_f2h(f) != ksh_d2h((double)f)) { if (bad++ < 6) printf("    f2h(%a) = %04x, d2h %04x\n", f, ksh_f2h(f), ksh_d2h(f)); }
+    }
+    CHECK(bad == 0, "half conversions: %d mismatches", bad);
+}
+
 static void test_misc(void)
 {
     /* Trilu lower with k = -1 and upper default */
@@ -825,6 +853,7 @@ int main(void)
     test_gather_scatter();
     test_resize();
     test_cast();
+    test_half();
     test_misc();
     test_layouts();
     test_parallel();

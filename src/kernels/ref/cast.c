@@ -75,6 +75,10 @@ static inline uint64_t d2u64(double x)
 
 static void cast_range(const void *src, int stype, void *dst, int dtype, size_t n)
 {
+    if (stype == G_F32 && dtype == G_F16) {   /* direct, without the double detour */
+        LOOP(float, NOP, uint16_t, ksh_f2h);
+        return;
+    }
     switch (dtype) {
     case G_F32: FROM_ANY(float, F32_D, F32_I, F32_I); break;
     case G_F64: FROM_ANY(double, F64_D, F64_I, F64_I); break;

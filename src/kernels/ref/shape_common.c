@@ -63,26 +63,6 @@ int ksh_read_ints(const g_node *n, const k_tensor *t, int idx, int64_t *v, int m
     return 0;
 }
 
-float ksh_h2f(uint16_t h)
-{
-    uint32_t s = (uint32_t)(h & 0x8000) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff, u;
-    if (e == 0) {
-        if (m == 0) u = s;
-        else {   /* subnormal: normalise */
-            int sh = 0;
-            while (!(m & 0x400)) { m <<= 1; sh++; }
-            u = s | ((uint32_t)(113 - sh) << 23) | ((m & 0x3ff) << 13);
-        }
-    } else if (e == 31) {
-        u = s | 0x7f800000u | (m << 13);
-    } else {
-        u = s | ((e + 112) << 23) | (m << 13);
-    }
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
-
 static uint64_t rne_shift(uint64_t m, int sh)
 {
     if (sh >= 64) return 0;

@@ -133,10 +133,46 @@ void ksh_seti(void *p, int dt, size_t i, int64_t v);
 /* Whether element i is non-zero (NaN counts as non-zero). */
 int ksh_nonzero(const void *p, int dt, size_t i);
 
-/* Half and bfloat16 conversions (round to nearest even). */
-float ksh_h2f(uint16_t h);
+/* Half and bfloat16 conversions (round to nearest even). The float ones
+ * are written without data-dependent loops so compilers can vectorise them. */
 uint16_t ksh_d2h(double d);
-static inline uint16_t ksh_f2h(float f) { return ksh_d2h((double)f); }
+static inline float ksh_h2f(uint16_t h)
+{
+    uint32_t u = (uint32_t)(h & 0x7fff) << 13, e = u & 0x0f800000u;
+    float f;
+    u += (uint32_t)(127 - 15) << 23;               /* rebias the exponent */
+    if (e == 0x0f800000u) {
+        u += (uint32_t)(128 - 16) << 23;           /* infinity / NaN */
+    } else if (e == 0) {                           /* zero / subnormal: let the FPU normalise */
+        u += 1u << 23;
+        memcpy(&f, &u, 4);
+        f -= 6.103515625e-05f;                     /* 2^-14 */
+        memcpy(&u, &f, 4);
+    }
+    u |= (uint32_t)(h & 0x8000) << 16;
+    memcpy(&f, &u, 4);
+    return f;
+}
+static inline uint16_t ksh_f2h(float x)
+{
+    uint32_t u, sign, o;
+    memcpy(&u, &x, 4);
+    sign = (u >> 16) & 0x8000;
+    u &= 0x7fffffffu;
+    if (u >= 0x47800000u) {                        /* >= 2^16, infinity, NaN */
+        o = u > 0x7f800000u ? 0x7e00 : 0x7c00;
+    } else if (u < 0x38800000u) {                  /* below 2^-14: subnormal or zero */
+        float f;
+        memcpy(&f, &u, 4);
+        f += 0.5f;                                 /* ulp(0.5) = 2^-24: the FPU rounds for us */
+        memcpy(&o, &f, 4);
+        o -= 0x3f000000u;
+    } else {                                       /* normal: rebias, round half to even */
+        u += ((uint32_t)(15 - 127) << 23) + 0xfffu + ((u >> 13) & 1u);
+        o = u >> 13;                               /* a carry into 31 gives infinity */
+    }
+    return (uint16_t)(o | sign);
+}
 static inline float ksh_bf2f(uint16_t b)
 {
     uint32_t u = (uint32_t)b << 16;
