@@ -3,7 +3,8 @@
  * file-order graph as exported). Shows which standalone kernels matter and
  * how fast they are (ns per output element).
  *
- * usage: kew_prof MODEL.onnx DATA_DIR [--runs N] [--threads T]
+ * usage: kew_prof MODEL.onnx DATA_DIR [--runs N] [--threads T] [--wall]
+ * Times are process CPU time unless --wall.
  * DATA_DIR holds input_<i>.npy for the graph inputs in order. */
 #include "graph/ir.h"
 #include "kernels/kernel.h"
@@ -16,10 +17,12 @@
 
 const char *aclGetRecentErrMsg(void);
 
+/* CPU time of the process: stable on a shared machine (threads add up) */
+static int threads_cpu = 1;
 static double now_us(void)
 {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    clock_gettime(threads_cpu ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &t);
     return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
 }
 
@@ -59,6 +62,8 @@ int main(int argc, char **argv)
     for (int i = 3; i + 1 < argc; i++) {
         if (!strcmp(argv[i], "--runs")) runs = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--threads")) threads = atoi(argv[++i]);
+    for (int i = 3; i < argc; i++)
+        if (!strcmp(argv[i], "--wall")) threads_cpu = 0;
     }
     FILE *f = fopen(argv[1], "rb");
     if (!f) { perror(argv[1]); return 2; }

@@ -336,6 +336,8 @@ static void test_threads(void)
     struct { const char *op; int opset, nin; g_shape s[2]; const char *an; int64_t av; } cases[] = {
         { "Add", 14, 2, { { 2, { 256, 1024 } }, { 1, { 1024 } } }, NULL, 0 },
         { "Mul", 14, 2, { { 4, { 1, 32, 64, 64 } }, { 3, { 32, 1, 1 } } }, NULL, 0 },
+        { "Sub", 14, 2, { { 2, { 1, 300000 } }, { 2, { 1, 300000 } } }, NULL, 0 },   /* one row: chunks */
+        { "Div", 14, 2, { { 2, { 3, 200000 } }, { 1, { 200000 } } }, NULL, 0 },
         { "Sigmoid", 13, 1, { { 2, { 300, 777 } } }, NULL, 0 },
         { "Gelu", 20, 1, { { 2, { 300, 777 } } }, NULL, 0 },
         { "Softmax", 13, 1, { { 2, { 512, 1000 } } }, NULL, 0 },
@@ -410,6 +412,12 @@ static void test_refusals(void)
         tm->data = malloc(1);
         *(uint8_t *)tm->data = 1;
         tm->nbytes = 1;
+        g_tensor *tr = &o.g->t[o.n->in[1]];
+        tr->kind = G_TK_CONST;
+        tr->shape.rank = 0;
+        tr->data = malloc(4);
+        *(float *)tr->data = 0.25f;
+        tr->nbytes = 4;
         CHECK(start(&o) == ACL_ERROR_FEATURE_UNSUPPORTED, "Dropout training_mode=true refused");
         g_graph_free(o.g);
     }

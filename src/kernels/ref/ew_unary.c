@@ -463,14 +463,14 @@ static int copy_init(g_graph *g, g_node *n, void **state)
                 ratio = ew_ld(tr->data, tr->dtype, 0);
                 ratio_known = 1;
             }
-            if (tm && g_shape_numel(&tm->shape) > 0) {
-                if (ew_ld(tm->data, tm->dtype, 0) != 0.0 && !(ratio_known && ratio == 0.0)) {
+            if (tm && g_shape_numel(&tm->shape) > 0 && ratio_known) {
+                if (ew_ld(tm->data, tm->dtype, 0) != 0.0 && ratio != 0.0) {
                     free(s);
                     return ew_fail(n, EW_EUNSUP, "training_mode=true with ratio %g: random dropout "
                                    "is not supported (inference only)", ratio);
                 }
             } else {
-                s->check_train = 1;
+                s->check_train = 1;   /* decided by the values at run time */
             }
         }
     }
