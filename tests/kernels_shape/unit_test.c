@@ -532,6 +532,29 @@ static void test_resize(void)
     CHECK(r.rc == 0 && ((uint8_t *)r.out[0].data)[1] == 64 && ((uint8_t *)r.out[0].data)[0] == 0, "uint8 bilinear: %d",
           r.rc == 0 ? ((uint8_t *)r.out[0].data)[1] : -1);
     res_free(&r);
+    /* Resize-19 half_pixel_symmetric: 4 -> floor(4*0.6) = 2 on a ramp; by
+     * hand: offset = 2*(1 - 2/2.4), x_orig = offset + (x+0.5)/0.6 - 0.5 */
+    int64_t d14[4] = {1, 1, 1, 4};
+    float s06[4] = {1, 1, 1, 0.6f};
+    attr hs[] = {A_STR("mode", "linear"), A_STR("coordinate_transformation_mode", "half_pixel_symmetric")};
+    k_tensor in7[3] = {T(G_F32, 4, d14, iota_f), NONE, T(G_F32, 1, one4, s06)};
+    r = run_op("Resize", 19, 3, in7, 1, 2, hs);
+    float ehs[2] = {2.f / 3.f, 7.f / 3.f};
+    CHECK(r.rc == 0 && shape_is(&r.out[0], 4, (int64_t)1, (int64_t)1, (int64_t)1, (int64_t)2) && eq_f32(&r.out[0], ehs, 2),
+          "half_pixel_symmetric");
+    res_free(&r);
+    r = run_op("Resize", 18, 3, in7, 1, 2, hs);
+    CHECK(r.rc == ACL_ERROR_FEATURE_UNSUPPORTED, "half_pixel_symmetric refused before opset 19");
+    /* antialias cubic halving of a ramp: the normalised symmetric filter
+     * returns the ramp at interior points (x_orig = 2x + 0.5) */
+    int64_t d116[4] = {1, 1, 1, 16};
+    float s05[4] = {1, 1, 1, 0.5f};
+    attr ac[] = {A_STR("mode", "cubic"), A_INT("antialias", 1)};
+    k_tensor in8[3] = {T(G_F32, 4, d116, iota_f), NONE, T(G_F32, 1, one4, s05)};
+    r = run_op("Resize", 18, 3, in8, 1, 2, ac);
+    CHECK(r.rc == 0 && fabsf(((float *)r.out[0].data)[3] - 6.5f) < 1e-4f && fabsf(((float *)r.out[0].data)[4] - 8.5f) < 1e-4f,
+          "antialias cubic ramp");
+    res_free(&r);
     attr badm[] = {A_STR("mode", "area")};
     r = run_op("Resize", 13, 3, in, 1, 1, badm);
     CHECK(r.rc == ACL_ERROR_FEATURE_UNSUPPORTED && !strcmp(r.stage, "init"), "unknown mode refused");
