@@ -147,8 +147,8 @@ static int gnd_infer(const g_node *n, void *st, const k_tensor *in, k_tensor *ou
     int64_t b = n->opset >= 12 ? g_attr_int(n, "batch_dims", 0) : 0;
     out[0].dtype = in[0].dtype;
     out[0].layout = G_LAYOUT_PLAIN;
+    if (ix->rank == 0) return ksh_fail(n, KSH_EINVAL, "indices must have rank >= 1");
     if (x->rank < 0 || ix->rank < 0 || ix->d[ix->rank - 1] < 0) { ksh_set_unknown(&out[0].shape); return 0; }
-    if (ix->rank < 1) return ksh_fail(n, KSH_EINVAL, "indices must have rank >= 1");
     int64_t m = ix->d[ix->rank - 1];
     if (b < 0 || b >= ix->rank || b >= x->rank)
         return ksh_fail(n, KSH_EINVAL, "batch_dims %lld invalid for ranks %d and %d", (long long)b,
@@ -175,7 +175,11 @@ static int gnd_run(const g_node *n, void *st, const k_tensor *in, k_tensor *out,
 {
     const g_shape *x = &in[0].shape, *ix = &in[1].shape;
     int b = n->opset >= 12 ? (int)g_attr_int(n, "batch_dims", 0) : 0, idt = in[1].dtype;
+    if (ix->rank < 1 || b < 0 || b >= ix->rank || b >= x->rank)
+        return ksh_fail(n, KSH_EINVAL, "indices rank %d / batch_dims %d invalid", ix->rank, b);
     int m = (int)ix->d[ix->rank - 1];
+    if (m < 1 || b + m > x->rank)
+        return ksh_fail(n, KSH_EINVAL, "indices last dim %d invalid for data rank %d", m, x->rank);
     int64_t xs[G_MAX_RANK];
     ksh_strides(x, xs);
     int64_t nb = ksh_prod(x->d, 0, b), per = ksh_prod(ix->d, b, ix->rank - 1);
