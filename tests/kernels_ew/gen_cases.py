@@ -8,8 +8,9 @@ exercise every inner-loop form, empty tensors, sizes large enough to split
 across threads, and attribute corners.
 
 usage: gen_cases.py --out DIR [--runner kew_node_runner]
-Writes DIR/test_kew_<name>/{model.onnx,test_data_set_0/*.pb}; with --runner,
-runs it over DIR and exits with its status."""
+Writes DIR/node/test_kew_<name>/{model.onnx,test_data_set_0/*.pb} (the layout
+of the ONNX test data, so the engine's backend runner takes DIR too); with
+--runner, runs it over DIR/node and exits with its status."""
 import argparse
 import math
 import os
@@ -626,18 +627,19 @@ def main():
     gen_arg_cumsum()
     gen_softmax()
     gen_norm()
-    if os.path.isdir(args.out):
-        shutil.rmtree(args.out)
-    os.makedirs(args.out)
+    root = os.path.join(args.out, 'node')
+    if os.path.isdir(root):
+        shutil.rmtree(root)
+    os.makedirs(root)
     names = set()
     for name, op, ins, outs, opset, consts, attrs in CASES:
         assert name not in names, name
         names.add(name)
-        write(args.out, name, op, ins, outs, opset, consts, attrs)
-    print('%d cases written to %s' % (len(CASES), args.out))
+        write(root, name, op, ins, outs, opset, consts, attrs)
+    print('%d cases written to %s' % (len(CASES), root))
     if args.runner:
         sys.stdout.flush()
-        return subprocess.call([args.runner, args.out, 'kew'])
+        return subprocess.call([args.runner, root, 'kew'])
     return 0
 
 

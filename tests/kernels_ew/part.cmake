@@ -44,10 +44,26 @@ endif()
 
 find_program(KEW_PYTHON NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
 if(KEW_PYTHON)
-  add_test(NAME kernels_ew_numpy
-    COMMAND ${KEW_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/gen_cases.py
-            --out ${CMAKE_CURRENT_BINARY_DIR}/kew_cases --runner $<TARGET_FILE:kew_node_runner>)
-  set_tests_properties(kernels_ew_numpy PROPERTIES LABELS "kernels;sanitize" TIMEOUT 300)
+  set(KEW_CASES ${CMAKE_CURRENT_BINARY_DIR}/kew_cases)
+  add_test(NAME kernels_ew_numpy_gen
+    COMMAND ${KEW_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/gen_cases.py --out ${KEW_CASES})
+  set_tests_properties(kernels_ew_numpy_gen PROPERTIES FIXTURES_SETUP kew_cases LABELS "kernels;sanitize"
+                       TIMEOUT 300)
+  add_test(NAME kernels_ew_numpy COMMAND kew_node_runner ${KEW_CASES}/node kew)
+  set_tests_properties(kernels_ew_numpy PROPERTIES FIXTURES_REQUIRED kew_cases LABELS "kernels;sanitize"
+                       TIMEOUT 300)
+  # the same cases through the whole engine (import, passes, planner), once
+  # the engine's backend runner (tests/onnx, included later) is defined
+  function(kew_engine_cases_test)
+    if(TARGET engine_runner)
+      add_test(NAME kernels_ew_numpy_engine
+        COMMAND engine_runner --data ${KEW_CASES} --suite node --timeout 60
+                --results ${CMAKE_CURRENT_BINARY_DIR}/kew_cases_engine_results.txt --min-node-pass 100)
+      set_tests_properties(kernels_ew_numpy_engine PROPERTIES FIXTURES_REQUIRED kew_cases
+                           LABELS "kernels;engine" TIMEOUT 600)
+    endif()
+  endfunction()
+  cmake_language(DEFER CALL kew_engine_cases_test)
 endif()
 
 # Developer tool (not a test): per-op-type time of a real model run node by
