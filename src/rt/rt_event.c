@@ -86,7 +86,7 @@ static aclError create_event(const char *api, aclrtEvent *event, uint32_t flags)
         return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: flag 0x%x: ACL_EVENT_EXTERNAL cannot be combined", api, flags);
     rt_event *e = calloc(1, sizeof(*e));
     if (!e) return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of host memory", api);
-    pthread_mutex_init(&e->lock, NULL);
+    rt_mutex_init(&e->lock);
     rt_cond_init(&e->cv);
     atomic_init(&e->refs, 1);
     e->flags = flags;

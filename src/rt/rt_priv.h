@@ -120,6 +120,7 @@ struct rt_stream {
     int worker_started;
     pthread_t worker;
     rt_task *out_head, *out_tail;     /* callbacks handed to the report thread */
+    atomic_int out_n;                 /* their number, for lock-free spinning */
     rt_task *blocked_by;      /* a BLOCK callback handed over directly: later tasks wait */
     rt_report *report;
 
@@ -215,6 +216,10 @@ static inline void rt_cpu_relax(void)
 /* Absolute CLOCK_MONOTONIC deadline `ms` from now. */
 void rt_deadline(struct timespec *ts, int32_t ms);
 void rt_cond_init(pthread_cond_t *cv);   /* monotonic clock */
+/* Adaptive mutex: spins briefly under contention before sleeping, since the
+ * critical sections are a few pointer moves and a futex round trip costs
+ * more than the wait. */
+void rt_mutex_init(pthread_mutex_t *m);
 uint32_t rt_tid(void);
 
 /* Context of the calling thread under a held g_rt lock; NULL if none. */

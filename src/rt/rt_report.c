@@ -31,6 +31,7 @@ void rt_report_complete(rt_task *t, int discarded)
         if (*pp != t) continue;
         *pp = t->onext;
         if (s->out_tail == t) s->out_tail = prev;
+        atomic_fetch_sub_explicit(&s->out_n, 1, memory_order_release);
         break;
     }
     if (t->direct) {
@@ -64,6 +65,7 @@ int rt_report_deliver(rt_stream *s, rt_task *t)
     else
         s->out_head = t;
     s->out_tail = t;
+    atomic_fetch_add_explicit(&s->out_n, 1, memory_order_relaxed);
     /* handed over under the stream lock, so an unsubscribe sees it queued */
     pthread_mutex_lock(&rep->lock);
     t->rnext = NULL;
@@ -176,7 +178,7 @@ ACL_FUNC_VISIBILITY aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream
         }
         rep->tid = threadId;
         rep->device = s->device;
-        pthread_mutex_init(&rep->lock, NULL);
+        rt_mutex_init(&rep->lock);
         rt_cond_init(&rep->cv);
         rep->next = g_rt.reports;
         g_rt.reports = rep;
@@ -265,13 +267,13 @@ static int report_direct(rt_stream *s, const rt_task *tmpl)
     t->direct = 1;
     t->tid = rt_tid();
     t->seq = ++s->enq_seq;
-    atomic_store_explicit(&s->enq_seq_a, t->seq, memory_order_release);
     t->onext = NULL;
     if (s->out_tail)
         s->out_tail->onext = t;
     else
         s->out_head = t;
     s->out_tail = t;
+    atomic_fetch_add_explicit(&s->out_n, 1, memory_order_relaxed);
     if (t->block) s->blocked_by = t;
     pthread_mutex_lock(&rep->lock);
     t->rnext = NULL;

@@ -30,6 +30,15 @@ void rt_cond_init(pthread_cond_t *cv)
     pthread_condattr_destroy(&a);
 }
 
+void rt_mutex_init(pthread_mutex_t *m)
+{
+    pthread_mutexattr_t a;
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ADAPTIVE_NP);
+    pthread_mutex_init(m, &a);
+    pthread_mutexattr_destroy(&a);
+}
+
 void rt_deadline(struct timespec *ts, int32_t ms)
 {
     clock_gettime(CLOCK_MONOTONIC, ts);

@@ -119,7 +119,9 @@ static void *worker_main(void *arg)
         if (!s->head || s->blocked_by) {
             if (!s->head && s->stop) break;
             if (g_rt.spin_ns && !s->blocked_by) {
-                uint64_t seen = s->enq_seq;
+                /* enq_seq_a moves only when a task is queued for this worker
+                 * (callbacks handed over directly do not wake it) */
+                uint64_t seen = atomic_load_explicit(&s->enq_seq_a, memory_order_relaxed);
                 pthread_mutex_unlock(&s->lock);
                 uint64_t t0 = rt_now_ns();
                 for (unsigned i = 1;; i++) {
@@ -201,7 +203,7 @@ rt_stream *rt_stream_new(rt_ctx *ctx, int is_default, uint32_t flags)
     s->device = ctx->device;
     s->is_default = is_default;
     s->flags = flags;
-    pthread_mutex_init(&s->lock, NULL);
+    rt_mutex_init(&s->lock);
     rt_cond_init(&s->work_cv);
     rt_cond_init(&s->done_cv);
     s->handle = rt_handle_add(RT_H_STREAM, s);
@@ -320,9 +322,12 @@ static int stream_reached(const rt_stream *s, uint64_t target)
 
 int rt_stream_wait(const char *api, rt_stream *s, uint64_t target, int32_t timeout_ms, int report)
 {
-    if (g_rt.spin_ns && atomic_load_explicit(&s->done_seq, memory_order_acquire) < target) {
+    if (g_rt.spin_ns && (atomic_load_explicit(&s->done_seq, memory_order_acquire) < target ||
+                         atomic_load_explicit(&s->out_n, memory_order_acquire) > 0)) {
         uint64_t t0 = rt_now_ns();
-        for (unsigned i = 1; atomic_load_explicit(&s->done_seq, memory_order_acquire) < target; i++) {
+        for (unsigned i = 1; atomic_load_explicit(&s->done_seq, memory_order_acquire) < target ||
+                             atomic_load_explicit(&s->out_n, memory_order_acquire) > 0;
+             i++) {
             rt_cpu_relax();
             if ((i & 63) == 0 && rt_now_ns() - t0 > g_rt.spin_ns) break;
         }
