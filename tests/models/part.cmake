@@ -3,7 +3,9 @@
 # inputs, gets ORT's outputs (tools/ortref) and compares. Each test exits 77
 # (skipped) when scripts/models.sh has not built the model set.
 add_executable(mdl_run ${CMAKE_CURRENT_LIST_DIR}/mdl_run.c)
-target_link_libraries(mdl_run PRIVATE ascendcl oa_npy)
+# --no-as-needed: every API reference is weak, which alone would not keep
+# libascendcl as a dependency.
+target_link_libraries(mdl_run PRIVATE -Wl,--no-as-needed ascendcl -Wl,--as-needed oa_npy)
 target_compile_options(mdl_run PRIVATE ${OA_WARN})
 
 find_program(OA_SYS_PYTHON NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
