@@ -1,0 +1,10 @@
+# pytest suite of the pyACL-compatible module: every documented flow in
+# Python, numpy references, small ONNX models built at test time.
+if(NOT TARGET pyacl)
+  return()
+endif()
+add_test(NAME python_acl
+  COMMAND ${OA_PYTHON} -m pytest -q -p no:cacheprovider ${CMAKE_CURRENT_LIST_DIR})
+set_tests_properties(python_acl PROPERTIES
+  ENVIRONMENT "PYTHONPATH=${CMAKE_BINARY_DIR}/python;LD_LIBRARY_PATH=${CMAKE_BINARY_DIR};PYTHONDONTWRITEBYTECODE=1"
+  TIMEOUT 300)
