@@ -183,8 +183,9 @@ static inline double cmp_f32(const float *a, const float *b, size_t n, double at
 {
     double worst = 0;
     for (size_t i = 0; i < n; i++) {
-        double d = fabs((double)a[i] - b[i]);
-        if (isnan(a[i]) != isnan(b[i])) d = INFINITY;
+        double d = a[i] == b[i] ? 0.0 : fabs((double)a[i] - b[i]);   /* equal infinities match */
+        if (isnan(a[i]) != isnan(b[i]) || (isnan(d) && !(isnan(a[i]) && isnan(b[i])))) d = INFINITY;
+        if (isnan(a[i]) && isnan(b[i])) d = 0.0;
         double e = d / (atol + rtol * fabs((double)b[i]));
         if (!(e <= worst)) { worst = e; if (at) *at = i; }
     }

@@ -136,7 +136,10 @@ int dn_post_ops(const g_node *n, const nn_post *p, const dnnl_memory_desc_t *add
         case NN_PO_ELU: st = elt(po, dnnl_eltwise_elu, a, 0.f); break;
         case NN_PO_LINEAR: st = elt(po, dnnl_eltwise_linear, a, b); break;
         case NN_PO_ADD:
-            st = dnnl_post_ops_append_binary(po, dnnl_binary_add, add_md);
+            /* without a descriptor: an in-place sum, the caller puts the
+             * addend in the destination first */
+            st = add_md ? dnnl_post_ops_append_binary(po, dnnl_binary_add, add_md)
+                        : dnnl_post_ops_append_sum(po, 1.f);
             *add_idx = idx;
             break;
         default: st = dnnl_unimplemented; break;
@@ -154,6 +157,14 @@ int dn_is_ref_impl(const_dnnl_primitive_desc_t pd)
     if (dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) != dnnl_success || !impl)
         return 0;
     return !strncmp(impl, "ref", 3);
+}
+
+int dn_impl_has(const_dnnl_primitive_desc_t pd, const char *what)
+{
+    const char *impl = NULL;
+    if (dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) != dnnl_success || !impl)
+        return 0;
+    return strstr(impl, what) != NULL;
 }
 
 size_t dn_scratch_size(const_dnnl_primitive_desc_t pd)

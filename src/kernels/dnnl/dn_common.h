@@ -28,7 +28,8 @@ int dn_md_act(dnnl_memory_desc_t *md, const g_shape *s, int channels_last, dnnl_
 int dn_md_plain(dnnl_memory_desc_t *md, const g_shape *s, dnnl_data_type_t dt);
 
 /* Sets the oneDNN post-ops for p on attr; *add_idx gets the post-op index
- * of the binary add (-1 when none), add_md describes the addend. lead_md,
+ * of the binary add (-1 when none), add_md describes the addend (NULL: the
+ * add becomes a sum post-op over the destination's prior contents). lead_md,
  * when not NULL, puts a binary add of that operand first (index 0).
  * Returns -1 without a message for chains oneDNN would get wrong
  * (nn_post_conflict). */
@@ -37,6 +38,8 @@ int dn_post_ops(const g_node *n, const nn_post *p, const dnnl_memory_desc_t *add
 
 /* Whether oneDNN chose its slow reference implementation. */
 int dn_is_ref_impl(const_dnnl_primitive_desc_t pd);
+/* Whether the implementation name contains `what` (e.g. "gemm"). */
+int dn_impl_has(const_dnnl_primitive_desc_t pd, const char *what);
 
 /* Runs a one-off reorder between two memories (load time only). */
 int dn_reorder_once(const g_node *n, const dnnl_memory_desc_t *src_md, void *src,

@@ -24,6 +24,7 @@ typedef struct dconv {
     size_t wbytes, bbytes;
     size_t off_x, off_y, off_a, off_sp, scratch;
     int add_idx;
+    int add_sum;      /* residual add as an in-place sum post-op */
     /* packed constants */
     void *packed, *own_packed, *own_scratch;
     size_t own_scratch_bytes;
@@ -183,14 +184,24 @@ static int dconv_build(const g_node *n, dconv *s, const k_tensor *in, const k_te
             st = dnnl_dilated_deconvolution_forward_desc_init(&desc.d, dnnl_forward_inference,
                      dnnl_deconvolution_direct, &x_c, &w_any, s->has_bias ? &b_md : NULL, &y_c,
                      strides, dil, pl, pr);
-        dnnl_primitive_attr_t attr = NULL;
-        if (st == dnnl_success) st = dnnl_primitive_attr_create(&attr);
-        if (st == dnnl_success)
-            st = dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
-        if (st == dnnl_success && dn_post_ops(n, &s->po, &y_c, NULL, attr, &s->add_idx))
-            st = dnnl_unimplemented;
-        if (st == dnnl_success) st = dnnl_primitive_desc_create(&pd, &desc, attr, dn_engine(), NULL);
-        if (attr) dnnl_primitive_attr_destroy(attr);
+        /* oneDNN 2.6's gemm-based convolution gets binary post-ops wrong
+         * (grouped convolutions): there the residual add is a sum post-op */
+        s->add_sum = 0;
+        for (int attempt = 0; attempt < 2 && st == dnnl_success; attempt++) {
+            dnnl_primitive_attr_t attr = NULL;
+            st = dnnl_primitive_attr_create(&attr);
+            if (st == dnnl_success)
+                st = dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
+            if (st == dnnl_success &&
+                dn_post_ops(n, &s->po, s->add_sum ? NULL : &y_c, NULL, attr, &s->add_idx))
+                st = dnnl_unimplemented;
+            if (st == dnnl_success) st = dnnl_primitive_desc_create(&pd, &desc, attr, dn_engine(), NULL);
+            if (attr) dnnl_primitive_attr_destroy(attr);
+            if (st != dnnl_success || !s->po.has_add || s->add_sum || !dn_impl_has(pd, "gemm")) break;
+            dnnl_primitive_desc_destroy(pd);
+            pd = NULL;
+            s->add_sum = 1;
+        }
     }
     if (st != dnnl_success) {
         /* oneDNN cannot do this configuration: reference loops inside this
@@ -357,14 +368,23 @@ static int dconv_run(const g_node *n, void *state, const k_tensor *in, k_tensor 
             (r = exec2(n, s->re_x, strm, s->m_xu, s->m_x)))
             return r;
     } else if ((r = set_h(n, s->m_x, in[0].data))) return r;
-    if (s->po.has_add) {
+    char *ydst = s->re_y ? scr + s->off_y : (char *)out[0].data;
+    if ((r = set_h(n, s->m_y, ydst))) return r;
+    if (s->po.has_add && s->add_sum) {
+        /* the sum post-op adds what the destination holds */
+        if (s->re_a) {
+            if ((r = set_h(n, s->m_au, in[NN_ADD_INPUT].data)) || (r = exec2(n, s->re_a, strm, s->m_au, s->m_y)))
+                return r;
+        } else if (in[NN_ADD_INPUT].data != ydst) {
+            memcpy(ydst, in[NN_ADD_INPUT].data, (size_t)g_shape_numel(&s->ys) * sizeof(float));
+        }
+    } else if (s->po.has_add) {
         if (s->re_a) {
             if ((r = set_h(n, s->m_au, in[NN_ADD_INPUT].data)) || (r = set_h(n, s->m_a, scr + s->off_a)) ||
                 (r = exec2(n, s->re_a, strm, s->m_au, s->m_a)))
                 return r;
         } else if ((r = set_h(n, s->m_a, in[NN_ADD_INPUT].data))) return r;
     }
-    if ((r = set_h(n, s->m_y, s->re_y ? scr + s->off_y : (char *)out[0].data))) return r;
     if ((r = set_h(n, s->m_w, s->packed))) return r;
     if (s->has_bias && (r = set_h(n, s->m_b, (void *)bias))) return r;
     if (s->m_sp && (r = set_h(n, s->m_sp, scr + s->off_sp))) return r;
@@ -375,7 +395,7 @@ static int dconv_run(const g_node *n, void *state, const k_tensor *in, k_tensor 
     if (s->has_bias) a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_BIAS, s->m_b };
     a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_DST, s->m_y };
     if (s->m_sp) a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_SCRATCHPAD, s->m_sp };
-    if (s->po.has_add)
+    if (s->po.has_add && !s->add_sum)
         a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_ATTR_MULTIPLE_POST_OP(s->add_idx) | DNNL_ARG_SRC_1, s->m_a };
     if ((r = dn_check(dnnl_primitive_execute(s->conv, strm, na, a), n, "convolution"))) return r;
     if (s->re_y) {
