@@ -39,10 +39,21 @@ def ctx(acl_ctx):
     acl.get_recent_err_msg()   # drop messages of expected failures
 
 
-@pytest.fixture
-def unraisable(monkeypatch):
+class _Unraisable(list):
     """Collects what the module reports through sys.unraisablehook
-    (exceptions escaping callbacks and report threads)."""
-    seen = []
-    monkeypatch.setattr(sys, "unraisablehook", lambda u: seen.append((u.exc_type, str(u.exc_value), u.object)))
-    return seen
+    (exceptions escaping callbacks and report threads) while active. Used
+    as a context manager inside the test body: pytest installs its own hook
+    for the call phase, after fixtures have run."""
+
+    def __enter__(self):
+        self._saved = sys.unraisablehook
+        sys.unraisablehook = lambda u: self.append((u.exc_type, str(u.exc_value), u.object))
+        return self
+
+    def __exit__(self, *exc):
+        sys.unraisablehook = self._saved
+
+
+@pytest.fixture
+def unraisable():
+    return _Unraisable()
