@@ -9,6 +9,15 @@ target_link_options(ksh_unit_test PRIVATE -no-pie -Wl,--unresolved-symbols=ignor
 add_test(NAME kernels_shape_unit COMMAND ksh_unit_test)
 set_tests_properties(kernels_shape_unit PROPERTIES LABELS "kernels;sanitize" TIMEOUT 120)
 
+# Random shapes/attributes/values: refusals must be error codes, never crashes.
+add_executable(ksh_fuzz_test ${CMAKE_CURRENT_LIST_DIR}/fuzz_test.c)
+target_link_libraries(ksh_fuzz_test PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,ascendcl_internal>")
+target_compile_options(ksh_fuzz_test PRIVATE ${OA_WARN})
+target_link_options(ksh_fuzz_test PRIVATE -no-pie -Wl,--unresolved-symbols=ignore-in-object-files)
+add_test(NAME kernels_shape_fuzz COMMAND ksh_fuzz_test 20000)
+set_tests_properties(kernels_shape_fuzz PROPERTIES LABELS "kernels;sanitize" TIMEOUT 300
+  ENVIRONMENT "ASCEND_GLOBAL_LOG_LEVEL=4")
+
 # ONNX backend node tests of these ops, run without the engine.
 add_executable(ksh_node_runner ${CMAKE_CURRENT_LIST_DIR}/node_runner.c)
 target_link_libraries(ksh_node_runner PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,ascendcl_internal>")

@@ -223,7 +223,7 @@ static int es_run(const g_node *n, void *st, const k_tensor *in, k_tensor *out, 
             for (int j = 0; j < nops; j++) off[j] += i * pl.st[j][l];
         }
         double accf = 0;
-        int64_t acci = 0;
+        uint64_t acci = 0;   /* integers wrap, as two's complement hardware does */
         int64_t idx[ES_MAXL] = {0};
         for (int64_t t = 0; t < nouter; t++) {
             if (dt == G_F32 && nops == 2) {
@@ -240,8 +240,8 @@ static int es_run(const g_node *n, void *st, const k_tensor *in, k_tensor *out, 
                         for (int j = 0; j < nops; j++) p *= ksh_getf(src[j], dt, (size_t)(off[j] + k * stl[j]));
                         accf += p;
                     } else {
-                        int64_t p = 1;
-                        for (int j = 0; j < nops; j++) p *= ksh_geti(src[j], dt, (size_t)(off[j] + k * stl[j]));
+                        uint64_t p = 1;
+                        for (int j = 0; j < nops; j++) p *= (uint64_t)ksh_geti(src[j], dt, (size_t)(off[j] + k * stl[j]));
                         acci += p;
                     }
                 }
@@ -257,7 +257,7 @@ static int es_run(const g_node *n, void *st, const k_tensor *in, k_tensor *out, 
             }
         }
         if (isf) ksh_setf(out[0].data, dt, (size_t)o, accf);
-        else ksh_seti(out[0].data, dt, (size_t)o, acci);
+        else ksh_seti(out[0].data, dt, (size_t)o, (int64_t)acci);
     }
     return 0;
 }

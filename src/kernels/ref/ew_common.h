@@ -268,6 +268,21 @@ void ew_bin_dbl(const void *a, ptrdiff_t sa, const void *b, ptrdiff_t sb, void *
  * `grain` of them; 1 inside an enclosing parallel region. */
 int ew_threads(const k_ctx *ctx, size_t work, size_t grain);
 
+/* for (int64_t VAR = 0; VAR < N; VAR++) { body } split statically over `nt`
+ * threads (a variable of that name at the use site); with nt <= 1 no OpenMP
+ * region is entered at all, since even an if(0) region sets up a team
+ * (~0.3 us), which the many small tensors of a model would pay. */
+#define EW_PAR_FOR(VAR, N, ...)                                           \
+    do {                                                                    \
+        const int64_t ew_n_ = (N);                                          \
+        if (nt <= 1) {                                                      \
+            for (int64_t VAR = 0; VAR < ew_n_; VAR++) { __VA_ARGS__ }       \
+        } else {                                                            \
+            _Pragma("omp parallel for num_threads(nt) schedule(static)")   \
+            for (int64_t VAR = 0; VAR < ew_n_; VAR++) { __VA_ARGS__ }       \
+        }                                                                   \
+    } while (0)
+
 /* Flat unary driver: f over n elements, split in contiguous chunks. */
 void ew_flat_run(ew_un_fn f, const void *x, size_t esx, void *y, size_t esy, size_t n,
                  const ew_par *p, const k_ctx *ctx, size_t grain);

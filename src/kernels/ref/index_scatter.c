@@ -57,16 +57,16 @@ static void reduce(char *dst, const char *src, int dt, int red, int64_t cnt)
         T a_, b_;                                                                  \
         a_ = LD(dst + i * (int64_t)sizeof(a_)); b_ = LD(src + i * (int64_t)sizeof(a_)); \
         switch (red) {                                                             \
-        case RED_ADD: a_ = a_ + b_; break;                                         \
-        case RED_MUL: a_ = a_ * b_; break;                                         \
+        case RED_ADD: a_ = (T)WRAP(a_, +, b_); break;                             \
+        case RED_MUL: a_ = (T)WRAP(a_, *, b_); break;                             \
         case RED_MAX: a_ = a_ > b_ ? a_ : b_; break;                               \
         default: a_ = a_ < b_ ? a_ : b_; break;                                    \
         }                                                                          \
         ST(dst + i * (int64_t)sizeof(a_), a_);                                     \
     }
+    /* integers wrap (unsigned arithmetic, no signed overflow) */
+#define WRAP(a, op, b) ((uint64_t)(a) op (uint64_t)(b))
     switch (dt) {
-    case G_F32: { RED_LOOP(float, ld_f32, st_f32) break; }
-    case G_F64: { RED_LOOP(double, ld_f64, st_f64) break; }
     case G_I8: { RED_LOOP(int8_t, ld_i8, st_i8) break; }
     case G_U8: { RED_LOOP(uint8_t, ld_u8, st_u8) break; }
     case G_I16: { RED_LOOP(int16_t, ld_i16, st_i16) break; }
@@ -75,6 +75,11 @@ static void reduce(char *dst, const char *src, int dt, int red, int64_t cnt)
     case G_U32: { RED_LOOP(uint32_t, ld_u32, st_u32) break; }
     case G_I64: { RED_LOOP(int64_t, ld_i64, st_i64) break; }
     case G_U64: { RED_LOOP(uint64_t, ld_u64, st_u64) break; }
+#undef WRAP
+#define WRAP(a, op, b) ((a) op (b))
+    case G_F32: { RED_LOOP(float, ld_f32, st_f32) break; }
+    case G_F64: { RED_LOOP(double, ld_f64, st_f64) break; }
+#undef WRAP
     default:   /* float16 / bfloat16 through float */
         for (int64_t i = 0; i < cnt; i++) {
             double a = ksh_getf(dst, dt, (size_t)i), b = ksh_getf(src, dt, (size_t)i);

@@ -150,8 +150,9 @@ static int onehot_infer(const g_node *n, void *st, const k_tensor *in, k_tensor 
     if ((e = ksh_axis(n, g_attr_int(n, "axis", -1), x->rank + 1, 0, &ax))) return e;
     if (!in[1].data) return ksh_need(out, 1);
     if (ksh_numel(&in[1].shape) != 1) return ksh_fail(n, KSH_EINVAL, "depth must hold one value");
-    int64_t depth = (int64_t)ksh_getf(in[1].data, in[1].dtype, 0);
-    if (depth < 1) return ksh_fail(n, KSH_EINVAL, "depth %lld must be positive", (long long)depth);
+    double dv = ksh_getf(in[1].data, in[1].dtype, 0);
+    if (!(dv >= 1 && dv <= (double)KSH_DIM_MAX)) return ksh_fail(n, KSH_EINVAL, "depth %g is not a valid size", dv);
+    int64_t depth = (int64_t)dv;
     g_shape o;
     memset(&o, 0, sizeof o);
     o.rank = x->rank + 1;

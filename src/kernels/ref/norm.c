@@ -138,8 +138,7 @@ static int bn_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
                 kf[j] = (float)k;
                 bf[j] = (float)b;
             }
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-            for (int64_t p = 0; p < P; p++) {
+            EW_PAR_FOR(p, P,
                 if (dt == G_F32) {
                     const float *xp = (const float *)x + p * C + c0;
                     float *yp = (float *)y + p * C + c0;
@@ -150,17 +149,16 @@ static int bn_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
                         ew_st(y, dt, e, ew_ld(x, dt, e) * kf[j] + bf[j]);
                     }
                 }
-            }
+            );
         }
         return 0;
     }
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-    for (int64_t u = 0; u < N * C; u++) {
+    EW_PAR_FOR(u, N * C,
         double k, b;
         bn_coef(in, s->eps, u % C, &k, &b);
         if (dt == G_F32) affine_f32((const float *)x + u * S, (float *)y + u * S, S, (float)k, (float)b);
         else affine_gen(x, y, dt, u * S, S, k, b);
-    }
+    );
     return 0;
 }
 
@@ -248,8 +246,7 @@ static int gn_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
     const void *x = in[0].data;
     void *y = out[0].data;
     int nt = ew_threads(ctx, (size_t)(N * C * S), EW_GRAIN_CHEAP);
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-    for (int64_t u = 0; u < N * G; u++) {
+    EW_PAR_FOR(u, N * G,
         int64_t gi = u % G, off = u * CG * S;
         double m, inv;
         if (dt == G_F32) {
@@ -267,7 +264,7 @@ static int gn_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
             if (dt == G_F32) affine_f32((const float *)x + off + j * S, (float *)y + off + j * S, S, (float)k, (float)b);
             else affine_gen(x, y, dt, off + j * S, S, k, b);
         }
-    }
+    );
     return 0;
 }
 
@@ -366,8 +363,7 @@ static int ln_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
     const void *x = in[0].data;
     void *y = out[0].data;
     int nt = ew_threads(ctx, (size_t)(O * R), EW_GRAIN_CHEAP);
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-    for (int64_t o = 0; o < O; o++) {
+    EW_PAR_FOR(o, O,
         double m, inv;
         if (dt == G_F32 && dense) {
             const float *xr = (const float *)x + o * R, *sc = in[1].data, *bi = has_b ? in[2].data : NULL;
@@ -396,7 +392,7 @@ static int ln_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
         }
         if (mo) mo[o] = (float)m;
         if (io) io[o] = (float)inv;
-    }
+    );
     return 0;
 }
 
@@ -446,8 +442,7 @@ static int lp_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
     if (O * R * I <= 0) return 0;
     int dt = s->dt, p = s->p;
     int nt = ew_threads(ctx, (size_t)(O * R * I), EW_GRAIN_CHEAP);
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-    for (int64_t u = 0; u < O * I; u++) {
+    EW_PAR_FOR(u, O * I,
         int64_t base = (u / I) * R * I + u % I;
         double acc = 0.0;
         for (int64_t r2 = 0; r2 < R; r2++) {
@@ -458,7 +453,7 @@ static int lp_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
         double k = norm > 0.0 ? 1.0 / norm : 0.0;
         for (int64_t r2 = 0; r2 < R; r2++)
             ew_st(out[0].data, dt, (size_t)(base + r2 * I), ew_ld(in[0].data, dt, (size_t)(base + r2 * I)) * k);
-    }
+    );
     return 0;
 }
 
@@ -538,8 +533,7 @@ static int mvn_run(const g_node *n, void *state, const k_tensor *in, k_tensor *o
     if (sz <= 0) return 0;
     int dt = s->dt;
     int nt = ew_threads(ctx, (size_t)sz, EW_GRAIN_CHEAP);
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-    for (int64_t o = 0; o < nout; o++) {
+    EW_PAR_FOR(o, nout,
         int64_t base = 0, rem = o;
         for (int k = nko - 1; k >= 0; k--) {
             base += (rem % sh->d[ko[k]]) * st[ko[k]];
@@ -563,7 +557,7 @@ static int mvn_run(const g_node *n, void *state, const k_tensor *in, k_tensor *o
                 }
             }
         }
-    }
+    );
     return 0;
 }
 

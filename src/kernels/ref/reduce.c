@@ -282,18 +282,16 @@ static void red_f32(int kind, const float *x, float *y, int64_t O, int64_t R, in
 {
     if (I == 1) {
         int nt = ew_threads(ctx, (size_t)(O * R), EW_GRAIN_CHEAP);
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-        for (int64_t o = 0; o < O; o++) y[o] = row_f32(kind, x + o * R, R);
+        EW_PAR_FOR(o, O, y[o] = row_f32(kind, x + o * R, R););
         return;
     }
     int64_t nb = (I + COLB - 1) / COLB;
     int nt = ew_threads(ctx, (size_t)(O * R * I), EW_GRAIN_CHEAP);
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-    for (int64_t u = 0; u < O * nb; u++) {
+    EW_PAR_FOR(u, O * nb,
         int64_t o = u / nb, j0 = (u % nb) * COLB;
         int64_t len = I - j0 < COLB ? I - j0 : COLB;
         cols_f32(kind, x + o * R * I + j0, R, I, y + o * I + j0, len);
-    }
+    );
 }
 
 /* ---- generic path ---- */
@@ -309,8 +307,7 @@ static void red_generic(const red_geo *q, int kind, int dt, const void *x, void 
     int exact = isint && kind != R_L2 && kind != R_LOGSUM && kind != R_LSE;
     int64_t NR = q->nred;
     int nt = ew_threads(ctx, (size_t)(q->nout * (NR > 0 ? NR : 1)), EW_GRAIN_CHEAP);
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-    for (int64_t o = 0; o < q->nout; o++) {
+    EW_PAR_FOR(o, q->nout,
         /* base offset of this output element */
         int64_t base = 0, rem = o;
         for (int k = nko - 1; k >= 0; k--) {
@@ -393,7 +390,7 @@ static void red_generic(const red_geo *q, int kind, int dt, const void *x, void 
         else if (kind == R_L2) acc = sqrt(acc);
         else if (kind == R_LOGSUM) acc = log(acc);
         ew_st(y, dt, (size_t)o, acc);
-    }
+    );
 }
 
 static int red_run(const g_node *n, void *state, const k_tensor *in, k_tensor *out,
@@ -507,8 +504,7 @@ static int arg_run(const g_node *n, void *state, const k_tensor *in, k_tensor *o
     int mx = s->is_max, last = s->last, dt = s->dt;
     int isint = !ew_is_float(dt), isuns = ew_is_uint(dt);
     int nt = ew_threads(ctx, (size_t)(O * R * I), EW_GRAIN_CHEAP);
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-    for (int64_t u = 0; u < O * I; u++) {
+    EW_PAR_FOR(u, O * I,
         int64_t o = u / I, i = u % I, base = o * R * I + i, bi = 0;
         if (dt == G_F32) {
             const float *x = (const float *)in[0].data + base;
@@ -534,7 +530,7 @@ static int arg_run(const g_node *n, void *state, const k_tensor *in, k_tensor *o
             }
         }
         y[u] = bi;
-    }
+    );
     return 0;
 }
 
@@ -593,8 +589,7 @@ static int cum_run(const g_node *n, void *state, const k_tensor *in, k_tensor *o
     int dt = s->dt, exc = s->exclusive, rev = s->reverse;
     int isint = !ew_is_float(dt);
     int nt = ew_threads(ctx, (size_t)(O * R * I), EW_GRAIN_CHEAP);
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-    for (int64_t u = 0; u < O * I; u++) {
+    EW_PAR_FOR(u, O * I,
         int64_t o = u / I, i = u % I, base = o * R * I + i;
         int64_t step = rev ? -I : I, start = base + (rev ? (R - 1) * I : 0);
         if (dt == G_F32) {
@@ -621,7 +616,7 @@ static int cum_run(const g_node *n, void *state, const k_tensor *in, k_tensor *o
                 else { acc += v; ew_sti(out[0].data, dt, (size_t)k, (int64_t)acc); }
             }
         }
-    }
+    );
     return 0;
 }
 

@@ -163,7 +163,10 @@ static int rs_geometry(const g_node *n, const rs_state *s, const k_tensor *in, r
             if (gm->in[a] < 0) { gm->out[a] = -1; continue; }
             float len = (float)gm->in[a];
             if (s->ctm == CT_TF_CROP) len *= gm->roi_e[a] - gm->roi_s[a];
-            gm->out[a] = (int64_t)floorf(len * sc);
+            float o = floorf(len * sc);
+            if (!(o >= 0 && o <= (float)KSH_DIM_MAX))
+                return ksh_fail(n, KSH_EINVAL, "scale %g on axis %d gives an invalid size", sc, a);
+            gm->out[a] = (int64_t)o;
             /* With scales, ONNX defines the resized length of align_corners
              * as the unrounded in*scale (ONNX Runtime uses the integer size;
              * they differ only when in*scale is fractional). */
@@ -177,7 +180,7 @@ static int rs_geometry(const g_node *n, const rs_state *s, const k_tensor *in, r
         for (int i = 0; i < na; i++) {
             int a = axmap[i];
             int64_t sz = ksh_geti(t->data, G_I64, (size_t)i);
-            if (sz < 0) return ksh_fail(n, KSH_EINVAL, "sizes[%d] = %lld is negative", i, (long long)sz);
+            if (sz < 0 || sz > KSH_DIM_MAX) return ksh_fail(n, KSH_EINVAL, "sizes[%d] = %lld is negative", i, (long long)sz);
             gm->out[a] = sz;
             if (gm->in[a] < 0) continue;
             gm->scale[a] = gm->in[a] == 0 ? 1.f : (float)sz / (float)gm->in[a];
@@ -188,7 +191,10 @@ static int rs_geometry(const g_node *n, const rs_state *s, const k_tensor *in, r
             for (int i = 0; i < na; i++) {
                 int a = axmap[i];
                 gm->scale[a] = pol;
-                gm->out[a] = gm->in[a] < 0 ? -1 : (int64_t)roundf(pol * (float)gm->in[a]);
+                float o = roundf(pol * (float)gm->in[a]);
+                if (gm->in[a] >= 0 && !(o >= 0 && o <= (float)KSH_DIM_MAX))
+                    return ksh_fail(n, KSH_EINVAL, "sizes give an invalid size on axis %d", a);
+                gm->out[a] = gm->in[a] < 0 ? -1 : (int64_t)o;
             }
     } else {
         return ksh_fail(n, KSH_EINVAL, "neither scales nor sizes is given");
@@ -263,6 +269,7 @@ static int rs_taps(const rs_state *s, float scale)
 {
     if (s->mode == RS_NEAREST) return 1;
     double sc = s->antialias && scale < 1 ? scale : 1.0;
+    if (!(sc > 1.0 / 512)) return 4096;   /* refused by the caller */
     int64_t start = (int64_t)floor((s->mode == RS_LINEAR ? -1.0 : -2.0) / sc) + 1;
     return (int)(2 - 2 * start);
 }
@@ -285,6 +292,10 @@ static int rs_fill_axis(const rs_state *s, const rs_geom *gm, int a, int64_t str
             for (int t = 0; t < T; t++) { ix[t] = -1; if (w) w[t] = 0; }
             continue;
         }
+        /* far outside the axis every tap clamps to the edge: bound x (and
+         * NaN) so the integer conversions below stay defined */
+        if (!(x > -(float)(T + 2))) x = -(float)(T + 2);
+        if (x > (float)(lin + T + 2)) x = (float)(lin + T + 2);
         if (s->mode == RS_NEAREST) {
             int64_t i = rs_nearest(s->nearest, x, down);
             i = i < 0 ? 0 : i >= lin ? lin - 1 : i;
@@ -327,10 +338,10 @@ static int rs_fill_axis(const rs_state *s, const rs_geom *gm, int a, int64_t str
          * axis that is not resized): collapse to one tap */
         for (int64_t o = 0; o < lout; o++) {
             int t = 0;
-            while (ax->w[o * T + t] == 0) t++;
+            while (t < T - 1 && ax->w[o * T + t] == 0) t++;   /* extrapolated rows: all 0, idx -1 */
             int64_t i = ax->idx[o * T + t];
             ax->idx[o] = i;
-            ax->w[o] = 1.f;
+            ax->w[o] = i < 0 ? 0.f : 1.f;
         }
         ax->T = 1;
     }

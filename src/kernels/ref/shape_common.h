@@ -119,6 +119,10 @@ static inline int ksh_same_layout(const k_tensor *in, const g_shape *out)
 int ksh_accept_all(const g_node *n, void *st, int idx, int layout);
 int ksh_accept_data(const g_node *n, void *st, int idx, int layout);
 
+/* Largest dimension / element count a kernel accepts from data values
+ * (keeps every later product and sum far from int64 overflow). */
+#define KSH_DIM_MAX ((int64_t)1 << 48)
+
 /* Normalises axis into [0, rank) (or [0, rank] with `inclusive`). */
 int ksh_axis(const g_node *n, int64_t axis, int rank, int inclusive, int *out);
 

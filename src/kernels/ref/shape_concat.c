@@ -117,7 +117,8 @@ static int split_infer(const g_node *n, void *st, const k_tensor *in, k_tensor *
         if (k != no) return ksh_fail(n, KSH_EINVAL, "split has %d entries for %d outputs", k, no);
         int64_t sum = 0;
         for (int i = 0; i < k; i++) {
-            if (v[i] < 0) return ksh_fail(n, KSH_EINVAL, "split[%d] = %lld is negative", i, (long long)v[i]);
+            if (v[i] < 0 || v[i] > KSH_DIM_MAX)
+                return ksh_fail(n, KSH_EINVAL, "split[%d] = %lld is invalid", i, (long long)v[i]);
             sum += v[i];
         }
         if (d >= 0 && sum != d)

@@ -120,7 +120,8 @@ static int cos_infer(const g_node *n, void *st, const k_tensor *in, k_tensor *ou
     memset(&out[0].shape, 0, sizeof out[0].shape);
     out[0].shape.rank = k;
     for (int i = 0; i < k; i++) {
-        if (v[i] < 0) return ksh_fail(n, KSH_EINVAL, "shape[%d] = %lld is negative", i, (long long)v[i]);
+        if (v[i] < 0 || v[i] > KSH_DIM_MAX)
+            return ksh_fail(n, KSH_EINVAL, "shape[%d] = %lld is invalid", i, (long long)v[i]);
         out[0].shape.d[i] = v[i];
     }
     return 0;
@@ -166,14 +167,18 @@ static int range_count(const g_node *n, const k_tensor *in, int64_t *cnt)
             return ksh_fail(n, KSH_EINVAL, "start %g, limit %g, delta %g give no finite range", s, l, d);
         double diff = dt == G_F32 ? (double)((float)l - (float)s) : l - s;
         double k = ceil(diff / d);
+        if (k > (double)KSH_DIM_MAX) return ksh_fail(n, KSH_EINVAL, "range of %g elements is too large", k);
         *cnt = k > 0 ? (int64_t)k : 0;
     } else {
         int64_t s = ksh_geti(in[0].data, dt, 0), l = ksh_geti(in[1].data, dt, 0),
                 d = ksh_geti(in[2].data, dt, 0);
         if (d == 0) return ksh_fail(n, KSH_EINVAL, "delta is 0");
-        int64_t diff = l - s, k;
+        int64_t diff, k;
+        if (__builtin_sub_overflow(l, s, &diff) || diff == INT64_MIN)
+            return ksh_fail(n, KSH_EINVAL, "range from %lld to %lld is too large", (long long)s, (long long)l);
         if ((diff > 0) != (d > 0) || diff == 0) k = 0;
-        else k = diff / d + (diff % d != 0);
+        else k = d == -1 ? -diff : diff / d + (diff % d != 0);
+        if (k > KSH_DIM_MAX) return ksh_fail(n, KSH_EINVAL, "range of %lld elements is too large", (long long)k);
         *cnt = k;
     }
     return 0;
@@ -283,6 +288,7 @@ static int trilu_run(const g_node *n, void *st, const k_tensor *in, k_tensor *ou
         k = ksh_geti(in[1].data, G_I64, 0);
     }
     int64_t R = in[0].shape.d[r - 2], C = in[0].shape.d[r - 1];
+    k = k < -(R + 1) ? -(R + 1) : k > C + 1 ? C + 1 : k;   /* beyond these nothing changes */
     int64_t nmat = ksh_prod(in[0].shape.d, 0, r - 2);
     size_t es = ksh_esize(in[0].dtype);
     const char *s = in[0].data;

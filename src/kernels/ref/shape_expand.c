@@ -37,7 +37,8 @@ static int expand_infer(const g_node *n, void *st, const k_tensor *in, k_tensor 
     memset(&s, 0, sizeof s);
     s.rank = k;
     for (int i = 0; i < k; i++) {
-        if (v[i] < 0) return ksh_fail(n, KSH_EINVAL, "shape[%d] = %lld is negative", i, (long long)v[i]);
+        if (v[i] < 0 || v[i] > KSH_DIM_MAX)
+            return ksh_fail(n, KSH_EINVAL, "shape[%d] = %lld is invalid", i, (long long)v[i]);
         s.d[i] = v[i];
     }
     return ksh_broadcast(n, &in[0].shape, &s, &out[0].shape);
@@ -76,7 +77,8 @@ static int tile_reps(const g_node *n, const k_tensor *in, int64_t *v)
     if (k != in[0].shape.rank)
         return ksh_fail(n, KSH_EINVAL, "repeats has %d values, the input has rank %d", k, in[0].shape.rank);
     for (int i = 0; i < k; i++)
-        if (v[i] < 0) return ksh_fail(n, KSH_EINVAL, "repeats[%d] = %lld is negative", i, (long long)v[i]);
+        if (v[i] < 0 || v[i] > KSH_DIM_MAX)
+            return ksh_fail(n, KSH_EINVAL, "repeats[%d] = %lld is invalid", i, (long long)v[i]);
     return 0;
 }
 
@@ -90,8 +92,13 @@ static int tile_infer(const g_node *n, void *st, const k_tensor *in, k_tensor *o
     if (in[0].shape.rank < 0) { ksh_set_unknown(&out[0].shape); return 0; }
     if ((e = tile_reps(n, in, v))) return e;
     out[0].shape = in[0].shape;
-    for (int i = 0; i < in[0].shape.rank; i++)
-        out[0].shape.d[i] = in[0].shape.d[i] < 0 ? -1 : in[0].shape.d[i] * v[i];
+    for (int i = 0; i < in[0].shape.rank; i++) {
+        int64_t p;
+        if (in[0].shape.d[i] < 0) p = -1;
+        else if (__builtin_mul_overflow(in[0].shape.d[i], v[i], &p) || p > KSH_DIM_MAX)
+            return ksh_fail(n, KSH_EINVAL, "tiling dim %d by %lld is too large", i, (long long)v[i]);
+        out[0].shape.d[i] = p;
+    }
     return 0;
 }
 

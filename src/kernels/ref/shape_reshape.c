@@ -75,7 +75,11 @@ static int reshape_infer(const g_node *n, void *st, const k_tensor *in, k_tensor
         }
         o.d[i] = d;
         if (d < 0) known = -1;
-        else if (known >= 0) known *= d;
+        else if (known >= 0) {
+            if (d > KSH_DIM_MAX || (d && known > KSH_DIM_MAX / d))
+                return ksh_fail(n, KSH_EINVAL, "target shape too large (dim %d = %lld)", i, (long long)d);
+            known *= d;
+        }
     }
     if (allowzero && neg >= 0)
         for (int i = 0; i < k; i++)

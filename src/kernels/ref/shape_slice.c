@@ -51,18 +51,21 @@ static int slice_params(const g_node *n, const k_tensor *in, const g_shape *x, i
         seen[a] = 1;
         int64_t t = nt >= 0 ? tv[i] : 1, d = x->d[a], s = sv[i], en = ev[i];
         if (t == 0) return ksh_fail(n, KSH_EINVAL, "step 0 on axis %d", a);
+        if (t == INT64_MIN) t = -INT64_MAX;   /* same result, negatable */
+        if (d >= 0 && (t > d || t < -d)) t = t > 0 ? (d > 0 ? d : 1) : -(d > 0 ? d : 1);   /* same one element */
         step[a] = t;
         if (d < 0) { len[a] = -1; continue; }
+        if (d == 0) { len[a] = 0; continue; }
         if (s < 0) s += d;
         if (en < 0) en += d;
         if (t > 0) {
             s = s < 0 ? 0 : s > d ? d : s;
             en = en < 0 ? 0 : en > d ? d : en;
-            len[a] = en > s ? (en - s + t - 1) / t : 0;
+            len[a] = en > s ? (en - s - 1) / t + 1 : 0;
         } else {
             s = s < 0 ? 0 : s > d - 1 ? d - 1 : s;
             en = en < -1 ? -1 : en > d - 1 ? d - 1 : en;
-            len[a] = s > en ? (s - en + (-t) - 1) / (-t) : 0;
+            len[a] = s > en ? (s - en - 1) / (-t) + 1 : 0;
         }
         start[a] = s;
     }
@@ -206,6 +209,9 @@ static int pad_infer(const g_node *n, void *st, const k_tensor *in, k_tensor *ou
     for (int a = 0; a < r; a++) {
         int64_t d = in[0].shape.d[a];
         if (d < 0) { out[0].shape.d[a] = -1; continue; }
+        if (pb[a] < -KSH_DIM_MAX || pb[a] > KSH_DIM_MAX || pe[a] < -KSH_DIM_MAX || pe[a] > KSH_DIM_MAX)
+            return ksh_fail(n, KSH_EINVAL, "pads %lld/%lld on axis %d are too large", (long long)pb[a],
+                            (long long)pe[a], a);
         if (d + pb[a] + pe[a] < 0)
             return ksh_fail(n, KSH_EINVAL, "pads %lld/%lld on axis %d of size %lld give a negative size",
                             (long long)pb[a], (long long)pe[a], a, (long long)d);

@@ -144,18 +144,15 @@ static int sm_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
     int kind = s->kind, dt = s->dt;
     int nt = ew_threads(ctx, (size_t)(O * R * I), EW_GRAIN_MATH);
     if (dt == G_F32 && I == 1) {
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-        for (int64_t o = 0; o < O; o++) row_f32(kind, (const float *)x + o * R, (float *)y + o * R, R);
+        EW_PAR_FOR(o, O, row_f32(kind, (const float *)x + o * R, (float *)y + o * R, R););
     } else if (dt == G_F32) {
         int64_t nb = (I + SMB - 1) / SMB;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-        for (int64_t u = 0; u < O * nb; u++) {
+        EW_PAR_FOR(u, O * nb,
             int64_t o = u / nb, j0 = (u % nb) * SMB, len = I - j0 < SMB ? I - j0 : SMB;
             cols_f32(kind, (const float *)x + o * R * I + j0, (float *)y + o * R * I + j0, R, I, len);
-        }
+        );
     } else {
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-        for (int64_t u = 0; u < O * I; u++) col_gen(kind, dt, x, y, (u / I) * R * I + u % I, R, I);
+        EW_PAR_FOR(u, O * I, col_gen(kind, dt, x, y, (u / I) * R * I + u % I, R, I););
     }
     return 0;
 }
