@@ -314,6 +314,15 @@ static int scalar_const(const g_graph *g, int t, float *v)
 /* Appends one post-op unless oneDNN would mishandle the chain. */
 static int push_post(nn_post *p, int kind, float a, float b)
 {
+    if (kind == NN_PO_LINEAR && p->n > 0 && p->kind[p->n - 1] == NN_PO_LINEAR) {
+        /* a2*(a1*x + b1) + b2 */
+        nn_post q = *p;
+        q.b[q.n - 1] = a * q.b[q.n - 1] + b;
+        q.a[q.n - 1] = a * q.a[q.n - 1];
+        if (nn_post_conflict(&q)) return 0;
+        *p = q;
+        return 1;
+    }
     if (p->n >= NN_MAX_PO) return 0;
     nn_post q = *p;
     q.kind[q.n] = kind; q.a[q.n] = a; q.b[q.n] = b; q.n++;
@@ -372,6 +381,69 @@ static int other_in(const g_node *c, int slot)
     return c->in[1 - slot];
 }
 
+/* x * sigmoid(x): t feeds exactly a Sigmoid and the Mul of both. On a
+ * match the two are marked dead and *out gets the Mul's output. */
+static int try_silu(fz *f, int t, nn_post *p, int *out)
+{
+    g_graph *g = f->g;
+    int who[3];
+    if (uses(f, t, who, 3) != 2) return 0;
+    int si = is_op(&g->nodes[who[0]], "Sigmoid") ? who[0] : who[1];
+    int mi = si == who[0] ? who[1] : who[0];
+    const g_node *s = &g->nodes[si], *m = &g->nodes[mi];
+    if (!is_op(s, "Sigmoid") || !is_op(m, "Mul") || m->n_in != 2 || s->n_out != 1) return 0;
+    int so = s->out[0], ms = 0;
+    if (single_use(f, so, &ms) != mi) return 0;
+    if (!((m->in[0] == t && m->in[1] == so) || (m->in[1] == t && m->in[0] == so))) return 0;
+    if (!push_post(p, NN_PO_SILU, 1.f, 0.f)) return 0;
+    f->dead[si] = f->dead[mi] = 1;
+    *out = m->out[0];
+    return 1;
+}
+
+/* x * relu6(x + 3) / 6 spelled out (Add 3, Clip 0..6, Mul by x, Div by 6 or
+ * Mul by 1/6), as exporters write HardSwish for old opsets. */
+static int try_hswish(fz *f, int t, nn_post *p, int *out)
+{
+    g_graph *g = f->g;
+    int who[3];
+    if (uses(f, t, who, 3) != 2) return 0;
+    for (int pick = 0; pick < 2; pick++) {
+        int ai = who[pick], mi = who[1 - pick], slot;
+        const g_node *a = &g->nodes[ai], *m = &g->nodes[mi];
+        float v, lo = -1.f, hi = -1.f;
+        if (!is_op(a, "Add") || a->n_in != 2 || !is_op(m, "Mul") || m->n_in != 2) continue;
+        if (!scalar_const(g, a->in[0] == t ? a->in[1] : a->in[0], &v) || v != 3.f) continue;
+        int ci = single_use(f, a->out[0], &slot);
+        if (ci < 0 || slot != 0) continue;
+        const g_node *c = &g->nodes[ci];
+        if (!is_op(c, "Clip") || c->n_out != 1) continue;
+        if (c->opset < 11) {
+            lo = g_attr_float(c, "min", -1.f);
+            hi = g_attr_float(c, "max", -1.f);
+        } else if (c->n_in < 3 || !scalar_const(g, c->in[1], &lo) || !scalar_const(g, c->in[2], &hi)) {
+            continue;
+        }
+        if (lo != 0.f || hi != 6.f) continue;
+        if (single_use(f, c->out[0], &slot) != mi) continue;
+        if (!((m->in[0] == t && m->in[1] == c->out[0]) || (m->in[1] == t && m->in[0] == c->out[0])))
+            continue;
+        int di = single_use(f, m->out[0], &slot);
+        if (di < 0) continue;
+        const g_node *d = &g->nodes[di];
+        if (!((is_op(d, "Div") && slot == 0 && scalar_const(g, d->in[1], &v) && v == 6.f) ||
+              (is_op(d, "Mul") && d->n_in == 2 && scalar_const(g, d->in[1 - slot], &v) &&
+               fabsf(v - 1.f / 6.f) < 1e-7f)))
+            continue;
+        if (g->t[d->out[0]].shape.rank > g->t[t].shape.rank) continue;
+        if (!push_post(p, NN_PO_HSWISH, 0.f, 0.f)) return 0;
+        f->dead[ai] = f->dead[ci] = f->dead[mi] = f->dead[di] = 1;
+        *out = d->out[0];
+        return 1;
+    }
+    return 0;
+}
+
 static int fuse_step(fz *f, int ni, int kind, nn_post *p, int64_t M)
 {
     g_graph *g = f->g;
@@ -379,19 +451,10 @@ static int fuse_step(fz *f, int ni, int kind, nn_post *p, int64_t M)
     int t = n->out[0], slot = 0;
     int ci = single_use(f, t, &slot);
     if (ci < 0) {
-        /* x * sigmoid(x): t feeds exactly a Sigmoid and the Mul of both */
-        int who[3];
-        if (uses(f, t, who, 3) != 2 || g->t[t].is_output) return 0;
-        int si = is_op(&g->nodes[who[0]], "Sigmoid") ? who[0] : who[1];
-        int mi = si == who[0] ? who[1] : who[0];
-        const g_node *s = &g->nodes[si], *m = &g->nodes[mi];
-        if (!is_op(s, "Sigmoid") || !is_op(m, "Mul") || m->n_in != 2 || s->n_out != 1) return 0;
-        int so = s->out[0], ms = 0;
-        if (single_use(f, so, &ms) != mi) return 0;
-        if (!((m->in[0] == t && m->in[1] == so) || (m->in[1] == t && m->in[0] == so))) return 0;
-        if (!push_post(p, NN_PO_SILU, 1.f, 0.f)) return 0;
-        f->dead[si] = f->dead[mi] = 1;
-        n->out[0] = m->out[0];
+        int out2 = -1;
+        if (uses(f, t, (int[3]){0}, 3) != 2 || g->t[t].is_output) return 0;
+        if (!try_silu(f, t, p, &out2) && !try_hswish(f, t, p, &out2)) return 0;
+        g->nodes[ni].out[0] = out2;
         return 1;
     }
     g_node *c = &g->nodes[ci];
@@ -490,9 +553,10 @@ static int fuse_step(fz *f, int ni, int kind, nn_post *p, int64_t M)
         float a, b;
         if (activation(f, c, &ak, &a, &b) && push_post(p, ak, a, b)) done = 1;
     }
-    if (!done && !is_conv && (is_op(c, "Mul") || is_op(c, "Div") || is_op(c, "Add") ||
-                              (is_op(c, "Sub") && slot == 0))) {
-        /* scalar affine step after a MatMul/Gemm (attention scaling) */
+    if (!done && (!is_conv || p->n > 0) && (is_op(c, "Mul") || is_op(c, "Div") || is_op(c, "Add") ||
+                                           (is_op(c, "Sub") && slot == 0))) {
+        /* scalar affine step: after a MatMul/Gemm (attention scaling), or
+         * after a convolution's activation (PP-OCR's learnable affine) */
         float s;
         int o = other_in(c, slot);
         if (o >= 0 && scalar_const(g, o, &s)) {

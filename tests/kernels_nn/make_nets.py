@@ -4,6 +4,7 @@ resnet_tiny (Conv+BN+Relu, max pool, residual blocks with a downsampling
 branch, global pool, Gemm) and mbnet_tiny (Clip as Relu6, depthwise convs,
 an inverted residual, HardSwish, x*sigmoid(x), HardSigmoid, ConvTranspose +
 LeakyRelu, AveragePool, a graph output inside the channels-last region,
+hard-swish written as Add/Clip/Mul/Div with a scalar affine step after it,
 MatMul + bias). Random weights from a fixed seed.
 usage: make_nets.py <out-dir>"""
 import os
@@ -90,6 +91,11 @@ def mbnet_tiny(path):
     s = conv(h, 24, 24, 1)
     h = node("Mul", [s, node("Sigmoid", [s])])              # SiLU pattern
     h = node("HardSigmoid", [conv(h, 24, 24, 3, 1, group=3)], alpha=0.25, beta=0.4)
+    # hard-swish spelled out, then a scalar affine step (PP-OCR style)
+    c = conv(h, 24, 24, 1)
+    r6 = node("Clip", [node("Add", [c, const(3.0, "three")]), lo, hi])
+    h = node("Div", [node("Mul", [c, r6]), const(6.0, "six")])
+    h = node("Add", [node("Mul", [const([1.5], "ls"), h]), const([-0.2], "lb")])
     u = node("ConvTranspose", [h, const(rng.standard_normal((24, 8, 2, 2)) * 0.3, "wt"),
                                const(rng.standard_normal(8) * 0.1, "bt")],
              kernel_shape=[2, 2], strides=[2, 2])
