@@ -71,6 +71,10 @@ def main():
     models = [m for m in refs.load_manifest(a.models)
               if (m["name"] in only if only else m.get("bench", True))]
     rows, t_start = [], time.time()
+    load0 = os.getloadavg()
+    if load0[0] > 0.75 * (os.cpu_count() or 1):
+        print(f"warning: load average {load0[0]:.1f} on {os.cpu_count()} CPUs: other work competes "
+              "for the cores; absolute numbers are not representative and ratios are noisy", flush=True)
     hdr = (f"{'model':<20}{'thr':>4}{'openacl ms':>12}{'ORT ms':>10}{'ours/ORT':>10}"
            f"{'ORT raw':>9}{'binding':>9}{'cpu/wall':>9}{'load ms':>9}{'ORT create':>11}")
     print(hdr)
@@ -95,7 +99,8 @@ def main():
                     theirs.append(r)
                 else:
                     errs.append("ORT: " + e.splitlines()[-1])
-            row = {"model": m["name"], "threads": t, "errors": errs}
+            row = {"model": m["name"], "threads": t, "errors": errs,
+                   "loadavg_1min": round(os.getloadavg()[0], 2)}
             if ours:
                 row["openacl"] = {
                     "median_ms": statistics.median(x["latency_ms"]["median"] for x in ours),
@@ -122,13 +127,15 @@ def main():
                     "runs": [x["latency_ms"]["runs"] for x in theirs]}
             if ours and theirs and row["ort"]["median_ms"] > 0:
                 row["ratio_ours_over_ort"] = round(row["openacl"]["median_ms"] / row["ort"]["median_ms"], 3)
+                if row["ort"]["binding_overhead_ms"] > 0.5 * row["ort"]["raw_median_ms"]:
+                    row["note"] = "ORT time is mostly the binding's cost: ratio unreliable"
             rows.append(row)
             o, r = row.get("openacl", {}), row.get("ort", {})
             print(f"{m['name']:<20}{t:>4}{fmt(o.get('median_ms'), 12, 3)}{fmt(r.get('median_ms'), 10, 3)}"
                   f"{fmt(row.get('ratio_ours_over_ort'), 10, 2)}{fmt(r.get('raw_median_ms'), 9, 3)}"
                   f"{fmt(r.get('binding_overhead_ms'), 9, 4)}{fmt(o.get('cpu_per_wall'), 9, 2)}"
                   f"{fmt(o.get('load_ms'), 9, 0)}{fmt(r.get('session_create_ms'), 11, 0)}", flush=True)
-            for e in errs:
+            for e in errs + ([row["note"]] if "note" in row else []):
                 print(f"    {e}", flush=True)
     res = {
         "what": "median latency per inference, ms; openacl via aclmdlExecute (bench/mdl_bench), ORT 'ORT ms' "
@@ -138,6 +145,7 @@ def main():
         "host": {"cpu": cpu_model(), "nproc": os.cpu_count(), "kernel": platform.release()},
         "ort_version": refs.ort_version(), "min_time_s": a.min_time, "warmup": a.warmup,
         "repeat": a.repeat, "threads": threads, "wall_s": round(time.time() - t_start, 1),
+        "loadavg_start": [round(x, 2) for x in load0], "loadavg_end": [round(x, 2) for x in os.getloadavg()],
         "results": rows,
     }
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
