@@ -205,9 +205,37 @@ def test_concurrent_python_threads_execute(ctx, model_paths):
     assert not errors, errors
 
 
-def test_exception_info_callback_registration(ctx):
-    seen = []
-    assert acl.rt.set_exception_info_callback(seen.append) == 0
-    assert acl.rt.set_exception_info_callback(None) == 0
+def test_exception_info_callback_on_async_failure(ctx, model_paths, stream):
+    """An execution still queued when its model is unloaded fails on the
+    stream: the Python exception callback gets the info pointer (usable
+    with the getters during the call) and synchronize reports the code."""
+    from acltools import Model
+
+    rt = ReportThread(ctx, stream)
+    m = Model(model_paths["relu_scale"])
+    m2_id, ret = acl.mdl.load_from_file(model_paths["relu_scale"])
+    ok(ret)
+    infos = []
+
+    def on_exception(info):
+        infos.append((acl.rt.get_error_code_from_exception_info(info),
+                      acl.rt.get_device_id_from_exception_info(info), threading.get_ident()))
+
+    ok(acl.rt.set_exception_info_callback(on_exception))
+    gate = threading.Event()
+    ok(acl.rt.launch_callback(lambda _: gate.wait(20), None, C.ACL_CALLBACK_BLOCK, stream))
+    ok(acl.mdl.execute_async(m2_id, m.inputs[0], m.outputs[0], stream))
+    ok(acl.mdl.unload(m2_id))
+    gate.set()
+    assert acl.rt.synchronize_stream(stream) == C.ACL_ERROR_INVALID_MODEL_ID
+    assert "unloaded" in (acl.get_recent_err_msg() or "")
+    ok(acl.rt.synchronize_stream(stream))      # reported once
+    ok(acl.rt.set_exception_info_callback(None))
+    assert len(infos) == 1
+    code, dev, thread = infos[0]
+    assert (code, dev) == (C.ACL_ERROR_INVALID_MODEL_ID, 0)
+    assert thread not in (threading.get_ident(), rt.tid)   # raised on the stream's own worker
+    m.close()
+    assert rt.close() == 0
     with pytest.raises(TypeError):
         acl.rt.set_exception_info_callback(5)
