@@ -5,6 +5,7 @@ numpy checks the copies bit for bit; then C-written patterns and malformed
 files are checked."""
 import argparse
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -42,6 +43,7 @@ def main():
     ap.add_argument("--bin", required=True)
     ap.add_argument("--dir", required=True)
     a = ap.parse_args()
+    a.bin = shlex.split(a.bin)  # may be a command with arguments ("node cli.js")
     shutil.rmtree(a.dir, ignore_errors=True)
     os.makedirs(a.dir)
     rng = np.random.default_rng(0)
@@ -58,7 +60,7 @@ def main():
         src = os.path.join(a.dir, f"in_{n}.npy")
         dst = os.path.join(a.dir, f"out_{n}.npy")
         np.save(src, arr)
-        run([a.bin, "copy", src, dst])
+        run([*a.bin, "copy", src, dst])
         back = np.load(dst)
         want = arr.astype(arr.dtype.newbyteorder("<")) if order == ">" else arr
         if back.dtype != np.dtype(dt) or back.shape != shape:
@@ -71,12 +73,12 @@ def main():
     src = os.path.join(a.dir, "v2.npy")
     with open(src, "wb") as f:
         np.lib.format.write_array(f, arr, version=(2, 0))
-    run([a.bin, "copy", src, os.path.join(a.dir, "v2_out.npy")])
+    run([*a.bin, "copy", src, os.path.join(a.dir, "v2_out.npy")])
     if np.load(os.path.join(a.dir, "v2_out.npy")).tobytes() != arr.tobytes():
         sys.exit("FAIL: version 2.0 header copy differs")
     n += 1
     # Patterns written by C.
-    run([a.bin, "gen", a.dir])
+    run([*a.bin, "gen", a.dir])
     idx = np.arange(30).reshape(2, 3, 5)
     for dt in DTYPES:
         got = np.load(os.path.join(a.dir, f"gen_{dt}.npy"))
@@ -101,7 +103,7 @@ def main():
         path = os.path.join(a.dir, name)
         if data is not None:
             open(path, "wb").write(data)
-        run([a.bin, "bad", path])
+        run([*a.bin, "bad", path])
         n += 1
     print(f"npy round trip: {n} cases ok")
 

@@ -8,3 +8,13 @@ add_test(NAME tools_npy_roundtrip
   COMMAND ${OA_SYS_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/npy_roundtrip.py
           --bin $<TARGET_FILE:npy_test> --dir ${CMAKE_BINARY_DIR}/tests/tools/npy_roundtrip)
 set_tests_properties(tools_npy_roundtrip PROPERTIES LABELS "tools;sanitize" TIMEOUT 60)
+
+# The same round trip for tools/ortref/npy.js (skipped without Node.js).
+find_program(OA_NODE node)
+if(OA_NODE)
+  add_test(NAME tools_npy_js_roundtrip
+    COMMAND ${OA_SYS_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/npy_roundtrip.py
+            --bin "${OA_NODE} ${CMAKE_CURRENT_LIST_DIR}/npy_js_cli.js"
+            --dir ${CMAKE_BINARY_DIR}/tests/tools/npy_js_roundtrip)
+  set_tests_properties(tools_npy_js_roundtrip PROPERTIES LABELS "tools" TIMEOUT 120)
+endif()
