@@ -9,6 +9,7 @@
  *   idle sync        aclrtSynchronizeStream on a stream with nothing queued
  * usage: rt_bench [--md] [--reps N]   (--md prints markdown table rows) */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,12 +52,13 @@ static double pct(double *v, int n, double p) /* v sorted */
         }                                                                                        \
     } while (0)
 
-static atomic_int g_stop;
+static atomic_int g_stop, g_go;
 static aclrtContext g_ctx;
 static void *reporter(void *arg)
 {
     (void)arg;
     aclrtSetCurrentContext(g_ctx);
+    while (!atomic_load(&g_go)) sched_yield(); /* until the main thread subscribed us */
     while (!atomic_load(&g_stop)) aclrtProcessReport(50);
     return NULL;
 }
@@ -98,6 +100,7 @@ int main(int argc, char **argv)
     pthread_t rep;
     pthread_create(&rep, NULL, reporter, NULL);
     CHECKED(aclrtSubscribeReport((uint64_t)rep, s));
+    atomic_store(&g_go, 1);
 
     const int batch = 1000;
     double *v = malloc(sizeof(double) * (size_t)(reps > 2000 ? reps : 2000) * 10);
