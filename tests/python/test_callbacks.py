@@ -239,3 +239,28 @@ def test_exception_info_callback_on_async_failure(ctx, model_paths, stream):
     assert rt.close() == 0
     with pytest.raises(TypeError):
         acl.rt.set_exception_info_callback(5)
+
+
+def test_callback_and_thread_references_are_released(ctx, stream):
+    import sys
+
+    rt = ReportThread(ctx, stream)
+    payload, fn = object(), (lambda d: None)
+    before = (sys.getrefcount(payload), sys.getrefcount(fn))
+    for _ in range(20):
+        ok(acl.rt.launch_callback(fn, payload, C.ACL_CALLBACK_NO_BLOCK, stream))
+    ok(acl.rt.synchronize_stream(stream))
+    assert (sys.getrefcount(payload), sys.getrefcount(fn)) == before
+    # a launch that fails keeps no reference either
+    other, ret = acl.rt.create_stream()
+    ok(ret)
+    assert acl.rt.launch_callback(fn, payload, C.ACL_CALLBACK_BLOCK, other) == C.ACL_ERROR_RT_STREAM_NO_CB_REG
+    assert acl.rt.launch_callback(fn, payload, 7, stream) != C.ACL_SUCCESS
+    assert (sys.getrefcount(payload), sys.getrefcount(fn)) == before
+    ok(acl.rt.destroy_stream(other))
+    assert rt.close() == 0
+    arg = object()
+    before = sys.getrefcount(arg)
+    tid, ret = acl.util.start_thread(lambda a: None, arg)
+    assert ret == 0 and acl.util.stop_thread(tid) == 0
+    assert sys.getrefcount(arg) == before
