@@ -78,13 +78,16 @@ int pa_seq_to_i64(PyObject *seq, int64_t **out, Py_ssize_t *n, const char *qualn
         return -1;
     }
     for (Py_ssize_t i = 0; i < len; i++) {
-        PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
-        if (!PyLong_Check(item)) {
+        /* ints, or integer-like objects such as numpy.int64 from arr.shape */
+        PyObject *item = PyNumber_Index(PySequence_Fast_GET_ITEM(seq, i));
+        if (!item) {
             PyMem_Free(a);
+            PyErr_Clear();
             PyErr_Format(PyExc_TypeError, "%s args parse failed", qualname);
             return -1;
         }
         a[i] = PyLong_AsLongLong(item);
+        Py_DECREF(item);
         if (a[i] == -1 && PyErr_Occurred()) {
             PyMem_Free(a);
             PyErr_Clear();

@@ -38,7 +38,7 @@ def test_ptr_to_numpy_is_a_writeable_view(ctx):
     a = acl.util.ptr_to_numpy(host, (2, 3), C.NPY_FLOAT32)
     assert a.shape == (2, 3) and a.dtype == np.float32 and a.flags.writeable
     a[:] = np.arange(6, dtype=np.float32).reshape(2, 3)
-    b = acl.util.ptr_to_numpy(host, [6], C.NPY_FLOAT32)
+    b = acl.util.ptr_to_numpy(host, [np.int64(6)], C.NPY_FLOAT32)   # numpy ints work as dims
     assert b.tolist() == [0, 1, 2, 3, 4, 5]            # same memory
     assert np.frombuffer(acl.util.ptr_to_bytes(host, 24), np.float32).tolist() == [0, 1, 2, 3, 4, 5]
     for npy, dt in ((0, np.bool_), (1, np.int8), (2, np.uint8), (3, np.int16), (4, np.uint16), (5, np.int32),
