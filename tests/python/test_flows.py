@@ -400,3 +400,37 @@ def test_load_with_config_handle(ctx, model_paths):
     assert acl.mdl.get_input_dims(desc, 0)[0]["dims"] == [4, 5]
     ok(acl.mdl.destroy_desc(desc))
     ok(acl.mdl.unload(model_id))
+
+
+def test_execute_v2_with_exec_config(ctx, model_paths):
+    m = Model(model_paths["matmul_add"])
+    try:
+        x = np.random.default_rng(11).standard_normal((4, 8)).astype(np.float32)
+        m.set_input(x)
+        h = acl.mdl.create_exec_config_handle()
+        assert h != 0
+        ok(acl.mdl.set_exec_config_opt(h, 0, 5000))      # ACL_MDL_STREAM_SYNC_TIMEOUT (int32)
+        ok(acl.mdl.set_exec_config_opt(h, 8, 1))         # ACL_MDL_EXEC_PRIORITY_INT32
+        work, _, ret = acl.mdl.query_size(model_paths["matmul_add"])
+        ok(ret)
+        wptr = 0
+        if work:
+            wptr, ret = acl.rt.malloc(work, C.ACL_MEM_MALLOC_HUGE_FIRST)
+            ok(ret)
+            ok(acl.mdl.set_exec_config_opt(h, 2, wptr))  # ACL_MDL_WORK_ADDR_PTR (pointer width)
+            ok(acl.mdl.set_exec_config_opt(h, 3, work))  # ACL_MDL_WORK_SIZET (size_t width)
+        stream, ret = acl.rt.create_stream()
+        ok(ret)
+        ok(acl.mdl.execute_v2(m.id, m.inputs[0], m.outputs[0], stream, h))
+        np.testing.assert_allclose(m.output(), M.matmul_add_ref(x), rtol=RTOL, atol=ATOL)
+        ok(acl.mdl.destroy_exec_config_handle(h))
+        ok(acl.rt.destroy_stream(stream))
+        if wptr:
+            ok(acl.rt.free(wptr))
+        # AIPP queries on a model without AIPP
+        aipp_type, attached, ret = acl.mdl.get_aipp_type(m.id, 0)
+        assert (aipp_type, ret) == (0, 0)                   # ACL_DATA_WITHOUT_AIPP
+        info, ret = acl.mdl.get_first_aipp_info(m.id, 0)
+        assert info is None and ret != 0
+    finally:
+        m.close()
