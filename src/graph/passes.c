@@ -505,6 +505,24 @@ int graph_bind_infer(g_graph *g, int fold)
             acl_log(0, "shape inference: node '%s' (%s) left unknown until run time", n->name,
                     n->op_type);
         }
+        for (int j = 0; j < n->n_out && r == 0; j++) {
+            /* a shape whose size overflows would break every consumer's arithmetic */
+            int64_t ne = g_shape_numel(&out[j].shape);
+            uint64_t known = 1;
+            int huge = 0;
+            for (int k = 0; k < out[j].shape.rank && k < G_MAX_RANK; k++) {
+                int64_t v = out[j].shape.d[k];
+                if (v > 0 && known > (UINT64_C(1) << 40) / (uint64_t)v) huge = 1;
+                else if (v > 0) known *= (uint64_t)v;
+            }
+            if (n->out[j] >= 0 && (huge || (ne >= 0 && (uint64_t)ne > (UINT64_C(1) << 40)))) {
+                char sb[128];
+                rc = acl_fail(ACL_ERROR_MODEL_SIZE_INVALID, "shape inference: node '%s' (%s, opset "
+                              "%d) output %d would have shape %s (too large)", n->name, n->op_type,
+                              n->opset, j, g_shape_str(&out[j].shape, sb, sizeof sb));
+            }
+        }
+        if (rc) break;
         for (int j = 0; j < n->n_out; j++) {
             if (n->out[j] < 0) continue;
             g_tensor *t = &g->t[n->out[j]];

@@ -363,6 +363,9 @@ static int apply_type(const Onnx__TypeProto *tp, g_tensor *t, int strict, const 
                         "dense tensors are supported", what, t->name, k);
     }
     const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
+    if (strict && t->kind == G_TK_INPUT && (!tt->has_elem_type || !tt->elem_type))
+        return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: %s '%s' has no element type", what,
+                        t->name);
     if (tt->has_elem_type && tt->elem_type) {
         int dt;
         if (map_dtype(tt->elem_type, &dt)) {
@@ -382,15 +385,33 @@ static int apply_type(const Onnx__TypeProto *tp, g_tensor *t, int strict, const 
                                 G_MAX_RANK);
             return 0;
         }
-        t->shape.rank = (int)tt->shape->n_dim;
+        g_shape sh = { .rank = (int)tt->shape->n_dim };
+        uint64_t known = 1;
+        int huge = 0;
         for (size_t i = 0; i < tt->shape->n_dim; i++) {
             const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
             int64_t v = -1;
             if (d && d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
                 d->dim_value >= 0)
                 v = d->dim_value;
-            t->shape.d[i] = v;
+            sh.d[i] = v;
+            if (v > 0) {
+                if (known > MAX_TENSOR_BYTES / (uint64_t)v) huge = 1;
+                else known *= (uint64_t)v;
+            }
         }
+        size_t es = g_dtype_size(t->dtype);
+        if (huge || (es && known > MAX_TENSOR_BYTES / es)) {
+            if (strict) {
+                char buf[128];
+                return acl_fail(ACL_ERROR_MODEL_SIZE_INVALID, "ONNX import: %s '%s' declares shape "
+                                "%s, more than %llu bytes", what, t->name,
+                                g_shape_str(&sh, buf, sizeof buf),
+                                (unsigned long long)MAX_TENSOR_BYTES);
+            }
+            return 0;   /* an absurd hint is no hint */
+        }
+        t->shape = sh;
     }
     return 0;
 }

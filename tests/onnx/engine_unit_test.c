@@ -1071,6 +1071,25 @@ static void test_graph_errors(void)
         T_free_all();
     }
 
+    /* an input without an element type; one declaring an absurd shape */
+    gb_init(&b);
+    b.ins[b.g.n_input++] = vi("x", 0, 2, D23, NULL);
+    b.nodes[b.g.n_node++] = node("TAdd", "add", "x", "x", "y");
+    b.outs[b.g.n_output++] = vi("y", 1, 2, D23, NULL);
+    buf = gb_pack(&b, &len);
+    CHECK(load(buf, len, NULL, &m) == ACL_ERROR_PARSE_MODEL && msg_has("no element type"),
+          "input without element type refused");
+    T_free_all();
+    gb_init(&b);
+    static const int64_t big[3] = { (int64_t)1 << 30, (int64_t)1 << 30, 16 };
+    b.ins[b.g.n_input++] = vi("x", 1, 3, big, NULL);
+    b.nodes[b.g.n_node++] = node("TAdd", "add", "x", "x", "y");
+    b.outs[b.g.n_output++] = vi("y", 1, 3, big, NULL);
+    buf = gb_pack(&b, &len);
+    CHECK(load(buf, len, NULL, &m) == ACL_ERROR_MODEL_SIZE_INVALID && msg_has("more than"),
+          "input declaring an absurd shape refused");
+    T_free_all();
+
     /* an output nobody produces */
     gb_init(&b);
     b.ins[b.g.n_input++] = vi("x", 1, 2, D23, NULL);
