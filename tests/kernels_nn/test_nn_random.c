@@ -148,6 +148,9 @@ static void test_conv(int transposed)
         /* transposed up-sampling (kernel == stride, no pads): its own fast path */
         int upsample = transposed && rank == 4 && rndi(0, 2) == 0;
         if (upsample) { G = 1; C = cg = rndi(1, 20); M = mg = rndi(1, 20); xs[1] = C; }
+        /* 3x3 stride 1 on multiples of 16 channels: the Winograd path */
+        int wino = !transposed && rank == 4 && rndi(0, 5) == 0;
+        if (wino) { G = 1; C = cg = 16 * rndi(1, 2); M = mg = 16 * rndi(1, 2); xs[1] = C; }
         for (int i = 0; i < nsp; i++) {
             k[i] = rndi(0, 5) == 0 ? rndi(4, 7) : rndi(1, 3);
             s[i] = rndi(1, 3);
@@ -157,6 +160,7 @@ static void test_conv(int transposed)
             pads[i] = rndi(0, (int)(ext - 1 < 2 ? ext - 1 : 2));
             pads[nsp + i] = rndi(0, (int)(ext - 1 < 2 ? ext - 1 : 2));
             if (upsample) { k[i] = s[i] = rndi(1, 3); d[i] = 1; pads[i] = pads[nsp + i] = 0; }
+            if (wino) { k[i] = 3; s[i] = 1; d[i] = 1; xs[2 + i] = rndi(3, 20); pads[i] = pads[nsp + i] = 1; }
         }
         if (!transposed) { ws[0] = M; ws[1] = cg; }
         else { ws[0] = C; ws[1] = mg; }
@@ -175,7 +179,7 @@ static void test_conv(int transposed)
         c.node = g_node_add(c.g, transposed ? "ConvTranspose" : "Conv", "", "conv", 4, ins, 1, outs);
         g_node *n = &c.g->nodes[c.node];
         n->opset = 17;
-        int ap = rndi(0, 9);
+        int ap = wino ? 0 : rndi(0, 9);
         if (ap < 6) {
             attr_ints(n, "pads", pads, 2 * nsp);
         } else if (ap == 6) attr_str(n, "auto_pad", "SAME_UPPER");

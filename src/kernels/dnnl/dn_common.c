@@ -159,6 +159,33 @@ int dn_is_ref_impl(const_dnnl_primitive_desc_t pd)
     return !strncmp(impl, "ref", 3);
 }
 
+dnnl_status_t dn_pd_create(dnnl_primitive_desc_t *pd, const_dnnl_op_desc_t op_desc,
+                           const_dnnl_primitive_attr_t attr, const char *prefer)
+{
+    *pd = NULL;
+    if (!prefer) return dnnl_primitive_desc_create(pd, op_desc, attr, dn_engine(), NULL);
+    dnnl_primitive_desc_iterator_t it;
+    dnnl_status_t st = dnnl_primitive_desc_iterator_create(&it, op_desc, attr, dn_engine(), NULL);
+    if (st != dnnl_success) return st;
+    dnnl_primitive_desc_t first = NULL;
+    do {
+        dnnl_primitive_desc_t cand = dnnl_primitive_desc_iterator_fetch(it);
+        if (!cand) break;
+        const char *impl = NULL;
+        dnnl_primitive_desc_query(cand, dnnl_query_impl_info_str, 0, &impl);
+        if (impl && !strncmp(impl, prefer, strlen(prefer))) {
+            if (first) dnnl_primitive_desc_destroy(first);
+            *pd = cand;
+            break;
+        }
+        if (!first) first = cand;
+        else dnnl_primitive_desc_destroy(cand);
+    } while (dnnl_primitive_desc_iterator_next(it) == dnnl_success);
+    dnnl_primitive_desc_iterator_destroy(it);
+    if (!*pd) *pd = first;
+    return *pd ? dnnl_success : dnnl_unimplemented;
+}
+
 int dn_impl_has(const_dnnl_primitive_desc_t pd, const char *what)
 {
     const char *impl = NULL;

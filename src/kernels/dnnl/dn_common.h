@@ -36,6 +36,11 @@ int dn_md_plain(dnnl_memory_desc_t *md, const g_shape *s, dnnl_data_type_t dt);
 int dn_post_ops(const g_node *n, const nn_post *p, const dnnl_memory_desc_t *add_md,
                 const dnnl_memory_desc_t *lead_md, dnnl_primitive_attr_t attr, int *add_idx);
 
+/* Primitive descriptor for op_desc: the first implementation whose name
+ * starts with `prefer` when one does (oneDNN's own order otherwise). */
+dnnl_status_t dn_pd_create(dnnl_primitive_desc_t *pd, const_dnnl_op_desc_t op_desc,
+                           const_dnnl_primitive_attr_t attr, const char *prefer);
+
 /* Whether oneDNN chose its slow reference implementation. */
 int dn_is_ref_impl(const_dnnl_primitive_desc_t pd);
 /* Whether the implementation name contains `what` (e.g. "gemm"). */

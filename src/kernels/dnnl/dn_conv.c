@@ -129,6 +129,35 @@ static int same_cfg(const dconv *s, const k_tensor *in, const k_tensor *out, int
     return 1;
 }
 
+/* One attempt at a primitive descriptor for an algorithm and the compute
+ * layouts x_c/y_c; add_sum: the fused residual add as a sum post-op. */
+static dnnl_status_t conv_pd(const g_node *n, const dconv *s, dnnl_alg_kind_t alg,
+                             const dnnl_memory_desc_t *x_c, const dnnl_memory_desc_t *w,
+                             const dnnl_memory_desc_t *b, const dnnl_memory_desc_t *y_c,
+                             const dnnl_dim_t *strides, const dnnl_dim_t *dil, const dnnl_dim_t *pl,
+                             const dnnl_dim_t *pr, int add_sum, const char *prefer,
+                             dnnl_primitive_desc_t *pd, int *add_idx)
+{
+    union { dnnl_convolution_desc_t c; dnnl_deconvolution_desc_t d; } desc;
+    dnnl_status_t st;
+    *pd = NULL;
+    if (!s->transposed)
+        st = dnnl_dilated_convolution_forward_desc_init(&desc.c, dnnl_forward_inference, alg, x_c,
+                 w, s->has_bias ? b : NULL, y_c, strides, dil, pl, pr);
+    else
+        st = dnnl_dilated_deconvolution_forward_desc_init(&desc.d, dnnl_forward_inference, alg, x_c,
+                 w, s->has_bias ? b : NULL, y_c, strides, dil, pl, pr);
+    if (st != dnnl_success) return st;
+    dnnl_primitive_attr_t attr = NULL;
+    st = dnnl_primitive_attr_create(&attr);
+    if (st == dnnl_success) st = dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
+    if (st == dnnl_success && dn_post_ops(n, &s->po, add_sum ? NULL : y_c, NULL, attr, add_idx))
+        st = dnnl_unimplemented;
+    if (st == dnnl_success) st = dn_pd_create(pd, &desc, attr, prefer);
+    if (attr) dnnl_primitive_attr_destroy(attr);
+    return st;
+}
+
 /* Creates the primitives for the given shapes and layouts. The weight format
  * stays the one first packed, so a rebuild (other shapes or thread count)
  * never needs the original weights. */
@@ -175,32 +204,47 @@ static int dconv_build(const g_node *n, dconv *s, const k_tensor *in, const k_te
         }
         dnnl_dims_t bd = { M };
         dnnl_memory_desc_init_by_tag(&b_md, 1, bd, dnnl_f32, dnnl_x);
-        union { dnnl_convolution_desc_t c; dnnl_deconvolution_desc_t d; } desc;
-        if (!s->transposed)
-            st = dnnl_dilated_convolution_forward_desc_init(&desc.c, dnnl_forward_inference,
-                     dnnl_convolution_direct, &x_c, &w_any, s->has_bias ? &b_md : NULL, &y_c,
-                     strides, dil, pl, pr);
-        else
-            st = dnnl_dilated_deconvolution_forward_desc_init(&desc.d, dnnl_forward_inference,
-                     dnnl_deconvolution_direct, &x_c, &w_any, s->has_bias ? &b_md : NULL, &y_c,
-                     strides, dil, pl, pr);
-        /* oneDNN 2.6's gemm-based convolution gets binary post-ops wrong
-         * (grouped convolutions): there the residual add is a sum post-op */
         s->add_sum = 0;
-        for (int attempt = 0; attempt < 2 && st == dnnl_success; attempt++) {
-            dnnl_primitive_attr_t attr = NULL;
-            st = dnnl_primitive_attr_create(&attr);
-            if (st == dnnl_success)
-                st = dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
-            if (st == dnnl_success &&
-                dn_post_ops(n, &s->po, s->add_sum ? NULL : &y_c, NULL, attr, &s->add_idx))
-                st = dnnl_unimplemented;
-            if (st == dnnl_success) st = dnnl_primitive_desc_create(&pd, &desc, attr, dn_engine(), NULL);
-            if (attr) dnnl_primitive_attr_destroy(attr);
-            if (st != dnnl_success || !s->po.has_add || s->add_sum || !dn_impl_has(pd, "gemm")) break;
-            dnnl_primitive_desc_destroy(pd);
-            pd = NULL;
-            s->add_sum = 1;
+        /* 3x3 stride-1 convolutions: Winograd, 2-3x fewer operations; oneDNN
+         * offers it only on the 16-channel blocked layout, so activations
+         * are reordered around it through scratch */
+        const char *nw = getenv("OPENACL_NO_WINOGRAD");
+        int wino = !s->transposed && nsp == 2 && s->w.group == 1 && C % 16 == 0 && M % 16 == 0 &&
+                   !(nw && *nw && strcmp(nw, "0"));
+        for (int i = 0; i < nsp; i++)
+            if (s->w.k[i] != 3 || s->w.s[i] != 1 || s->w.d[i] != 1) wino = 0;
+        if (s->have_wmd && (s->wmd.format_kind == dnnl_format_kind_wino) != wino) wino = 0;
+        if (wino) {
+            dnnl_memory_desc_t x_b, y_b;
+            dnnl_dims_t xd = { s->xs.d[0], C, s->xs.d[2], s->xs.d[3] };
+            dnnl_dims_t yd = { ys.d[0], M, ys.d[2], ys.d[3] };
+            dnnl_memory_desc_init_by_tag(&x_b, 4, xd, dnnl_f32, dnnl_nChw16c);
+            dnnl_memory_desc_init_by_tag(&y_b, 4, yd, dnnl_f32, dnnl_nChw16c);
+            /* F(4x4,3x3) wins on large planes, F(2x2,3x3) on small ones */
+            const char *pref = ys.d[2] * ys.d[3] >= 14 * 14 ? "jit_wino_4x3" : "jit_fp32_wino_2x3";
+            for (int add_sum = 0; add_sum < 1 + s->po.has_add; add_sum++) {
+                st = conv_pd(n, s, dnnl_convolution_winograd, &x_b, &w_any, &b_md, &y_b, strides,
+                             dil, pl, pr, add_sum, pref, &pd, &s->add_idx);
+                if (st == dnnl_success) { s->add_sum = add_sum; break; }
+            }
+            if (st == dnnl_success) { x_c = x_b; y_c = y_b; }
+        }
+        if (st != dnnl_success) {
+            /* depthwise: oneDNN 2.6's jit_dw beats the brdgmm kernel it
+             * lists first for channels-last (10-40% on MobileNet layers) */
+            int dw = s->w.group > 1 && s->w.group == C && C == M && nsp == 2;
+            st = conv_pd(n, s, s->transposed ? dnnl_deconvolution_direct : dnnl_convolution_direct,
+                         &x_c, &w_any, &b_md, &y_c, strides, dil, pl, pr, 0, dw ? "jit_dw" : NULL, &pd,
+                         &s->add_idx);
+            /* oneDNN 2.6's gemm-based convolution gets binary post-ops wrong
+             * (grouped convolutions): there the residual add is a sum post-op */
+            if (st == dnnl_success && s->po.has_add && dn_impl_has(pd, "gemm")) {
+                dnnl_primitive_desc_destroy(pd);
+                pd = NULL;
+                s->add_sum = 1;
+                st = conv_pd(n, s, dnnl_convolution_direct, &x_c, &w_any, &b_md, &y_c, strides,
+                             dil, pl, pr, 1, NULL, &pd, &s->add_idx);
+            }
         }
     }
     if (st != dnnl_success) {
