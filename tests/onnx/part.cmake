@@ -19,7 +19,17 @@ oa_engine_test_exe(engine_unit_test ${CMAKE_CURRENT_LIST_DIR}/engine_unit_test.c
 add_test(NAME engine_unit COMMAND engine_unit_test)
 set_tests_properties(engine_unit PROPERTIES LABELS "engine;sanitize" TIMEOUT 120)
 
+oa_engine_test_exe(engine_fuzz ${CMAKE_CURRENT_LIST_DIR}/engine_fuzz.c)
+
 set(OA_ONNX_TESTDATA /usr/share/libonnx-testdata/data)
+file(GLOB OA_ONNX_TEST_MODELS ${OA_ONNX_TESTDATA}/*/test_*/model.onnx)
+if(OA_ONNX_TEST_MODELS)
+  # Mutations of every backend-test model: load (and run when it loads) must
+  # refuse or succeed, never crash. Most useful in the sanitizer builds.
+  add_test(NAME engine_fuzz COMMAND engine_fuzz --iters 20 ${OA_ONNX_TEST_MODELS})
+  set_tests_properties(engine_fuzz PROPERTIES LABELS "engine;sanitize;fuzz" TIMEOUT 600
+                       SKIP_RETURN_CODE 77)
+endif()
 if(EXISTS ${OA_ONNX_TESTDATA}/node)
   # Fails on any crash/timeout or when the node pass rate drops below the floor.
   add_test(NAME onnx_backend_engine
