@@ -13,6 +13,11 @@
 
 const char *aclGetRecentErrMsg(void);
 
+/* Under AddressSanitizer a mutated model may declare a huge arena: let the
+ * allocation fail (the engine reports it) instead of aborting the process. */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void) { return "allocator_may_return_null=1"; }
+
 static void *alloc_out(void *c, size_t n)
 {
     (void)c;
