@@ -17,6 +17,7 @@
 #include "onnx/onnx_import.h"
 #include "core/core.h"
 #include <omp.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -283,6 +284,11 @@ int eng_load(const void *buf, size_t len, const eng_opts *o, eng_model **out)
         rc = m->is_static ? prepare_static(m) : prepare_dynamic(m);
     }
     if (rc) { eng_free(m); return rc; }
+    if (graph_dump_wanted()) {
+        fprintf(stderr, "openacl: model plan (%s, work %zu bytes, weights %zu bytes)\n",
+                m->is_static ? "static" : "dynamic", m->work_size, m->weight_size);
+        graph_dump(m->g, stderr, 2);
+    }
     *out = m;
     return 0;
 }

@@ -18,6 +18,7 @@
 #define OPENACL_GRAPH_PASSES_H
 #include "graph/ir.h"
 #include "kernels/kernel.h"
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -54,6 +55,12 @@ int graph_is_static(const g_graph *g);
 
 /* Whether the node owns a subgraph attribute (If/Loop/Scan...). */
 int graph_node_has_subgraph(const g_node *n);
+
+/* Writes the graph (nodes, chosen kernels, tensors and storage) to f
+ * (src/graph/dump.c); graph_dump_wanted() says whether OPENACL_DUMP_GRAPH
+ * asks for it at load. */
+void graph_dump(const g_graph *g, FILE *f, int indent);
+int graph_dump_wanted(void);
 
 /* From fuse.c / layout.c when linked in; may be absent. */
 int graph_pass_fuse(g_graph *g) __attribute__((weak));
