@@ -86,6 +86,9 @@ typedef struct imp {
     const char *base_dir;
     domain_ver *doms; int n_doms;
     int opset;                  /* default domain */
+    const Onnx__ModelProto *mp; /* for model-local functions */
+    void **arena; int n_arena, cap_arena;   /* inlined nodes, freed after import */
+    int calls;                  /* function calls inlined so far (unique prefixes) */
 } imp;
 
 typedef struct int_list { int *v; int n, cap; } int_list;
@@ -416,6 +419,166 @@ static int apply_type(const Onnx__TypeProto *tp, g_tensor *t, int strict, const 
     return 0;
 }
 
+/* ---- model-local functions ----
+ * A node calling a FunctionProto of the model is replaced by the function's
+ * body: formal inputs/outputs become the call's actual names, inner names get
+ * a per-call prefix, attributes referring to the caller's (ref_attr_name) take
+ * the caller's values. The new NodeProtos live in im->arena and point at the
+ * parsed message's strings and attributes. */
+#define MAX_FUNCTION_DEPTH 16
+#define MAX_INLINED_NODES 1000000
+
+typedef struct node_list {
+    const Onnx__NodeProto **v;
+    int *opset;                 /* default-domain opset for the node, -1: the model's */
+    size_t n, cap;
+} node_list;
+
+static void *arena_alloc(imp *im, size_t n)
+{
+    if (im->n_arena == im->cap_arena) {
+        int cap = im->cap_arena ? im->cap_arena * 2 : 64;
+        void **a = realloc(im->arena, (size_t)cap * sizeof *a);
+        if (!a) return NULL;
+        im->arena = a;
+        im->cap_arena = cap;
+    }
+    void *p = calloc(1, n ? n : 1);
+    if (p) im->arena[im->n_arena++] = p;
+    return p;
+}
+
+static void arena_free(imp *im)
+{
+    for (int i = 0; i < im->n_arena; i++) free(im->arena[i]);
+    free(im->arena);
+    im->arena = NULL;
+    im->n_arena = im->cap_arena = 0;
+}
+
+static int list_push(node_list *l, const Onnx__NodeProto *np, int opset)
+{
+    if (l->n >= MAX_INLINED_NODES)
+        return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: more than %d nodes after inlining "
+                        "functions", MAX_INLINED_NODES);
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 64;
+        const Onnx__NodeProto **v = realloc(l->v, cap * sizeof *v);
+        int *o = realloc(l->opset, cap * sizeof *o);
+        if (v) l->v = v;
+        if (o) l->opset = o;
+        if (!v || !o) return OOM();
+        l->cap = cap;
+    }
+    l->v[l->n] = np;
+    l->opset[l->n++] = opset;
+    return 0;
+}
+
+static const Onnx__FunctionProto *find_function(const imp *im, const char *domain, const char *op)
+{
+    const Onnx__ModelProto *mp = im->mp;
+    for (size_t i = 0; mp && i < mp->n_functions; i++) {
+        const Onnx__FunctionProto *f = mp->functions[i];
+        if (!strcmp(nz(f->name), op) && !strcmp(nz(f->domain), domain)) return f;
+    }
+    return NULL;
+}
+
+static char *fn_rename(imp *im, const Onnx__FunctionProto *f, const Onnx__NodeProto *call,
+                       const char *prefix, const char *name)
+{
+    if (!*name) return (char *)"";
+    for (size_t i = 0; i < f->n_input; i++)
+        if (!strcmp(nz(f->input[i]), name)) return i < call->n_input ? call->input[i] : (char *)"";
+    for (size_t i = 0; i < f->n_output; i++)
+        if (!strcmp(nz(f->output[i]), name)) return i < call->n_output ? call->output[i] : (char *)"";
+    size_t n = strlen(prefix) + strlen(name) + 1;
+    char *r = arena_alloc(im, n);
+    if (r) snprintf(r, n, "%s%s", prefix, name);
+    return r;
+}
+
+static int expand_nodes(imp *im, Onnx__NodeProto *const *nodes, size_t n, int opset,
+                        node_list *out, int depth);
+
+static int inline_call(imp *im, const Onnx__NodeProto *call, const Onnx__FunctionProto *f,
+                       node_list *out, int depth)
+{
+    const char *cname = nz(call->name), *fname = nz(f->name);
+    if (depth >= MAX_FUNCTION_DEPTH)
+        return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: node '%s' calls function '%s': "
+                        "functions nest more than %d deep (recursive?)", cname, fname,
+                        MAX_FUNCTION_DEPTH);
+    if (call->n_input > f->n_input || call->n_output > f->n_output)
+        return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: node '%s' calls function '%s' with "
+                        "%zu inputs and %zu outputs; it takes %zu and %zu", cname, fname,
+                        call->n_input, call->n_output, f->n_input, f->n_output);
+    int opset = -1;
+    for (size_t i = 0; i < f->n_opset_import; i++) {
+        const char *d = nz(f->opset_import[i]->domain);
+        if ((!*d || !strcmp(d, "ai.onnx")) && f->opset_import[i]->has_version)
+            opset = (int)f->opset_import[i]->version;
+    }
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "%s/%d/", fname[0] ? "fn" : "f", ++im->calls);
+    Onnx__NodeProto **body = arena_alloc(im, (f->n_node + 1) * sizeof *body);
+    if (!body) return OOM();
+    for (size_t k = 0; k < f->n_node; k++) {
+        const Onnx__NodeProto *b = f->node[k];
+        Onnx__NodeProto *nb = arena_alloc(im, sizeof *nb);
+        if (!nb) return OOM();
+        *nb = *b;   /* same op, domain, strings; lists rebuilt below */
+        size_t nl = strlen(cname) + strlen(nz(b->name)) + 2;
+        nb->name = arena_alloc(im, nl);
+        nb->input = arena_alloc(im, (b->n_input + 1) * sizeof(char *));
+        nb->output = arena_alloc(im, (b->n_output + 1) * sizeof(char *));
+        nb->attribute = arena_alloc(im, (b->n_attribute + 1) * sizeof *nb->attribute);
+        if (!nb->name || !nb->input || !nb->output || !nb->attribute) return OOM();
+        snprintf(nb->name, nl, "%s/%s", cname, nz(b->name));
+        for (size_t j = 0; j < b->n_input; j++)
+            if (!(nb->input[j] = fn_rename(im, f, call, prefix, nz(b->input[j])))) return OOM();
+        for (size_t j = 0; j < b->n_output; j++)
+            if (!(nb->output[j] = fn_rename(im, f, call, prefix, nz(b->output[j])))) return OOM();
+        nb->n_attribute = 0;
+        for (size_t j = 0; j < b->n_attribute; j++) {
+            Onnx__AttributeProto *a = b->attribute[j];
+            if (a->g || a->n_graphs)
+                return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "ONNX import: function '%s' has "
+                                "a node with a subgraph attribute ('%s'); not supported", fname,
+                                nz(a->name));
+            if (a->ref_attr_name && *a->ref_attr_name) {
+                const Onnx__AttributeProto *src = NULL;
+                for (size_t q = 0; q < call->n_attribute; q++)
+                    if (!strcmp(nz(call->attribute[q]->name), a->ref_attr_name)) src = call->attribute[q];
+                if (!src) continue;   /* not given: the op's default applies */
+                Onnx__AttributeProto *c = arena_alloc(im, sizeof *c);
+                if (!c) return OOM();
+                *c = *src;
+                c->name = a->name;
+                nb->attribute[nb->n_attribute++] = c;
+            } else {
+                nb->attribute[nb->n_attribute++] = a;
+            }
+        }
+        body[k] = nb;
+    }
+    return expand_nodes(im, body, f->n_node, opset, out, depth + 1);
+}
+
+static int expand_nodes(imp *im, Onnx__NodeProto *const *nodes, size_t n, int opset,
+                        node_list *out, int depth)
+{
+    for (size_t i = 0; i < n; i++) {
+        const Onnx__NodeProto *np = nodes[i];
+        const Onnx__FunctionProto *f = im->mp && im->mp->n_functions ?
+            find_function(im, nz(np->domain), nz(np->op_type)) : NULL;
+        int rc = f ? inline_call(im, np, f, out, depth) : list_push(out, np, opset);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
 /* ---- graphs ---- */
 
 static int convert_graph(const imp *im, const Onnx__GraphProto *gp, scope *sc);
@@ -585,7 +748,21 @@ static int convert_constant(const imp *im, const Onnx__NodeProto *np, g_tensor *
                     nm, t->name, an);
 }
 
+static int convert_graph_nodes(const imp *im, const Onnx__GraphProto *gp, scope *sc,
+                               const node_list *nl);
+
 static int convert_graph(const imp *im, const Onnx__GraphProto *gp, scope *sc)
+{
+    node_list nl = { 0 };
+    int rc = expand_nodes((imp *)im, gp->node, gp->n_node, -1, &nl, 0);
+    if (!rc) rc = convert_graph_nodes(im, gp, sc, &nl);
+    free(nl.v);
+    free(nl.opset);
+    return rc;
+}
+
+static int convert_graph_nodes(const imp *im, const Onnx__GraphProto *gp, scope *sc,
+                               const node_list *nl)
 {
     g_graph *g = sc->g;
     int rc;
@@ -636,8 +813,8 @@ static int convert_graph(const imp *im, const Onnx__GraphProto *gp, scope *sc)
     g->n_inputs = n_real;
 
     /* 3. node outputs: every name gets exactly one producer */
-    for (size_t i = 0; i < gp->n_node; i++) {
-        const Onnx__NodeProto *np = gp->node[i];
+    for (size_t i = 0; i < nl->n; i++) {
+        const Onnx__NodeProto *np = nl->v[i];
         for (size_t j = 0; j < np->n_output; j++) {
             const char *name = nz(np->output[j]);
             if (!*name) continue;
@@ -645,7 +822,7 @@ static int convert_graph(const imp *im, const Onnx__GraphProto *gp, scope *sc)
             if (prev >= 0) {
                 const g_tensor *pt = &g->t[prev];
                 if (pt->kind == G_TK_ACT && pt->producer >= 0) {
-                    const Onnx__NodeProto *pn = gp->node[pt->producer];
+                    const Onnx__NodeProto *pn = nl->v[pt->producer];
                     return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: %s: tensor '%s' is "
                                     "produced twice, by node '%s' (%s) and node '%s' (%s)",
                                     sc->what, name, nz(pn->name), nz(pn->op_type), nz(np->name),
@@ -672,13 +849,14 @@ static int convert_graph(const imp *im, const Onnx__GraphProto *gp, scope *sc)
     }
 
     /* 5. nodes */
-    for (size_t i = 0; i < gp->n_node; i++) {
-        const Onnx__NodeProto *np = gp->node[i];
+    for (size_t i = 0; i < nl->n; i++) {
+        const Onnx__NodeProto *np = nl->v[i];
         const char *op = nz(np->op_type), *nm = nz(np->name), *dom = nz(np->domain);
         if (!*op)
             return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: %s: node %zu ('%s') has no "
                             "op_type", sc->what, i, nm);
-        int ver = dom_version(im, dom);
+        int ver = (!*dom || !strcmp(dom, "ai.onnx")) && nl->opset[i] > 0 ? nl->opset[i]
+                                                                        : dom_version(im, dom);
         if (ver < 0)
             return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: %s: node '%s' (%s) uses domain "
                             "'%s', which the model does not import (no opset_import entry)",
@@ -862,7 +1040,7 @@ int onnx_import(const void *buf, size_t len, const char *base_dir, g_graph **out
         return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: the %zu bytes are not a valid ONNX "
                         "ModelProto (truncated or corrupt protobuf)", len);
     int rc = 0;
-    imp im = { .base_dir = base_dir, .opset = -1 };
+    imp im = { .base_dir = base_dir, .opset = -1, .mp = mp };
     g_graph *g = NULL;
     if (!mp->graph) {
         rc = acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: the model has no graph (%zu bytes; "
@@ -902,6 +1080,7 @@ int onnx_import(const void *buf, size_t len, const char *base_dir, g_graph **out
     if (!rc && g->n_outputs == 0)
         rc = acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: the graph has no outputs");
 done:
+    arena_free(&im);
     free(im.doms);
     onnx__model_proto__free_unpacked(mp, NULL);
     if (rc) { g_graph_free(g); return rc; }

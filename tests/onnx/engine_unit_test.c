@@ -903,6 +903,120 @@ static void test_loop_nested_captures(void)
     T_free_all();
 }
 
+/* ---------------- model-local functions ---------------- */
+
+static Onnx__FunctionProto *function(const char *name, int nin, const char *const *ins, int nout,
+                                     const char *const *outs, int nn, Onnx__NodeProto **nodes)
+{
+    Onnx__FunctionProto *f = T(sizeof *f);
+    onnx__function_proto__init(f);
+    f->name = S(name);
+    f->domain = S("local");
+    f->input = T((size_t)nin * sizeof(char *));
+    for (int i = 0; i < nin; i++) f->input[f->n_input++] = S(ins[i]);
+    f->output = T((size_t)nout * sizeof(char *));
+    for (int i = 0; i < nout; i++) f->output[f->n_output++] = S(outs[i]);
+    f->node = T((size_t)nn * sizeof *f->node);
+    for (int i = 0; i < nn; i++) f->node[f->n_node++] = nodes[i];
+    return f;
+}
+
+static void *pack_with_functions(gb *b, int nf, Onnx__FunctionProto **fs, size_t *len)
+{
+    gb_graph(b);
+    Onnx__ModelProto m;
+    onnx__model_proto__init(&m);
+    m.has_ir_version = 1;
+    m.ir_version = 8;
+    m.graph = &b->g;
+    Onnx__OperatorSetIdProto o[3], *ops[3] = { &o[0], &o[1], &o[2] };
+    const char *doms[3] = { "", "openacl.test", "local" };
+    for (int i = 0; i < 3; i++) {
+        onnx__operator_set_id_proto__init(&o[i]);
+        o[i].domain = S(doms[i]);
+        o[i].has_version = 1;
+        o[i].version = i ? 1 : 13;
+    }
+    m.n_opset_import = 3;
+    m.opset_import = ops;
+    m.n_functions = (size_t)nf;
+    m.functions = fs;
+    *len = onnx__model_proto__get_packed_size(&m);
+    void *buf = T(*len);
+    onnx__model_proto__pack(&m, buf);
+    return buf;
+}
+
+static void test_functions(void)
+{
+    /* ScaleAdd(X, Y) = TScale(X, k = caller's alpha) + Y; Outer(X) = ScaleAdd(X, X) alpha 4 */
+    Onnx__NodeProto *sc = node("TScale", "scale", "X", NULL, "T");
+    Onnx__AttributeProto *ra = T(sizeof *ra);
+    onnx__attribute_proto__init(ra);
+    ra->name = S("k");
+    ra->ref_attr_name = S("alpha");
+    ra->has_type = 1;
+    ra->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT;
+    sc->attribute = T(sizeof *sc->attribute);
+    sc->attribute[sc->n_attribute++] = ra;
+    Onnx__NodeProto *body[2] = { sc, node("TAdd", "add", "T", "Y", "Z") };
+    const char *fin[2] = { "X", "Y" }, *fout[1] = { "Z" };
+    Onnx__FunctionProto *scale_add = function("ScaleAdd", 2, fin, 1, fout, 2, body);
+    const char *cin[2] = { "X", "X" }, *cout[1] = { "Z" };
+    Onnx__NodeProto *inner = nodev("ScaleAdd", "inner_call", 2, cin, 1, cout);
+    inner->domain = S("local");
+    node_attr_f(inner, "alpha", 4.0f);
+    Onnx__FunctionProto *outer = function("Outer", 1, fin, 1, fout, 1, &inner);
+
+    gb b;
+    gb_init(&b);
+    b.ins[b.g.n_input++] = vi("x", 1, 2, D23, NULL);
+    const char *c1[2] = { "x", "x" }, *o1[1] = { "y1" }, *c2[2] = { "y1", "x" }, *o2[1] = { "y2" };
+    const char *c3[1] = { "y2" }, *o3[1] = { "y" };
+    Onnx__NodeProto *n1 = nodev("ScaleAdd", "call1", 2, c1, 1, o1), *n2 = nodev("ScaleAdd", "call2", 2, c2, 1, o2);
+    Onnx__NodeProto *n3 = nodev("Outer", "call3", 1, c3, 1, o3);
+    n1->domain = n2->domain = n3->domain = S("local");
+    node_attr_f(n1, "alpha", 2.0f);
+    node_attr_f(n2, "alpha", 3.0f);
+    b.nodes[b.g.n_node++] = n1;
+    b.nodes[b.g.n_node++] = n2;
+    b.nodes[b.g.n_node++] = n3;
+    b.outs[b.g.n_output++] = vi("y", 1, 2, D23, NULL);
+    Onnx__FunctionProto *fs[2] = { scale_add, outer };
+    size_t len;
+    void *buf = pack_with_functions(&b, 2, fs, &len);
+    eng_model *m = NULL;
+    int rc = load(buf, len, NULL, &m);
+    CHECK(rc == 0, "model with local functions loads: %s", g_msg);
+    if (!rc) {
+        float x[6] = { 1, 2, 3, 4, 5, 6 }, y[6];
+        k_tensor in = { .dtype = G_F32, .shape = { 2, { 2, 3 } }, .data = x, .nbytes = 24 };
+        k_tensor out = { .data = y, .nbytes = 24 };
+        rc = run(m, NULL, &in, 1, &out, 1, NULL);
+        /* y1 = 3x, y2 = 3*y1 + x = 10x, y = 4*y2 + y2 = 50x */
+        CHECK(rc == 0 && y[0] == 50 && y[5] == 300, "inlined functions compute: %g %g", y[0], y[5]);
+        eng_free(m);
+    }
+    T_free_all();
+
+    /* a function calling itself is refused */
+    const char *rin[1] = { "X" }, *rout[1] = { "Z" };
+    Onnx__NodeProto *self = nodev("Loopy", "self_call", 1, rin, 1, rout);
+    self->domain = S("local");
+    Onnx__FunctionProto *loopy = function("Loopy", 1, rin, 1, rout, 1, &self);
+    gb_init(&b);
+    b.ins[b.g.n_input++] = vi("x", 1, 2, D23, NULL);
+    const char *li[1] = { "x" }, *lo[1] = { "y" };
+    Onnx__NodeProto *call = nodev("Loopy", "call", 1, li, 1, lo);
+    call->domain = S("local");
+    b.nodes[b.g.n_node++] = call;
+    b.outs[b.g.n_output++] = vi("y", 1, 2, D23, NULL);
+    buf = pack_with_functions(&b, 1, &loopy, &len);
+    CHECK(load(buf, len, NULL, &m) == ACL_ERROR_PARSE_MODEL && msg_has("Loopy") && msg_has("deep"),
+          "recursive function refused");
+    T_free_all();
+}
+
 /* ---------------- importer refusals ---------------- */
 
 static void test_truncated_and_garbage(void)
@@ -1207,6 +1321,7 @@ int main(void)
     test_output_is_input_or_const();
     test_if_captures();
     test_loop_nested_captures();
+    test_functions();
     test_truncated_and_garbage();
     test_graph_errors();
     test_external_data();
