@@ -55,6 +55,7 @@ struct eng_model {
 
     size_t work_size, weight_size;
     int64_t *const_off;       /* per tensor: offset in the weight area or -1 */
+    unsigned char *pack_only; /* per tensor: a constant only packed kernels read */
     void *weights;
     int weights_owned, bound;
     void *own_work;
@@ -137,16 +138,40 @@ static int build_io(eng_model *m)
 
 /* Weight area: every constant read at run time (64-byte aligned each), then
  * each step's packed weights. */
+/* Constants every reader of which keeps only a packed copy (k_op.packed_inputs)
+ * need no place of their own in a static plan: pack() reads them at bind and
+ * they are dropped. Dynamic plans may pack again for new shapes: they keep all. */
+static void find_pack_only(eng_model *m)
+{
+    g_graph *g = m->g;
+    for (int t = 0; t < g->n_t; t++)
+        m->pack_only[t] = g->t[t].kind == G_TK_CONST && g->t[t].data && g->t[t].nuse > 0 &&
+                          !g->t[t].is_output;
+    for (int i = 0; i < m->n_steps; i++) {
+        const step *st = &m->steps[i];
+        const g_node *n = st->n;
+        int packs = st->packed_bytes > 0 && n->op->pack;
+        for (int j = 0; j < n->n_in; j++) {
+            int t = n->in[j];
+            if (t < 0) continue;
+            if (!packs || j >= 32 || !((n->op->packed_inputs >> j) & 1u)) m->pack_only[t] = 0;
+        }
+    }
+}
+
 static int layout_weights(eng_model *m)
 {
     g_graph *g = m->g;
     m->const_off = malloc(((size_t)g->n_t + 1) * sizeof *m->const_off);
-    if (!m->const_off) return acl_fail(ACL_ERROR_BAD_ALLOC, "model load: out of memory");
+    m->pack_only = calloc((size_t)g->n_t + 1, 1);
+    if (!m->const_off || !m->pack_only) return acl_fail(ACL_ERROR_BAD_ALLOC, "model load: out of memory");
+    if (m->is_static) find_pack_only(m);
     size_t off = 0;
     for (int t = 0; t < g->n_t; t++) {
         const g_tensor *x = &g->t[t];
         m->const_off[t] = -1;
         if (x->kind != G_TK_CONST || !x->data || (x->nuse == 0 && !x->is_output)) continue;
+        if (m->pack_only[t]) continue;
         m->const_off[t] = (int64_t)off;
         off += up64(x->nbytes);
     }
@@ -168,7 +193,12 @@ static int tensor_ref(const eng_model *m, int t, int *kind, int64_t *idx)
 {
     const g_tensor *x = &m->g->t[t];
     for (int i = 0; i < m->n_in; i++) if (m->in_t[i] == t) { *kind = REF_INPUT; *idx = i; return 0; }
-    if (x->kind == G_TK_CONST) { *kind = REF_WEIGHT; *idx = m->const_off[t]; return 0; }
+    if (x->kind == G_TK_CONST) {
+        /* a packed-only constant: its readers never look at it while running */
+        *kind = m->pack_only[t] ? REF_NONE : REF_WEIGHT;
+        *idx = m->const_off[t];
+        return 0;
+    }
     for (int i = 0; i < m->n_out; i++) if (m->out_t[i] == t) { *kind = REF_OUTPUT; *idx = i; return 0; }
     if (x->mem_offset >= 0) { *kind = REF_ARENA; *idx = x->mem_offset; return 0; }
     return acl_fail(ACL_ERROR_INTERNAL_ERROR, "model load: tensor '%s' has no storage", x->name);
@@ -302,7 +332,7 @@ void eng_free(eng_model *m)
     if (m->weights_owned) free(m->weights);
     free(m->own_work);
     free(m->ins); free(m->outs); free(m->in_t); free(m->out_t);
-    free(m->const_off); free(m->steps); free(m->slots); free(m->refs); free(m->copies);
+    free(m->const_off); free(m->pack_only); free(m->steps); free(m->slots); free(m->refs); free(m->copies);
     free(m->vals); free(m->owned);
     free(m);
 }
@@ -342,7 +372,8 @@ int eng_bind_weights(eng_model *m, void *weights)
         /* pack reads the constants: point the slots at their new home */
         for (int j = 0; j < n->n_in; j++) {
             int t = n->in[j];
-            st->in[j].data = t >= 0 && m->const_off[t] >= 0 ? w + m->const_off[t] : NULL;
+            st->in[j].data = t < 0 ? NULL : m->const_off[t] >= 0 ? w + m->const_off[t]
+                           : m->pack_only[t] ? g->t[t].data : NULL;
         }
         int rc = n->op->pack(n, n->state, st->in, st->out, w + st->packed_off);
         if (rc) {
@@ -354,11 +385,14 @@ int eng_bind_weights(eng_model *m, void *weights)
     }
     /* the weight area now holds the only copy the run needs */
     for (int t = 0; t < g->n_t; t++) {
-        if (m->const_off[t] < 0) continue;
-        if (m->dyn) eng_dyn_set_const(m->dyn, t, w + m->const_off[t]);
+        if (m->const_off[t] < 0 && !m->pack_only[t]) continue;
+        if (m->dyn && m->const_off[t] >= 0) eng_dyn_set_const(m->dyn, t, w + m->const_off[t]);
         free(g->t[t].data);
         g->t[t].data = NULL;
     }
+    /* slots of packed-only constants were pointed at the old copies for pack() */
+    for (int r = 0; r < m->n_refs; r++)
+        if (m->refs[r].kind == REF_NONE) m->refs[r].slot->data = NULL;
     m->bound = 1;
     return 0;
 }

@@ -117,6 +117,47 @@ static const k_op k_tscale = { .op_type = "TScale", .domain = "openacl.test", .s
                                .fini = tscale_fini };
 K_REGISTER(k_tscale);
 
+/* TMulW: y = x * w for a constant w that pack() copies (packed_inputs bit 1):
+ * the engine then keeps no copy of w of its own in a static plan. */
+typedef struct tmulw_st { const float *w; } tmulw_st;
+
+static int tmulw_init(g_graph *g, g_node *n, void **st)
+{
+    if (n->n_in != 2 || n->in[1] < 0 || g->t[n->in[1]].kind != G_TK_CONST) return K_DECLINE;
+    *st = calloc(1, sizeof(tmulw_st));
+    return *st ? 0 : ACL_ERROR_BAD_ALLOC;
+}
+
+static int tmulw_plan(const g_node *n, void *st, const k_tensor *in, const k_tensor *out,
+                      size_t *pb, size_t *sb)
+{
+    *pb = in[1].nbytes;
+    *sb = 0;
+    return 0;
+}
+
+static int tmulw_pack(const g_node *n, void *st, const k_tensor *in, const k_tensor *out, void *p)
+{
+    if (!in[1].data) return ACL_ERROR_INTERNAL_ERROR;
+    memcpy(p, in[1].data, in[1].nbytes);
+    ((tmulw_st *)st)->w = p;
+    return 0;
+}
+
+static int tmulw_run(const g_node *n, void *st, const k_tensor *in, k_tensor *out, const k_ctx *c)
+{
+    const tmulw_st *s = st;
+    size_t k = out[0].nbytes / 4;
+    for (size_t i = 0; i < k; i++) ((float *)out[0].data)[i] = ((const float *)in[0].data)[i] * s->w[i];
+    return 0;
+}
+
+static const k_op k_tmulw = { .op_type = "TMulW", .domain = "openacl.test", .since = 1,
+                              .impl = "ref", .init = tmulw_init, .infer = tunary_infer,
+                              .plan = tmulw_plan, .pack = tmulw_pack, .run = tmulw_run,
+                              .fini = tscale_fini, .packed_inputs = 1u << 1 };
+K_REGISTER(k_tmulw);
+
 /* TPositives: 1-D output holding the positive values of x (data-dependent shape). */
 static int tpos_infer(const g_node *n, void *st, const k_tensor *in, k_tensor *out)
 {
@@ -594,6 +635,35 @@ static void test_passes(void)
         k_tensor out = { .data = yv, .nbytes = 24 };
         rc = run(m, NULL, &in, 1, &out, 1, NULL);
         CHECK(rc == 0 && yv[0] == 5 && yv[5] == 15, "optimised model computes: %g %g", yv[0], yv[5]);
+        eng_free(m);
+    }
+    T_free_all();
+}
+
+/* A constant read only through packed copies takes no room of its own. */
+static void test_packed_only_constant(void)
+{
+    gb b;
+    gb_init(&b);
+    static const float w[6] = { 1, 2, 3, 4, 5, 6 };
+    b.ins[b.g.n_input++] = vi("x", 1, 2, D23, NULL);
+    b.inits[b.g.n_initializer++] = tensor("w", 2, D23, w, 6);
+    b.nodes[b.g.n_node++] = node("TMulW", "mul1", "x", "w", "a");
+    b.nodes[b.g.n_node++] = node("TMulW", "mul2", "a", "w", "y");
+    b.outs[b.g.n_output++] = vi("y", 1, 2, D23, NULL);
+    size_t len;
+    void *buf = gb_pack(&b, &len);
+    eng_model *m = NULL;
+    int rc = load(buf, len, NULL, &m);
+    CHECK(rc == 0, "packed-only model loads: %s", g_msg);
+    if (!rc) {
+        CHECK(eng_weight_size(m) == 2 * 64, "only the two packed copies of w are kept: %zu",
+              eng_weight_size(m));
+        float x[6] = { 1, 1, 1, 1, 1, 1 }, y[6];
+        k_tensor in = { .dtype = G_F32, .shape = { 2, { 2, 3 } }, .data = x, .nbytes = 24 };
+        k_tensor out = { .data = y, .nbytes = 24 };
+        rc = run(m, NULL, &in, 1, &out, 1, NULL);
+        CHECK(rc == 0 && y[0] == 1 && y[5] == 36, "computes from the packed copies: %g %g", y[0], y[5]);
         eng_free(m);
     }
     T_free_all();
@@ -1315,6 +1385,7 @@ int main(void)
     test_planner_graph();
     test_view_alias();
     test_passes();
+    test_packed_only_constant();
     test_static_run();
     test_dynamic();
     test_fixed_shapes();
