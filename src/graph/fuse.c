@@ -7,7 +7,10 @@
  *   - activations (Relu, LeakyRelu, Clip, Sigmoid, Tanh, HardSigmoid,
  *     HardSwish, Elu, Gelu, x*sigmoid(x)) and scalar affine steps: the
  *     _oa_post_ops list (see kernels/ref/nn_common.h);
- *   - a residual Add of a same-shape tensor: NN_PO_ADD reading input 3.
+ *   - a residual Add of a same-shape tensor: NN_PO_ADD reading input 3;
+ *   - a depthwise 3x3 convolution after a 1x1 one (MobileNet's expand +
+ *     depthwise pair) when oneDNN runs the pair as one primitive: the
+ *     expanded tensor then never leaves the cache (nn_dw).
  * A node is only extended through a tensor nobody else reads and that is
  * not a graph output. Fused nodes are unbound so the pipeline binds and
  * infers them again; absorbed nodes are removed. */
@@ -16,6 +19,10 @@
 #include "core/core.h"
 #include "kernels/ref/nn_common.h"
 #include <math.h>
+
+/* From the oneDNN convolution (kernels/dnnl/dn_conv.c) when linked in. */
+int dn_conv_dw_probe(int64_t C, int64_t M, int64_t H, int64_t W, const nn_post *pa, const nn_dw *d)
+    __attribute__((weak));
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -575,6 +582,96 @@ static int fuse_step(fz *f, int ni, int kind, nn_post *p, int64_t M)
     return 1;
 }
 
+static int ints_all(const g_node *n, const char *name, int64_t v, int cnt)
+{
+    const int64_t *a;
+    int c = g_attr_ints(n, name, &a);
+    if (c < 0) return 1;   /* absent: the default */
+    if (c != cnt) return 0;
+    for (int i = 0; i < c; i++) if (a[i] != v) return 0;
+    return 1;
+}
+
+/* Folds a depthwise 3x3 Conv (pads 1, stride 1 or 2) into the 1x1 Conv that
+ * alone feeds it. Returns 1 when done, 0 when not applicable, < 0 error. */
+static int fuse_dw(fz *f, int ai)
+{
+    g_graph *g = f->g;
+    g_node *a = &g->nodes[ai];
+    if (!dn_conv_dw_probe || !is_op(a, "Conv") || a->n_out != 1 || a->n_in < 2) return 0;
+    if (g_node_attr(a, "_oa_dw_stride") || in_t(a, NN_ADD_INPUT) >= 0) return 0;
+    const g_tensor *aw = cst(g, a->in[1]);
+    int t = a->out[0], slot;
+    if (!aw || aw->dtype != G_F32 || aw->shape.rank != 4 || aw->shape.d[2] != 1 || aw->shape.d[3] != 1)
+        return 0;
+    if (g->t[t].dtype != G_F32 || g->t[t].shape.rank != 4 || !g_shape_known(&g->t[t].shape)) return 0;
+    if (g_attr_int(a, "group", 1) != 1 || !ints_all(a, "strides", 1, 2) || !ints_all(a, "pads", 0, 4))
+        return 0;
+    if (strcmp(g_attr_str(a, "auto_pad", "NOTSET"), "NOTSET")) return 0;
+    if (in_t(a, 2) >= 0 && !cst(g, a->in[2])) return 0;
+    int bi = single_use(f, t, &slot);
+    if (bi < 0 || slot != 0) return 0;
+    g_node *b = &g->nodes[bi];
+    int64_t M = g->t[t].shape.d[1];
+    const g_tensor *bw = is_op(b, "Conv") && b->n_out == 1 && b->n_in >= 2 ? cst(g, b->in[1]) : NULL;
+    if (!bw || bw->dtype != G_F32 || bw->shape.rank != 4 || bw->shape.d[0] != M ||
+        bw->shape.d[1] != 1 || bw->shape.d[2] != 3 || bw->shape.d[3] != 3)
+        return 0;
+    if (g_attr_int(b, "group", 1) != M || !ints_all(b, "dilations", 1, 2) ||
+        g_node_attr(b, "_oa_dw_stride") || in_t(b, NN_ADD_INPUT) >= 0)
+        return 0;
+    if (in_t(b, 2) >= 0 && (!cst(g, b->in[2]) || g->t[b->in[2]].dtype != G_F32)) return 0;
+    const int64_t *st;
+    int sc = g_attr_ints(b, "strides", &st);
+    int64_t stride = sc < 0 ? 1 : (sc == 2 && st[0] == st[1] ? st[0] : 0);
+    if (stride != 1 && stride != 2) return 0;
+    const char *ap = g_attr_str(b, "auto_pad", "NOTSET");
+    int pads_ok = !strcmp(ap, "NOTSET") ? ints_all(b, "pads", 1, 4) && g_node_attr(b, "pads")
+                                        : (stride == 1 && strncmp(ap, "SAME", 4) == 0);
+    if (!pads_ok) return 0;
+    nn_post pa;
+    nn_dw d;
+    memset(&d, 0, sizeof d);
+    if (nn_post_parse(a, &pa) || nn_post_parse(b, &d.po) || pa.has_add || d.po.has_add) return 0;
+    d.on = 1;
+    d.stride = stride;
+    d.has_bias = 1;
+    const g_tensor *x = &g->t[a->in[0]];
+    if (x->shape.rank != 4 || !g_shape_known(&x->shape)) return 0;
+    if (!dn_conv_dw_probe(x->shape.d[1], M, x->shape.d[2], x->shape.d[3], &pa, &d)) return 0;
+    /* graft: inputs 4/5, the depthwise attributes, the consumer's output */
+    int rc = grow_inputs(a, NN_DW_B + 1);
+    if (rc) return -rc;
+    a = &g->nodes[ai];
+    b = &g->nodes[bi];
+    int wt = b->in[1], bt = in_t(b, 2);
+    if (bt < 0) {
+        g_shape bs = { .rank = 1, .d = { M } };
+        if ((bt = new_const(f, b->name, "bias", &bs, NULL)) < 0) return -oom();
+    }
+    a = &g->nodes[ai];
+    b = &g->nodes[bi];
+    a->in[NN_DW_W] = wt;
+    a->in[NN_DW_B] = bt;
+    int64_t sv = stride;
+    int64_t k[NN_MAX_PO];
+    float al[NN_MAX_PO], be[NN_MAX_PO];
+    for (int i = 0; i < d.po.n; i++) { k[i] = d.po.kind[i]; al[i] = d.po.a[i]; be[i] = d.po.b[i]; }
+    g_attr *at = attr_slot(a, "_oa_dw_stride");
+    if (!at || !(at->name = malloc(sizeof "_oa_dw_stride"))) return -oom();
+    strcpy(at->name, "_oa_dw_stride");
+    at->type = G_AT_INT;
+    at->i = sv;
+    if (d.po.n && ((rc = set_attr_ints(a, "_oa_dw_post_ops", k, d.po.n)) ||
+                   (rc = set_attr_floats(a, "_oa_dw_post_alpha", al, d.po.n)) ||
+                   (rc = set_attr_floats(a, "_oa_dw_post_beta", be, d.po.n))))
+        return -rc;
+    a->out[0] = b->out[0];
+    f->dead[bi] = 1;
+    unbind(a);
+    return 1;
+}
+
 int graph_pass_fuse(g_graph *g)
 {
     if (!g || !g->n_nodes) return 0;
@@ -606,6 +703,14 @@ int graph_pass_fuse(g_graph *g)
         if (p.n != before && (rc = write_post(n, &p))) break;
         unbind(n);
         f.nfused += steps;
+    }
+    /* second round: depthwise steps into the 1x1 convolutions before them,
+     * now that both carry their own activations */
+    for (int i = 0; i < g->n_nodes && !rc; i++) {
+        if (f.dead[i]) continue;
+        int r = fuse_dw(&f, i);
+        if (r < 0) rc = -r;
+        else f.nfused += r;
     }
     if (!rc && f.nfused) {
         acl_log(1, "fusion pass: %d nodes absorbed into convolutions and matrix products", f.nfused);

@@ -160,7 +160,7 @@ static void test_conv(int transposed)
             pads[i] = rndi(0, (int)(ext - 1 < 2 ? ext - 1 : 2));
             pads[nsp + i] = rndi(0, (int)(ext - 1 < 2 ? ext - 1 : 2));
             if (upsample) { k[i] = s[i] = rndi(1, 3); d[i] = 1; pads[i] = pads[nsp + i] = 0; }
-            if (wino) { k[i] = 3; s[i] = 1; d[i] = 1; xs[2 + i] = rndi(3, 20); pads[i] = pads[nsp + i] = 1; }
+            if (wino) { k[i] = 3; s[i] = 1; d[i] = 1; xs[2 + i] = rndi(14, 24); pads[i] = pads[nsp + i] = 1; }
         }
         if (!transposed) { ws[0] = M; ws[1] = cg; }
         else { ws[0] = C; ws[1] = mg; }
@@ -243,6 +243,79 @@ static void test_conv(int transposed)
     printf("%s: %d compared, %d configurations refused by the reference\n",
            transposed ? "ConvTranspose" : "Conv", compared, refused);
     CHECK(compared > iters / 3, "too few %s configurations compared", transposed ? "ConvTranspose" : "Conv");
+}
+
+/* 1x1 convolution with a fused depthwise 3x3 step (inputs 4/5). */
+static void test_conv_dw(void)
+{
+    int compared = 0;
+    for (int it = 0; it < iters / 4 + 1; it++) {
+        cfg_io c;
+        memset(&c, 0, sizeof c);
+        c.g = g_graph_new();
+        c.g->opset = 17;
+        int64_t C = 16 * rndi(1, 2), M = 16 * rndi(1, 3), H = rndi(2, 30), W = rndi(2, 30);
+        int64_t xd[4] = { rndi(1, 2), C, H, W }, wd[4] = { M, C, 1, 1 }, bd[1] = { M };
+        int64_t dwd[4] = { M, 1, 3, 3 };
+        g_shape xs = shp(4, xd), ws = shp(4, wd), bs = shp(1, bd), dws = shp(4, dwd);
+        float *w = rand_buf((size_t)(M * C)), *b = rand_buf((size_t)M), *dw = rand_buf((size_t)M * 9);
+        float *db = rand_buf((size_t)M);
+        int has_db = rnd() % 4 != 0;
+        int tx = tadd(c.g, "x", G_TK_INPUT, G_F32, xs, NULL);
+        int tw = tadd(c.g, "w", G_TK_CONST, G_F32, ws, w);
+        int tb = tadd(c.g, "b", G_TK_CONST, G_F32, bs, b);
+        int tdw = tadd(c.g, "dw", G_TK_CONST, G_F32, dws, dw);
+        int tdb = tadd(c.g, "db", G_TK_CONST, G_F32, bs, db);
+        int ty = tadd(c.g, "y", G_TK_ACT, G_F32, shp(0, NULL), NULL);
+        int ins[6] = { tx, tw, tb, -1, tdw, has_db ? tdb : -1 }, outs[1] = { ty };
+        c.node = g_node_add(c.g, "Conv", "", "conv_dw", 6, ins, 1, outs);
+        g_node *n = &c.g->nodes[c.node];
+        int64_t stride = rndi(1, 2);
+        attr_int(n, "_oa_dw_stride", stride);
+        int64_t k1[1] = { NN_PO_CLIP };
+        float lo[1] = { 0.f }, hi[1] = { 6.f };
+        if (rnd() % 2) { attr_ints(n, "_oa_post_ops", k1, 1); attr_floats(n, "_oa_post_alpha", lo, 1); attr_floats(n, "_oa_post_beta", hi, 1); }
+        if (rnd() % 2) { attr_ints(n, "_oa_dw_post_ops", k1, 1); attr_floats(n, "_oa_dw_post_alpha", lo, 1); attr_floats(n, "_oa_dw_post_beta", hi, 1); }
+        int xl = rnd() % 2, yl = rnd() % 2;
+        if (yl) attr_int(n, "_oa_layout", G_LAYOUT_NHWC);
+        io_set(&c, 0, rand_buf((size_t)g_shape_numel(&xs)), xs, xl);
+        io_set(&c, 1, w, ws, G_LAYOUT_PLAIN);
+        io_borrow(&c, 1, tw);
+        io_set(&c, 2, b, bs, G_LAYOUT_PLAIN);
+        io_borrow(&c, 2, tb);
+        c.logical[3] = NULL;
+        c.in[3].dtype = G_UNDEF;
+        /* inputs 4/5 live outside the 4-slot io arrays */
+        k_tensor in6[6];
+        memcpy(in6, c.in, sizeof c.in);
+        in6[4] = (k_tensor){ .dtype = G_F32, .shape = dws, .data = c.g->t[tdw].data };
+        in6[5] = (k_tensor){ .dtype = has_db ? G_F32 : G_UNDEF, .shape = bs,
+                             .data = has_db ? c.g->t[tdb].data : NULL };
+        const k_op *ref = find_impl(n, "ref"), *dn = find_impl(n, "dnnl");
+        k_tensor yr[1], yd[1];
+        int rr = drive(ref, c.g, c.node, in6, yr, 0), rd = drive(dn, c.g, c.node, in6, yd, 1);
+        char what[160];
+        snprintf(what, sizeof what, "Conv+dw #%d C %lld M %lld %lldx%lld stride %lld x %s y %s",
+                 it, (long long)C, (long long)M, (long long)H, (long long)W, (long long)stride,
+                 xl ? "nhwc" : "nchw", yl ? "nhwc" : "nchw");
+        CHECK(rr == 0 && rd == 0, "%s: runs failed (ref %d, dnnl %d)", what, rr, rd);
+        if (rr == 0 && rd == 0) {
+            float *a = from_layout(yd[0].data, &yd[0].shape, yd[0].layout);
+            float *e = from_layout(yr[0].data, &yr[0].shape, yr[0].layout);
+            size_t at = 0, cnt = (size_t)g_shape_numel(&yr[0].shape);
+            double err = cmp_f32(a, e, cnt, 2e-4, 1e-3, &at);
+            CHECK(err <= 1, "%s: mismatch %.3g x tolerance at %zu (%g vs %g)", what, err, at, a[at], e[at]);
+            free(a);
+            free(e);
+            compared++;
+        }
+        if (rr == 0) free(yr[0].data);
+        if (rd == 0) free(yd[0].data);
+        free(dw);
+        free(db);
+        io_free(&c);
+    }
+    printf("Conv+depthwise: %d compared\n", compared);
 }
 
 static void test_pool(void)
@@ -425,6 +498,7 @@ int main(int argc, char **argv)
     if (argc > 2) knn_rng = strtoull(argv[2], NULL, 0) | 1;
     test_conv(0);
     test_conv(1);
+    test_conv_dw();
     test_pool();
     test_matmul(0);
     test_matmul(1);

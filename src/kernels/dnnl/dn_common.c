@@ -104,6 +104,42 @@ static dnnl_status_t elt(dnnl_post_ops_t po, dnnl_alg_kind_t alg, float a, float
     return dnnl_post_ops_append_eltwise(po, 1.f, alg, a, b);
 }
 
+/* Appends p's operations to po; *idx counts oneDNN entries. */
+static dnnl_status_t post_append(dnnl_post_ops_t po, const nn_post *p,
+                                 const dnnl_memory_desc_t *add_md, int *idx, int *add_idx)
+{
+    dnnl_status_t st = dnnl_success;
+    for (int i = 0; i < p->n && st == dnnl_success; i++) {
+        float a = p->a[i], b = p->b[i];
+        switch (p->kind[i]) {
+        case NN_PO_RELU: st = elt(po, dnnl_eltwise_relu, a, 0.f); break;
+        case NN_PO_CLIP: st = elt(po, dnnl_eltwise_clip_v2, a, b); break;
+        case NN_PO_SIGMOID: st = elt(po, dnnl_eltwise_logistic, 0.f, 0.f); break;
+        case NN_PO_TANH: st = elt(po, dnnl_eltwise_tanh, 0.f, 0.f); break;
+        case NN_PO_HSIGMOID:
+            st = elt(po, dnnl_eltwise_linear, a, b);
+            if (st == dnnl_success) { (*idx)++; st = elt(po, dnnl_eltwise_clip_v2, 0.f, 1.f); }
+            break;
+        case NN_PO_HSWISH: st = elt(po, dnnl_eltwise_hardswish, 0.f, 0.f); break;
+        case NN_PO_GELU_ERF: st = elt(po, dnnl_eltwise_gelu_erf, 0.f, 0.f); break;
+        case NN_PO_GELU_TANH: st = elt(po, dnnl_eltwise_gelu_tanh, 0.f, 0.f); break;
+        case NN_PO_SILU: st = elt(po, dnnl_eltwise_swish, a, 0.f); break;
+        case NN_PO_ELU: st = elt(po, dnnl_eltwise_elu, a, 0.f); break;
+        case NN_PO_LINEAR: st = elt(po, dnnl_eltwise_linear, a, b); break;
+        case NN_PO_ADD:
+            /* without a descriptor: an in-place sum, the caller puts the
+             * addend in the destination first */
+            st = add_md ? dnnl_post_ops_append_binary(po, dnnl_binary_add, add_md)
+                        : dnnl_post_ops_append_sum(po, 1.f);
+            *add_idx = *idx;
+            break;
+        default: st = dnnl_unimplemented; break;
+        }
+        (*idx)++;
+    }
+    return st;
+}
+
 int dn_post_ops(const g_node *n, const nn_post *p, const dnnl_memory_desc_t *add_md,
                 const dnnl_memory_desc_t *lead_md, dnnl_primitive_attr_t attr, int *add_idx)
 {
@@ -118,45 +154,32 @@ int dn_post_ops(const g_node *n, const nn_post *p, const dnnl_memory_desc_t *add
         st = dnnl_post_ops_append_binary(po, dnnl_binary_add, lead_md);
         idx++;
     }
-    for (int i = 0; i < p->n && st == dnnl_success; i++) {
-        float a = p->a[i], b = p->b[i];
-        switch (p->kind[i]) {
-        case NN_PO_RELU: st = elt(po, dnnl_eltwise_relu, a, 0.f); break;
-        case NN_PO_CLIP: st = elt(po, dnnl_eltwise_clip_v2, a, b); break;
-        case NN_PO_SIGMOID: st = elt(po, dnnl_eltwise_logistic, 0.f, 0.f); break;
-        case NN_PO_TANH: st = elt(po, dnnl_eltwise_tanh, 0.f, 0.f); break;
-        case NN_PO_HSIGMOID:
-            st = elt(po, dnnl_eltwise_linear, a, b);
-            if (st == dnnl_success) { idx++; st = elt(po, dnnl_eltwise_clip_v2, 0.f, 1.f); }
-            break;
-        case NN_PO_HSWISH: st = elt(po, dnnl_eltwise_hardswish, 0.f, 0.f); break;
-        case NN_PO_GELU_ERF: st = elt(po, dnnl_eltwise_gelu_erf, 0.f, 0.f); break;
-        case NN_PO_GELU_TANH: st = elt(po, dnnl_eltwise_gelu_tanh, 0.f, 0.f); break;
-        case NN_PO_SILU: st = elt(po, dnnl_eltwise_swish, a, 0.f); break;
-        case NN_PO_ELU: st = elt(po, dnnl_eltwise_elu, a, 0.f); break;
-        case NN_PO_LINEAR: st = elt(po, dnnl_eltwise_linear, a, b); break;
-        case NN_PO_ADD:
-            /* without a descriptor: an in-place sum, the caller puts the
-             * addend in the destination first */
-            st = add_md ? dnnl_post_ops_append_binary(po, dnnl_binary_add, add_md)
-                        : dnnl_post_ops_append_sum(po, 1.f);
-            *add_idx = idx;
-            break;
-        default: st = dnnl_unimplemented; break;
-        }
-        idx++;
-    }
+    if (st == dnnl_success) st = post_append(po, p, add_md, &idx, add_idx);
     if (st == dnnl_success) st = dnnl_primitive_attr_set_post_ops(attr, po);
     dnnl_post_ops_destroy(po);
     return dn_check(st, n, "post-op setup");
 }
 
-int dn_is_ref_impl(const_dnnl_primitive_desc_t pd)
+int dn_dw_post_ops(const g_node *n, const nn_post *p, const nn_dw *d, dnnl_primitive_attr_t attr)
 {
-    const char *impl = NULL;
-    if (dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) != dnnl_success || !impl)
-        return 0;
-    return !strncmp(impl, "ref", 3);
+    /* one chain for oneDNN's injector: check it whole */
+    nn_post all = *p;
+    if (p->has_add || p->n + d->po.n > NN_MAX_PO) return -1;
+    for (int i = 0; i < d->po.n; i++) {
+        all.kind[all.n] = d->po.kind[i]; all.a[all.n] = d->po.a[i]; all.b[all.n] = d->po.b[i];
+        all.n++;
+    }
+    if (nn_post_conflict(&all)) return -1;
+    dnnl_post_ops_t po;
+    if (dnnl_post_ops_create(&po) != dnnl_success) return -1;
+    int idx = 0, add_idx = -1;
+    dnnl_status_t st = post_append(po, p, NULL, &idx, &add_idx);
+    if (st == dnnl_success)
+        st = dnnl_post_ops_append_dw(po, dnnl_f32, dnnl_f32, dnnl_f32, 3, d->stride, 1, 0, 0, NULL);
+    if (st == dnnl_success) st = post_append(po, &d->po, NULL, &idx, &add_idx);
+    if (st == dnnl_success) st = dnnl_primitive_attr_set_post_ops(attr, po);
+    dnnl_post_ops_destroy(po);
+    return st == dnnl_success ? 0 : -1;
 }
 
 dnnl_status_t dn_pd_create(dnnl_primitive_desc_t *pd, const_dnnl_op_desc_t op_desc,
@@ -184,6 +207,14 @@ dnnl_status_t dn_pd_create(dnnl_primitive_desc_t *pd, const_dnnl_op_desc_t op_de
     dnnl_primitive_desc_iterator_destroy(it);
     if (!*pd) *pd = first;
     return *pd ? dnnl_success : dnnl_unimplemented;
+}
+
+int dn_is_ref_impl(const_dnnl_primitive_desc_t pd)
+{
+    const char *impl = NULL;
+    if (dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) != dnnl_success || !impl)
+        return 0;
+    return !strncmp(impl, "ref", 3);
 }
 
 int dn_impl_has(const_dnnl_primitive_desc_t pd, const char *what)

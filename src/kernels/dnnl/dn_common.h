@@ -36,6 +36,14 @@ int dn_md_plain(dnnl_memory_desc_t *md, const g_shape *s, dnnl_data_type_t dt);
 int dn_post_ops(const g_node *n, const nn_post *p, const dnnl_memory_desc_t *add_md,
                 const dnnl_memory_desc_t *lead_md, dnnl_primitive_attr_t attr, int *add_idx);
 
+/* Post-ops of a convolution with a fused depthwise step: p, the depthwise
+ * convolution, then its own list. -1 (no message) when not expressible. */
+int dn_dw_post_ops(const g_node *n, const nn_post *p, const nn_dw *d, dnnl_primitive_attr_t attr);
+
+/* The fusion pass asks whether a 1x1 convolution and a following depthwise
+ * step fuse into one fast primitive (defined in dn_conv.c). */
+int dn_conv_dw_probe(int64_t C, int64_t M, int64_t H, int64_t W, const nn_post *pa, const nn_dw *d);
+
 /* Primitive descriptor for op_desc: the first implementation whose name
  * starts with `prefer` when one does (oneDNN's own order otherwise). */
 dnnl_status_t dn_pd_create(dnnl_primitive_desc_t *pd, const_dnnl_op_desc_t op_desc,

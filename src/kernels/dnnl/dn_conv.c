@@ -3,7 +3,7 @@
  * outputs the graph keeps plain are reordered through scratch. Weights are
  * reordered once into the primitive's preferred format inside the packed
  * area; bias and fused post-ops (activations, residual add as a binary
- * post-op) run inside the primitive. */
+ * post-op, a following depthwise 3x3 convolution) run inside the primitive. */
 #include "kernels/dnnl/dn_common.h"
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +11,7 @@
 typedef struct dconv {
     nn_win w0;
     nn_post po;
+    nn_dw dw;         /* fused depthwise step */
     int transposed, has_bias;
     /* the configuration the primitives were built for */
     int built, fallback, nthr;
@@ -18,10 +19,10 @@ typedef struct dconv {
     g_shape xs, ys, ws;
     int xl, yl, al;
     dnnl_primitive_t conv, re_x, re_y, re_a;
-    dnnl_memory_t m_x, m_w, m_b, m_y, m_sp, m_a, m_xu, m_yu, m_au;
-    dnnl_memory_desc_t wmd;
+    dnnl_memory_t m_x, m_w, m_b, m_y, m_sp, m_a, m_xu, m_yu, m_au, m_dww, m_dwb;
+    dnnl_memory_desc_t wmd, dwwmd;
     int have_wmd;
-    size_t wbytes, bbytes;
+    size_t wbytes, bbytes, dwwbytes, dwbbytes;
     size_t off_x, off_y, off_a, off_sp, scratch;
     int add_idx;
     int add_sum;      /* residual add as an in-place sum post-op */
@@ -36,7 +37,7 @@ static void dconv_release(dconv *s)
     dn_prim_free(&s->conv); dn_prim_free(&s->re_x); dn_prim_free(&s->re_y); dn_prim_free(&s->re_a);
     dn_mem_free(&s->m_x); dn_mem_free(&s->m_w); dn_mem_free(&s->m_b); dn_mem_free(&s->m_y);
     dn_mem_free(&s->m_sp); dn_mem_free(&s->m_a); dn_mem_free(&s->m_xu); dn_mem_free(&s->m_yu);
-    dn_mem_free(&s->m_au);
+    dn_mem_free(&s->m_au); dn_mem_free(&s->m_dww); dn_mem_free(&s->m_dwb);
     s->built = 0;
 }
 
@@ -55,9 +56,11 @@ static int dconv_init_common(g_graph *g, g_node *n, void **state, int transposed
     if (!dn_engine()) return K_DECLINE;
     if (n->n_in < 2 || n->in[0] < 0 || n->in[1] < 0) return K_DECLINE;
     /* float32 activations, constant float32 weights (and bias) */
-    for (int i = 0; i < n->n_in && i < 4; i++)
+    for (int i = 0; i < n->n_in && i < 6; i++)
         if (n->in[i] >= 0 && g->t[n->in[i]].dtype != G_F32) return K_DECLINE;
     if (!nn_is_const(g, n, 1)) return K_DECLINE;
+    for (int i = NN_DW_W; i < n->n_in && i <= NN_DW_B; i++)
+        if (n->in[i] >= 0 && !nn_is_const(g, n, i)) return K_DECLINE;
     if (n->n_in > 2 && n->in[2] >= 0 && !nn_is_const(g, n, 2)) return K_DECLINE;
     int xr = g->t[n->in[0]].shape.rank;
     if (xr >= 0 && (xr < 3 || xr > 5)) return K_DECLINE;
@@ -65,6 +68,7 @@ static int dconv_init_common(g_graph *g, g_node *n, void **state, int transposed
     if (!s) return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): out of memory", n->name, n->op_type);
     int r = nn_win_parse(n, transposed ? NN_CONVT : NN_CONV, &s->w0);
     if (!r) r = nn_post_parse(n, &s->po);
+    if (!r && !transposed) r = nn_dw_parse(n, &s->dw);
     if (r) { free(s); return r; }
     s->transposed = transposed;
     s->has_bias = n->n_in > 2 && n->in[2] >= 0;
@@ -80,6 +84,7 @@ static int dconv_infer(const g_node *n, void *state, const k_tensor *in, k_tenso
     dconv *s = state;
     nn_win w = s->w0;
     int r = nn_conv_infer_shape(n, &w, s->transposed, in, &out[0].shape);
+    if (!r) r = nn_conv_dw_shape(n, &s->dw, in, &out[0].shape);
     if (r) return r;
     if (s->po.has_add && g_shape_known(&out[0].shape) && in[NN_ADD_INPUT].shape.rank >= 0 &&
         !g_shape_eq(&in[NN_ADD_INPUT].shape, &out[0].shape)) {
@@ -120,6 +125,13 @@ static int user_wmd(const dconv *s, int64_t C, int64_t M, dnnl_memory_desc_t *md
     return dnnl_memory_desc_init_by_strides(md, nd, d, dnnl_f32, st) == dnnl_success ? 0 : -1;
 }
 
+/* Packed area: weights, bias, fused depthwise weights and bias, each at a
+ * 64-byte boundary. */
+static size_t off_b(const dconv *s) { return dn_align(s->wbytes); }
+static size_t off_dww(const dconv *s) { return off_b(s) + dn_align(s->bbytes); }
+static size_t off_dwb(const dconv *s) { return off_dww(s) + dn_align(s->dwwbytes); }
+static size_t packed_total(const dconv *s) { return off_dwb(s) + s->dwbbytes; }
+
 static int same_cfg(const dconv *s, const k_tensor *in, const k_tensor *out, int nthr)
 {
     if (!s->built || s->nthr != nthr) return 0;
@@ -151,7 +163,10 @@ static dnnl_status_t conv_pd(const g_node *n, const dconv *s, dnnl_alg_kind_t al
     dnnl_primitive_attr_t attr = NULL;
     st = dnnl_primitive_attr_create(&attr);
     if (st == dnnl_success) st = dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
-    if (st == dnnl_success && dn_post_ops(n, &s->po, add_sum ? NULL : y_c, NULL, attr, add_idx))
+    if (st == dnnl_success && !s->dw.on &&
+        dn_post_ops(n, &s->po, add_sum ? NULL : y_c, NULL, attr, add_idx))
+        st = dnnl_unimplemented;
+    if (st == dnnl_success && s->dw.on && dn_dw_post_ops(n, &s->po, &s->dw, attr))
         st = dnnl_unimplemented;
     if (st == dnnl_success) st = dn_pd_create(pd, &desc, attr, prefer);
     if (attr) dnnl_primitive_attr_destroy(attr);
@@ -165,8 +180,10 @@ static int dconv_build(const g_node *n, dconv *s, const k_tensor *in, const k_te
 {
     dconv_release(s);
     s->w = s->w0;
-    g_shape ys;
-    int r = nn_conv_infer_shape(n, &s->w, s->transposed, in, &ys);
+    g_shape ys, ya;   /* the node's output; the first convolution's */
+    int r = nn_conv_infer_shape(n, &s->w, s->transposed, in, &ya);
+    ys = ya;
+    if (!r) r = nn_conv_dw_shape(n, &s->dw, in, &ys);
     if (r) return r;
     s->xs = in[0].shape; s->ys = ys; s->ws = in[1].shape;
     s->xl = in[0].layout; s->yl = out[0].layout;
@@ -176,14 +193,26 @@ static int dconv_build(const g_node *n, dconv *s, const k_tensor *in, const k_te
     int64_t C = s->xs.d[1], M = ys.d[1];
     int64_t wn = g_shape_numel(&in[1].shape);
     s->bbytes = s->has_bias ? (size_t)M * sizeof(float) : 0;
+    s->dwwbytes = s->dw.on ? (size_t)M * 9 * sizeof(float) : 0;
+    s->dwbbytes = s->dw.on && s->dw.has_bias ? (size_t)M * sizeof(float) : 0;
 
-    dnnl_memory_desc_t x_c, y_c, x_u, y_u, a_u, w_any, b_md, w_user;
+    dnnl_memory_desc_t x_c, y_c, x_u, y_u, a_u, w_any, b_md, w_user, ya_c;
     dnnl_dims_t strides, dil, pl, pr;
     int ok = !dn_md_act(&x_c, &s->xs, 1, dnnl_f32) && !dn_md_act(&y_c, &ys, 1, dnnl_f32) &&
              !dn_md_act(&x_u, &s->xs, s->xl == G_LAYOUT_NHWC, dnnl_f32) &&
              !dn_md_act(&y_u, &ys, s->yl == G_LAYOUT_NHWC, dnnl_f32) &&
              !dn_md_act(&a_u, &ys, s->al == G_LAYOUT_NHWC, dnnl_f32) &&
-             !user_wmd(s, C, M, &w_user);
+             !dn_md_act(&ya_c, &ya, 1, dnnl_f32) && !user_wmd(s, C, M, &w_user);
+    if (ok && s->dw.on) {
+        /* oneDNN 2.6 fuses the depthwise step correctly only on the 16-channel
+         * blocked layout (channels-last gives wrong results) */
+        dnnl_dims_t xd = { s->xs.d[0], C, s->xs.d[2], s->xs.d[3] };
+        dnnl_dims_t ad = { ya.d[0], M, ya.d[2], ya.d[3] }, fd = { ys.d[0], M, ys.d[2], ys.d[3] };
+        ok = C % 16 == 0 && M % 16 == 0 && s->xs.rank == 4 &&
+             dnnl_memory_desc_init_by_tag(&x_c, 4, xd, dnnl_f32, dnnl_nChw16c) == dnnl_success &&
+             dnnl_memory_desc_init_by_tag(&ya_c, 4, ad, dnnl_f32, dnnl_nChw16c) == dnnl_success &&
+             dnnl_memory_desc_init_by_tag(&y_c, 4, fd, dnnl_f32, dnnl_nChw16c) == dnnl_success;
+    }
     int neg_pad = 0;
     for (int i = 0; i < nsp; i++) {
         strides[i] = s->w.s[i];
@@ -209,10 +238,11 @@ static int dconv_build(const g_node *n, dconv *s, const k_tensor *in, const k_te
          * offers it only on the 16-channel blocked layout, so activations
          * are reordered around it through scratch */
         const char *nw = getenv("OPENACL_NO_WINOGRAD");
-        int wino = !s->transposed && nsp == 2 && s->w.group == 1 && C % 16 == 0 && M % 16 == 0 &&
+        int wino = !s->transposed && !s->dw.on && nsp == 2 && s->w.group == 1 && C % 16 == 0 && M % 16 == 0 &&
                    !(nw && *nw && strcmp(nw, "0"));
         for (int i = 0; i < nsp; i++)
             if (s->w.k[i] != 3 || s->w.s[i] != 1 || s->w.d[i] != 1) wino = 0;
+        if (nsp == 2 && ys.d[2] * ys.d[3] < 14 * 14) wino = 0;
         if (s->have_wmd && (s->wmd.format_kind == dnnl_format_kind_wino) != wino) wino = 0;
         if (wino) {
             dnnl_memory_desc_t x_b, y_b;
@@ -220,8 +250,9 @@ static int dconv_build(const g_node *n, dconv *s, const k_tensor *in, const k_te
             dnnl_dims_t yd = { ys.d[0], M, ys.d[2], ys.d[3] };
             dnnl_memory_desc_init_by_tag(&x_b, 4, xd, dnnl_f32, dnnl_nChw16c);
             dnnl_memory_desc_init_by_tag(&y_b, 4, yd, dnnl_f32, dnnl_nChw16c);
-            /* F(4x4,3x3) wins on large planes, F(2x2,3x3) on small ones */
-            const char *pref = ys.d[2] * ys.d[3] >= 14 * 14 ? "jit_wino_4x3" : "jit_fp32_wino_2x3";
+            /* F(4x4,3x3); below 14x14 planes the direct kernels are as fast
+             * and scale better over threads */
+            const char *pref = "jit_wino_4x3";
             for (int add_sum = 0; add_sum < 1 + s->po.has_add; add_sum++) {
                 st = conv_pd(n, s, dnnl_convolution_winograd, &x_b, &w_any, &b_md, &y_b, strides,
                              dil, pl, pr, add_sum, pref, &pd, &s->add_idx);
@@ -233,9 +264,18 @@ static int dconv_build(const g_node *n, dconv *s, const k_tensor *in, const k_te
             /* depthwise: oneDNN 2.6's jit_dw beats the brdgmm kernel it
              * lists first for channels-last (10-40% on MobileNet layers) */
             int dw = s->w.group > 1 && s->w.group == C && C == M && nsp == 2;
+            /* with a fused depthwise step the descriptor names the first
+             * convolution's output; the primitive writes the second's */
             st = conv_pd(n, s, s->transposed ? dnnl_deconvolution_direct : dnnl_convolution_direct,
-                         &x_c, &w_any, &b_md, &y_c, strides, dil, pl, pr, 0, dw ? "jit_dw" : NULL, &pd,
-                         &s->add_idx);
+                         &x_c, &w_any, &b_md, s->dw.on ? &ya_c : &y_c, strides, dil, pl, pr, 0,
+                         dw ? "jit_dw" : NULL, &pd, &s->add_idx);
+            if (st == dnnl_success && s->dw.on &&
+                (!dn_impl_has(pd, "jit_1x1") || dn_is_ref_impl(pd) ||
+                 !dnnl_memory_desc_equal(dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0), &y_c))) {
+                dnnl_primitive_desc_destroy(pd);
+                pd = NULL;
+                st = dnnl_unimplemented;
+            }
             /* oneDNN 2.6's gemm-based convolution gets binary post-ops wrong
              * (grouped convolutions): there the residual add is a sum post-op */
             if (st == dnnl_success && s->po.has_add && dn_impl_has(pd, "gemm")) {
@@ -267,6 +307,11 @@ static int dconv_build(const g_node *n, dconv *s, const k_tensor *in, const k_te
                 s->fallback ? "kept" : "no primitive");
         s->fallback = 1;
         s->wbytes = (size_t)wn * sizeof(float);
+        if (s->dw.on) {   /* two reference steps: no plane scratch needed */
+            s->scratch = 0;
+            s->built = 1;
+            return 0;
+        }
         size_t plane = 1;
         for (int i = 0; i < nsp; i++) plane *= (size_t)s->w.out[i];
         s->scratch = plane * sizeof(float);
@@ -279,6 +324,20 @@ static int dconv_build(const g_node *n, dconv *s, const k_tensor *in, const k_te
         s->wmd = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
         s->have_wmd = 1;
         s->wbytes = dnnl_memory_desc_get_size(&s->wmd);
+    }
+    dnnl_memory_desc_t dwbmd;
+    if (s->dw.on) {
+        const dnnl_memory_desc_t *q = dnnl_primitive_desc_query_md(pd, dnnl_query_exec_arg_md,
+                                                                   DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_WEIGHTS);
+        if (s->packed_ok && !dnnl_memory_desc_equal(q, &s->dwwmd)) {
+            dnnl_primitive_desc_destroy(pd);
+            return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s' (%s, impl dnnl): the fused "
+                            "depthwise weights changed format on a rebuild", n->name, n->op_type);
+        }
+        s->dwwmd = *q;
+        s->dwwbytes = dnnl_memory_desc_get_size(q);
+        dwbmd = *dnnl_primitive_desc_query_md(pd, dnnl_query_exec_arg_md,
+                                              DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_BIAS);
     }
     size_t sp = dn_scratch_size(pd);
     dnnl_memory_desc_t spmd = *dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
@@ -310,6 +369,8 @@ static int dconv_build(const g_node *n, dconv *s, const k_tensor *in, const k_te
     if (!rc) rc = dn_mem(n, &y_c, &s->m_y);
     if (!rc && sp) rc = dn_mem(n, &spmd, &s->m_sp);
     if (!rc && s->po.has_add) rc = dn_mem(n, &y_c, &s->m_a);
+    if (!rc && s->dw.on) rc = dn_mem(n, &s->dwwmd, &s->m_dww);
+    if (!rc && s->dw.on && s->dw.has_bias) rc = dn_mem(n, &dwbmd, &s->m_dwb);
     if (rc) { dconv_release(s); return rc; }
     s->built = 1;
     return 0;
@@ -321,7 +382,7 @@ static int dconv_plan(const g_node *n, void *state, const k_tensor *in, const k_
     dconv *s = state;
     int r = dconv_build(n, s, in, out, dn_threads(NULL));
     if (r) return r;
-    *packed_bytes = dn_align(s->wbytes) + s->bbytes;
+    *packed_bytes = packed_total(s);
     *scratch_bytes = s->scratch;
     return 0;
 }
@@ -345,7 +406,23 @@ static int dconv_pack_into(const g_node *n, dconv *s, const k_tensor *in, void *
         if (!in[2].data)
             return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s' (%s, impl dnnl): bias not "
                             "available for packing", n->name, n->op_type);
-        memcpy((char *)packed + dn_align(s->wbytes), in[2].data, s->bbytes);
+        memcpy((char *)packed + off_b(s), in[2].data, s->bbytes);
+    }
+    if (s->dw.on) {
+        if (!in[NN_DW_W].data || (s->dw.has_bias && !in[NN_DW_B].data))
+            return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s' (%s, impl dnnl): depthwise "
+                            "weights not available for packing", n->name, n->op_type);
+        if (s->fallback) {
+            memcpy((char *)packed + off_dww(s), in[NN_DW_W].data, s->dwwbytes);
+        } else {
+            /* ONNX [M,1,3,3] is oneDNN's grouped [M,1,1,3,3] */
+            dnnl_memory_desc_t u;
+            dnnl_dims_t d = { s->ys.d[1], 1, 1, 3, 3 };
+            dnnl_memory_desc_init_by_tag(&u, 5, d, dnnl_f32, dnnl_goihw);
+            if ((r = dn_reorder_once(n, &u, in[NN_DW_W].data, &s->dwwmd, (char *)packed + off_dww(s))))
+                return r;
+        }
+        if (s->dw.has_bias) memcpy((char *)packed + off_dwb(s), in[NN_DW_B].data, s->dwbbytes);
     }
     s->packed = packed;
     s->packed_ok = 1;
@@ -382,7 +459,7 @@ static int dconv_run(const g_node *n, void *state, const k_tensor *in, k_tensor 
     if (!s->packed_ok) {
         /* never planned/packed by the engine (dynamic shapes): own memory */
         free(s->own_packed);
-        s->own_packed = aligned_alloc(64, dn_align(dn_align(s->wbytes) + s->bbytes + 1));
+        s->own_packed = aligned_alloc(64, dn_align(packed_total(s) + 1));
         if (!s->own_packed)
             return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): out of memory", n->name, n->op_type);
         if ((r = dconv_pack_into(n, s, in, s->own_packed))) return r;
@@ -398,7 +475,12 @@ static int dconv_run(const g_node *n, void *state, const k_tensor *in, k_tensor 
         }
         scr = s->own_scratch;
     }
-    const float *bias = s->has_bias ? (const float *)((char *)s->packed + dn_align(s->wbytes)) : NULL;
+    const float *bias = s->has_bias ? (const float *)((char *)s->packed + off_b(s)) : NULL;
+    if (s->fallback && s->dw.on)
+        return nn_conv_dw_f32(n, &s->w, &s->po, &s->dw, &in[0].shape, in[0].layout, in[0].data,
+                              s->packed, bias, (const float *)((char *)s->packed + off_dww(s)),
+                              s->dw.has_bias ? (const float *)((char *)s->packed + off_dwb(s)) : NULL,
+                              &s->ys, out[0].layout, out[0].data);
     if (s->fallback) {
         nn_conv_f32(&s->w, &s->po, s->transposed, &in[0].shape, in[0].layout, in[0].data,
                     s->packed, bias, &s->ys, out[0].layout, out[0].data,
@@ -432,8 +514,16 @@ static int dconv_run(const g_node *n, void *state, const k_tensor *in, k_tensor 
     if ((r = set_h(n, s->m_w, s->packed))) return r;
     if (s->has_bias && (r = set_h(n, s->m_b, (void *)bias))) return r;
     if (s->m_sp && (r = set_h(n, s->m_sp, scr + s->off_sp))) return r;
-    dnnl_exec_arg_t a[6];
+    dnnl_exec_arg_t a[8];
     int na = 0;
+    if (s->dw.on) {
+        if ((r = set_h(n, s->m_dww, (char *)s->packed + off_dww(s)))) return r;
+        a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_WEIGHTS, s->m_dww };
+        if (s->m_dwb) {
+            if ((r = set_h(n, s->m_dwb, (char *)s->packed + off_dwb(s)))) return r;
+            a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_BIAS, s->m_dwb };
+        }
+    }
     a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_SRC, s->m_x };
     a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_WEIGHTS, s->m_w };
     if (s->has_bias) a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_BIAS, s->m_b };
@@ -458,7 +548,7 @@ static const k_op k_conv_dnnl = {
     .op_type = "Conv", .domain = "", .since = 1, .until = 0, .impl = "dnnl", .priority = 10,
     .init = dconv_init, .infer = dconv_infer, .plan = dconv_plan, .pack = dconv_pack,
     .run = dconv_run, .fini = dconv_fini, .accepts_layout = dconv_accepts,
-    .packed_inputs = (1u << 1) | (1u << 2),
+    .packed_inputs = (1u << 1) | (1u << 2) | (1u << NN_DW_W) | (1u << NN_DW_B),
 };
 K_REGISTER(k_conv_dnnl);
 
@@ -469,3 +559,37 @@ static const k_op k_convt_dnnl = {
     .packed_inputs = (1u << 1) | (1u << 2),
 };
 K_REGISTER(k_convt_dnnl);
+
+/* For the fusion pass: whether oneDNN runs a 1x1 convolution C -> M on an
+ * H x W plane with post-ops pa followed by the depthwise step d as one
+ * fused jit primitive (on the blocked layout dconv_build then uses). */
+int dn_conv_dw_probe(int64_t C, int64_t M, int64_t H, int64_t W, const nn_post *pa, const nn_dw *d)
+{
+    if (!dn_engine() || pa->has_add) return 0;
+    dnnl_memory_desc_t x, w, b, y, yf;
+    dnnl_dims_t xd = { 1, C, H, W }, wd = { M, C, 1, 1 }, bd = { M }, yd = { 1, M, H, W };
+    dnnl_dims_t fd = { 1, M, (H - 1) / d->stride + 1, (W - 1) / d->stride + 1 };
+    dnnl_dims_t one = { 1, 1 }, zero = { 0, 0 };
+    if (C % 16 || M % 16) return 0;
+    dnnl_memory_desc_init_by_tag(&x, 4, xd, dnnl_f32, dnnl_nChw16c);
+    dnnl_memory_desc_init_by_tag(&w, 4, wd, dnnl_f32, dnnl_format_tag_any);
+    dnnl_memory_desc_init_by_tag(&b, 1, bd, dnnl_f32, dnnl_x);
+    dnnl_memory_desc_init_by_tag(&y, 4, yd, dnnl_f32, dnnl_nChw16c);
+    dnnl_memory_desc_init_by_tag(&yf, 4, fd, dnnl_f32, dnnl_nChw16c);
+    dnnl_convolution_desc_t cd;
+    dnnl_primitive_attr_t attr = NULL;
+    dnnl_primitive_desc_t pd = NULL;
+    int ok = 0;
+    if (dnnl_convolution_forward_desc_init(&cd, dnnl_forward_inference, dnnl_convolution_direct,
+                                           &x, &w, &b, &y, one, zero, zero) == dnnl_success &&
+        dnnl_primitive_attr_create(&attr) == dnnl_success &&
+        dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user) == dnnl_success &&
+        !dn_dw_post_ops(NULL, pa, d, attr) &&
+        dnnl_primitive_desc_create(&pd, &cd, attr, dn_engine(), NULL) == dnnl_success)
+        /* only a true fusion pays: not oneDNN's two-step "ref_fused" */
+        ok = dn_impl_has(pd, "jit_1x1") && !dn_is_ref_impl(pd) &&
+             dnnl_memory_desc_equal(dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0), &yf);
+    if (pd) dnnl_primitive_desc_destroy(pd);
+    if (attr) dnnl_primitive_attr_destroy(attr);
+    return ok;
+}

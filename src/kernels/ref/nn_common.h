@@ -72,6 +72,23 @@ typedef struct nn_post {
 
 /* Reads the _oa_post_* attributes (none: n = 0). */
 int nn_post_parse(const g_node *n, nn_post *p);
+
+/* A depthwise 3x3 convolution (pads 1) fused after a Conv by the fusion
+ * pass (MobileNet's expand + depthwise pair): attribute _oa_dw_stride (1 or
+ * 2), input 4 its weights [M,1,3,3], input 5 its bias [M] (optional), and
+ * its own post-op list _oa_dw_post_ops/_oa_dw_post_alpha/_oa_dw_post_beta
+ * (no add). The node's output is the depthwise step's. */
+#define NN_DW_W 4
+#define NN_DW_B 5
+typedef struct nn_dw {
+    int on;
+    int64_t stride;
+    int has_bias;
+    nn_post po;
+} nn_dw;
+int nn_dw_parse(const g_node *n, nn_dw *d);
+/* The depthwise step's geometry over an M x H x W plane. */
+void nn_dw_win(const nn_dw *d, int64_t M, int64_t H, int64_t W, nn_win *w);
 const char *nn_po_name(int kind);
 /* 1 when the list uses one oneDNN eltwise algorithm twice with different
  * parameters (HardSigmoid counts as linear + clip): oneDNN 2.6's jit
@@ -135,6 +152,14 @@ void nn_f32_free(nn_f32buf *b);
 /* ---- shared by ref and dnnl conv ---- */
 int nn_conv_infer_shape(const g_node *n, nn_win *w, int transposed, const k_tensor *in,
                         g_shape *out);
+/* Applies a fused depthwise step (if any) to a Conv output shape. */
+int nn_conv_dw_shape(const g_node *n, const nn_dw *d, const k_tensor *in, g_shape *s);
+/* Conv + fused depthwise step in float32 (reference and fallback): the
+ * first convolution into a plain temporary, then the depthwise one. */
+int nn_conv_dw_f32(const g_node *n, const nn_win *w, const nn_post *po, const nn_dw *d,
+                   const g_shape *xshape, int xlayout, const float *x, const float *wt,
+                   const float *bias, const float *dww, const float *dwb, const g_shape *yshape,
+                   int ylayout, float *y);
 /* Direct convolution (or transposed) in float32; `plane` holds one output
  * channel's spatial plane. */
 void nn_conv_f32(const nn_win *w, const nn_post *po, int transposed, const g_shape *xshape,

@@ -9,6 +9,7 @@
 typedef struct conv_st {
     nn_win w;
     nn_post po;
+    nn_dw dw;
     int transposed;
 } conv_st;
 
@@ -18,6 +19,7 @@ static int conv_init_common(g_graph *g, g_node *n, void **state, int transposed)
     if (!s) return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): out of memory", n->name, n->op_type);
     int r = nn_win_parse(n, transposed ? NN_CONVT : NN_CONV, &s->w);
     if (!r) r = nn_post_parse(n, &s->po);
+    if (!r && !transposed) r = nn_dw_parse(n, &s->dw);
     if (r) { free(s); return r; }
     s->transposed = transposed;
     if (n->n_in < 2 || n->in[0] < 0 || n->in[1] < 0) {
@@ -25,7 +27,7 @@ static int conv_init_common(g_graph *g, g_node *n, void **state, int transposed)
         return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (%s, opset %d): needs inputs X and W",
                         n->name, n->op_type, n->opset);
     }
-    for (int i = 0; i < n->n_in && i < 4; i++) {
+    for (int i = 0; i < n->n_in && i < 6; i++) {
         if (n->in[i] < 0) continue;
         int dt = g->t[n->in[i]].dtype;
         if (dt != G_UNDEF && !nn_is_float(dt)) { free(s); return nn_fail_dtype(n, i, dt); }
@@ -110,10 +112,28 @@ int nn_conv_infer_shape(const g_node *n, nn_win *w, int transposed, const k_tens
     return 0;
 }
 
+/* Output shape with a fused depthwise step applied (pads 1, kernel 3). */
+int nn_conv_dw_shape(const g_node *n, const nn_dw *d, const k_tensor *in, g_shape *s)
+{
+    if (!d->on || s->rank < 0) return 0;
+    const g_shape *ws = &in[NN_DW_W].shape;
+    if (s->rank != 4 || ws->rank != 4 || ws->d[0] != s->d[1] || ws->d[1] != 1 || ws->d[2] != 3 ||
+        ws->d[3] != 3) {
+        char a[96];
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (%s): fused depthwise weights %s do not "
+                        "fit %lld channels", n->name, n->op_type, g_shape_str(ws, a, sizeof a),
+                        (long long)s->d[1]);
+    }
+    for (int i = 2; i < 4; i++)
+        if (s->d[i] >= 0) s->d[i] = (s->d[i] - 1) / d->stride + 1;
+    return 0;
+}
+
 static int conv_infer(const g_node *n, void *state, const k_tensor *in, k_tensor *out)
 {
     conv_st *s = state;
     int r = nn_conv_infer_shape(n, &s->w, s->transposed, in, &out[0].shape);
+    if (!r) r = nn_conv_dw_shape(n, &s->dw, in, &out[0].shape);
     if (r) return r;
     if (s->po.has_add && in[NN_ADD_INPUT].shape.rank >= 0 && g_shape_known(&out[0].shape) &&
         !g_shape_eq(&in[NN_ADD_INPUT].shape, &out[0].shape)) {
@@ -248,6 +268,24 @@ void nn_conv_f32(const nn_win *w, const nn_post *po, int transposed, const g_sha
             }
 }
 
+int nn_conv_dw_f32(const g_node *n, const nn_win *w, const nn_post *po, const nn_dw *d,
+                   const g_shape *xshape, int xlayout, const float *x, const float *wt,
+                   const float *bias, const float *dww, const float *dwb, const g_shape *yshape,
+                   int ylayout, float *y)
+{
+    g_shape y1 = { .rank = 4, .d = { xshape->d[0], yshape->d[1], w->out[0], w->out[1] } };
+    size_t n1 = (size_t)g_shape_numel(&y1), plane = (size_t)(w->out[0] * w->out[1]);
+    float *tmp = malloc((n1 + plane + 1) * sizeof(float));
+    if (!tmp) return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): out of memory", n->name, n->op_type);
+    nn_conv_f32(w, po, 0, xshape, xlayout, x, wt, bias, &y1, G_LAYOUT_PLAIN, tmp, NULL, 0, tmp + n1);
+    nn_win dwin;
+    nn_dw_win(d, y1.d[1], y1.d[2], y1.d[3], &dwin);
+    nn_conv_f32(&dwin, &d->po, 0, &y1, G_LAYOUT_PLAIN, tmp, dww, dwb, yshape, ylayout, y, NULL, 0,
+                tmp + n1);
+    free(tmp);
+    return 0;
+}
+
 static int conv_run(const g_node *n, void *state, const k_tensor *in, k_tensor *out,
                     const k_ctx *ctx)
 {
@@ -257,6 +295,25 @@ static int conv_run(const g_node *n, void *state, const k_tensor *in, k_tensor *
     int r = nn_conv_infer_shape(n, &w, s->transposed, in, &ys);
     if (r) return r;
     if (g_shape_numel(&ys) == 0) return 0;
+    if (s->dw.on) {
+        nn_f32buf bx, bw, bb, bdw, bdb, by;
+        nn_f32_none(&bb); nn_f32_none(&bdb);
+        int has_b = n->n_in > 2 && n->in[2] >= 0;
+        g_shape fs = ys;
+        r = nn_conv_dw_shape(n, &s->dw, in, &fs);
+        if (!r) r = nn_f32_in(n, &in[0], &bx);
+        if (!r) r = nn_f32_in(n, &in[1], &bw);
+        if (!r && has_b) r = nn_f32_in(n, &in[2], &bb);
+        if (!r) r = nn_f32_in(n, &in[NN_DW_W], &bdw);
+        if (!r && s->dw.has_bias) r = nn_f32_in(n, &in[NN_DW_B], &bdb);
+        if (!r) r = nn_f32_out(n, &out[0], &by);
+        if (!r) r = nn_conv_dw_f32(n, &w, &s->po, &s->dw, &in[0].shape, in[0].layout, bx.p, bw.p,
+                                   bb.p, bdw.p, bdb.p, &fs, out[0].layout, by.p);
+        if (!r) nn_f32_commit(&out[0], &by);
+        nn_f32_free(&bx); nn_f32_free(&bw); nn_f32_free(&bb); nn_f32_free(&bdw); nn_f32_free(&bdb);
+        nn_f32_free(&by);
+        return r;
+    }
     int has_b = n->n_in > 2 && n->in[2] >= 0 && in[2].data;
     const k_tensor *at = s->po.has_add ? &in[NN_ADD_INPUT] : NULL;
     nn_f32buf bx, bw, bb, ba, by;

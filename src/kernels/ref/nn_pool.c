@@ -2,6 +2,7 @@
  * storage_order, int8/uint8), AveragePool (count_include_pad), LpPool and the
  * global variants, over 1-3 spatial dims, either layout for 4-D tensors. */
 #include "kernels/ref/nn_common.h"
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,7 +187,7 @@ void nn_pool_compute(const nn_win *wp, int type, int include_pad, int storage_or
                             }
                         }
                         float res;
-                        if (type == POOL_MAX) res = (float)acc;
+                        if (type == POOL_MAX) res = best < 0 ? -FLT_MAX : (float)acc;   /* empty window: as ORT */
                         else if (type == POOL_AVG) {
                             int64_t div = include_pad ? padcnt : cnt;
                             res = div ? (float)(acc / (double)div) : 0.f;
