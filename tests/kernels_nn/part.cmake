@@ -1,5 +1,5 @@
 # tests/kernels_nn: the NN kernels (Conv, ConvTranspose, pools, LRN, MatMul,
-# Gemm, openacl.Reorder): every oneDNN kernel against the reference on
+# Gemm, openacl.Reorder, the quantisation ops): every oneDNN kernel against the reference on
 # random configurations, the ONNX node tests of both, and the fusion and
 # layout passes on small graphs.
 set(KNN_NODE_RUNNER ${CMAKE_CURRENT_LIST_DIR}/../kernels_shape/node_runner.c)
@@ -10,7 +10,8 @@ if(EXISTS ${KNN_NODE_RUNNER} AND EXISTS ${KNN_NODE_DIR})
   target_link_options(knn_node_runner PRIVATE -no-pie -Wl,--unresolved-symbols=ignore-in-object-files)
   # (global pools' node tests use opset 1, which the importer refuses; the
   # random test covers them)
-  set(KNN_OPS -x convinteger conv basic_conv convtranspose averagepool maxpool lrn gemm matmul_)
+  set(KNN_OPS conv basic_conv convtranspose averagepool maxpool lrn gemm matmul_ matmulinteger
+      qlinearconv qlinearmatmul quantizelinear dequantizelinear dynamicquantizelinear)
   add_test(NAME kernels_nn_onnx_nodes COMMAND knn_node_runner ${KNN_NODE_DIR} ${KNN_OPS})
   add_test(NAME kernels_nn_onnx_nodes_ref COMMAND knn_node_runner ${KNN_NODE_DIR} ${KNN_OPS})
   set_tests_properties(kernels_nn_onnx_nodes PROPERTIES LABELS "kernels" TIMEOUT 300)
