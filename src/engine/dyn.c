@@ -76,7 +76,7 @@ void eng_dyn_set_const(eng_dyn *d, int t, const void *p)
 void eng_vals_release(int n, k_tensor *vals, unsigned char *owned)
 {
     for (int t = 0; t < n; t++)
-        if (owned[t]) { free(vals[t].data); vals[t].data = NULL; owned[t] = 0; }
+        if (owned[t]) { k_value_free(&vals[t]); owned[t] = 0; }
 }
 
 static int sig_same(const node_cache *c, const g_node *n, const k_tensor *in)
@@ -162,7 +162,8 @@ static void pool_put(eng_dyn *d, void *p, size_t cap)
 static void val_drop(eng_dyn *d, k_tensor *vals, unsigned char *owned, int t)
 {
     if (!owned[t]) return;
-    if (d->g->t[t].is_output) free(vals[t].data);
+    if (g_is_container(vals[t].dtype)) k_seq_free(vals[t].data);
+    else if (d->g->t[t].is_output) free(vals[t].data);
     else pool_put(d, vals[t].data, d->cap[t]);
     vals[t].data = NULL;
     owned[t] = 0;
@@ -230,7 +231,9 @@ static int dyn_run(eng_dyn *d, k_tensor *vals, unsigned char *owned, int threads
                                 n->name, n->op_type, n->opset);
         for (int j = 0; j < n->n_out; j++) {
             if (n->out[j] < 0) { out[j].data = NULL; out[j].nbytes = 0; continue; }
-            if (!g_dtype_size(out[j].dtype) || !g_shape_known(&out[j].shape)) {
+            int box = g_is_container(out[j].dtype);
+            if (box) memset(&out[j].shape, 0, sizeof out[j].shape);
+            if ((!box && !g_dtype_size(out[j].dtype)) || !g_shape_known(&out[j].shape)) {
                 char s[96];
                 return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s' (%s, opset %d): output %d "
                                 "'%s' has type %s and shape %s after inference", n->name,
@@ -241,8 +244,13 @@ static int dyn_run(eng_dyn *d, k_tensor *vals, unsigned char *owned, int threads
             int ti = n->out[j];
             val_drop(d, vals, owned, ti);   /* a previous value (loops) */
             size_t cap = out[j].nbytes;
-            out[j].data = g->t[ti].is_output ? eng_alloc64(out[j].nbytes)
-                                             : pool_get(d, out[j].nbytes, &cap);
+            if (box) {
+                out[j].data = k_seq_new();   /* run() fills the empty container */
+                out[j].nbytes = sizeof(k_seq);
+            } else {
+                out[j].data = g->t[ti].is_output ? eng_alloc64(out[j].nbytes)
+                                                 : pool_get(d, out[j].nbytes, &cap);
+            }
             if (!out[j].data)
                 return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): cannot allocate %zu bytes "
                                 "for output %d", n->name, n->op_type, out[j].nbytes, j);

@@ -403,6 +403,20 @@ static int check_input(const eng_model *m, int i, const k_tensor *x, int strict_
 {
     const eng_io *io = &m->ins[i];
     char a[128], b[128];
+    if (g_is_container(io->dtype)) {
+        /* a sequence/optional: a k_seq of the declared kind */
+        int want = io->dtype, e = g_container_elem(want);
+        int ok = x->dtype == want || (g_is_seq(want) && e == G_UNDEF && g_is_seq(x->dtype)) ||
+                 (g_is_opt(want) && e == G_UNDEF && g_is_opt(x->dtype));
+        if (!ok)
+            return acl_fail(ACL_ERROR_INVALID_PARAM, "model execute: input %d '%s' has type %s, the "
+                            "model expects %s", i, io->name, g_dtype_name(x->dtype),
+                            g_dtype_name(want));
+        if (!x->data)
+            return acl_fail(ACL_ERROR_INVALID_PARAM, "model execute: input %d '%s' has no value", i,
+                            io->name);
+        return 0;
+    }
     if (x->dtype != io->dtype)
         return acl_fail(ACL_ERROR_INVALID_PARAM, "model execute: input %d '%s' has type %s, the "
                         "model expects %s", i, io->name, g_dtype_name(x->dtype),
@@ -514,7 +528,18 @@ static int run_dynamic(eng_model *m, const k_tensor *in, k_tensor *out, eng_allo
     }
     rc = eng_dyn_run(m->dyn, m->vals, m->owned, set_threads(m));
     for (int o = 0; o < m->n_out && !rc; o++) {
-        const k_tensor *v = &m->vals[m->out_t[o]];
+        int t = m->out_t[o];
+        k_tensor *v = &m->vals[t];
+        if (g_is_container(v->dtype)) {
+            /* handed over as a k_seq the caller releases with k_seq_free */
+            if (m->owned[t]) {
+                out[o] = *v;
+                m->owned[t] = 0;   /* a repeat of this output copies from it */
+            } else if ((rc = k_value_copy(&out[o], v))) {
+                acl_fail(rc, "model execute: output %d '%s': out of memory", o, m->outs[o].name);
+            }
+            continue;
+        }
         size_t need = k_nbytes(v);
         if ((rc = prepare_output(m, o, &out[o], need, alloc, actx))) break;
         if (need && v->data != out[o].data) memcpy(out[o].data, v->data, need);

@@ -65,6 +65,11 @@ typedef void *(*eng_alloc_fn)(void *ctx, size_t nbytes);
  * caller serialises runs of one model. */
 int eng_run(eng_model *m, void *work, const k_tensor *in, int n_in,
             k_tensor *out, int n_out, eng_alloc_fn alloc, void *alloc_ctx);
+/* Containers (addition): an input of a sequence/optional type is passed as a
+ * k_tensor of that dtype whose data is a k_seq (kernels/kernel.h); such an
+ * output comes back the same way in out[i].data, a k_seq the caller releases
+ * with k_seq_free (its buffer and the allocator are not used). Models with
+ * container values always run on the dynamic path. */
 
 #ifdef __cplusplus
 }

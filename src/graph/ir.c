@@ -38,8 +38,19 @@ const char *g_dtype_name(int dtype)
     case G_U32: return "uint32";
     case G_U64: return "uint64";
     case G_BF16: return "bfloat16";
-    default: return "unknown-dtype";
+    default: break;
     }
+    if (g_is_container(dtype)) {
+        /* a few rotating buffers so several names fit in one message */
+        static __thread char buf[4][48];
+        static __thread int k;
+        char *b = buf[k++ & 3];
+        int e = g_container_elem(dtype);
+        if (g_is_seq(dtype)) snprintf(b, sizeof buf[0], "seq(%s)", g_dtype_name(e));
+        else snprintf(b, sizeof buf[0], "optional(%s)", g_dtype_name(e));
+        return b;
+    }
+    return "unknown-dtype";
 }
 
 int64_t g_shape_numel(const g_shape *s)

@@ -20,7 +20,23 @@ enum g_dtype {
     G_U64 = 13, G_BF16 = 16
 };
 size_t g_dtype_size(int dtype);          /* 0 for G_UNDEF/G_STR/unknown */
-const char *g_dtype_name(int dtype);     /* "float32", ... */
+const char *g_dtype_name(int dtype);     /* "float32", ..., "seq(float32)" */
+
+/* Container types (addition; openacl numbering, not ONNX's): a sequence of
+ * tensors of element type e is G_SEQ_BASE + e, an optional tensor
+ * G_OPT_BASE + e, an optional sequence G_OPT_BASE + G_SEQ_BASE + e (e may be
+ * G_UNDEF when not known). Their value is a k_seq (kernels/kernel.h); their
+ * g_dtype_size is 0, their shape rank 0. */
+#define G_SEQ_BASE 100
+#define G_OPT_BASE 200
+static inline int g_is_container(int dt) { return dt >= G_SEQ_BASE && dt < G_OPT_BASE + G_SEQ_BASE + G_SEQ_BASE; }
+static inline int g_is_seq(int dt) { return dt >= G_SEQ_BASE && dt < G_OPT_BASE; }
+static inline int g_is_opt(int dt) { return dt >= G_OPT_BASE && dt < G_OPT_BASE + 2 * G_SEQ_BASE; }
+/* Element type: of a sequence, its tensors' type; of an optional, what it holds. */
+static inline int g_container_elem(int dt)
+{
+    return g_is_seq(dt) ? dt - G_SEQ_BASE : g_is_opt(dt) ? dt - G_OPT_BASE : G_UNDEF;
+}
 
 /* Physical layout of a 4-D activation; the shape is always the logical
  * (ONNX, NCHW) shape whatever the layout. */
@@ -60,7 +76,8 @@ typedef struct g_tensor {
 /* Attribute types use ONNX AttributeProto numbering. */
 enum g_attr_type {
     G_AT_FLOAT = 1, G_AT_INT = 2, G_AT_STRING = 3, G_AT_TENSOR = 4,
-    G_AT_GRAPH = 5, G_AT_FLOATS = 6, G_AT_INTS = 7, G_AT_STRINGS = 8
+    G_AT_GRAPH = 5, G_AT_FLOATS = 6, G_AT_INTS = 7, G_AT_STRINGS = 8,
+    G_AT_TYPE = 13            /* addition: a type; `i` holds its dtype code */
 };
 
 typedef struct g_graph g_graph;

@@ -95,6 +95,28 @@ int k_known(const char *op_type, const char *domain);
 void k_set_force_ref(int on);
 int k_force_ref(void);
 
+/* Value of a container tensor (g_is_container(dtype)): k_tensor.data points
+ * at a k_seq. A sequence holds n tensors; an optional holds n = 0 (none) or 1
+ * element, a tensor or a sequence (then items[0].dtype is a sequence type and
+ * items[0].data a k_seq). Items own their memory (malloc'd). For a container
+ * output the engine hands run() an empty k_seq to fill; it frees container
+ * values with k_seq_free. (Addition; src/kernels/util.c.) */
+typedef struct k_seq {
+    int n, cap;
+    k_tensor *items;
+} k_seq;
+k_seq *k_seq_new(void);
+void k_seq_free(k_seq *s);                  /* NULL is a no-op; frees items too */
+void k_seq_clear(k_seq *s);                 /* frees the items, keeps s */
+k_seq *k_seq_clone(const k_seq *s);         /* deep copy; NULL on OOM */
+/* Inserts a deep copy of v (a tensor or a container value) at pos (0..n). */
+int k_seq_insert(k_seq *s, int pos, const k_tensor *v);
+void k_seq_erase(k_seq *s, int pos);
+/* Deep copy of a tensor or container value into fresh memory (dst->data
+ * malloc'd / a new k_seq); k_value_free releases such a copy. */
+int k_value_copy(k_tensor *dst, const k_tensor *src);
+void k_value_free(k_tensor *v);
+
 /* Helpers every kernel uses (src/kernels/util.c). */
 /* NumPy-style broadcast of a and b into out; fails with acl_fail naming
  * the node when incompatible. */

@@ -348,8 +348,52 @@ static int tensor_from_proto(const imp *im, const Onnx__TensorProto *tp, const c
 
 /* ---- type info ---- */
 
+/* Container types: sequences of tensors and optionals of tensors or of such
+ * sequences map to the G_SEQ_BASE / G_OPT_BASE codes; -1 for anything else. */
+static int elem_code(const Onnx__TypeProto *tp)
+{
+    if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type) return -1;
+    int dt = G_UNDEF;
+    if (tp->tensor_type->has_elem_type && tp->tensor_type->elem_type &&
+        map_dtype(tp->tensor_type->elem_type, &dt))
+        return -1;
+    return dt;
+}
+
+static int container_code(const Onnx__TypeProto *tp)
+{
+    if (!tp) return -1;
+    if (tp->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE && tp->sequence_type) {
+        int e = elem_code(tp->sequence_type->elem_type);
+        return e < 0 ? -1 : G_SEQ_BASE + e;
+    }
+    if (tp->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE && tp->optional_type) {
+        const Onnx__TypeProto *in = tp->optional_type->elem_type;
+        int e = elem_code(in);
+        if (e >= 0) return G_OPT_BASE + e;
+        int c = container_code(in);
+        return c >= 0 && g_is_seq(c) ? G_OPT_BASE + c : -1;
+    }
+    return -1;
+}
+
+/* Any supported type (tensor element type or container code), -1 if none. */
+static int type_code(const Onnx__TypeProto *tp)
+{
+    int e = elem_code(tp);
+    return e >= 0 ? e : container_code(tp);
+}
+
 static int apply_type(const Onnx__TypeProto *tp, g_tensor *t, int strict, const char *what)
 {
+    int cc = container_code(tp);
+    if (cc >= 0) {
+        if (t->kind != G_TK_CONST) {
+            t->dtype = cc;
+            memset(&t->shape, 0, sizeof t->shape);
+        }
+        return 0;
+    }
     if (!tp) {
         if (strict)
             return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: %s '%s' has no type", what, t->name);
@@ -357,13 +401,14 @@ static int apply_type(const Onnx__TypeProto *tp, g_tensor *t, int strict, const 
     }
     if (tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type) {
         if (!strict) return 0;
-        const char *k = tp->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE ? "a sequence" :
+        const char *k = tp->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE ? "a nested sequence" :
                         tp->value_case == ONNX__TYPE_PROTO__VALUE_MAP_TYPE ? "a map" :
-                        tp->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE ? "an optional" :
+                        tp->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE ? "a nested optional" :
                         tp->value_case == ONNX__TYPE_PROTO__VALUE_SPARSE_TENSOR_TYPE ? "a sparse tensor" :
                         "an unknown";
         return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "ONNX import: %s '%s' has %s type; only "
-                        "dense tensors are supported", what, t->name, k);
+                        "tensors, sequences of tensors and optionals of those are supported",
+                        what, t->name, k);
     }
     const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
     if (strict && t->kind == G_TK_INPUT && (!tt->has_elem_type || !tt->elem_type))
@@ -625,6 +670,7 @@ static int convert_attr(const imp *im, const Onnx__AttributeProto *ap, scope *sc
         else if (ap->has_s) type = G_AT_STRING;
         else if (ap->has_f) type = G_AT_FLOAT;
         else if (ap->has_i) type = G_AT_INT;
+        else if (ap->tp) type = G_AT_TYPE;
     }
     a->type = type;
     switch (type) {
@@ -675,6 +721,15 @@ static int convert_attr(const imp *im, const Onnx__AttributeProto *ap, scope *sc
         a->t->mem_offset = -1;
         int rc = tensor_from_proto(im, ap->t, a->t->name, a->t);
         if (rc) return rc;
+        break;
+    }
+    case G_AT_TYPE: {
+        int c = type_code(ap->tp);
+        if (c < 0)
+            return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "ONNX import: node '%s' (%s): type "
+                            "attribute '%s' names a type that is not supported", node_name, op,
+                            a->name);
+        a->i = c;
         break;
     }
     case G_AT_GRAPH: {

@@ -321,3 +321,72 @@ int otd_compare(const otd_tensor *e, int dtype, int rank, const int64_t *dims, c
              "diff %.3g", bad, n, first, fa, fe, worst);
     return 1;
 }
+
+/* ---- SequenceProto / OptionalProto ----
+ * Both: name = 1, elem_type = 2 (1 tensor, 3 sequence, 5 optional),
+ * tensor value(s) = 3, sequence value(s) = 5, optional value(s) = 7. */
+
+void otd_value_free(otd_value *v)
+{
+    if (!v) return;
+    otd_tensor_free(&v->t);
+    for (int i = 0; i < v->n && v->items; i++) otd_value_free(&v->items[i]);
+    free(v->items);
+    memset(v, 0, sizeof *v);
+}
+
+static int push_item(otd_value *v, const void *p, size_t len, int kind, char *err, size_t errlen)
+{
+    otd_value *it = realloc(v->items, (size_t)(v->n + 1) * sizeof *it);
+    if (!it) { snprintf(err, errlen, "out of memory"); return -1; }
+    v->items = it;
+    memset(&it[v->n], 0, sizeof it[v->n]);
+    if (otd_parse_value(p, len, kind, &it[v->n], err, errlen)) return -1;
+    v->n++;
+    return 0;
+}
+
+int otd_parse_value(const void *buf, size_t len, int kind, otd_value *v, char *err, size_t errlen)
+{
+    memset(v, 0, sizeof *v);
+    v->kind = kind;
+    if (kind == OTD_TENSOR) return otd_parse_tensor(buf, len, &v->t, err, errlen);
+    rd r = { buf, (const uint8_t *)buf + len };
+    while (r.p < r.end) {
+        uint64_t key, x;
+        if (rd_varint(&r, &key)) goto bad;
+        int field = (int)(key >> 3), wire = (int)(key & 7);
+        if (wire == 2 && (field == 3 || field == 5 || field == 7)) {
+            if (rd_varint(&r, &x) || x > (uint64_t)(r.end - r.p)) goto bad;
+            int k = field == 3 ? OTD_TENSOR : field == 5 ? OTD_SEQUENCE : OTD_OPTIONAL;
+            if (push_item(v, r.p, (size_t)x, k, err, errlen)) { otd_value_free(v); return -1; }
+            r.p += x;
+        } else if (wire == 2 && (field == 4 || field == 6)) {
+            snprintf(err, errlen, "sparse tensors and maps are not supported");
+            otd_value_free(v);
+            return -1;
+        } else if (skip_field(&r, wire)) {
+            goto bad;
+        }
+    }
+    if (kind == OTD_OPTIONAL && v->n > 1) { snprintf(err, errlen, "optional with %d values", v->n); otd_value_free(v); return -1; }
+    return 0;
+bad:
+    snprintf(err, errlen, "malformed protobuf");
+    otd_value_free(v);
+    return -1;
+}
+
+int otd_load_value(const char *path, int kind, otd_value *v, char *err, size_t errlen)
+{
+    void *b;
+    size_t n;
+    if (otd_read_file(path, &b, &n)) {
+        if (err) snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        memset(v, 0, sizeof *v);
+        return -1;
+    }
+    int rc = otd_parse_value(b, n, kind, v, err, errlen);
+    free(b);
+    return rc;
+}

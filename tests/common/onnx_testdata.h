@@ -35,6 +35,22 @@ int otd_parse_tensor(const void *buf, size_t len, otd_tensor *t, char *err, size
 int otd_load_tensor(const char *path, otd_tensor *t, char *err, size_t errlen);
 void otd_tensor_free(otd_tensor *t);
 
+/* A test value: a tensor, a sequence of values or an optional (0 or 1 value),
+ * from a TensorProto, SequenceProto or OptionalProto file. */
+enum { OTD_TENSOR = 0, OTD_SEQUENCE = 1, OTD_OPTIONAL = 2 };
+typedef struct otd_value {
+    int kind;
+    otd_tensor t;             /* OTD_TENSOR */
+    int n;                    /* OTD_SEQUENCE: count; OTD_OPTIONAL: 0 or 1 */
+    struct otd_value *items;
+} otd_value;
+
+/* Parses bytes holding a value of the given kind (nested kinds follow the
+ * protos' own elem_type). Returns 0 or -1 with a reason in err. */
+int otd_parse_value(const void *buf, size_t len, int kind, otd_value *v, char *err, size_t errlen);
+int otd_load_value(const char *path, int kind, otd_value *v, char *err, size_t errlen);
+void otd_value_free(otd_value *v);
+
 /* Tolerances: floats match when |a - e| <= atol + rtol * |e| (NaN matches
  * NaN, infinities must be equal); integers and bools must be equal. */
 typedef struct otd_tol { double rtol, atol; } otd_tol;

@@ -78,10 +78,95 @@ static void one_line(char *s)
     for (; *s; s++) if (*s == '\n' || *s == '\r') *s = ' ';
 }
 
+static int value_kind(int dtype)
+{
+    return g_is_seq(dtype) ? OTD_SEQUENCE : g_is_opt(dtype) ? OTD_OPTIONAL : OTD_TENSOR;
+}
+
+static void tensor_view(const otd_tensor *t, k_tensor *x)
+{
+    memset(x, 0, sizeof *x);
+    x->dtype = t->dtype;
+    x->shape.rank = t->rank;
+    for (int d = 0; d < t->rank && d < G_MAX_RANK; d++) x->shape.d[d] = t->dims[d];
+    x->data = t->data;
+    x->nbytes = t->nbytes;
+}
+
+/* A test-data value as an engine value: tensors point at the file's bytes,
+ * containers become k_seq objects (released with k_value_free). */
+static int to_engine(const otd_value *v, int want, k_tensor *x)
+{
+    if (v->kind == OTD_TENSOR) {
+        tensor_view(&v->t, x);
+        /* the 1.12 test data stores bfloat16 tensors as uint16 */
+        if (x->dtype == 4 && want == G_BF16) x->dtype = G_BF16;
+        return 0;
+    }
+    k_seq *q = k_seq_new();
+    if (!q) return -1;
+    int elem = g_container_elem(want), inner = G_UNDEF;
+    for (int i = 0; i < v->n; i++) {
+        k_tensor it;
+        if (to_engine(&v->items[i], elem, &it)) { k_seq_free(q); return -1; }
+        int rc = k_seq_insert(q, q->n, &it);
+        inner = it.dtype;
+        if (v->items[i].kind != OTD_TENSOR) k_value_free(&it);
+        if (rc) { k_seq_free(q); return -1; }
+    }
+    memset(x, 0, sizeof *x);
+    if (v->kind == OTD_SEQUENCE)
+        x->dtype = G_SEQ_BASE + (inner != G_UNDEF ? inner : g_container_elem(want));
+    else
+        x->dtype = G_OPT_BASE + (inner != G_UNDEF ? inner : g_container_elem(want));
+    x->data = q;
+    x->nbytes = sizeof(k_seq);
+    return 0;
+}
+
+static void release_engine(const otd_value *v, k_tensor *x)
+{
+    if (v->kind != OTD_TENSOR) k_value_free(x);
+}
+
+/* Compares an engine value with the expected one; 0 when they match. */
+static int compare_value(const otd_value *e, const k_tensor *a, char *msg, size_t len)
+{
+    if (e->kind == OTD_TENSOR) {
+        if (g_is_container(a->dtype)) {
+            snprintf(msg, len, "got a %s, expected a tensor", g_dtype_name(a->dtype));
+            return 1;
+        }
+        otd_tensor t = e->t;
+        if (t.dtype == 4 && a->dtype == G_BF16) t.dtype = G_BF16;
+        return otd_compare(&t, a->dtype, a->shape.rank, a->shape.d, a->data, a->nbytes,
+                           otd_default_tol(t.dtype), msg, len);
+    }
+    int want_seq = e->kind == OTD_SEQUENCE;
+    if (want_seq ? !g_is_seq(a->dtype) : !g_is_opt(a->dtype)) {
+        snprintf(msg, len, "got a %s, expected a %s", g_dtype_name(a->dtype),
+                 want_seq ? "sequence" : "optional");
+        return 1;
+    }
+    const k_seq *q = a->data;
+    if (!q || q->n != e->n) {
+        snprintf(msg, len, "%d elements, expected %d", q ? q->n : -1, e->n);
+        return 1;
+    }
+    for (int i = 0; i < e->n; i++) {
+        char sub[400];
+        if (compare_value(&e->items[i], &q->items[i], sub, sizeof sub)) {
+            snprintf(msg, len, "element %d: %s", i, sub);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* Runs one test case in this (child) process. Writes its message to msg. */
 static int run_case(const char *dir, char *msg, size_t len)
 {
-    char path[4096];
+    char path[8448];
     snprintf(path, sizeof path, "%s/model.onnx", dir);
     void *buf;
     size_t blen;
@@ -102,7 +187,8 @@ static int run_case(const char *dir, char *msg, size_t len)
     if (!nset) { snprintf(msg, len, "no test_data_set_*"); eng_free(m); return R_NDATA; }
     int ni = eng_num_inputs(m), no = eng_num_outputs(m);
     k_tensor *in = calloc((size_t)ni + 1, sizeof *in), *out = calloc((size_t)no + 1, sizeof *out);
-    otd_tensor *ti = calloc((size_t)ni + 1, sizeof *ti), *to = calloc((size_t)no + 1, sizeof *to);
+    otd_value *vi = calloc((size_t)ni + 1, sizeof *vi), *vo = calloc((size_t)no + 1, sizeof *vo);
+    int *slot = calloc((size_t)ni + 1, sizeof *slot);
     msg[0] = 0;
     for (int s = 0; s < nset && result == R_PASS; s++) {
         char sd[4096];
@@ -118,25 +204,24 @@ static int run_case(const char *dir, char *msg, size_t len)
             result = R_FAIL;
             break;
         }
-        for (int i = 0; i < ni && result == R_PASS; i++) {
+        int loaded = 0;
+        for (int i = 0; i < ni && result == R_PASS; i++, loaded++) {
             snprintf(path, sizeof path, "%s/input_%d.pb", sd, i);
-            if (otd_load_tensor(path, &ti[i], err, sizeof err)) {
+            int want = eng_input(m, i)->dtype;
+            if (otd_load_value(path, value_kind(want), &vi[i], err, sizeof err)) {
                 snprintf(msg, len, "input_%d.pb: %s", i, err);
                 result = R_UNSUP;
                 break;
             }
             /* match by name when the file names a model input */
             int k = i;
-            for (int j = 0; j < ni && ti[i].name[0]; j++)
-                if (!strcmp(eng_input(m, j)->name, ti[i].name)) k = j;
-            k_tensor *x = &in[k];
-            /* the 1.12 test data stores bfloat16 tensors as uint16 */
-            if (ti[i].dtype == 4 && eng_input(m, k)->dtype == G_BF16) ti[i].dtype = G_BF16;
-            x->dtype = ti[i].dtype;
-            x->shape.rank = ti[i].rank;
-            for (int d = 0; d < ti[i].rank; d++) x->shape.d[d] = ti[i].dims[d];
-            x->data = ti[i].data;
-            x->nbytes = ti[i].nbytes;
+            for (int j = 0; j < ni && vi[i].kind == OTD_TENSOR && vi[i].t.name[0]; j++)
+                if (!strcmp(eng_input(m, j)->name, vi[i].t.name)) k = j;
+            slot[i] = k;
+            if (to_engine(&vi[i], eng_input(m, k)->dtype, &in[k])) {
+                snprintf(msg, len, "input_%d.pb: out of memory", i);
+                result = R_FAIL;
+            }
         }
         for (int i = 0; i < no; i++) memset(&out[i], 0, sizeof out[i]);
         if (result == R_PASS) {
@@ -148,24 +233,25 @@ static int run_case(const char *dir, char *msg, size_t len)
         }
         for (int i = 0; i < no && result == R_PASS; i++) {
             snprintf(path, sizeof path, "%s/output_%d.pb", sd, i);
-            if (otd_load_tensor(path, &to[i], err, sizeof err)) {
+            if (otd_load_value(path, value_kind(eng_output(m, i)->dtype), &vo[i], err, sizeof err)) {
                 snprintf(msg, len, "output_%d.pb: %s", i, err);
                 result = R_UNSUP;
                 break;
             }
-            if (to[i].dtype == 4 && out[i].dtype == G_BF16) to[i].dtype = G_BF16;
-            char cm[512];
-            if (otd_compare(&to[i], out[i].dtype, out[i].shape.rank, out[i].shape.d, out[i].data,
-                            out[i].nbytes, otd_default_tol(to[i].dtype), cm, sizeof cm)) {
+            char cm[1024];
+            if (compare_value(&vo[i], &out[i], cm, sizeof cm)) {
                 snprintf(msg, len, "%s output %d '%s': %s", sets[s], i, eng_output(m, i)->name, cm);
                 result = R_FAIL;
             }
-            otd_tensor_free(&to[i]);
+            otd_value_free(&vo[i]);
         }
-        for (int i = 0; i < no; i++) { free(out[i].data); out[i].data = NULL; }
-        for (int i = 0; i < ni; i++) otd_tensor_free(&ti[i]);
+        for (int i = 0; i < no; i++) { k_value_free(&out[i]); }
+        for (int i = 0; i < loaded && i < ni; i++) {
+            release_engine(&vi[i], &in[slot[i]]);
+            otd_value_free(&vi[i]);
+        }
     }
-    free(in); free(out); free(ti); free(to);
+    free(in); free(out); free(vi); free(vo); free(slot);
     free_list(sets, nset);
     eng_free(m);
     return result;
@@ -208,10 +294,10 @@ int main(int argc, char **argv)
         counts c = { { 0 } };
         for (int t = 0; t < nt; t++) {
             if (filter && !strstr(tests[t], filter)) continue;
-            char dir[4096];
+            char dir[8192];
             snprintf(dir, sizeof dir, "%s/%s", sdir, tests[t]);
             if (access(dir, F_OK)) continue;
-            char mpath[4200];
+            char mpath[8300];
             snprintf(mpath, sizeof mpath, "%s/model.onnx", dir);
             if (access(mpath, R_OK)) { c.n[R_NDATA]++; continue; }   /* e.g. real/: data elsewhere */
             if (inproc) {

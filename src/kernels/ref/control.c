@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { CF_IF, CF_LOOP, CF_SCAN };
+enum { CF_IF, CF_LOOP, CF_SCAN, CF_SEQMAP };
 
 typedef struct cf_sub {
     g_graph *g;
@@ -57,7 +57,7 @@ static int cf_fail(const g_node *n, int code, const char *fmt, ...)
 
 static void own_free(k_tensor *t, unsigned char *owned)
 {
-    if (*owned) free(t->data);
+    if (*owned) k_value_free(t);
     t->data = NULL;
     *owned = 0;
 }
@@ -66,6 +66,14 @@ static void own_free(k_tensor *t, unsigned char *owned)
 static int own_copy(k_tensor *t, unsigned char *owned)
 {
     if (*owned) return 0;
+    if (g_is_container(t->dtype)) {
+        k_seq *c = k_seq_clone(t->data);
+        if (!c) return acl_fail(ACL_ERROR_BAD_ALLOC, "control flow: out of memory");
+        t->data = c;
+        t->nbytes = sizeof(k_seq);
+        *owned = 1;
+        return 0;
+    }
     size_t nb = k_nbytes(t);
     void *p = eng_alloc64(nb);
     if (!p) return acl_fail(ACL_ERROR_BAD_ALLOC, "control flow: out of memory (%zu bytes)", nb);
@@ -78,7 +86,7 @@ static int own_copy(k_tensor *t, unsigned char *owned)
 
 static void pend_clear(cf_state *s)
 {
-    for (int i = 0; i < s->pend_n; i++) free(s->pend[i].data);
+    for (int i = 0; i < s->pend_n; i++) k_value_free(&s->pend[i]);
     free(s->pend);
     free(s->pend_src);
     s->pend = NULL;
@@ -245,6 +253,9 @@ typedef struct stack { char *buf; size_t len, cap; g_shape elem; int dtype; int6
 
 static int stack_push(stack *st, const g_node *n, int k, const k_tensor *v)
 {
+    if (g_is_container(v->dtype))
+        return cf_fail(n, ACL_ERROR_FEATURE_UNSUPPORTED, "scan output %d is a %s; scan outputs "
+                       "must be tensors", k, g_dtype_name(v->dtype));
     if (st->count == 0) { st->elem = v->shape; st->dtype = v->dtype; }
     else if (!g_shape_eq(&st->elem, &v->shape) || st->dtype != v->dtype) {
         char a[96], b[96];
@@ -568,11 +579,55 @@ static int exec_scan(cf_state *s, const g_node *n, const k_tensor *in, int threa
     return rc;
 }
 
+/* SequenceMap: the body runs once per element of the first input; sequence
+ * inputs give their i-th element, tensors are passed whole; output k collects
+ * body output k of every step. */
+static int exec_seqmap(cf_state *s, const g_node *n, const k_tensor *in, int threads)
+{
+    cf_sub *b = &s->sub[0];
+    int nf = s->n_formal, nres = b->g->n_outputs, rc = 0;
+    const k_seq *first = in[0].data;
+    int len = first ? first->n : 0;
+    for (int j = 1; j < nf; j++)
+        if (g_is_seq(in[j].dtype) && in[j].data && ((const k_seq *)in[j].data)->n != len)
+            return cf_fail(n, ACL_ERROR_INVALID_PARAM, "input %d has %d elements, input 0 has %d",
+                           j, ((const k_seq *)in[j].data)->n, len);
+    k_tensor *formal = calloc((size_t)nf + 1, sizeof *formal);
+    k_tensor *res = calloc((size_t)nres + 1, sizeof *res);
+    unsigned char *rown = calloc((size_t)nres + 1, 1);
+    if (!formal || !res || !rown || (rc = pend_alloc(s, n->n_out, n, in))) {
+        free(formal); free(res); free(rown);
+        return rc ? rc : acl_fail(ACL_ERROR_BAD_ALLOC, "SequenceMap: out of memory");
+    }
+    for (int o = 0; o < n->n_out && !rc; o++) {
+        const g_tensor *bo = &b->g->t[b->g->outputs[o]];
+        s->pend[o].dtype = G_SEQ_BASE + (g_is_container(bo->dtype) ? G_UNDEF : bo->dtype);
+        s->pend[o].nbytes = sizeof(k_seq);
+        if (!(s->pend[o].data = k_seq_new())) rc = acl_fail(ACL_ERROR_BAD_ALLOC, "SequenceMap: out of memory");
+    }
+    for (int i = 0; i < len && !rc; i++) {
+        for (int j = 0; j < nf; j++)
+            formal[j] = g_is_seq(in[j].dtype) ? ((const k_seq *)in[j].data)->items[i] : in[j];
+        if ((rc = sub_run(b, formal, nf, in, res, rown, threads))) break;
+        for (int o = 0; o < n->n_out && !rc; o++) {
+            k_seq *q = s->pend[o].data;
+            if ((rc = k_seq_insert(q, q->n, &res[o])))
+                acl_fail(rc, "SequenceMap: out of memory");
+            if (!g_is_container(res[o].dtype)) s->pend[o].dtype = G_SEQ_BASE + res[o].dtype;
+        }
+        for (int o = 0; o < nres; o++) own_free(&res[o], &rown[o]);
+    }
+    free(formal); free(res); free(rown);
+    if (rc) pend_clear(s);
+    return rc;
+}
+
 static int cf_exec(cf_state *s, const g_node *n, const k_tensor *in, int threads)
 {
     switch (s->kind) {
     case CF_IF: return exec_if(s, n, in, threads);
     case CF_LOOP: return exec_loop(s, n, in, threads);
+    case CF_SEQMAP: return exec_seqmap(s, n, in, threads);
     default: return exec_scan(s, n, in, threads);
     }
 }
@@ -628,6 +683,20 @@ static int cf_init(g_graph *g, g_node *n, void **state)
     g_graph *body = body_attr(n, "body");
     if (!body) return cf_fail(n, ACL_ERROR_PARSE_MODEL, "attribute 'body' missing");
     s->nsub = 1;
+    if (!strcmp(n->op_type, "SequenceMap")) {
+        s->kind = CF_SEQMAP;
+        s->n_formal = body->n_inputs;
+        if (body->n_inputs < 1 || n->n_in < body->n_inputs || body->n_outputs < n->n_out ||
+            !g_is_seq(in_dtype(g, n, 0)))
+            return cf_fail(n, ACL_ERROR_PARSE_MODEL, "needs a sequence first input and a body "
+                           "with one input per node input (%d for %d) and an output per node "
+                           "output", body->n_inputs, n->n_in);
+        for (int j = 0; j < body->n_inputs; j++) {
+            int dt = in_dtype(g, n, j);
+            set_formal(body, j, g_is_seq(dt) ? g_container_elem(dt) : dt, NULL);
+        }
+        return sub_setup(g, n, s, &s->sub[0], body);
+    }
     if (!strcmp(n->op_type, "Loop")) {
         s->kind = CF_LOOP;
         s->n_formal = body->n_inputs;
@@ -711,6 +780,14 @@ static int cf_infer(const g_node *n, void *state, const k_tensor *in, k_tensor *
         }
         return 0;
     }
+    if (s->kind == CF_SEQMAP) {
+        for (int o = 0; o < n->n_out; o++) {
+            const g_tensor *bo = &b0->t[b0->outputs[o]];
+            out[o].dtype = G_SEQ_BASE + (g_is_container(bo->dtype) ? G_UNDEF : bo->dtype);
+            memset(&out[o].shape, 0, sizeof out[o].shape);
+        }
+        return 0;
+    }
     int N = s->N, off = s->kind == CF_SCAN && n->opset < 9 ? 1 : 0;
     int carried0 = s->kind == CF_LOOP ? 2 : off;       /* node input of state 0 */
     int bout0 = s->kind == CF_LOOP ? 1 : 0;            /* body output of state 0 */
@@ -719,7 +796,9 @@ static int cf_infer(const g_node *n, void *state, const k_tensor *in, k_tensor *
         if (o < N) {
             const k_tensor *init = &in[carried0 + o];
             const g_tensor *bo = &b0->t[b0->outputs[bout0 + o]];
-            out[o].dtype = init->dtype;
+            /* the body's type wins (an optional start may carry on as its content) */
+            out[o].dtype = bo->dtype != G_UNDEF && (g_is_container(bo->dtype) || g_is_container(init->dtype))
+                           ? bo->dtype : init->dtype;
             g_shape want = init->shape;
             if (off) {   /* opset-8 Scan: the body sees one batch row */
                 for (int i = 1; i < want.rank; i++) want.d[i - 1] = want.d[i];
@@ -770,7 +849,14 @@ static int cf_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
     int rc = 0;
     for (int o = 0; o < n->n_out && !rc; o++) {
         if (n->out[o] < 0) continue;
-        const k_tensor *p = &s->pend[o];
+        k_tensor *p = &s->pend[o];
+        if (g_is_container(p->dtype) && g_is_seq(p->dtype) == g_is_seq(out[o].dtype) &&
+            g_is_opt(p->dtype) == g_is_opt(out[o].dtype) && out[o].data) {
+            k_seq tmp = *(k_seq *)out[o].data;   /* hand the result's items over */
+            *(k_seq *)out[o].data = *(k_seq *)p->data;
+            *(k_seq *)p->data = tmp;
+            continue;
+        }
         if (p->dtype != out[o].dtype || !g_shape_eq(&p->shape, &out[o].shape)) {
             char a[96], b[96];
             rc = cf_fail(n, ACL_ERROR_INVALID_PARAM, "output %d came out %s %s, planned %s %s", o,
@@ -795,6 +881,401 @@ static const k_op k_loop = { .op_type = "Loop", .domain = "", .since = 1, .until
 static const k_op k_scan = { .op_type = "Scan", .domain = "", .since = 8, .until = 0, .impl = "ref",
                              .priority = 0, .init = cf_init, .infer = cf_infer, .run = cf_run,
                              .fini = cf_fini };
+static const k_op k_seqmap = { .op_type = "SequenceMap", .domain = "", .since = 17, .until = 0,
+                               .impl = "ref", .priority = 0, .init = cf_init, .infer = cf_infer,
+                               .run = cf_run, .fini = cf_fini };
 K_REGISTER(k_if);
 K_REGISTER(k_loop);
 K_REGISTER(k_scan);
+K_REGISTER(k_seqmap);
+
+/* ======================= sequences and optionals =======================
+ * Container values are k_seq objects (kernels/kernel.h): the engine hands
+ * run() an empty one for each container output. */
+
+static int has_in(const g_node *n, const k_tensor *in, int j)
+{
+    return j < n->n_in && n->in[j] >= 0 && in[j].dtype != G_UNDEF;
+}
+
+/* A scalar (or one-element) integer input as int64. */
+static int scalar_i64(const g_node *n, const k_tensor *t, const char *what, int64_t *v)
+{
+    if (!t->data || g_shape_numel(&t->shape) != 1 || (t->dtype != G_I64 && t->dtype != G_I32))
+        return cf_fail(n, ACL_ERROR_INVALID_PARAM, "%s must be one int32/int64 value", what);
+    *v = read_i64(t);
+    return 0;
+}
+
+static int box_infer_rank0(k_tensor *o, int dtype)
+{
+    o->dtype = dtype;
+    memset(&o->shape, 0, sizeof o->shape);
+    o->layout = G_LAYOUT_PLAIN;
+    return 0;
+}
+
+static int seq_init(g_graph *g, g_node *n, void **st)
+{
+    const char *op = n->op_type;
+    int d0 = in_dtype(g, n, 0);
+    if (!strcmp(op, "SequenceInsert") || !strcmp(op, "SequenceAt") || !strcmp(op, "SequenceErase") ||
+        !strcmp(op, "SequenceLength") || !strcmp(op, "ConcatFromSequence")) {
+        if (!g_is_seq(d0))
+            return cf_fail(n, ACL_ERROR_UNSUPPORTED_DATA_TYPE, "input 0 must be a sequence, got %s",
+                           g_dtype_name(d0));
+    }
+    if (!strcmp(op, "SequenceConstruct")) {
+        if (n->n_in < 1) return cf_fail(n, ACL_ERROR_INVALID_PARAM, "needs at least one input");
+        for (int j = 0; j < n->n_in; j++)
+            if (in_dtype(g, n, j) != d0 || g_is_container(d0) || !g_dtype_size(d0))
+                return cf_fail(n, ACL_ERROR_UNSUPPORTED_DATA_TYPE, "inputs must be tensors of one "
+                               "type (input %d is %s, input 0 %s)", j,
+                               g_dtype_name(in_dtype(g, n, j)), g_dtype_name(d0));
+    }
+    if (!strcmp(op, "SplitToSequence") && (g_is_container(d0) || !g_dtype_size(d0)))
+        return cf_fail(n, ACL_ERROR_UNSUPPORTED_DATA_TYPE, "input must be a tensor, got %s",
+                       g_dtype_name(d0));
+    if (!strcmp(op, "SequenceEmpty")) {
+        int dt = (int)g_attr_int(n, "dtype", G_F32);
+        if (!g_dtype_size(dt))
+            return cf_fail(n, ACL_ERROR_UNSUPPORTED_DATA_TYPE, "dtype %d is not supported", dt);
+    }
+    if (!strcmp(op, "ConcatFromSequence") && !g_node_attr(n, "axis"))
+        return cf_fail(n, ACL_ERROR_INVALID_PARAM, "attribute 'axis' is required");
+    return 0;
+}
+
+static int seq_infer(const g_node *n, void *st, const k_tensor *in, k_tensor *out)
+{
+    const char *op = n->op_type;
+    if (!strcmp(op, "SequenceEmpty"))
+        return box_infer_rank0(&out[0], G_SEQ_BASE + (int)g_attr_int(n, "dtype", G_F32));
+    if (!strcmp(op, "SequenceConstruct")) return box_infer_rank0(&out[0], G_SEQ_BASE + in[0].dtype);
+    if (!strcmp(op, "SplitToSequence")) return box_infer_rank0(&out[0], G_SEQ_BASE + in[0].dtype);
+    if (!strcmp(op, "SequenceInsert")) {
+        int e = g_container_elem(in[0].dtype);
+        if (e != G_UNDEF && in[1].dtype != e)
+            return cf_fail(n, ACL_ERROR_UNSUPPORTED_DATA_TYPE, "inserting %s into %s",
+                           g_dtype_name(in[1].dtype), g_dtype_name(in[0].dtype));
+        return box_infer_rank0(&out[0], G_SEQ_BASE + in[1].dtype);
+    }
+    if (!strcmp(op, "SequenceErase")) return box_infer_rank0(&out[0], in[0].dtype);
+    if (!strcmp(op, "SequenceLength")) return box_infer_rank0(&out[0], G_I64);
+    /* SequenceAt, ConcatFromSequence: the value decides the shape */
+    out[0].dtype = g_container_elem(in[0].dtype);
+    out[0].layout = G_LAYOUT_PLAIN;
+    const k_seq *q = in[0].data;
+    if (!q || (!strcmp(op, "SequenceAt") && !in[1].data)) {
+        out[0].shape.rank = -1;
+        return K_NEED_DATA;
+    }
+    if (!strcmp(op, "SequenceAt")) {
+        int64_t p = 0;
+        int rc = scalar_i64(n, &in[1], "position", &p);
+        if (rc) return rc;
+        if (p < -q->n || p >= q->n)
+            return cf_fail(n, ACL_ERROR_INVALID_PARAM, "position %lld is outside a sequence of %d",
+                           (long long)p, q->n);
+        const k_tensor *it = &q->items[p < 0 ? p + q->n : p];
+        out[0].dtype = it->dtype;
+        out[0].shape = it->shape;
+        return 0;
+    }
+    /* ConcatFromSequence */
+    if (q->n == 0) return cf_fail(n, ACL_ERROR_INVALID_PARAM, "the sequence is empty");
+    int new_axis = (int)g_attr_int(n, "new_axis", 0);
+    const g_shape *s0 = &q->items[0].shape;
+    int r = s0->rank + (new_axis ? 1 : 0), ax = 0;
+    if (r > G_MAX_RANK) return cf_fail(n, ACL_ERROR_FEATURE_UNSUPPORTED, "rank %d too high", r);
+    int rc = norm_axis(n, g_attr_int(n, "axis", 0), r, &ax);
+    if (rc) return rc;
+    g_shape o;
+    memset(&o, 0, sizeof o);
+    o.rank = r;
+    for (int i = 0, j = 0; i < r; i++) o.d[i] = (new_axis && i == ax) ? q->n : s0->d[j++];
+    if (!new_axis) o.d[ax] = 0;
+    for (int k = 0; k < q->n; k++) {
+        const g_shape *sk = &q->items[k].shape;
+        if (q->items[k].dtype != q->items[0].dtype || sk->rank != s0->rank)
+            return cf_fail(n, ACL_ERROR_INVALID_PARAM, "element %d differs in type or rank", k);
+        for (int i = 0; i < s0->rank; i++)
+            if ((new_axis || i != ax) && sk->d[i] != s0->d[i])
+                return cf_fail(n, ACL_ERROR_INVALID_PARAM, "element %d differs in dim %d", k, i);
+        if (!new_axis) o.d[ax] += sk->d[ax];
+    }
+    out[0].dtype = q->items[0].dtype;
+    out[0].shape = o;
+    return 0;
+}
+
+/* Copies the [start, start+len) slab of x along axis into dst. */
+static void slab_copy(const k_tensor *x, int axis, int64_t start, int64_t len, void *dst)
+{
+    size_t es = g_dtype_size(x->dtype);
+    int64_t outer = 1, inner = (int64_t)es, D = x->shape.d[axis];
+    for (int i = 0; i < axis; i++) outer *= x->shape.d[i];
+    for (int i = axis + 1; i < x->shape.rank; i++) inner *= x->shape.d[i];
+    for (int64_t o = 0; o < outer; o++)
+        memcpy((char *)dst + o * len * inner, (const char *)x->data + (o * D + start) * inner,
+               (size_t)(len * inner));
+}
+
+static int split_to_sequence(const g_node *n, const k_tensor *in, k_seq *q)
+{
+    const k_tensor *x = &in[0];
+    int ax = 0, rc = norm_axis(n, g_attr_int(n, "axis", 0), x->shape.rank, &ax);
+    if (rc) return rc;
+    int64_t D = x->shape.d[ax];
+    int64_t sizes_buf[64], *sizes = sizes_buf;
+    int64_t cnt = 0;
+    int squeeze = 0;
+    if (has_in(n, in, 1)) {
+        const k_tensor *sp = &in[1];
+        int64_t ns = g_shape_numel(&sp->shape);
+        if (!sp->data || (sp->dtype != G_I64 && sp->dtype != G_I32) || sp->shape.rank > 1)
+            return cf_fail(n, ACL_ERROR_INVALID_PARAM, "'split' must be an int32/int64 scalar or "
+                           "1-D tensor");
+        if (sp->shape.rank == 0) {
+            int64_t c = read_i64(sp);
+            if (c <= 0) return cf_fail(n, ACL_ERROR_INVALID_PARAM, "split size %lld", (long long)c);
+            cnt = (D + c - 1) / c;
+            if (cnt > 64 && !(sizes = malloc((size_t)cnt * sizeof *sizes)))
+                return acl_fail(ACL_ERROR_BAD_ALLOC, "SplitToSequence: out of memory");
+            for (int64_t i = 0; i < cnt; i++) sizes[i] = i + 1 < cnt ? c : D - c * (cnt - 1);
+        } else {
+            cnt = ns;
+            if (cnt > 64 && !(sizes = malloc((size_t)cnt * sizeof *sizes)))
+                return acl_fail(ACL_ERROR_BAD_ALLOC, "SplitToSequence: out of memory");
+            int64_t sum = 0;
+            for (int64_t i = 0; i < cnt; i++) {
+                sizes[i] = sp->dtype == G_I64 ? ((const int64_t *)sp->data)[i] : ((const int32_t *)sp->data)[i];
+                if (sizes[i] < 0) { rc = cf_fail(n, ACL_ERROR_INVALID_PARAM, "negative split"); break; }
+                sum += sizes[i];
+            }
+            if (!rc && sum != D)
+                rc = cf_fail(n, ACL_ERROR_INVALID_PARAM, "splits sum to %lld, axis has %lld",
+                             (long long)sum, (long long)D);
+        }
+    } else {
+        cnt = D;
+        squeeze = g_attr_int(n, "keepdims", 1) == 0;
+        if (cnt > 64 && !(sizes = malloc((size_t)cnt * sizeof *sizes)))
+            return acl_fail(ACL_ERROR_BAD_ALLOC, "SplitToSequence: out of memory");
+        for (int64_t i = 0; i < cnt; i++) sizes[i] = 1;
+    }
+    int64_t start = 0;
+    for (int64_t i = 0; i < cnt && !rc; i++) {
+        k_tensor piece = { .dtype = x->dtype, .shape = x->shape };
+        piece.shape.d[ax] = sizes[i];
+        piece.nbytes = k_nbytes(&piece);
+        piece.data = malloc(piece.nbytes ? piece.nbytes : 1);
+        if (!piece.data) { rc = acl_fail(ACL_ERROR_BAD_ALLOC, "SplitToSequence: out of memory"); break; }
+        slab_copy(x, ax, start, sizes[i], piece.data);
+        start += sizes[i];
+        if (squeeze) {
+            for (int k = ax; k + 1 < piece.shape.rank; k++) piece.shape.d[k] = piece.shape.d[k + 1];
+            piece.shape.rank--;
+        }
+        rc = k_seq_insert(q, q->n, &piece);
+        free(piece.data);
+    }
+    if (sizes != sizes_buf) free(sizes);
+    return rc;
+}
+
+static int seq_run(const g_node *n, void *st, const k_tensor *in, k_tensor *out, const k_ctx *c)
+{
+    const char *op = n->op_type;
+    int rc = 0;
+    if (!strcmp(op, "SequenceLength")) {
+        *(int64_t *)out[0].data = ((const k_seq *)in[0].data)->n;
+        return 0;
+    }
+    if (!strcmp(op, "SequenceAt") || !strcmp(op, "ConcatFromSequence")) {
+        const k_seq *q = in[0].data;
+        if (!strcmp(op, "SequenceAt")) {
+            int64_t p = 0;
+            if ((rc = scalar_i64(n, &in[1], "position", &p))) return rc;
+            if (p < -q->n || p >= q->n) return cf_fail(n, ACL_ERROR_INVALID_PARAM, "bad position");
+            const k_tensor *it = &q->items[p < 0 ? p + q->n : p];
+            size_t nb = k_nbytes(it);
+            if (nb > out[0].nbytes) return cf_fail(n, ACL_ERROR_INVALID_PARAM, "output too small");
+            if (nb) memcpy(out[0].data, it->data, nb);
+            return 0;
+        }
+        int new_axis = (int)g_attr_int(n, "new_axis", 0), ax = 0;
+        if ((rc = norm_axis(n, g_attr_int(n, "axis", 0), out[0].shape.rank, &ax))) return rc;
+        int64_t pos = 0;
+        for (int k = 0; k < q->n; k++) {
+            const k_tensor *it = &q->items[k];
+            int64_t len = new_axis ? 1 : it->shape.d[ax];
+            size_t es = g_dtype_size(it->dtype);
+            int64_t outer = 1, inner = (int64_t)es, D = out[0].shape.d[ax];
+            for (int i = 0; i < ax; i++) outer *= out[0].shape.d[i];
+            for (int i = ax + 1; i < out[0].shape.rank; i++) inner *= out[0].shape.d[i];
+            for (int64_t o = 0; o < outer; o++)
+                memcpy((char *)out[0].data + (o * D + pos) * inner,
+                       (const char *)it->data + o * len * inner, (size_t)(len * inner));
+            pos += len;
+        }
+        return 0;
+    }
+    k_seq *q = out[0].data;
+    k_seq_clear(q);
+    if (!strcmp(op, "SequenceEmpty")) return 0;
+    if (!strcmp(op, "SequenceConstruct")) {
+        for (int j = 0; j < n->n_in && !rc; j++) rc = k_seq_insert(q, q->n, &in[j]);
+        return rc ? acl_fail(rc, "SequenceConstruct: out of memory") : 0;
+    }
+    if (!strcmp(op, "SplitToSequence")) return split_to_sequence(n, in, q);
+    const k_seq *src = in[0].data;
+    for (int k = 0; k < src->n && !rc; k++) rc = k_seq_insert(q, q->n, &src->items[k]);
+    if (rc) return acl_fail(rc, "%s: out of memory", op);
+    int64_t p = 0;
+    if (!strcmp(op, "SequenceInsert")) {
+        p = q->n;
+        if (has_in(n, in, 2) && (rc = scalar_i64(n, &in[2], "position", &p))) return rc;
+        if (p < -q->n || p > q->n)
+            return cf_fail(n, ACL_ERROR_INVALID_PARAM, "position %lld is outside [-%d, %d]",
+                           (long long)p, q->n, q->n);
+        rc = k_seq_insert(q, (int)(p < 0 ? p + q->n : p), &in[1]);
+        return rc ? acl_fail(rc, "SequenceInsert: out of memory") : 0;
+    }
+    /* SequenceErase */
+    p = -1;
+    if (has_in(n, in, 1) && (rc = scalar_i64(n, &in[1], "position", &p))) return rc;
+    if (p < -q->n || p >= q->n)
+        return cf_fail(n, ACL_ERROR_INVALID_PARAM, "position %lld is outside a sequence of %d",
+                       (long long)p, q->n);
+    k_seq_erase(q, (int)(p < 0 ? p + q->n : p));
+    return 0;
+}
+
+#define SEQ_OP(var, name, lo)                                                               \
+    static const k_op var = { .op_type = name, .domain = "", .since = lo, .until = 0,       \
+                              .impl = "ref", .priority = 0, .init = seq_init,               \
+                              .infer = seq_infer, .run = seq_run };                         \
+    K_REGISTER(var)
+SEQ_OP(k_seq_empty, "SequenceEmpty", 11);
+SEQ_OP(k_seq_construct, "SequenceConstruct", 11);
+SEQ_OP(k_seq_insert_op, "SequenceInsert", 11);
+SEQ_OP(k_seq_at, "SequenceAt", 11);
+SEQ_OP(k_seq_erase_op, "SequenceErase", 11);
+SEQ_OP(k_seq_length, "SequenceLength", 11);
+SEQ_OP(k_split_to_seq, "SplitToSequence", 11);
+SEQ_OP(k_concat_from_seq, "ConcatFromSequence", 11);
+
+/* ---- optionals ---- */
+
+static int opt_init(g_graph *g, g_node *n, void **st)
+{
+    int d0 = in_dtype(g, n, 0);
+    if (!strcmp(n->op_type, "Optional")) {
+        const g_attr *a = g_node_attr(n, "type");
+        if (n->n_in < 1 || n->in[0] < 0) {
+            if (!a || a->type != G_AT_TYPE || g_is_opt((int)a->i))
+                return cf_fail(n, ACL_ERROR_INVALID_PARAM, "an empty Optional needs a 'type'");
+        } else if (g_is_opt(d0)) {
+            return cf_fail(n, ACL_ERROR_UNSUPPORTED_DATA_TYPE, "optional of an optional");
+        }
+        return 0;
+    }
+    if (n->opset < 18 && !g_is_opt(d0))
+        return cf_fail(n, ACL_ERROR_UNSUPPORTED_DATA_TYPE, "input must be an optional, got %s",
+                       g_dtype_name(d0));
+    return 0;
+}
+
+static int opt_infer(const g_node *n, void *st, const k_tensor *in, k_tensor *out)
+{
+    if (!strcmp(n->op_type, "Optional")) {
+        int inner = has_in(n, in, 0) ? in[0].dtype : (int)g_attr_int(n, "type", G_UNDEF);
+        return box_infer_rank0(&out[0], G_OPT_BASE + inner);
+    }
+    if (!strcmp(n->op_type, "OptionalHasElement")) return box_infer_rank0(&out[0], G_BOOL);
+    /* OptionalGetElement */
+    int inner = g_is_opt(in[0].dtype) ? g_container_elem(in[0].dtype) : in[0].dtype;
+    if (g_is_container(inner)) return box_infer_rank0(&out[0], inner);
+    out[0].dtype = inner;
+    out[0].layout = G_LAYOUT_PLAIN;
+    if (!g_is_opt(in[0].dtype)) { out[0].shape = in[0].shape; return 0; }
+    const k_seq *q = in[0].data;
+    if (!q) { out[0].shape.rank = -1; return K_NEED_DATA; }
+    if (q->n == 0) return cf_fail(n, ACL_ERROR_INVALID_PARAM, "the optional is empty");
+    out[0].dtype = q->items[0].dtype;
+    out[0].shape = q->items[0].shape;
+    return 0;
+}
+
+static int opt_run(const g_node *n, void *st, const k_tensor *in, k_tensor *out, const k_ctx *c)
+{
+    int rc = 0;
+    if (!strcmp(n->op_type, "Optional")) {
+        k_seq *q = out[0].data;
+        k_seq_clear(q);
+        if (has_in(n, in, 0) && (rc = k_seq_insert(q, 0, &in[0])))
+            return acl_fail(rc, "Optional: out of memory");
+        return 0;
+    }
+    if (!strcmp(n->op_type, "OptionalHasElement")) {
+        *(unsigned char *)out[0].data = !has_in(n, in, 0) ? 0 :
+            g_is_opt(in[0].dtype) ? ((const k_seq *)in[0].data)->n > 0 : 1;
+        return 0;
+    }
+    const k_tensor *v = &in[0];
+    if (g_is_opt(in[0].dtype)) {
+        const k_seq *q = in[0].data;
+        if (q->n == 0) return cf_fail(n, ACL_ERROR_INVALID_PARAM, "the optional is empty");
+        v = &q->items[0];
+    }
+    if (g_is_container(v->dtype)) {
+        k_seq *dst = out[0].data, *cl = k_seq_clone(v->data);
+        if (!cl) return acl_fail(ACL_ERROR_BAD_ALLOC, "OptionalGetElement: out of memory");
+        k_seq tmp = *dst;
+        *dst = *cl;
+        *cl = tmp;
+        k_seq_free(cl);
+        return 0;
+    }
+    size_t nb = k_nbytes(v);
+    if (nb > out[0].nbytes) return cf_fail(n, ACL_ERROR_INVALID_PARAM, "output too small");
+    if (nb) memcpy(out[0].data, v->data, nb);
+    return 0;
+}
+
+#define OPT_OP(var, name, lo)                                                               \
+    static const k_op var = { .op_type = name, .domain = "", .since = lo, .until = 0,       \
+                              .impl = "ref", .priority = 0, .init = opt_init,               \
+                              .infer = opt_infer, .run = opt_run };                         \
+    K_REGISTER(var)
+OPT_OP(k_optional, "Optional", 15);
+OPT_OP(k_opt_has, "OptionalHasElement", 15);
+OPT_OP(k_opt_get, "OptionalGetElement", 15);
+
+/* Identity of a container value (tensors go to the elementwise Identity). */
+static int box_id_init(g_graph *g, g_node *n, void **st)
+{
+    return g_is_container(in_dtype(g, n, 0)) ? 0 : K_DECLINE;
+}
+
+static int box_id_infer(const g_node *n, void *st, const k_tensor *in, k_tensor *out)
+{
+    return box_infer_rank0(&out[0], in[0].dtype);
+}
+
+static int box_id_run(const g_node *n, void *st, const k_tensor *in, k_tensor *out, const k_ctx *c)
+{
+    k_seq *dst = out[0].data, *cl = k_seq_clone(in[0].data);
+    if (!cl) return acl_fail(ACL_ERROR_BAD_ALLOC, "Identity: out of memory");
+    k_seq tmp = *dst;
+    *dst = *cl;
+    *cl = tmp;
+    k_seq_free(cl);
+    return 0;
+}
+
+static const k_op k_box_identity = { .op_type = "Identity", .domain = "", .since = 1, .until = 0,
+                                     .impl = "ref_container", .priority = 1, .init = box_id_init,
+                                     .infer = box_id_infer, .run = box_id_run };
+K_REGISTER(k_box_identity);
