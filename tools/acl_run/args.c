@@ -221,7 +221,7 @@ int run_parse_args(int argc, char **argv, run_opts *o)
     o->threads = 1;
     if (argc < 2) {
         fputs(usage_text, stderr);
-        return RUN_EXIT_USAGE;
+        return bad("--model", NULL, "is required");
     }
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
