@@ -4,7 +4,7 @@ JOBS  ?= $(shell nproc)
 BUILD ?= build
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build test test-fast test-asan test-tsan demo bench install clean
+.PHONY: all deps build models test test-fast test-asan test-tsan demo bench install clean
 
 all: build
 
@@ -17,9 +17,14 @@ $(BUILD)/build.ninja:
 build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
+# Real models (torchvision exports, PP-OCRv4) and their ONNX Runtime
+# reference outputs, for the model-agreement tests and the benchmarks.
+models: deps
+	@bash scripts/models.sh
+
 # The whole suite: the release build's tests, then the runtime and API
 # tests again under AddressSanitizer+UBSan and under ThreadSanitizer.
-test: build
+test: build models
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 900
 	$(MAKE) --no-print-directory test-asan test-tsan
 
@@ -39,7 +44,7 @@ test-tsan: deps
 demo: build
 	@bash scripts/demo.sh $(BUILD)
 
-bench: build
+bench: build models
 	@bash bench/run.sh $(BUILD)
 
 install: build
