@@ -42,7 +42,7 @@ echo
 echo "== expected vs read"
 ok=0
 i=0
-while IFS=$'\t' read -r score box text; do
+while IFS=$'\t' read -r score turned box text; do
   exp="${lines[$i]:-}"
   mark="ok"
   [ "$text" = "$exp" ] || mark="DIFFERS"

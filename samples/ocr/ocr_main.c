@@ -453,7 +453,7 @@ static void usage(void)
             "  --limit-side  longest side fed to detection (default 960)\n"
             "  --no-cls    skip the angle classifier\n"
             "  --runs N    run the pipeline N times (timings of each run are printed)\n"
-            "  --tsv FILE  write 'score<TAB>x0,y0,x1,y1,x2,y2,x3,y3<TAB>text' per line found\n"
+            "  --tsv FILE  per line found: score<TAB>turned(0/1)<TAB>x0,y0,x1,y1,x2,y2,x3,y3<TAB>text\n"
             "  --dump DIR  write each model's first input and output as .npy\n",
             OCR_DEFAULT_MODEL_DIR);
 }
@@ -585,8 +585,8 @@ int main(int argc, char **argv)
                  b->p[1].y, b->p[2].x, b->p[2].y, b->p[3].x, b->p[3].y);
         printf("%3d  %-40s %5.3f  %s%s\n", ++shown, corners, b->rec_score, b->text, b->flipped ? "  (turned 180)" : "");
         if (tf)
-            fprintf(tf, "%.4f\t%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f\t%s\n", b->rec_score, b->p[0].x, b->p[0].y,
-                    b->p[1].x, b->p[1].y, b->p[2].x, b->p[2].y, b->p[3].x, b->p[3].y, b->text);
+            fprintf(tf, "%.4f\t%d\t%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f\t%s\n", b->rec_score, b->flipped,
+                    b->p[0].x, b->p[0].y, b->p[1].x, b->p[1].y, b->p[2].x, b->p[2].y, b->p[3].x, b->p[3].y, b->text);
     }
     if (n > shown)
         printf("  (%d more box%s below the %.1f confidence cut)\n", n - shown, n - shown == 1 ? "" : "es",
