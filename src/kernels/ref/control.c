@@ -722,7 +722,7 @@ static int cf_init(g_graph *g, g_node *n, void **state)
     s->n_formal = off + body->n_inputs;
     s->N = body->n_inputs - s->M;
     s->K = body->n_outputs - s->N;
-    if (s->M < 1 || s->N < 0 || s->K < 0 || n->n_in < s->n_formal)
+    if (s->M < 1 || s->N < 0 || s->K < 0 || n->n_in < s->n_formal || n->n_out > s->N + s->K)
         return cf_fail(n, ACL_ERROR_PARSE_MODEL, "num_scan_inputs %d does not fit a body with %d "
                        "inputs and %d outputs and a node with %d inputs", s->M, body->n_inputs,
                        body->n_outputs, n->n_in);
