@@ -14,6 +14,7 @@
 #include "onnx/onnx.pb-c.h"
 #include "acl/acl_base.h"
 #include <limits.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1087,6 +1088,45 @@ static void test_functions(void)
     T_free_all();
 }
 
+/* ---------------- models on several threads ---------------- */
+
+typedef struct conc_arg { const void *buf; size_t len; int ok; } conc_arg;
+
+static void *conc_main(void *p)
+{
+    conc_arg *a = p;
+    for (int r = 0; r < 20; r++) {
+        eng_model *m = NULL;
+        eng_opts o = { .threads = 1 };
+        if (eng_load(a->buf, a->len, &o, &m)) return NULL;
+        float x[6] = { 1, 2, 3, 4, 5, 6 }, y[6];
+        k_tensor in = { .dtype = G_F32, .shape = { 2, { 2, 3 } }, .data = x, .nbytes = 24 };
+        for (int k = 0; k < 5; k++) {
+            k_tensor out = { .data = y, .nbytes = 24 };
+            if (eng_run(m, NULL, &in, 1, &out, 1, NULL, NULL) || y[5] != 18) { eng_free(m); return NULL; }
+        }
+        eng_free(m);
+    }
+    a->ok = 1;
+    return NULL;
+}
+
+/* Loads and runs of different models on different threads share nothing. */
+static void test_concurrent_models(void)
+{
+    size_t len;
+    void *buf = model_basic(&len);
+    conc_arg a[3];
+    pthread_t th[3];
+    for (int i = 0; i < 3; i++) {
+        a[i] = (conc_arg){ buf, len, 0 };
+        pthread_create(&th[i], NULL, conc_main, &a[i]);
+    }
+    for (int i = 0; i < 3; i++) pthread_join(th[i], NULL);
+    CHECK(a[0].ok && a[1].ok && a[2].ok, "three threads loading and running models");
+    T_free_all();
+}
+
 /* ---------------- importer refusals ---------------- */
 
 static void test_truncated_and_garbage(void)
@@ -1393,6 +1433,7 @@ int main(void)
     test_if_captures();
     test_loop_nested_captures();
     test_functions();
+    test_concurrent_models();
     test_truncated_and_garbage();
     test_graph_errors();
     test_external_data();
