@@ -1,0 +1,179 @@
+#!/usr/bin/python3
+"""Extra ONNX node tests for the kernels of tests/kernels_x (recurrent
+layers, signal ops, RoiAlign, MaxUnpool, Det, ...) covering what the ONNX 1.12
+backend tests do not: reverse and bidirectional recurrences with sequence
+lengths, initial states, clip and non-default activations, GRU in both reset
+modes, LSTM peepholes and input_forget; DFT/STFT variants; more RoiAlign and
+MaxUnpool shapes. Expected outputs come from ONNX Runtime (npm onnxruntime-node
+through tools/ortref/ortref.js), an independent implementation.
+
+usage: gen_cases.py --out DIR [--runner ENGINE_RUNNER]
+Writes DIR/node/test_kx_<name>/{model.onnx,test_data_set_0/*.pb} (the layout
+of the ONNX test data); with --runner, runs the engine's backend runner over
+DIR and exits with its status. Exits 77 (skip) when node or onnxruntime-node
+is not available."""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
+ORTREF = os.path.join(ROOT, 'tools', 'ortref', 'ortref.js')
+RNG = np.random.default_rng(20240917)
+NP2ONNX = {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.float64): TensorProto.DOUBLE,
+           np.dtype(np.int32): TensorProto.INT32, np.dtype(np.int64): TensorProto.INT64,
+           np.dtype(np.uint8): TensorProto.UINT8, np.dtype(np.int8): TensorProto.INT8,
+           np.dtype(np.float16): TensorProto.FLOAT16}
+
+CASES = []
+
+
+def case(name, op, inputs, n_out, attrs=None, opset=17, domain='', out_names=None, input_names=None,
+         out_types=None):
+    """inputs: list of numpy arrays or None (omitted optional input); out_types:
+    ONNX element types of the outputs (default: float)."""
+    CASES.append(dict(name=name, op=op, inputs=inputs, n_out=n_out, attrs=attrs or {},
+                      opset=opset, domain=domain, out_names=out_names, input_names=input_names,
+                      out_types=out_types))
+
+
+def f32(*shape, scale=1.0):
+    return (RNG.standard_normal(shape) * scale).astype(np.float32)
+
+
+# ---- recurrent layers -------------------------------------------------------
+
+def rnn_case(name, op, S, B, I, H, direction='forward', bias=True, seq=None, h0=False, c0=False,
+             peep=False, n_out=None, **attrs):
+    G = {'RNN': 1, 'GRU': 3, 'LSTM': 4}[op]
+    D = 2 if direction == 'bidirectional' else 1
+    ins = [f32(S, B, I), f32(D, G * H, I, scale=0.5), f32(D, G * H, H, scale=0.5),
+           f32(D, 2 * G * H, scale=0.3) if bias else None,
+           np.asarray(seq, np.int32) if seq is not None else None,
+           f32(D, B, H) if h0 else None]
+    if op == 'LSTM':
+        ins += [f32(D, B, H) if c0 else None, f32(D, 3 * H, scale=0.5) if peep else None]
+    while ins[-1] is None:
+        ins.pop()
+    if n_out is None:
+        n_out = 3 if op == 'LSTM' else 2
+    attrs = dict(attrs, hidden_size=H, direction=direction)
+    case(name, op, ins, n_out, attrs, opset=14)
+
+
+def rnn_cases():
+    rnn_case('rnn_reverse_seq', 'RNN', 5, 3, 4, 6, 'reverse', seq=[5, 2, 3], h0=True)
+    rnn_case('rnn_bidir_relu_clip', 'RNN', 4, 2, 3, 5, 'bidirectional', seq=[4, 1], h0=True,
+             activations=['Relu', 'Tanh'], clip=1.5)
+    rnn_case('rnn_leaky_nobias', 'RNN', 3, 2, 3, 4, bias=False, activations=['LeakyRelu'],
+             activation_alpha=[0.2])
+    rnn_case('gru_bidir_seq', 'GRU', 5, 3, 4, 5, 'bidirectional', seq=[5, 3, 1], h0=True)
+    rnn_case('gru_reverse_lbr', 'GRU', 4, 2, 3, 6, 'reverse', h0=True, linear_before_reset=1)
+    rnn_case('gru_bidir_lbr_seq', 'GRU', 6, 2, 3, 4, 'bidirectional', seq=[2, 6],
+             linear_before_reset=1)
+    rnn_case('gru_hsig_clip', 'GRU', 4, 2, 5, 3, activations=['HardSigmoid', 'Tanh'],
+             activation_alpha=[0.3], activation_beta=[0.4], clip=0.8)
+    rnn_case('lstm_bidir_peep_seq', 'LSTM', 5, 3, 4, 4, 'bidirectional', seq=[5, 2, 4], h0=True,
+             c0=True, peep=True)
+    rnn_case('lstm_reverse_forget', 'LSTM', 4, 2, 3, 5, 'reverse', h0=True, c0=True,
+             input_forget=1)
+    rnn_case('lstm_acts_clip', 'LSTM', 3, 2, 4, 3, activations=['Sigmoid', 'Softsign', 'Tanh'],
+             clip=0.7, seq=[3, 2])
+    rnn_case('lstm_y_only', 'LSTM', 3, 1, 2, 3, bias=False, n_out=1)
+
+
+# ---- driver -----------------------------------------------------------------
+
+def build_model(c):
+    ins, names, graph_in = [], [], []
+    for i, a in enumerate(c['inputs']):
+        if a is None:
+            names.append('')
+            continue
+        nm = c['input_names'][i] if c['input_names'] else 'in%d' % i
+        names.append(nm)
+        ins.append((nm, a))
+        graph_in.append(helper.make_tensor_value_info(nm, NP2ONNX[a.dtype], list(a.shape)))
+    outs = c['out_names'] or ['out%d' % i for i in range(c['n_out'])]
+    node = helper.make_node(c['op'], names, outs, domain=c['domain'] or None, **c['attrs'])
+    types = c['out_types'] or [TensorProto.FLOAT] * len(outs)
+    graph_out = [helper.make_tensor_value_info(o, types[i], None) for i, o in enumerate(outs) if o]
+    g = helper.make_graph([node], 'kx_' + c['name'], graph_in, graph_out)
+    imports = [helper.make_opsetid('', c['opset'])]
+    if c['domain']:
+        imports.append(helper.make_opsetid(c['domain'], 1))
+    m = helper.make_model(g, opset_imports=imports, producer_name='kx_gen_cases')
+    m.ir_version = 8
+    return m, ins, [o for o in outs if o]
+
+
+def run_ort(model_path, ins, tmp):
+    files = []
+    for nm, a in ins:
+        p = os.path.join(tmp, nm + '.npy')
+        np.save(p, a)
+        files.append(p)
+    od = os.path.join(tmp, 'out')
+    r = subprocess.run(['node', ORTREF, '--model', model_path, '--inputs', ','.join(files),
+                        '--outdir', od], capture_output=True, text=True)
+    if r.returncode:
+        raise RuntimeError(r.stderr.strip()[-2000:])
+    return od
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--out', required=True)
+    ap.add_argument('--runner')
+    ap.add_argument('--only')
+    a = ap.parse_args()
+    if not shutil.which('node') or not os.path.isdir(os.path.join(
+            ROOT, 'third_party', 'npm', 'node_modules', 'onnxruntime-node')):
+        print('gen_cases: node or onnxruntime-node missing; skipped')
+        return 77
+    rnn_cases()
+    nd = os.path.join(a.out, 'node')
+    shutil.rmtree(nd, ignore_errors=True)
+    os.makedirs(nd)
+    bad = 0
+    for c in CASES:
+        if a.only and a.only not in c['name']:
+            continue
+        d = os.path.join(nd, 'test_kx_' + c['name'])
+        ds = os.path.join(d, 'test_data_set_0')
+        os.makedirs(ds)
+        m, ins, outs = build_model(c)
+        mp = os.path.join(d, 'model.onnx')
+        with open(mp, 'wb') as f:
+            f.write(m.SerializeToString())
+        with tempfile.TemporaryDirectory() as tmp:
+            try:
+                od = run_ort(mp, ins, tmp)
+            except RuntimeError as e:
+                print('gen_cases: %s: ONNX Runtime failed: %s' % (c['name'], e))
+                bad += 1
+                shutil.rmtree(d)
+                continue
+            for i, (nm, arr) in enumerate(ins):
+                with open(os.path.join(ds, 'input_%d.pb' % i), 'wb') as f:
+                    f.write(numpy_helper.from_array(arr, nm).SerializeToString())
+            for i, nm in enumerate(outs):
+                arr = np.load(os.path.join(od, 'output_%d.npy' % i))
+                with open(os.path.join(ds, 'output_%d.pb' % i), 'wb') as f:
+                    f.write(numpy_helper.from_array(arr, nm).SerializeToString())
+    print('gen_cases: %d cases written to %s (%d failed in ONNX Runtime)' % (len(CASES) - bad, nd, bad))
+    if bad:
+        return 1
+    if a.runner:
+        return subprocess.run([a.runner, '--data', a.out, '--suite', 'node', '--timeout', '60',
+                               '--min-node-pass', '100']).returncode
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
