@@ -18,6 +18,7 @@ typedef struct dconv {
     nn_win w;
     g_shape xs, ys, ws;
     int xl, yl, al;
+    dnnl_primitive_desc_t pd;   /* kept until the first run creates `conv` */
     dnnl_primitive_t conv, re_x, re_y, re_a;
     dnnl_memory_t m_x, m_w, m_b, m_y, m_sp, m_a, m_xu, m_yu, m_au, m_dww, m_dwb;
     dnnl_memory_desc_t wmd, dwwmd;
@@ -34,6 +35,8 @@ typedef struct dconv {
 
 static void dconv_release(dconv *s)
 {
+    if (s->pd) dnnl_primitive_desc_destroy(s->pd);
+    s->pd = NULL;
     dn_prim_free(&s->conv); dn_prim_free(&s->re_x); dn_prim_free(&s->re_y); dn_prim_free(&s->re_a);
     dn_mem_free(&s->m_x); dn_mem_free(&s->m_w); dn_mem_free(&s->m_b); dn_mem_free(&s->m_y);
     dn_mem_free(&s->m_sp); dn_mem_free(&s->m_a); dn_mem_free(&s->m_xu); dn_mem_free(&s->m_yu);
@@ -341,9 +344,9 @@ static int dconv_build(const g_node *n, dconv *s, const k_tensor *in, const k_te
     }
     size_t sp = dn_scratch_size(pd);
     dnnl_memory_desc_t spmd = *dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
-    st = dnnl_primitive_create(&s->conv, pd);
-    dnnl_primitive_desc_destroy(pd);
-    if ((r = dn_check(st, n, "convolution primitive creation"))) return r;
+    /* the primitive (and its JIT code) is made at the first run, with the
+     * run's thread count: planning may happen under another one */
+    s->pd = pd;
     size_t off = 0;
     int rc = 0;
     if (!dnnl_memory_desc_equal(&x_u, &x_c)) {
@@ -487,6 +490,9 @@ static int dconv_run(const g_node *n, void *state, const k_tensor *in, k_tensor 
                     s->po.has_add ? in[NN_ADD_INPUT].data : NULL, s->al, (float *)scr);
         return 0;
     }
+    if (!s->conv && (r = dn_check(dnnl_primitive_create(&s->conv, s->pd), n,
+                                  "convolution primitive creation")))
+        return r;
     dnnl_stream_t strm = dn_stream();
     if (!strm) return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s': no oneDNN stream", n->name);
     if (s->re_x) {
