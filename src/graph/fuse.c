@@ -5,7 +5,8 @@
  *     weights and bias (new constants; shared ones are never changed);
  *   - a constant bias Add after MatMul/Gemm: their bias (input 2 / C);
  *   - activations (Relu, LeakyRelu, Clip, Sigmoid, Tanh, HardSigmoid,
- *     HardSwish, Elu, Gelu, x*sigmoid(x)) and scalar affine steps: the
+ *     HardSwish, Elu, Gelu, x*sigmoid(x), hard-swish and exact GELU spelled
+ *     out in elementary ops) and scalar affine steps: the
  *     _oa_post_ops list (see kernels/ref/nn_common.h);
  *   - a residual Add of a same-shape tensor: NN_PO_ADD reading input 3;
  *   - a depthwise 3x3 convolution after a 1x1 one (MobileNet's expand +
@@ -451,6 +452,48 @@ static int try_hswish(fz *f, int t, nn_post *p, int *out)
     return 0;
 }
 
+/* x * 0.5 * (1 + erf(x / sqrt(2))) spelled out (exact GELU as exporters
+ * write it): Div by sqrt(2) (or Mul by 1/sqrt(2)), Erf, Add 1, Mul by x,
+ * Mul by 0.5 (either order of the last two). */
+static int try_gelu(fz *f, int t, nn_post *p, int *out)
+{
+    g_graph *g = f->g;
+    int who[3];
+    if (uses(f, t, who, 3) != 2) return 0;
+    for (int pick = 0; pick < 2; pick++) {
+        int di = who[pick], mi = who[1 - pick], slot;
+        const g_node *d = &g->nodes[di], *m = &g->nodes[mi];
+        float v;
+        if (!is_op(m, "Mul") || m->n_in != 2 || d->n_in != 2) continue;
+        int scaled = (is_op(d, "Div") && d->in[0] == t && scalar_const(g, d->in[1], &v) &&
+                      fabsf(v - 1.41421356f) < 1e-4f) ||
+                     (is_op(d, "Mul") && scalar_const(g, d->in[0] == t ? d->in[1] : d->in[0], &v) &&
+                      fabsf(v - 0.70710678f) < 1e-5f);
+        if (!scaled) continue;
+        int ei = single_use(f, d->out[0], &slot);
+        if (ei < 0 || !is_op(&g->nodes[ei], "Erf")) continue;
+        int ai = single_use(f, g->nodes[ei].out[0], &slot);
+        if (ai < 0) continue;
+        const g_node *a = &g->nodes[ai];
+        if (!is_op(a, "Add") || a->n_in != 2 || !scalar_const(g, a->in[1 - slot], &v) || v != 1.f)
+            continue;
+        if (single_use(f, a->out[0], &slot) != mi) continue;
+        if (!((m->in[0] == t && m->in[1] == a->out[0]) || (m->in[1] == t && m->in[0] == a->out[0])))
+            continue;
+        int hi = single_use(f, m->out[0], &slot);
+        if (hi < 0) continue;
+        const g_node *h = &g->nodes[hi];
+        if (!is_op(h, "Mul") || h->n_in != 2 || !scalar_const(g, h->in[1 - slot], &v) || v != 0.5f)
+            continue;
+        if (g->t[h->out[0]].shape.rank > g->t[t].shape.rank) continue;
+        if (!push_post(p, NN_PO_GELU_ERF, 0.f, 0.f)) return 0;
+        f->dead[di] = f->dead[ei] = f->dead[ai] = f->dead[mi] = f->dead[hi] = 1;
+        *out = h->out[0];
+        return 1;
+    }
+    return 0;
+}
+
 static int fuse_step(fz *f, int ni, int kind, nn_post *p, int64_t M)
 {
     g_graph *g = f->g;
@@ -460,7 +503,8 @@ static int fuse_step(fz *f, int ni, int kind, nn_post *p, int64_t M)
     if (ci < 0) {
         int out2 = -1;
         if (uses(f, t, (int[3]){0}, 3) != 2 || g->t[t].is_output) return 0;
-        if (!try_silu(f, t, p, &out2) && !try_hswish(f, t, p, &out2)) return 0;
+        if (!try_silu(f, t, p, &out2) && !try_hswish(f, t, p, &out2) && !try_gelu(f, t, p, &out2))
+            return 0;
         g->nodes[ni].out[0] = out2;
         return 1;
     }

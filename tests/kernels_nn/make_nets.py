@@ -5,7 +5,7 @@ branch, global pool, Gemm) and mbnet_tiny (Clip as Relu6, depthwise convs,
 an inverted residual, HardSwish, x*sigmoid(x), HardSigmoid, ConvTranspose +
 LeakyRelu, AveragePool, a graph output inside the channels-last region,
 hard-swish written as Add/Clip/Mul/Div with a scalar affine step after it,
-MatMul + bias). Random weights from a fixed seed.
+MatMul + bias + GELU written with Erf). Random weights from a fixed seed.
 usage: make_nets.py <out-dir>"""
 import os
 import sys
@@ -106,6 +106,9 @@ def mbnet_tiny(path):
     f = node("Reshape", [g, numpy_const([1, 8])])
     y = node("Add", [node("MatMul", [f, const(rng.standard_normal((8, 5)), "mm")]),
                      const(rng.standard_normal(5), "mb")])
+    # exact GELU as exporters spell it: x * (1 + erf(x / sqrt 2)) * 0.5
+    e = node("Erf", [node("Div", [y, const(1.4142135381698608, "sqrt2")])])
+    y = node("Mul", [node("Mul", [y, node("Add", [e, const(1.0, "one")])]), const(0.5, "half")])
     y = node("Relu", [y])
     finish(path, [1, 3, 40, 40], [y, mid], [[1, 5], [1, 16, 20, 20]])
 

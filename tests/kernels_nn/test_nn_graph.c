@@ -85,7 +85,8 @@ static void inspect(const void *buf, size_t len, const char *model)
         if (!strcmp(n->op_type, "Conv")) conv++;
         if (!strcmp(n->op_type, "Reorder")) reorder++;
         static const char *const gone[] = { "BatchNormalization", "Relu", "Clip", "HardSwish",
-                                            "Sigmoid", "LeakyRelu", "HardSigmoid", "Add", "Mul", "Div" };
+                                            "Sigmoid", "LeakyRelu", "HardSigmoid", "Add", "Mul", "Div",
+                                            "Erf" };
         for (size_t k = 0; k < sizeof gone / sizeof gone[0]; k++)
             if (!strcmp(n->op_type, gone[k])) {
                 leftover++;
