@@ -263,11 +263,120 @@ static void test_loss(void)
     done(&o);
 }
 
+/* ---- training optimisers ---- */
+
+/* One step on X = {x0, x1} with gradient G and accumulators A (and B for
+ * Adam); checks the new values against `want` (X_new, A_new[, B_new]). */
+static void opt_case(const char *op, int64_t T, void (*attrs)(one *), const float *want)
+{
+    static float R = 0.1f, X[2] = { 1.f, -2.f }, G[2] = { -1.f, 0.5f }, A[2] = { 2.f, 0.25f },
+                 B[2] = { 0.5f, 3.f };
+    int64_t Tv = T;
+    int adam = !strcmp(op, "Adam");
+    int nin = adam ? 6 : 5, nout = adam ? 3 : 2;
+    int dts[6] = { G_F32, G_I64, G_F32, G_F32, G_F32, G_F32 };
+    one o;
+    mk(&o, op, "ai.onnx.preview.training", 1, nin, dts, nout);
+    attrs(&o);
+    int rc = start(&o);
+    CHECK(rc == 0, "%s init: %d", op, rc);
+    if (rc) { done(&o); return; }
+    int64_t d2[1] = { 2 };
+    set_in(&o, 0, G_F32, 0, NULL, &R);
+    set_in(&o, 1, G_I64, 0, NULL, &Tv);
+    set_in(&o, 2, G_F32, 1, d2, X);
+    set_in(&o, 3, G_F32, 1, d2, G);
+    set_in(&o, 4, G_F32, 1, d2, A);
+    if (adam) set_in(&o, 5, G_F32, 1, d2, B);
+    CHECK(go(&o) == 0, "%s run", op);
+    for (int k = 0; k < nout; k++)
+        for (int i = 0; i < 2 && o.out[k].data; i++) {
+            float got = ((float *)o.out[k].data)[i], w = want[k * 2 + i];
+            CHECK(fabsf(got - w) <= 1e-5f * (1.f + fabsf(w)), "%s T=%lld output %d[%d] = %.7g, want %.7g",
+                  op, (long long)T, k, i, got, w);
+        }
+    done(&o);
+}
+
+static void adagrad_attrs(one *o)
+{
+    attr_f(o, "decay_factor", 0.5f);
+    attr_f(o, "epsilon", 1e-3f);
+    attr_f(o, "norm_coefficient", 0.01f);
+}
+static void momentum_std_attrs(one *o)
+{
+    attr_f(o, "alpha", 0.9f);
+    attr_f(o, "beta", 0.5f);
+    attr_f(o, "norm_coefficient", 0.02f);
+    attr_s(o, "mode", "standard");
+}
+static void momentum_nes_attrs(one *o)
+{
+    attr_f(o, "alpha", 0.9f);
+    attr_f(o, "beta", 0.5f);
+    attr_f(o, "norm_coefficient", 0.f);
+    attr_s(o, "mode", "nesterov");
+}
+static void adam_attrs(one *o)
+{
+    attr_f(o, "alpha", 0.8f);
+    attr_f(o, "beta", 0.7f);
+    attr_f(o, "epsilon", 1e-4f);
+    attr_f(o, "norm_coefficient", 0.05f);
+    attr_f(o, "norm_coefficient_post", 0.1f);
+}
+static void no_attrs(one *o) { (void)o; }
+
+static void test_train(void)
+{
+    const double X[2] = { 1, -2 }, G[2] = { -1, 0.5 }, A[2] = { 2, 0.25 }, B[2] = { 0.5, 3 }, R = 0.1;
+    float w[6];
+    /* Adagrad, T = 3: r = R / (1 + T decay) */
+    for (int i = 0; i < 2; i++) {
+        double g = G[i] + 0.01 * X[i], h = A[i] + g * g, r = R / (1 + 3 * 0.5);
+        w[i] = (float)(X[i] - r * g / (sqrt(h) + 1e-3));
+        w[2 + i] = (float)h;
+    }
+    opt_case("Adagrad", 3, adagrad_attrs, w);
+    /* Momentum: beta applies from T > 0; the first step takes G whole */
+    for (int T = 0; T < 2; T++) {
+        for (int i = 0; i < 2; i++) {
+            double g = G[i] + 0.02 * X[i], v = 0.9 * A[i] + (T > 0 ? 0.5 : 1.0) * g;
+            w[i] = (float)(X[i] - R * v);
+            w[2 + i] = (float)v;
+        }
+        opt_case("Momentum", T, momentum_std_attrs, w);
+    }
+    for (int i = 0; i < 2; i++) {
+        double v = 0.9 * A[i] + 0.5 * G[i];
+        w[i] = (float)(X[i] - R * (G[i] + 0.9 * v));
+        w[2 + i] = (float)v;
+    }
+    opt_case("Momentum", 5, momentum_nes_attrs, w);
+    /* Adam, T = 2: bias-corrected rate, post-update decay */
+    for (int i = 0; i < 2; i++) {
+        double g = G[i] + 0.05 * X[i], v = 0.8 * A[i] + 0.2 * g, h = 0.7 * B[i] + 0.3 * g * g;
+        double r = R * sqrt(1 - 0.7 * 0.7) / (1 - 0.8 * 0.8);
+        w[i] = (float)(0.9 * (X[i] - r * v / (sqrt(h) + 1e-4)));
+        w[2 + i] = (float)v;
+        w[4 + i] = (float)h;
+    }
+    opt_case("Adam", 2, adam_attrs, w);
+    /* Momentum's attributes are required */
+    one o;
+    int dts[5] = { G_F32, G_I64, G_F32, G_F32, G_F32 };
+    mk(&o, "Momentum", "ai.onnx.preview.training", 1, 5, dts, 2);
+    CHECK(start(&o) == ACL_ERROR_INVALID_PARAM && msg_has("alpha"), "Momentum without alpha");
+    done(&o);
+    (void)no_attrs;
+}
+
 int main(void)
 {
     test_legacy();
     test_loss();
-    (void)attr_f;
+    test_train();
     if (failures) {
         printf("%d check(s) failed\n", failures);
         return 1;
