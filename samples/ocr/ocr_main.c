@@ -528,7 +528,8 @@ int main(int argc, char **argv)
     }
     double decode_ms = now_ms() - t0;
     if (ocr_dict_load(dict_path, &app.dict, err, sizeof err)) {
-        fprintf(stderr, "ocr: %s\n", err);
+        fprintf(stderr, "ocr: %s\n  (the models directory is set by --models or OPENACL_OCR_MODELS; "
+                "scripts/setup.sh installs the models)\n", err);
         ocr_image_free(&img);
         return 1;
     }

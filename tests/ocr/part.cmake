@@ -1,7 +1,8 @@
 # tests/ocr: the OCR sample. ocr_units checks its host-side steps (decoding,
 # crops, PaddleOCR pre/post-processing, DB boxes, CTC) without models;
 # ocr_pipeline renders known text and reads it back through the real
-# PP-OCRv4 models (skipped, exit 77, without models, Pillow or the font).
+# PP-OCRv4 models (skipped, exit 77, without models, Pillow or the font);
+# under ASan it also checks the whole API chain for leaks.
 if(TARGET ocr)
   set(OCR_SAMPLE_DIR ${CMAKE_SOURCE_DIR}/samples/ocr)
   add_executable(ocr_units ${CMAKE_CURRENT_LIST_DIR}/ocr_units.c ${OCR_SAMPLE_DIR}/image.c
@@ -16,6 +17,6 @@ if(TARGET ocr)
   add_test(NAME ocr_pipeline
     COMMAND ${OA_SYS_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/check_ocr.py --ocr $<TARGET_FILE:ocr>
             --workdir ${CMAKE_CURRENT_BINARY_DIR}/ocr_pipeline)
-  set_tests_properties(ocr_pipeline PROPERTIES LABELS "ocr" SKIP_RETURN_CODE 77 TIMEOUT 300
+  set_tests_properties(ocr_pipeline PROPERTIES LABELS "ocr;sanitize" SKIP_RETURN_CODE 77 TIMEOUT 300
     ENVIRONMENT "OMP_WAIT_POLICY=passive")
 endif()
