@@ -171,6 +171,16 @@ def misc_cases():
     case('det_batched_4x4', 'Det', [m], 1, {}, opset=11)
     case('det_3x3', 'Det', [f32(5, 3, 3)], 1, {}, opset=11)   # (ORT has float32 Det only)
 
+    toks = RNG.integers(0, 6, size=(3, 14)).astype(np.int64)
+    pool = dict(ngram_counts=[0, 4, 12], ngram_indexes=[3, 0, 1, 2, 7, 4, 5, 6, 8, 9],
+                pool_int64s=[0, 1, 2, 3, 1, 2, 3, 4, 0, 5, 2, 2, 1, 2, 3, 5, 5, 0])
+    case('tfidf_tfidf_3grams', 'TfIdfVectorizer', [toks], 1,
+         dict(pool, mode='TFIDF', min_gram_length=1, max_gram_length=3, max_skip_count=2,
+              weights=[0.5, 1.5, 2.0, 0.25, 1.0, 3.0, 0.1, 0.2, 4.0, 1.25]), opset=9)
+    case('tfidf_idf_bigrams', 'TfIdfVectorizer', [toks[0].astype(np.int32)], 1,
+         dict(pool, mode='IDF', min_gram_length=2, max_gram_length=3, max_skip_count=1,
+              weights=[1.0] * 4 + [0.5, 1.5, 2.0, 0.25, 3.0, 0.75]), opset=9)
+
 
 # ---- driver -----------------------------------------------------------------
 
