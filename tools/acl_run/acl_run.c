@@ -235,7 +235,7 @@ static int resolve_shape(const run_opts *o, const io_info *io, int *ndim, int64_
 
 /* Checks a blob against the input's resolved shape and stores the final
  * shape in it. A .npy file may fill in dims the flags left open. */
-static int fit_blob(const char *what, const io_info *io, int ndim, const int64_t *dims, run_blob *b)
+static int fit_blob(const char *what, const io_info *io, int ndim, const int64_t *dims, int gears, run_blob *b)
 {
     char want[512], got[512];
     size_t es = run_dtype_size(io->dt);
@@ -245,9 +245,13 @@ static int fit_blob(const char *what, const io_info *io, int ndim, const int64_t
         for (int k = 0; ok && k < ndim; k++)
             ok = dims[k] < 0 || dims[k] == b->dims[k];
         if (b->ndim < 0) {
-            run_err("input '%s' has dynamic dims %s: give its shape with --dymShape %s:d0,d1,... "
-                    "(or feed a .npy file, which carries its shape)", io->name,
-                    run_dims_str(dims, ndim, want, sizeof want), io->name);
+            if (gears)
+                run_err("input '%s' has gear dims %s: select a gear with --dymBatch, --dymHW or --dymDims",
+                        io->name, run_dims_str(dims, ndim, want, sizeof want));
+            else
+                run_err("input '%s' has dynamic dims %s: give its shape with --dymShape %s:d0,d1,... "
+                        "(or feed a .npy file, which carries its shape)", io->name,
+                        run_dims_str(dims, ndim, want, sizeof want), io->name);
             return -1;
         }
         if (!ok) {
@@ -354,8 +358,13 @@ static int load_inputs(const run_opts *o, const model_info *m, run_inputs *in)
             if (!list) {
                 if (s == 0 && run_elem_count(dims[u], ndims[u]) < 0) {
                     char d[512];
-                    run_err("input '%s' has dynamic dims %s: give its shape with --dymShape %s:d0,d1,... to "
-                            "generate data for it", io->name, run_dims_str(dims[u], ndims[u], d, sizeof d), io->name);
+                    if (m->gear_index >= 0)
+                        run_err("input '%s' has gear dims %s: select a gear with --dymBatch, --dymHW or --dymDims",
+                                io->name, run_dims_str(dims[u], ndims[u], d, sizeof d));
+                    else
+                        run_err("input '%s' has dynamic dims %s: give its shape with --dymShape %s:d0,d1,... to "
+                                "generate data for it", io->name, run_dims_str(dims[u], ndims[u], d, sizeof d),
+                                io->name);
                     goto out;
                 }
                 if (run_make_blob(io->dt, dims[u], ndims[u], o->random_data, b))
@@ -376,7 +385,7 @@ static int load_inputs(const run_opts *o, const model_info *m, run_inputs *in)
                 snprintf(joined, len, "%s/%s", paths[u], folder[u][s]);
                 path = joined;
             }
-            int bad = run_read_blob(path, io->dt, b) || fit_blob(path, io, ndims[u], dims[u], b);
+            int bad = run_read_blob(path, io->dt, b) || fit_blob(path, io, ndims[u], dims[u], m->gear_index >= 0, b);
             free(joined);
             if (bad)
                 goto out;
