@@ -34,7 +34,7 @@ if(EXISTS ${OA_ONNX_TESTDATA}/node)
   # Fails on any crash/timeout or when the node pass rate drops below the floor.
   add_test(NAME onnx_backend_engine
     COMMAND engine_runner --data ${OA_ONNX_TESTDATA} --timeout 60
-            --results ${CMAKE_BINARY_DIR}/onnx_backend_engine_results.txt --min-node-pass 75)
+            --results ${CMAKE_BINARY_DIR}/onnx_backend_engine_results.txt --min-node-pass 95)
   set_tests_properties(onnx_backend_engine PROPERTIES LABELS "engine;onnx" TIMEOUT 900)
 endif()
 
