@@ -165,8 +165,12 @@ static int path_has_dotdot(const char *p)
     return 0;
 }
 
-static int read_external(const imp *im, const Onnx__TensorProto *tp, const char *tname,
-                         void *dst, uint64_t need)
+/* Resolves, opens and checks the external file of tp (it must hold `need`
+ * bytes at its offset) before the caller allocates anything: a model may
+ * declare a terabyte tensor backed by a tiny file. On success *fd_out is the
+ * open file and *off_out the offset; the caller closes fd. */
+static int open_external(const imp *im, const Onnx__TensorProto *tp, const char *tname,
+                         uint64_t need, int *fd_out, int64_t *off_out, const char **loc_out)
 {
     const char *loc = NULL;
     int64_t offset = 0, length = -1;
@@ -216,7 +220,9 @@ static int read_external(const imp *im, const Onnx__TensorProto *tp, const char 
         return acl_fail(ACL_ERROR_INVALID_FILE, "ONNX import: tensor '%s': external data file "
                         "'%s' resolves outside the model folder (a symbolic link escaping it)",
                         tname, loc);
-    int fd = open(real, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO planted in the model folder must not block
+     * the load forever (it is refused as not a regular file below). */
+    int fd = open(real, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return acl_fail(ACL_ERROR_INVALID_FILE, "ONNX import: tensor '%s': cannot open external "
                         "data file '%s': %s", tname, loc, strerror(errno));
@@ -232,6 +238,15 @@ static int read_external(const imp *im, const Onnx__TensorProto *tp, const char 
                         "file '%s' has %lld bytes, needs %llu at offset %lld", tname, loc,
                         (long long)st.st_size, (unsigned long long)need, (long long)offset);
     }
+    *fd_out = fd;
+    *off_out = offset;
+    *loc_out = loc;
+    return 0;
+}
+
+static int read_external(int fd, int64_t offset, const char *loc, const char *tname, void *dst,
+                         uint64_t need)
+{
     uint64_t done = 0;
     while (done < need) {
         ssize_t r = pread(fd, (char *)dst + done, need - done > (1u << 30) ? (1u << 30) : need - done,
@@ -314,11 +329,21 @@ static int tensor_from_proto(const imp *im, const Onnx__TensorProto *tp, const c
                             (unsigned long long)numel, typed, field,
                             typed == 0 ? " and no raw_data (missing initializer data)" : "");
     }
-    void *data = malloc(nbytes ? (size_t)nbytes : 1);
-    if (!data) return acl_fail(ACL_ERROR_BAD_ALLOC, "ONNX import: tensor '%s': cannot allocate "
-                               "%llu bytes", tname, (unsigned long long)nbytes);
+    int ext_fd = -1;
+    int64_t ext_off = 0;
+    const char *ext_loc = NULL;
     if (external) {
-        int rc = read_external(im, tp, tname, data, nbytes);
+        int rc = open_external(im, tp, tname, nbytes, &ext_fd, &ext_off, &ext_loc);
+        if (rc) return rc;
+    }
+    void *data = malloc(nbytes ? (size_t)nbytes : 1);
+    if (!data) {
+        if (ext_fd >= 0) close(ext_fd);
+        return acl_fail(ACL_ERROR_BAD_ALLOC, "ONNX import: tensor '%s': cannot allocate "
+                        "%llu bytes", tname, (unsigned long long)nbytes);
+    }
+    if (external) {
+        int rc = read_external(ext_fd, ext_off, ext_loc, tname, data, nbytes);
         if (rc) { free(data); return rc; }
     } else if (tp->has_raw_data) {
         if (nbytes) memcpy(data, tp->raw_data.data, (size_t)nbytes);
