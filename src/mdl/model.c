@@ -120,7 +120,9 @@ int mdl_check_context(const char *api, const mdl_model *m)
 int mdl_file_open(const char *api, const char *path, mdl_file *f)
 {
     memset(f, 0, sizeof *f);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO given as the model path must be refused (not a
+     * regular file, below), not block the caller forever in open(). */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return acl_fail(ACL_ERROR_INVALID_FILE, "%s: cannot open model file \"%s\": %s", api, path, strerror(errno));
     struct stat st;
