@@ -16,8 +16,10 @@ if [ ! -x "$ocr" ] || [ ! -f "$models/ch_PP-OCRv4_det_infer.onnx" ] ||
    ! /usr/bin/python3 -c 'import PIL' 2>/dev/null || [ ! -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ]; then
   # A fresh machine: install packages and models, then build.
   bash "$here/scripts/setup.sh"
-  [ -f "$build/build.ninja" ] || cmake -S "$here" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release
-  cmake --build "$build" --target ocr
+  # Configure again even in an existing build dir: libpng/libjpeg may have just been installed.
+  if [ -f "$build/CMakeCache.txt" ]; then cmake -S "$here" -B "$build" >/dev/null
+  else cmake -S "$here" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null; fi
+  cmake --build "$build" --target ocr -j "${JOBS:-$(nproc)}"
 fi
 
 lines=("openacl runs AscendCL" "on any CPU 2026" "det + cls + rec in 1 context")
