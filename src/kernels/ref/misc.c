@@ -81,7 +81,7 @@ static int roi_infer(const g_node *n, void *state, const k_tensor *in, k_tensor 
 /* bilinear corners of (y, x) in an H x W plane; all weights 0 outside */
 static void roi_corners(double y, double x, int64_t H, int64_t W, int64_t idx[4], double w[4])
 {
-    if (y < -1.0 || y > (double)H || x < -1.0 || x > (double)W) {
+    if (!(y >= -1.0 && y <= (double)H && x >= -1.0 && x <= (double)W)) {   /* NaN too */
         for (int i = 0; i < 4; i++) { idx[i] = 0; w[i] = 0.0; }
         return;
     }
@@ -119,8 +119,13 @@ static int roi_run(const g_node *n, void *state, const k_tensor *in, k_tensor *o
             if (rh < 1.0) rh = 1.0;
         }
         double bh = rh / (double)s->oh, bw = rw / (double)s->ow;
-        int64_t gh = s->sampling > 0 ? s->sampling : (int64_t)ceil(rh / (double)s->oh);
-        int64_t gw = s->sampling > 0 ? s->sampling : (int64_t)ceil(rw / (double)s->ow);
+        double fgh = s->sampling > 0 ? (double)s->sampling : ceil(rh / (double)s->oh);
+        double fgw = s->sampling > 0 ? (double)s->sampling : ceil(rw / (double)s->ow);
+        /* a grid past 2^24 samples per bin is a corrupt roi, not work to do */
+        if (!(fgh <= 16777216.0 && fgw <= 16777216.0 && fgh * fgw <= 16777216.0))
+            return ew_fail(n, EW_EINVAL, "roi %lld (%g, %g, %g, %g) needs a %g x %g sampling grid "
+                           "per bin", (long long)r, x1, y1, x2, y2, fgh, fgw);
+        int64_t gh = fgh > 0 ? (int64_t)fgh : 0, gw = fgw > 0 ? (int64_t)fgw : 0;
         double cnt = (double)(gh * gw > 0 ? gh * gw : 1);
         for (int64_t c = 0; c < C; c++) {
             size_t plane = (size_t)((bi * C + c) * H * W);

@@ -409,7 +409,11 @@ static int mel_run(const g_node *n, void *state, const k_tensor *in, k_tensor *o
     if (!bin) return ew_fail(n, EW_ENOMEM, "out of memory");
     for (int64_t i = 0; i < nmel + 2; i++) {
         double hz = 700.0 * (pow(10.0, (lo_mel + (double)i * step) / 2595.0) - 1.0);
-        bin[i] = (int64_t)floor((double)(dftl + 1) * hz / (double)sr);
+        double b = floor((double)(dftl + 1) * hz / (double)sr);
+        /* only keep the cast defined (NaN, huge edges); loops stay in range */
+        if (!(b >= -1e15)) b = -1e15;
+        if (b > 1e15) b = 1e15;
+        bin[i] = (int64_t)b;
     }
     for (int64_t e = 0; e < nspec * nmel; e++) ew_st(out[0].data, s->dty, (size_t)e, 0.0);
     for (int64_t m = 0; m < nmel; m++) {
@@ -418,11 +422,11 @@ static int mel_run(const g_node *n, void *state, const k_tensor *in, k_tensor *o
         if (center == left) {
             MEL_SET(center, 1.0);
         } else {
-            for (int64_t j = left; j <= center; j++)
+            for (int64_t j = left > 0 ? left : 0; j <= center && j < nspec; j++)
                 MEL_SET(j, (double)(j - left) / (double)(center - left));
         }
         if (right > center)
-            for (int64_t j = center; j < right; j++)
+            for (int64_t j = center > 0 ? center : 0; j < right && j < nspec; j++)
                 MEL_SET(j, (double)(right - j) / (double)(right - center));
 #undef MEL_SET
     }
