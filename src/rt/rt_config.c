@@ -91,8 +91,9 @@ static int cfg_from_json(const char *path, const cJSON *root, rt_config *cfg)
     for (const cJSON *it = oa->child; it; it = it->next) {
         const char *k = it->string;
         if (strcmp(k, "device_count") == 0) {
-            if (!cJSON_IsNumber(it) || it->valuedouble != (double)(long)it->valuedouble || it->valuedouble < 1 ||
-                it->valuedouble > RT_MAX_DEVICES)
+            /* range first: converting 1e300 (or NaN) to long is undefined behaviour */
+            if (!cJSON_IsNumber(it) || !(it->valuedouble >= 1 && it->valuedouble <= RT_MAX_DEVICES) ||
+                it->valuedouble != (double)(long)it->valuedouble)
                 return acl_fail(ACL_ERROR_FILE_ATTR_INVALID,
                                 "aclInit: config file %s: openacl.device_count must be an integer in [1, %d]", path,
                                 RT_MAX_DEVICES);
@@ -110,8 +111,8 @@ static int cfg_from_json(const char *path, const cJSON *root, rt_config *cfg)
                                 path);
             cfg->device_memory = b;
         } else if (strcmp(k, "threads_per_device") == 0) {
-            if (!cJSON_IsNumber(it) || it->valuedouble != (double)(long)it->valuedouble || it->valuedouble < 1 ||
-                it->valuedouble > 1024)
+            if (!cJSON_IsNumber(it) || !(it->valuedouble >= 1 && it->valuedouble <= 1024) ||
+                it->valuedouble != (double)(long)it->valuedouble)
                 return acl_fail(ACL_ERROR_FILE_ATTR_INVALID,
                                 "aclInit: config file %s: openacl.threads_per_device must be an integer in [1, 1024]",
                                 path);
