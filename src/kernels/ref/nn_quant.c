@@ -25,6 +25,9 @@ static int32_t qget(const void *p, int dt, size_t i)
 /* Rounds half to even and saturates into dt. */
 static void qput(void *p, int dt, size_t i, float v)
 {
+    /* NaN (e.g. a zero scale: 0/0) fails every comparison below and its
+     * conversion to an integer is undefined behaviour: it becomes 0. */
+    if (v != v) v = 0.f;
     float r = rintf(v);
     switch (dt) {
     case G_U8: ((uint8_t *)p)[i] = (uint8_t)(r < 0.f ? 0.f : r > 255.f ? 255.f : r); break;
