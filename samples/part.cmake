@@ -35,8 +35,14 @@ if(OPENACL_BUILD_TESTS)
     add_test(NAME sample_c_${name}
       COMMAND ${OA_SAMPLE_CHECK} ${kind} ${OA_SAMPLE_MODELS} ${CMAKE_SOURCE_DIR}/models ${OA_SAMPLE_SCRATCH}/c
               -- $<TARGET_FILE:sample_${exe}>)
+    # real models are too slow under the sanitizers: generated ones only there
+    if(n GREATER 2)
+      set(labels "samples")
+    else()
+      set(labels "samples;sanitize;tsan")
+    endif()
     set_tests_properties(sample_c_${name} PROPERTIES FIXTURES_REQUIRED sample_models SKIP_RETURN_CODE 77
-      TIMEOUT 300 LABELS "samples;sanitize;tsan")
+      TIMEOUT 300 LABELS "${labels}")
     # the Python twins (no mem_pool in Python), when the acl module is built
     if(TARGET pyacl AND NOT exe STREQUAL "mem_pool")
       add_test(NAME sample_py_${name}
