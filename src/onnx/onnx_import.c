@@ -1105,6 +1105,25 @@ int onnx_is_capture(const g_graph *sub, int t)
     return 1;
 }
 
+/* Whether any node of the graph, or of a subgraph in its attributes, is in
+ * the default ONNX domain. Depth is bounded by the nesting check above. */
+static int uses_default_domain(const Onnx__GraphProto *gp, int depth)
+{
+    if (!gp || depth > PB_MAX_DEPTH) return 0;
+    for (size_t i = 0; i < gp->n_node; i++) {
+        const Onnx__NodeProto *n = gp->node[i];
+        const char *d = nz(n->domain);
+        if (!*d || !strcmp(d, "ai.onnx")) return 1;
+        for (size_t a = 0; a < n->n_attribute; a++) {
+            const Onnx__AttributeProto *at = n->attribute[a];
+            if (uses_default_domain(at->g, depth + 1)) return 1;
+            for (size_t k = 0; k < at->n_graphs; k++)
+                if (uses_default_domain(at->graphs[k], depth + 1)) return 1;
+        }
+    }
+    return 0;
+}
+
 int onnx_import(const void *buf, size_t len, const char *base_dir, g_graph **out)
 {
     if (!out) return acl_fail(ACL_ERROR_INVALID_PARAM, "ONNX import: output pointer is NULL");
@@ -1136,6 +1155,11 @@ int onnx_import(const void *buf, size_t len, const char *base_dir, g_graph **out
         if (v < 0 || v > 100000) v = 100000;
         if (!*d || !strcmp(d, "ai.onnx")) im.opset = (int)v;
         else im.doms[im.n_doms++] = (domain_ver){ d, (int)v };
+    }
+    if (im.opset < 0 && !uses_default_domain(mp->graph, 0)) {
+        /* A model made only of other domains' ops (e.g. the training
+         * optimisers) need not import the default domain at all. */
+        im.opset = ONNX_OPSET_MAX;
     }
     if (im.opset < 0) {
         /* ONNX says opset_import must list the default domain; a model without

@@ -220,9 +220,14 @@ static int run_set(uint32_t id, aclmdlDesc *desc, const char *sd, const char *se
         }
         aclmdlAddDatasetBuffer(out, aclCreateDataBuffer(dev, dev ? sz : 0));
     }
-    if (result == R_PASS && aclmdlExecute(id, in, out) != ACL_SUCCESS) {
-        snprintf(msg, len, "%s: aclmdlExecute failed: %s", set, last_msg());
-        result = R_FAIL;
+    if (result == R_PASS) {
+        aclError erc = aclmdlExecute(id, in, out);
+        if (erc != ACL_SUCCESS) {
+            snprintf(msg, len, "%s: aclmdlExecute failed: %s", set, last_msg());
+            /* refused at run time (e.g. training-mode Dropout, decided by an
+             * input value): unsupported, not a wrong answer */
+            result = erc == ACL_ERROR_FEATURE_UNSUPPORTED ? R_UNSUP : R_FAIL;
+        }
     }
     for (int o = 0; o < no && result == R_PASS; o++) {
         otd_tensor e;
