@@ -1,6 +1,8 @@
 /* The engine (engine.h): load = import + optimise + plan; run = a flat loop
  * over prepared steps (static models) or the dynamic executor (models with
- * shapes known only at run time).
+ * shapes known only at run time). Compiled models (eng_om.c) arrive here
+ * already optimised and planned; gear models are several static programs
+ * sharing one weight area and the largest gear's work area.
  *
  * Static plan: every kernel argument is a k_tensor prepared at load whose
  * data pointer is (re)written from a small fix-up table at the start of each
@@ -9,68 +11,18 @@
  *
  * Outputs: eng_run writes each output's actual dtype/shape into out[i] and
  * sets out[i].nbytes to the bytes written. */
-#include "engine/engine.h"
-#include "engine/exec.h"
+#include "engine/eng_priv.h"
 #include "graph/errs.h"
 #include "graph/passes.h"
 #include "graph/plan.h"
 #include "onnx/onnx_import.h"
 #include "core/core.h"
+#include "acl/error_codes/ge_error_codes.h"
 #include <omp.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum { REF_NONE = 0, REF_ARENA, REF_WEIGHT, REF_INPUT, REF_OUTPUT };
-
-typedef struct slot_ref {
-    k_tensor *slot;
-    int kind;
-    int64_t idx;              /* offset (arena/weight) or io index */
-} slot_ref;
-
-typedef struct step {
-    g_node *n;
-    k_tensor *in, *out;
-    size_t scratch_off, scratch_bytes;
-    size_t packed_off, packed_bytes;
-} step;
-
-/* An output whose value must be copied at the end of a run. */
-typedef struct out_copy {
-    int out;                  /* destination output index */
-    int kind;                 /* REF_INPUT / REF_WEIGHT / REF_OUTPUT */
-    int64_t idx;
-    size_t nbytes;
-} out_copy;
-
-struct eng_model {
-    g_graph *g;
-    int threads;
-    int is_static;
-    eng_io *ins, *outs;
-    int n_in, n_out;
-    int *in_t, *out_t;        /* tensor index of each input / output */
-
-    size_t work_size, weight_size;
-    int64_t *const_off;       /* per tensor: offset in the weight area or -1 */
-    unsigned char *pack_only; /* per tensor: a constant only packed kernels read */
-    void *weights;
-    int weights_owned, bound;
-    void *own_work;
-
-    /* static plan */
-    step *steps; int n_steps;
-    k_tensor *slots;
-    slot_ref *refs; int n_refs;
-    out_copy *copies; int n_copies;
-
-    /* dynamic */
-    eng_dyn *dyn;
-    k_tensor *vals;
-    unsigned char *owned;
-};
 
 static size_t up64(size_t x) { return (x + 63) & ~(size_t)63; }
 
@@ -91,16 +43,16 @@ static int apply_fixes(g_graph *g, const eng_opts *o)
         g_tensor *x = &g->t[t];
         const g_shape *s = &o->fix_shapes[i];
         char a[128], b[128];
-        if (!g_shape_known(s))
+        if (s->rank < 0 || s->rank > G_MAX_RANK || (!o->fix_override && !g_shape_known(s)))
             return acl_fail(ACL_ERROR_INVALID_PARAM, "model load: fixed shape %s for input '%s' "
                             "has unknown dims", g_shape_str(s, a, sizeof a), name);
         int ok = x->shape.rank < 0 || x->shape.rank == s->rank;
-        for (int k = 0; ok && x->shape.rank >= 0 && k < s->rank; k++)
+        for (int k = 0; ok && !o->fix_override && x->shape.rank >= 0 && k < s->rank; k++)
             if (x->shape.d[k] >= 0 && x->shape.d[k] != s->d[k]) ok = 0;
         if (!ok)
-            return acl_fail(ACL_ERROR_INVALID_PARAM, "model load: fixed shape %s for input '%s' "
-                            "contradicts its declared shape %s", g_shape_str(s, a, sizeof a), name,
-                            g_shape_str(&x->shape, b, sizeof b));
+            return acl_fail(ACL_ERROR_INVALID_PARAM, "model load: %s shape %s for input '%s' "
+                            "contradicts its declared shape %s", o->fix_override ? "given" : "fixed",
+                            g_shape_str(s, a, sizeof a), name, g_shape_str(&x->shape, b, sizeof b));
         x->shape = *s;
     }
     return 0;
@@ -159,34 +111,67 @@ static void find_pack_only(eng_model *m)
     }
 }
 
-static int layout_weights(eng_model *m)
+static int alloc_weight_tables(eng_model *m)
 {
     g_graph *g = m->g;
-    m->const_off = malloc(((size_t)g->n_t + 1) * sizeof *m->const_off);
-    m->pack_only = calloc((size_t)g->n_t + 1, 1);
+    if (!m->const_off) m->const_off = malloc(((size_t)g->n_t + 1) * sizeof *m->const_off);
+    if (!m->pack_only) m->pack_only = calloc((size_t)g->n_t + 1, 1);
     if (!m->const_off || !m->pack_only) return acl_fail(ACL_ERROR_BAD_ALLOC, "model load: out of memory");
+    memset(m->pack_only, 0, (size_t)g->n_t + 1);
     if (m->is_static) find_pack_only(m);
-    size_t off = 0;
+    return 0;
+}
+
+static int needs_copy(const eng_model *m, int t)
+{
+    const g_tensor *x = &m->g->t[t];
+    return x->kind == G_TK_CONST && x->data && (x->nuse > 0 || x->is_output) && !m->pack_only[t];
+}
+
+int eng_layout_weights(eng_model *m, size_t base)
+{
+    g_graph *g = m->g;
+    int rc = alloc_weight_tables(m);
+    if (rc) return rc;
+    size_t off = base;
     for (int t = 0; t < g->n_t; t++) {
-        const g_tensor *x = &g->t[t];
         m->const_off[t] = -1;
-        if (x->kind != G_TK_CONST || !x->data || (x->nuse == 0 && !x->is_output)) continue;
-        if (m->pack_only[t]) continue;
+        if (!needs_copy(m, t)) continue;
         m->const_off[t] = (int64_t)off;
-        off += up64(x->nbytes);
+        off += up64(g->t[t].nbytes);
     }
     for (int s = 0; s < m->n_steps; s++) {
         m->steps[s].packed_off = off;
         off += up64(m->steps[s].packed_bytes);
     }
-    m->weight_size = off;
+    m->weight_base = base;
+    m->weight_size = off - base;
     return 0;
 }
 
-static int add_ref(eng_model *m, k_tensor *slot, int kind, int64_t idx)
+/* Takes the image's weight layout (adopt): constants and packed areas where
+ * the compiler put them. */
+static int layout_recorded(eng_model *m)
+{
+    g_graph *g = m->g;
+    const eng_rec *r = m->rec;
+    int rc = alloc_weight_tables(m);
+    if (rc) return rc;
+    for (int t = 0; t < g->n_t; t++) {
+        m->const_off[t] = needs_copy(m, t) ? r->const_off[t] : -1;
+        if (needs_copy(m, t) && r->const_off[t] < 0)
+            return acl_fail(ACL_ERROR_INTERNAL_ERROR, "compiled model: constant '%s' has no run-time copy",
+                            g->t[t].name);
+    }
+    for (int s = 0; s < m->n_steps; s++) m->steps[s].packed_off = r->packed_off[s] >= 0 ? (size_t)r->packed_off[s] : 0;
+    m->weight_base = 0;
+    m->weight_size = m->img_w_len;
+    return 0;
+}
+
+static void add_ref(eng_model *m, k_tensor *slot, int kind, int64_t idx)
 {
     m->refs[m->n_refs++] = (slot_ref){ slot, kind, idx };
-    return 0;
 }
 
 static int tensor_ref(const eng_model *m, int t, int *kind, int64_t *idx)
@@ -197,6 +182,8 @@ static int tensor_ref(const eng_model *m, int t, int *kind, int64_t *idx)
         /* a packed-only constant: its readers never look at it while running */
         *kind = m->pack_only[t] ? REF_NONE : REF_WEIGHT;
         *idx = m->const_off[t];
+        if (*kind == REF_WEIGHT && *idx < 0)
+            return acl_fail(ACL_ERROR_INTERNAL_ERROR, "model load: constant '%s' has no storage", x->name);
         return 0;
     }
     for (int i = 0; i < m->n_out; i++) if (m->out_t[i] == t) { *kind = REF_OUTPUT; *idx = i; return 0; }
@@ -204,7 +191,37 @@ static int tensor_ref(const eng_model *m, int t, int *kind, int64_t *idx)
     return acl_fail(ACL_ERROR_INTERNAL_ERROR, "model load: tensor '%s' has no storage", x->name);
 }
 
-static int prepare_static(eng_model *m)
+/* The recorded memory plan, used when this build plans every node's scratch
+ * as the compiler did; bounds are checked so a damaged file cannot point a
+ * kernel outside the arena. */
+static int use_recorded_plan(eng_model *m, const size_t *scratch)
+{
+    g_graph *g = m->g;
+    const eng_rec *r = m->rec;
+    for (int i = 0; i < m->n_steps; i++)
+        if (scratch[i] != r->scratch_bytes[i]) return 0;
+    /* never more than every buffer side by side: a damaged size cannot
+     * make the runtime allocate absurd amounts */
+    if (r->work_size > plan_graph_naive(g, scratch)) return 0;
+    for (int t = 0; t < g->n_t; t++) {
+        const g_tensor *x = &g->t[t];
+        int64_t off = r->mem_offset[t];
+        int arena = x->kind == G_TK_ACT && x->producer >= 0 && !x->is_output;
+        if (!arena) { if (off >= 0) return 0; continue; }
+        int64_t ne = g_shape_numel(&x->shape);
+        size_t bytes = ne > 0 ? (size_t)ne * g_dtype_size(x->dtype) : 0;
+        if (off < 0 || (size_t)off > r->work_size || bytes > r->work_size - (size_t)off) return 0;
+    }
+    for (int i = 0; i < m->n_steps; i++)
+        if (r->scratch_off[i] > r->work_size || r->scratch_bytes[i] > r->work_size - r->scratch_off[i])
+            return 0;
+    for (int t = 0; t < g->n_t; t++) g->t[t].mem_offset = r->mem_offset[t];
+    for (int i = 0; i < m->n_steps; i++) m->steps[i].scratch_off = r->scratch_off[i];
+    m->work_size = r->work_size;
+    return 1;
+}
+
+int eng_prepare_steps(eng_model *m)
 {
     g_graph *g = m->g;
     int rc = 0, ns = g->n_nodes, nslots = 0;
@@ -245,9 +262,46 @@ static int prepare_static(eng_model *m)
         s->packed_bytes = pb;
         s->scratch_bytes = scratch[i] = sb;
     }
+    if (m->rec) {
+        if ((rc = g_graph_link(g))) goto done;
+        if (use_recorded_plan(m, scratch)) goto done;
+        acl_log(1, "compiled model: scratch sizes differ on this build: memory plan recomputed");
+    }
     if ((rc = plan_graph(g, scratch, scratch_off, &m->work_size))) goto done;
     for (int i = 0; i < ns; i++) m->steps[i].scratch_off = scratch_off[i];
-    if ((rc = layout_weights(m))) goto done;
+done:
+    free(scratch); free(scratch_off);
+    return rc;
+}
+
+int eng_can_adopt(const eng_model *m)
+{
+    const eng_rec *r = m->rec;
+    if (!r || !r->abi_match || !m->img_w) return 0;
+    for (int i = 0; i < m->n_steps; i++) {
+        const step *s = &m->steps[i];
+        if (s->packed_bytes != r->packed_bytes[i]) return 0;
+        if (!s->packed_bytes || !s->n->op->pack) continue;
+        if (!s->n->op->adopt || r->packed_off[i] < 0) return 0;
+        if (!r->impl[i] || strcmp(r->impl[i], s->n->op->impl)) return 0;
+        if ((size_t)r->packed_off[i] > m->img_w_len || s->packed_bytes > m->img_w_len - (size_t)r->packed_off[i])
+            return 0;
+    }
+    if (!m->is_static) {
+        for (int t = 0; t < m->g->n_t; t++)
+            if (m->g->t[t].kind == G_TK_CONST && m->g->t[t].data && r->const_off[t] < 0 &&
+                (m->g->t[t].nuse > 0 || m->g->t[t].is_output)) return 0;
+    }
+    return 1;
+}
+
+int eng_prepare_refs(eng_model *m, int adopt)
+{
+    int rc = 0, ns = m->n_steps;
+    m->adopt = adopt;
+    if ((rc = adopt ? layout_recorded(m) : eng_layout_weights(m, m->weight_base))) return rc;
+    m->n_refs = 0;
+    m->n_copies = 0;
     for (int i = 0; i < ns && !rc; i++) {
         step *s = &m->steps[i];
         const g_node *n = s->n;
@@ -256,7 +310,7 @@ static int prepare_static(eng_model *m)
             int t = isin ? n->in[j] : n->out[j - n->n_in];
             k_tensor *slot = isin ? &s->in[j] : &s->out[j - n->n_in];
             if (t < 0) { slot->data = NULL; slot->nbytes = 0; continue; }
-            int kind; int64_t idx;
+            int kind = REF_NONE; int64_t idx = -1;
             if ((rc = tensor_ref(m, t, &kind, &idx))) break;
             if (!isin && kind != REF_OUTPUT && kind != REF_ARENA) {
                 rc = acl_fail(ACL_ERROR_INTERNAL_ERROR, "model load: node '%s' writes a constant "
@@ -270,20 +324,19 @@ static int prepare_static(eng_model *m)
     /* outputs not written by a step of their own */
     for (int o = 0; o < m->n_out && !rc; o++) {
         int t = m->out_t[o];
-        int kind; int64_t idx;
+        int kind = REF_NONE; int64_t idx = -1;
         if ((rc = tensor_ref(m, t, &kind, &idx))) break;
         if (kind == REF_OUTPUT && idx == o) continue;
         m->copies[m->n_copies++] = (out_copy){ o, kind, idx, m->outs[o].nbytes };
     }
-done:
-    free(scratch); free(scratch_off);
     return rc;
 }
 
-static int prepare_dynamic(eng_model *m)
+int eng_prepare_dynamic(eng_model *m, int adopt)
 {
     m->work_size = 0;
-    int rc = layout_weights(m);
+    m->adopt = adopt;
+    int rc = adopt ? layout_recorded(m) : eng_layout_weights(m, 0);
     if (rc) return rc;
     m->dyn = eng_dyn_new(m->g);
     m->vals = calloc((size_t)m->g->n_t + 1, sizeof *m->vals);
@@ -293,34 +346,72 @@ static int prepare_dynamic(eng_model *m)
     return 0;
 }
 
-int eng_load(const void *buf, size_t len, const eng_opts *o, eng_model **out)
+int eng_prepare_io(eng_model *m)
+{
+    int rc = build_io(m);
+    if (rc) return rc;
+    m->gear_input = -1;
+    m->is_static = graph_is_static(m->g);
+    return 0;
+}
+
+int eng_prepare(eng_model *m)
+{
+    int rc = eng_prepare_io(m);
+    if (rc) return rc;
+    if (!m->is_static) {
+        if (m->rec) g_graph_link(m->g);
+        return eng_prepare_dynamic(m, m->rec && m->img_w ? eng_can_adopt(m) : 0);
+    }
+    if ((rc = eng_prepare_steps(m))) return rc;
+    return eng_prepare_refs(m, m->rec ? eng_can_adopt(m) : 0);
+}
+
+static void dump_if_wanted(const eng_model *m)
+{
+    if (!graph_dump_wanted() || !m->g) return;
+    fprintf(stderr, "openacl: model plan (%s, work %zu bytes, weights %zu bytes)\n",
+            m->is_static ? "static" : "dynamic", m->work_size, m->weight_size);
+    graph_dump(m->g, stderr, 2);
+}
+
+int eng_build(g_graph *g, const eng_opts *o, eng_model **out)
 {
     static const eng_opts defaults = { 0 };
-    if (!out) return acl_fail(ACL_ERROR_INVALID_PARAM, "model load: output handle pointer is NULL");
-    *out = NULL;
     if (!o) o = &defaults;
-    if (o->n_fix < 0 || (o->n_fix > 0 && (!o->fix_names || !o->fix_shapes)))
-        return acl_fail(ACL_ERROR_INVALID_PARAM, "model load: %d fixed shapes but no names/shapes",
-                        o->n_fix);
+    *out = NULL;
     eng_model *m = calloc(1, sizeof *m);
-    if (!m) return acl_fail(ACL_ERROR_BAD_ALLOC, "model load: out of memory");
+    if (!m) { g_graph_free(g); return acl_fail(ACL_ERROR_BAD_ALLOC, "model load: out of memory"); }
+    m->g = g;
     m->threads = o->threads > 0 ? o->threads : 0;
-    int rc = onnx_import(buf, len, o->base_dir, &m->g);
-    if (!rc) rc = apply_fixes(m->g, o);
+    int rc = apply_fixes(m->g, o);
     if (!rc) rc = graph_optimize(m->g);
-    if (!rc) rc = build_io(m);
-    if (!rc) {
-        m->is_static = graph_is_static(m->g);
-        rc = m->is_static ? prepare_static(m) : prepare_dynamic(m);
-    }
+    if (!rc) rc = eng_prepare(m);
     if (rc) { eng_free(m); return rc; }
-    if (graph_dump_wanted()) {
-        fprintf(stderr, "openacl: model plan (%s, work %zu bytes, weights %zu bytes)\n",
-                m->is_static ? "static" : "dynamic", m->work_size, m->weight_size);
-        graph_dump(m->g, stderr, 2);
-    }
+    dump_if_wanted(m);
     *out = m;
     return 0;
+}
+
+int eng_load(const void *buf, size_t len, const eng_opts *o, eng_model **out)
+{
+    if (!out) return acl_fail(ACL_ERROR_INVALID_PARAM, "model load: output handle pointer is NULL");
+    *out = NULL;
+    if (o && (o->n_fix < 0 || (o->n_fix > 0 && (!o->fix_names || !o->fix_shapes))))
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "model load: %d fixed shapes but no names/shapes",
+                        o->n_fix);
+    g_graph *g = NULL;
+    int rc = onnx_import(buf, len, o ? o->base_dir : NULL, &g);
+    if (rc) return rc;
+    return eng_build(g, o, out);
+}
+
+/* Pointers into the caller's image must not be freed (nor kept past bind). */
+static void drop_borrowed(eng_model *m)
+{
+    if (!m->borrowed || !m->g) return;
+    for (int t = 0; t < m->g->n_t; t++)
+        if (m->borrowed[t]) { m->g->t[t].data = NULL; m->borrowed[t] = 0; }
 }
 
 void eng_free(eng_model *m)
@@ -328,12 +419,22 @@ void eng_free(eng_model *m)
     if (!m) return;
     if (m->vals && m->owned && m->g) eng_vals_release(m->g->n_t, m->vals, m->owned);
     eng_dyn_free(m->dyn);
+    drop_borrowed(m);
     g_graph_free(m->g);
+    for (int i = 0; i < m->n_gears && m->gears; i++) eng_free(m->gears[i]);
+    free(m->gears);
+    free(m->gear_vals);
+    if (m->io_names_owned) {
+        for (int i = 0; i < m->n_in; i++) free((char *)m->ins[i].name);
+        for (int i = 0; i < m->n_out; i++) free((char *)m->outs[i].name);
+    }
     if (m->weights_owned) free(m->weights);
+    if (m->release) m->release(m->release_ctx);
     free(m->own_work);
     free(m->ins); free(m->outs); free(m->in_t); free(m->out_t);
     free(m->const_off); free(m->pack_only); free(m->steps); free(m->slots); free(m->refs); free(m->copies);
-    free(m->vals); free(m->owned);
+    free(m->vals); free(m->owned); free(m->borrowed);
+    eng_om_meta_free(m->meta);
     free(m);
 }
 
@@ -345,26 +446,19 @@ int eng_is_static(const eng_model *m) { return m ? m->is_static : 0; }
 size_t eng_work_size(const eng_model *m) { return m && m->is_static ? m->work_size : 0; }
 size_t eng_weight_size(const eng_model *m) { return m ? m->weight_size : 0; }
 
-int eng_bind_weights(eng_model *m, void *weights)
+int eng_weights_in_image(const eng_model *m)
 {
-    if (!m) return acl_fail(ACL_ERROR_INVALID_PARAM, "eng_bind_weights: model is NULL");
-    if (m->bound)
-        return acl_fail(ACL_ERROR_INVALID_PARAM, "eng_bind_weights: weights are already bound");
-    if (weights && ((uintptr_t)weights & 63))
-        return acl_fail(ACL_ERROR_MEMORY_ADDRESS_UNALIGNED, "eng_bind_weights: weight memory %p "
-                        "is not 64-byte aligned", weights);
-    if (!weights) {
-        weights = eng_alloc64(m->weight_size);
-        if (!weights)
-            return acl_fail(ACL_ERROR_BAD_ALLOC, "eng_bind_weights: cannot allocate %zu bytes",
-                            m->weight_size);
-        m->weights_owned = 1;
-    }
-    m->weights = weights;
+    return m && m->adopt && m->img_w && m->release && !m->bound;
+}
+
+/* Fills one program's part of the weight area w (shared by gears) and packs
+ * or adopts its kernels' weights. */
+static int bind_program(eng_model *m, char *w)
+{
     g_graph *g = m->g;
-    char *w = weights;
-    for (int t = 0; t < g->n_t; t++)
-        if (m->const_off[t] >= 0) memcpy(w + m->const_off[t], g->t[t].data, g->t[t].nbytes);
+    if (!m->adopt)
+        for (int t = 0; t < g->n_t; t++)
+            if (m->const_off[t] >= 0) memcpy(w + m->const_off[t], g->t[t].data, g->t[t].nbytes);
     for (int s = 0; s < m->n_steps; s++) {
         step *st = &m->steps[s];
         const g_node *n = st->n;
@@ -375,25 +469,74 @@ int eng_bind_weights(eng_model *m, void *weights)
             st->in[j].data = t < 0 ? NULL : m->const_off[t] >= 0 ? w + m->const_off[t]
                            : m->pack_only[t] ? g->t[t].data : NULL;
         }
-        int rc = n->op->pack(n, n->state, st->in, st->out, w + st->packed_off);
-        if (rc) {
-            if (m->weights_owned) { free(m->weights); m->weights_owned = 0; }
-            m->weights = NULL;
-            return acl_fail(rc, "eng_bind_weights: node '%s' (%s): packing failed", n->name,
-                            n->op_type);
-        }
+        int rc = m->adopt ? n->op->adopt(n, n->state, st->in, st->out, w + st->packed_off)
+                          : n->op->pack(n, n->state, st->in, st->out, w + st->packed_off);
+        if (rc)
+            return acl_fail(rc, "eng_bind_weights: node '%s' (%s): %s failed", n->name, n->op_type,
+                            m->adopt ? "adopting the compiled packed weights" : "packing");
     }
     /* the weight area now holds the only copy the run needs */
     for (int t = 0; t < g->n_t; t++) {
         if (m->const_off[t] < 0 && !m->pack_only[t]) continue;
         if (m->dyn && m->const_off[t] >= 0) eng_dyn_set_const(m->dyn, t, w + m->const_off[t]);
-        free(g->t[t].data);
+        if (m->pack_only[t] && m->keep_plain) continue;     /* the compiler still writes them */
+        if (!m->borrowed || !m->borrowed[t]) free(g->t[t].data);
         g->t[t].data = NULL;
     }
     /* slots of packed-only constants were pointed at the old copies for pack() */
     for (int r = 0; r < m->n_refs; r++)
         if (m->refs[r].kind == REF_NONE) m->refs[r].slot->data = NULL;
+    m->weights = w;
     m->bound = 1;
+    return 0;
+}
+
+int eng_bind_weights(eng_model *m, void *weights)
+{
+    if (!m) return acl_fail(ACL_ERROR_INVALID_PARAM, "eng_bind_weights: model is NULL");
+    if (m->bound)
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "eng_bind_weights: weights are already bound");
+    if (weights && ((uintptr_t)weights & 63))
+        return acl_fail(ACL_ERROR_MEMORY_ADDRESS_UNALIGNED, "eng_bind_weights: weight memory %p "
+                        "is not 64-byte aligned", weights);
+    int owned = 0;
+    if (!weights && eng_weights_in_image(m)) {
+        weights = (void *)m->img_w;     /* read-only: adopted weights are never written */
+        m->img_in_use = 1;
+    } else {
+        if (!weights) {
+            weights = eng_alloc64(m->weight_size);
+            if (!weights)
+                return acl_fail(ACL_ERROR_BAD_ALLOC, "eng_bind_weights: cannot allocate %zu bytes",
+                                m->weight_size);
+            owned = 1;
+        }
+        if (m->adopt && m->img_w && m->weight_size) memcpy(weights, m->img_w, m->weight_size);
+    }
+    int rc = 0;
+    if (m->n_gears) {
+        for (int i = 0; i < m->n_gears && !rc; i++) rc = bind_program(m->gears[i], weights);
+        for (int i = 0; i < m->n_gears; i++) drop_borrowed(m->gears[i]);
+    } else {
+        rc = bind_program(m, weights);
+    }
+    drop_borrowed(m);
+    if (rc) {
+        if (owned) free(weights);
+        m->weights = NULL;
+        m->img_in_use = 0;
+        for (int i = 0; i < m->n_gears; i++) m->gears[i]->bound = 0;
+        m->bound = 0;
+        return rc;
+    }
+    m->weights = weights;
+    m->weights_owned = owned;
+    m->bound = 1;
+    /* nothing points into the caller's image any more: hand it back now */
+    if (!m->img_in_use && m->release) {
+        m->release(m->release_ctx);
+        m->release = NULL;
+    }
     return 0;
 }
 
@@ -552,27 +695,129 @@ static int run_dynamic(eng_model *m, const k_tensor *in, k_tensor *out, eng_allo
     return rc;
 }
 
-int eng_run(eng_model *m, void *work, const k_tensor *in, int n_in, k_tensor *out, int n_out,
-            eng_alloc_fn alloc, void *alloc_ctx)
+static int check_counts(const eng_model *m, const k_tensor *in, int n_in, const k_tensor *out, int n_out)
 {
-    if (!m) return acl_fail(ACL_ERROR_INVALID_PARAM, "model execute: model is NULL");
     if (n_in != m->n_in || (n_in && !in))
         return acl_fail(ACL_ERROR_INVALID_PARAM, "model execute: %d inputs given, the model has "
                         "%d", n_in, m->n_in);
     if (n_out != m->n_out || (n_out && !out))
         return acl_fail(ACL_ERROR_INVALID_PARAM, "model execute: %d outputs given, the model has "
                         "%d", n_out, m->n_out);
+    return 0;
+}
+
+static int get_work(eng_model *top, void **work)
+{
+    if (*work && ((uintptr_t)*work & 63))
+        return acl_fail(ACL_ERROR_MEMORY_ADDRESS_UNALIGNED, "model execute: work memory %p is "
+                        "not 64-byte aligned", *work);
+    if (!*work) {
+        if (!top->own_work && !(top->own_work = eng_alloc64(top->work_size)))
+            return acl_fail(ACL_ERROR_BAD_ALLOC, "model execute: cannot allocate %zu bytes of "
+                            "work memory", top->work_size);
+        *work = top->own_work;
+    }
+    return 0;
+}
+
+int eng_run(eng_model *m, void *work, const k_tensor *in, int n_in, k_tensor *out, int n_out,
+            eng_alloc_fn alloc, void *alloc_ctx)
+{
+    if (!m) return acl_fail(ACL_ERROR_INVALID_PARAM, "model execute: model is NULL");
     int rc;
+    if ((rc = check_counts(m, in, n_in, out, n_out))) return rc;
+    if (m->n_gears) {
+        int64_t v[G_MAX_RANK * 16];
+        const k_tensor *gi = &in[m->gear_input];
+        int gear = eng_gear_decode(m, gi->data, gi->nbytes, v);
+        if (gear == -2)
+            return acl_fail(ACL_ERROR_INVALID_PARAM, "model execute: the gear input '%s' buffer holds %zu "
+                            "bytes, at least %d needed", ENG_GEAR_NAME, gi->nbytes, 4 * m->gear_nvals);
+        if (gear < 0)
+            return acl_fail((int)ACL_ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID, "model execute: the gear input '%s' "
+                            "holds %lld, which is not one of the model's %d gears", ENG_GEAR_NAME,
+                            (long long)v[0], m->n_gears);
+        return eng_run_gear(m, gear, work, in, n_in, out, n_out, alloc, alloc_ctx);
+    }
     if (!m->bound && (rc = eng_bind_weights(m, NULL))) return rc;
     if (!m->is_static) return run_dynamic(m, in, out, alloc, alloc_ctx);
-    if (work && ((uintptr_t)work & 63))
-        return acl_fail(ACL_ERROR_MEMORY_ADDRESS_UNALIGNED, "model execute: work memory %p is "
-                        "not 64-byte aligned", work);
-    if (!work) {
-        if (!m->own_work && !(m->own_work = eng_alloc64(m->work_size)))
-            return acl_fail(ACL_ERROR_BAD_ALLOC, "model execute: cannot allocate %zu bytes of "
-                            "work memory", m->work_size);
-        work = m->own_work;
-    }
+    if ((rc = get_work(m, &work))) return rc;
     return run_static(m, work, in, out, alloc, alloc_ctx);
+}
+
+/* ---- gears ---- */
+
+int eng_gear_kind(const eng_model *m) { return m ? m->gear_kind : ENG_GEAR_NONE; }
+int eng_gear_count(const eng_model *m) { return m ? m->n_gears : 0; }
+int eng_gear_nvals(const eng_model *m) { return m ? m->gear_nvals : 0; }
+int eng_gear_input_index(const eng_model *m) { return m && m->n_gears ? m->gear_input : -1; }
+int eng_gear_largest(const eng_model *m) { return m && m->n_gears ? m->largest : -1; }
+
+const int64_t *eng_gear_values(const eng_model *m, int gear)
+{
+    if (!m || gear < 0 || gear >= m->n_gears) return NULL;
+    return m->gear_vals + (size_t)gear * (size_t)m->gear_nvals;
+}
+
+int eng_gear_find(const eng_model *m, const int64_t *vals, int n)
+{
+    if (!m || !vals || n != m->gear_nvals) return -1;
+    for (int g = 0; g < m->n_gears; g++)
+        if (!memcmp(eng_gear_values(m, g), vals, (size_t)n * sizeof *vals)) return g;
+    return -1;
+}
+
+const eng_io *eng_gear_input(const eng_model *m, int gear, int i)
+{
+    if (!m || gear < 0 || gear >= m->n_gears) return NULL;
+    return eng_input(m->gears[gear], i);
+}
+
+const eng_io *eng_gear_output(const eng_model *m, int gear, int i)
+{
+    if (!m || gear < 0 || gear >= m->n_gears) return NULL;
+    return eng_output(m->gears[gear], i);
+}
+
+int eng_gear_decode(const eng_model *m, const void *buf, size_t nbytes, int64_t *vals)
+{
+    int k = m ? m->gear_nvals : 0;
+    if (!m || !m->n_gears || k <= 0) return -1;
+    vals[0] = 0;
+    if (!buf || nbytes < (size_t)k * 4) return -2;
+    const unsigned char *p = buf;
+    for (int i = 0; i < k; i++) {
+        if (nbytes >= (size_t)k * 8) {
+            uint64_t v;
+            memcpy(&v, p + 8 * (size_t)i, 8);
+            vals[i] = v > INT64_MAX ? -1 : (int64_t)v;
+        } else {
+            uint32_t v;
+            memcpy(&v, p + 4 * (size_t)i, 4);
+            vals[i] = v;
+        }
+    }
+    return eng_gear_find(m, vals, k);
+}
+
+int eng_run_gear(eng_model *m, int gear, void *work, const k_tensor *in, int n_in, k_tensor *out,
+                 int n_out, eng_alloc_fn alloc, void *alloc_ctx)
+{
+    if (!m) return acl_fail(ACL_ERROR_INVALID_PARAM, "model execute: model is NULL");
+    if (!m->n_gears || gear < 0 || gear >= m->n_gears)
+        return acl_fail((int)ACL_ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID, "model execute: gear %d does not exist "
+                        "(the model has %d)", gear, m->n_gears);
+    int rc;
+    if ((rc = check_counts(m, in, n_in, out, n_out))) return rc;
+    if (!m->bound && (rc = eng_bind_weights(m, NULL))) return rc;
+    if ((rc = get_work(m, &work))) return rc;
+    eng_model *p = m->gears[gear];
+    p->threads = m->threads;
+    /* the program has the user inputs only; the gear input stays behind */
+    return run_static(p, work, in, out, alloc, alloc_ctx);
+}
+
+int eng_input_range(const eng_model *m, int i, int d, int64_t *lo, int64_t *hi)
+{
+    return eng_om_meta_range(m ? m->meta : NULL, i, d, lo, hi);
 }

@@ -23,6 +23,16 @@ typedef struct eng_opts {
     int n_fix;
     const char *const *fix_names;
     const g_shape *fix_shapes;
+    /* Additions (compiled models, atc): */
+    /* fix_shapes replace the declared dims instead of having to agree with
+     * them (atc --input_shape); -1 dims stay dynamic. */
+    int fix_override;
+    /* The image passed to eng_load_compiled stays valid until the engine
+     * calls release(release_ctx) (at eng_free, or earlier once nothing
+     * points into it); weights may then be used in place (zero copy). On
+     * failure the caller keeps the image. NULL: the engine copies. */
+    void (*release)(void *ctx);
+    void *release_ctx;
 } eng_opts;
 
 typedef struct eng_io {
@@ -70,6 +80,57 @@ int eng_run(eng_model *m, void *work, const k_tensor *in, int n_in,
  * output comes back the same way in out[i].data, a k_seq the caller releases
  * with k_seq_free (its buffer and the allocator are not used). Models with
  * container values always run on the dynamic path. */
+
+/* ---- compiled models and gears (additions) ----
+ * A compiled model (src/om container written by tools/atc) holds one
+ * execution plan, or one static plan per gear of a model compiled with
+ * --dynamic_batch_size / --dynamic_image_size / --dynamic_dims. Gear models
+ * have one extra input, the last: ACL_DYNAMIC_TENSOR_NAME, int32 [k] (k gear
+ * values); their user inputs report -1 in the gear dims and the largest
+ * gear's byte size, their outputs the largest gear's dims and the largest
+ * size over gears. Weights are shared by all gears, the work area is the
+ * largest gear's. */
+enum eng_gear_kind { ENG_GEAR_NONE = 0, ENG_GEAR_BATCH = 1, ENG_GEAR_HW = 2, ENG_GEAR_DIMS = 3 };
+#define ENG_MAX_GEARS 100
+#define ENG_GEAR_NAME "ascend_mbatch_shape_data"
+
+typedef struct eng_om_meta eng_om_meta;
+
+/* Whether buf holds a compiled model (by its magic; not validated). */
+int eng_is_compiled(const void *buf, size_t len);
+/* Loads a compiled model: checks the container and every checksum, rebuilds
+ * the plans without running graph passes. `api`/`src` name the caller and
+ * the file in messages. o->release: see eng_opts. */
+int eng_load_compiled(const char *api, const char *src, const void *buf, size_t len,
+                      const eng_opts *o, eng_model **out);
+/* 1 when eng_bind_weights(m, NULL) will use the image's weights in place,
+ * so the caller need not allocate eng_weight_size bytes. */
+int eng_weights_in_image(const eng_model *m);
+
+int eng_gear_kind(const eng_model *m);          /* enum eng_gear_kind */
+int eng_gear_count(const eng_model *m);
+int eng_gear_nvals(const eng_model *m);         /* values per gear: 1, 2 or #(-1 dims) */
+const int64_t *eng_gear_values(const eng_model *m, int gear);
+int eng_gear_input_index(const eng_model *m);   /* -1 when the model has no gears */
+/* The largest gear (by total input bytes): what sizes and dims report. */
+int eng_gear_largest(const eng_model *m);
+/* Index of the gear with these values, -1 if none. */
+int eng_gear_find(const eng_model *m, const int64_t *vals, int n);
+/* I/O of one gear: user inputs (not the gear input) and outputs, static. */
+const eng_io *eng_gear_input(const eng_model *m, int gear, int i);
+const eng_io *eng_gear_output(const eng_model *m, int gear, int i);
+/* Reads the gear values from a gear-input buffer of nbytes bytes: uint64
+ * each when it holds 8*k bytes, else uint32 (CANN's rule). Returns the
+ * gear index, -1 when the values are no gear, -2 when the buffer is too
+ * small; vals (k entries) receives what was read. */
+int eng_gear_decode(const eng_model *m, const void *buf, size_t nbytes, int64_t *vals);
+/* Runs one gear. in[] has eng_num_inputs entries (the gear input's content
+ * is not read); buffers larger than the gear needs are fine. */
+int eng_run_gear(eng_model *m, int gear, void *work, const k_tensor *in, int n_in,
+                 k_tensor *out, int n_out, eng_alloc_fn alloc, void *alloc_ctx);
+/* Range of dim d of input i recorded by atc --input_shape "a~b" (hi -1:
+ * unbounded); 0 when known, -1 when the model records none. */
+int eng_input_range(const eng_model *m, int i, int d, int64_t *lo, int64_t *hi);
 
 #ifdef __cplusplus
 }

@@ -79,6 +79,16 @@ typedef struct k_op {
      * the engine need not keep its own copy of a constant all of whose
      * readers say so (weights then count once, packed). */
     uint32_t packed_inputs;
+    /* Optional (addition, compiled models): `packed` already holds what
+     * pack() writes for these shapes with this build on this CPU (a compiled
+     * model stores packed weights): set the state up to run from it, as
+     * pack() would, without reading or rewriting the area (it may be
+     * read-only) and without needing the packed_inputs constants. An engine
+     * calls it instead of pack() when the compiled model's kernel ABI and
+     * planned packed_bytes match; without it, weights are packed again from
+     * the plain copies the compiled model also keeps. */
+    int (*adopt)(const g_node *n, void *state, const k_tensor *in, const k_tensor *out,
+                 void *packed);
 } k_op;
 
 /* Register a k_op: the registry collects every K_REGISTER in the library

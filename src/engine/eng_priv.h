@@ -1,0 +1,147 @@
+/* Engine internals shared by engine.c (load, plan, bind, run), eng_om.c
+ * (the compiled-model reader and writer) and eng_compile.c (atc's driver).
+ * Nothing outside src/engine includes this. */
+#ifndef OPENACL_ENGINE_PRIV_H
+#define OPENACL_ENGINE_PRIV_H
+#include "engine/engine.h"
+#include "engine/exec.h"
+
+enum { REF_NONE = 0, REF_ARENA, REF_WEIGHT, REF_INPUT, REF_OUTPUT };
+
+typedef struct slot_ref {
+    k_tensor *slot;
+    int kind;
+    int64_t idx;              /* offset (arena/weight) or io index */
+} slot_ref;
+
+typedef struct step {
+    g_node *n;
+    k_tensor *in, *out;
+    size_t scratch_off, scratch_bytes;
+    size_t packed_off, packed_bytes;
+} step;
+
+/* An output whose value must be copied at the end of a run. */
+typedef struct out_copy {
+    int out;                  /* destination output index */
+    int kind;                 /* REF_INPUT / REF_WEIGHT / REF_OUTPUT */
+    int64_t idx;
+    size_t nbytes;
+} out_copy;
+
+/* What a compiled program recorded about its plan (eng_om.c fills it). */
+typedef struct eng_rec {
+    size_t work_size;
+    int64_t *mem_offset;      /* per tensor: arena offset, -1 none */
+    size_t *packed_bytes, *scratch_off, *scratch_bytes;   /* per node */
+    int64_t *packed_off;      /* per node: offset of its packed blob in the image's weights, -1 */
+    int64_t *const_off;       /* per tensor: offset of its run-time copy in the image's weights, -1 */
+    char **impl;              /* per node: kernel implementation the compiler chose */
+    size_t n_impl;
+    int abi_match;            /* the image's kernel ABI is this build's */
+} eng_rec;
+
+struct eng_model {
+    g_graph *g;
+    int threads;
+    int is_static;
+    eng_io *ins, *outs;
+    int n_in, n_out;
+    int *in_t, *out_t;        /* tensor index of each input / output */
+
+    size_t work_size, weight_size;
+    int64_t *const_off;       /* per tensor: offset in the weight area or -1 */
+    unsigned char *pack_only; /* per tensor: a constant only packed kernels read */
+    void *weights;
+    int weights_owned, bound;
+    void *own_work;
+
+    /* static plan */
+    step *steps; int n_steps;
+    k_tensor *slots;
+    slot_ref *refs; int n_refs;
+    out_copy *copies; int n_copies;
+
+    /* dynamic */
+    eng_dyn *dyn;
+    k_tensor *vals;
+    unsigned char *owned;
+
+    /* ---- compiled models ---- */
+    unsigned char *borrowed;  /* per tensor: data points into the image, not owned */
+    int keep_plain;           /* compiling: binding keeps packed-only constants' plain data */
+    int adopt;                /* binding adopts the image's packed weights instead of packing */
+    eng_rec *rec;             /* the program's recorded plan while loading */
+    const unsigned char *img_w;  /* the image's run-time weight region (adopt) */
+    size_t img_w_len;
+    void (*release)(void *);  /* image handed over by the caller (eng_opts.keep_image) */
+    void *release_ctx;
+    int img_in_use;           /* weights live in the image: keep it until eng_free */
+    size_t weight_base;       /* this program's offset in a shared weight area */
+
+    /* gears: a model of several static programs (one per gear) sharing weights */
+    int gear_kind, n_gears, gear_nvals, largest;
+    int64_t *gear_vals;       /* n_gears * gear_nvals */
+    eng_model **gears;
+    int io_names_owned;       /* ins/outs names are malloc'd (gear models) */
+    int gear_input;           /* index of the gear input in ins, -1 none */
+    eng_om_meta *meta;        /* compile-time facts of a compiled model */
+};
+
+/* Builds a model from an imported (and possibly rewritten) graph: optimise,
+ * plan. Takes ownership of g (freed on failure too). */
+int eng_build(g_graph *g, const eng_opts *o, eng_model **out);
+
+/* Plans a bound, inferred graph: I/O table, static or dynamic preparation.
+ * With m->rec set, recorded plans are reused where this build agrees. */
+int eng_prepare(eng_model *m);
+/* The I/O table and whether the graph is static (first step of eng_prepare). */
+int eng_prepare_io(eng_model *m);
+/* The two halves of static preparation: steps + memory plan, then the
+ * weight layout (recorded or fresh) and the run-time references. */
+int eng_prepare_steps(eng_model *m);
+int eng_prepare_refs(eng_model *m, int adopt);
+/* Dynamic preparation: weight layout (recorded when adopting) and the executor. */
+int eng_prepare_dynamic(eng_model *m, int adopt);
+/* Whether a planned program can adopt the image's packed weights. */
+int eng_can_adopt(const eng_model *m);
+/* Lays out a fresh weight area for m starting at `base`. */
+int eng_layout_weights(eng_model *m, size_t base);
+
+/* Compile-time facts of a compiled model (eng_om.c). */
+struct eng_om_meta {
+    char *producer, *kernel_abi, *soc_version, *precision_mode, *input_format, *framework, *cmdline;
+    unsigned major, minor;
+    int n_in;                 /* user inputs */
+    char **in_names;
+    int *in_dtype;
+    g_shape *in_shape;        /* as declared to atc: -1 where dynamic / a gear dim */
+    int64_t *lo, *hi;         /* n_in * G_MAX_RANK ranges ("a~b"; hi -1 unbounded) */
+    int has_ranges;
+};
+void eng_om_meta_free(eng_om_meta *meta);      /* NULL is a no-op */
+int eng_om_meta_range(const eng_om_meta *meta, int i, int d, int64_t *lo, int64_t *hi);
+
+/* What atc hands the writer: bound programs (one per gear, weights packed,
+ * packed-only constants' plain data kept) and the model-level facts. */
+typedef struct eng_export_req {
+    eng_model **progs;
+    int n_progs;
+    int gear_kind, gear_nvals;
+    const int64_t *gear_vals;         /* n_progs * gear_nvals */
+    int n_in;                         /* user inputs as declared */
+    const char *const *in_names;
+    const int *in_dtype;
+    const g_shape *in_shape;
+    const int64_t *lo, *hi;           /* n_in * G_MAX_RANK, or NULL */
+    const char *producer, *soc_version, *precision_mode, *input_format, *framework, *cmdline;
+    void (*progress)(void *ctx, int k, int n, const char *stage);
+    void *progress_ctx;
+} eng_export_req;
+int eng_export(const eng_export_req *req, void **image, size_t *len);
+
+/* Kernel ABI of this build and CPU: the packed weights a compiled model
+ * stores are valid only where this string is the same. */
+const char *eng_kernel_abi(void);
+
+#endif
