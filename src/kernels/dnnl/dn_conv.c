@@ -441,6 +441,19 @@ static int dconv_pack(const g_node *n, void *state, const k_tensor *in, const k_
     return dconv_pack_into(n, s, in, packed);
 }
 
+/* A compiled model's packed weights (kernel.h adopt): the area holds what
+ * dconv_pack_into wrote with this build on this CPU; it is only read. */
+static int dconv_adopt(const g_node *n, void *state, const k_tensor *in, const k_tensor *out,
+                       void *packed)
+{
+    dconv *s = state;
+    int r;
+    if (!s->built && (r = dconv_build(n, s, in, out, dn_threads(NULL)))) return r;
+    s->packed = packed;
+    s->packed_ok = 1;
+    return 0;
+}
+
 static int set_h(const g_node *n, dnnl_memory_t m, void *p)
 {
     return dn_check(dnnl_memory_set_data_handle(m, p), n, "set data handle");
@@ -555,6 +568,7 @@ static const k_op k_conv_dnnl = {
     .init = dconv_init, .infer = dconv_infer, .plan = dconv_plan, .pack = dconv_pack,
     .run = dconv_run, .fini = dconv_fini, .accepts_layout = dconv_accepts,
     .packed_inputs = (1u << 1) | (1u << 2) | (1u << NN_DW_W) | (1u << NN_DW_B),
+    .adopt = dconv_adopt,
 };
 K_REGISTER(k_conv_dnnl);
 
@@ -562,7 +576,7 @@ static const k_op k_convt_dnnl = {
     .op_type = "ConvTranspose", .domain = "", .since = 1, .until = 0, .impl = "dnnl",
     .priority = 10, .init = dconvt_init, .infer = dconv_infer, .plan = dconv_plan,
     .pack = dconv_pack, .run = dconv_run, .fini = dconv_fini, .accepts_layout = dconv_accepts,
-    .packed_inputs = (1u << 1) | (1u << 2),
+    .packed_inputs = (1u << 1) | (1u << 2), .adopt = dconv_adopt,
 };
 K_REGISTER(k_convt_dnnl);
 

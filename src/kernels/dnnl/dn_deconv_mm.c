@@ -263,6 +263,19 @@ static int ddm_pack(const g_node *n, void *state, const k_tensor *in, const k_te
     return ddm_pack_into(n, s, in, packed);
 }
 
+/* A compiled model's packed weights (kernel.h adopt): the area holds what
+ * ddm_pack_into wrote with this build on this CPU; it is only read. */
+static int ddm_adopt(const g_node *n, void *state, const k_tensor *in, const k_tensor *out,
+                     void *packed)
+{
+    ddm *s = state;
+    int r;
+    if (!s->built && (r = ddm_build(n, s, in, out, dn_threads(NULL)))) return r;
+    s->packed = packed;
+    s->packed_ok = 1;
+    return 0;
+}
+
 static int set_h(const g_node *n, dnnl_memory_t m, void *p)
 {
     return dn_check(dnnl_memory_set_data_handle(m, p), n, "set data handle");
@@ -375,6 +388,6 @@ static const k_op k_convt_dnnl_mm = {
     .op_type = "ConvTranspose", .domain = "", .since = 1, .until = 0, .impl = "dnnl",
     .priority = 11, .init = ddm_init, .infer = ddm_infer, .plan = ddm_plan, .pack = ddm_pack,
     .run = ddm_run, .fini = ddm_fini, .accepts_layout = ddm_accepts,
-    .packed_inputs = (1u << 1) | (1u << 2),
+    .packed_inputs = (1u << 1) | (1u << 2), .adopt = ddm_adopt,
 };
 K_REGISTER(k_convt_dnnl_mm);

@@ -300,6 +300,19 @@ static int dmm_pack(const g_node *n, void *state, const k_tensor *in, const k_te
     return dmm_pack_into(n, s, in, packed);
 }
 
+/* A compiled model's packed weights (kernel.h adopt): the area holds what
+ * dmm_pack_into wrote with this build on this CPU; it is only read. */
+static int dmm_adopt(const g_node *n, void *state, const k_tensor *in, const k_tensor *out,
+                     void *packed)
+{
+    dmm *s = state;
+    int r;
+    if (!s->built && (r = dmm_build(n, s, in, out, dn_threads(NULL)))) return r;
+    s->packed = packed;
+    s->packed_ok = 1;
+    return 0;
+}
+
 static int set_h(const g_node *n, dnnl_memory_t m, const void *p)
 {
     return dn_check(dnnl_memory_set_data_handle(m, (void *)p), n, "set data handle");
@@ -376,13 +389,13 @@ static int dmm_run(const g_node *n, void *state, const k_tensor *in, k_tensor *o
 static const k_op k_matmul_dnnl = {
     .op_type = "MatMul", .domain = "", .since = 1, .until = 0, .impl = "dnnl", .priority = 10,
     .init = dmatmul_init, .infer = dmm_infer, .plan = dmm_plan, .pack = dmm_pack,
-    .run = dmm_run, .fini = dmm_fini, .packed_inputs = (1u << 1) | (1u << 2),
+    .run = dmm_run, .fini = dmm_fini, .packed_inputs = (1u << 1) | (1u << 2), .adopt = dmm_adopt,
 };
 K_REGISTER(k_matmul_dnnl);
 
 static const k_op k_gemm_dnnl = {
     .op_type = "Gemm", .domain = "", .since = 1, .until = 0, .impl = "dnnl", .priority = 10,
     .init = dgemm_init, .infer = dmm_infer, .plan = dmm_plan, .pack = dmm_pack,
-    .run = dmm_run, .fini = dmm_fini, .packed_inputs = (1u << 1) | (1u << 2),
+    .run = dmm_run, .fini = dmm_fini, .packed_inputs = (1u << 1) | (1u << 2), .adopt = dmm_adopt,
 };
 K_REGISTER(k_gemm_dnnl);
