@@ -792,14 +792,15 @@ static int bind_loaded(const char *api, const char *src, g_graph *g, const eng_r
             return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "%s: compiled model %s: node '%s' (%s, domain '%s', "
                             "opset %d): this build has no kernel for the operator", api, src, n->name,
                             n->op_type, *n->domain ? n->domain : "ai.onnx", n->opset);
+        /* the recorded implementation's candidates first, each group in
+         * priority order (several k_ops may share an implementation name) */
         const char *want = rec->impl[i];
-        for (int k = 1; k < nc; k++)
-            if (want && !strcmp(cand[k]->impl, want)) {
-                const k_op *t = cand[k];
-                memmove(cand + 1, cand, (size_t)k * sizeof *cand);
-                cand[0] = t;
-                break;
-            }
+        const k_op *ord[16];
+        int no = 0;
+        for (int pass = 0; pass < 2; pass++)
+            for (int k = 0; k < nc; k++)
+                if ((want && !strcmp(cand[k]->impl, want)) == (pass == 0)) ord[no++] = cand[k];
+        memcpy(cand, ord, (size_t)nc * sizeof *cand);
         int bound = 0;
         for (int k = 0; k < nc && !bound; k++) {
             void *st = NULL;
