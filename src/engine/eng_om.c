@@ -24,6 +24,7 @@
 #include <oneapi/dnnl/dnnl.h>
 #include <cjson/cJSON.h>
 #include <pthread.h>
+#include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1007,6 +1008,16 @@ static int assemble_gears(const char *api, const char *src, eng_model *top, load
     return 0;
 }
 
+static void prefetch(const unsigned char *p, size_t n)
+{
+    uintptr_t a = (uintptr_t)p & ~(uintptr_t)4095, e = ((uintptr_t)p + n + 4095) & ~(uintptr_t)4095;
+    if (!n) return;
+#ifdef MADV_POPULATE_READ
+    if (!madvise((void *)a, e - a, MADV_POPULATE_READ)) return;
+#endif
+    (void)madvise((void *)a, e - a, MADV_WILLNEED);
+}
+
 int eng_load_compiled(const char *api, const char *src, const void *buf, size_t len, const eng_opts *o,
                       eng_model **out)
 {
@@ -1037,7 +1048,10 @@ int eng_load_compiled(const char *api, const char *src, const void *buf, size_t 
     eng_model *top = NULL;
     int changed = 0;
     if ((rc = r_blobs(api, src, &f, &bt))) goto done;
-    /* every run-time weight byte is checked before any kernel reads it */
+    /* every run-time weight byte is checked before any kernel reads it;
+     * populating the mapping's page tables in one call is cheaper than
+     * faulting each page in during the check */
+    prefetch(f.base + sw->off, (size_t)sw->size);
     if ((rc = om_verify_chunked(api, src, &f, sw, threads))) goto done;
     int abi_match = !strcmp(f.kernel_abi, eng_kernel_abi());
     if (!abi_match)
@@ -1062,7 +1076,10 @@ int eng_load_compiled(const char *api, const char *src, const void *buf, size_t 
     }
     if (rc) goto done;
     const om_section *spl = om_find(&f, OM_SEC_PLAIN);
-    if (!adopt && spl && spl->size && (rc = om_verify_chunked(api, src, &f, spl, threads))) goto done;
+    if (!adopt && spl && spl->size) {
+        prefetch(f.base + spl->off, (size_t)spl->size);
+        if ((rc = om_verify_chunked(api, src, &f, spl, threads))) goto done;
+    }
     size_t base = 0;
     for (int k = 0; k < n_progs && !rc; k++) {
         eng_model *m = L[k].m;

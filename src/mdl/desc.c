@@ -90,7 +90,7 @@ static char *make_alias(const mdl_info *info, const char *kind, int index)
     return dup_str(buf);
 }
 
-static int fill_io(const char *api, mdl_io *d, const eng_io *s)
+static int fill_io(const char *api, mdl_io *d, const eng_io *s, int gears)
 {
     d->name = dup_str(s->name ? s->name : "");
     if (!d->name)
@@ -99,7 +99,65 @@ static int fill_io(const char *api, mdl_io *d, const eng_io *s)
     d->dtype = mdl_acl_dtype(s->dtype);
     d->shape = s->shape;
     d->format = mdl_format_for_rank(s->shape.rank);
-    d->nbytes = g_shape_known(&s->shape) ? s->nbytes : 0;
+    /* gear models report the largest gear's size for their -1 dims */
+    d->nbytes = g_shape_known(&s->shape) || gears ? s->nbytes : 0;
+    return ACL_SUCCESS;
+}
+
+/* Gear tables and input ranges of an engine model. */
+static int build_gears(const char *api, const eng_model *m, mdl_info *out)
+{
+    out->gear_input = eng_gear_input_index(m);
+    out->gear_kind = eng_gear_kind(m);
+    int nu = mdl_info_users(out), no = out->n_out;
+    if (out->gear_input >= 0) {
+        int ng = eng_gear_count(m), k = eng_gear_nvals(m);
+        out->n_gears = ng;
+        out->gear_nvals = k;
+        out->largest = eng_gear_largest(m);
+        out->gear_vals = malloc((size_t)ng * (size_t)k * sizeof *out->gear_vals);
+        out->gear_in = calloc((size_t)ng * (size_t)nu + 1, sizeof *out->gear_in);
+        out->gear_out = calloc((size_t)ng * (size_t)no + 1, sizeof *out->gear_out);
+        out->gear_in_bytes = calloc((size_t)ng * (size_t)nu + 1, sizeof *out->gear_in_bytes);
+        out->gear_out_bytes = calloc((size_t)ng * (size_t)no + 1, sizeof *out->gear_out_bytes);
+        if (!out->gear_vals || !out->gear_in || !out->gear_out || !out->gear_in_bytes || !out->gear_out_bytes)
+            return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of host memory for the model description", api);
+        for (int g = 0; g < ng; g++) {
+            memcpy(out->gear_vals + (size_t)g * (size_t)k, eng_gear_values(m, g), (size_t)k * sizeof(int64_t));
+            for (int i = 0; i < nu; i++) {
+                const eng_io *io = eng_gear_input(m, g, i);
+                out->gear_in[(size_t)g * (size_t)nu + (size_t)i] = io->shape;
+                out->gear_in_bytes[(size_t)g * (size_t)nu + (size_t)i] = io->nbytes;
+            }
+            for (int o = 0; o < no; o++) {
+                const eng_io *io = eng_gear_output(m, g, o);
+                out->gear_out[(size_t)g * (size_t)no + (size_t)o] = io->shape;
+                out->gear_out_bytes[(size_t)g * (size_t)no + (size_t)o] = io->nbytes;
+            }
+        }
+    }
+    int any = 0;
+    int64_t lo, hi;
+    for (int i = 0; i < nu && !any; i++)
+        for (int d = 0; d < out->in[i].shape.rank; d++)
+            if (out->in[i].shape.d[d] < 0 && eng_input_range(m, i, d, &lo, &hi) == 0) any = 1;
+    if (any) {
+        out->lo = calloc((size_t)out->n_in * G_MAX_RANK + 1, sizeof *out->lo);
+        out->hi = calloc((size_t)out->n_in * G_MAX_RANK + 1, sizeof *out->hi);
+        if (!out->lo || !out->hi)
+            return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of host memory for the model description", api);
+        for (int i = 0; i < out->n_in; i++)
+            for (int d = 0; d < G_MAX_RANK; d++) {
+                size_t at = (size_t)i * G_MAX_RANK + (size_t)d;
+                int64_t v = d < out->in[i].shape.rank ? out->in[i].shape.d[d] : 0;
+                out->lo[at] = v < 0 ? 1 : v;
+                out->hi[at] = v;
+                if (i < nu && v < 0 && eng_input_range(m, i, d, &lo, &hi) == 0) {
+                    out->lo[at] = lo;
+                    out->hi[at] = hi;
+                }
+            }
+    }
     return ACL_SUCCESS;
 }
 
@@ -107,6 +165,7 @@ int mdl_info_build(const char *api, const eng_model *m, uint32_t model_id, mdl_i
 {
     memset(out, 0, sizeof *out);
     out->model_id = model_id;
+    out->gear_input = -1;
     int ni = eng_num_inputs(m), no = eng_num_outputs(m);
     out->in = calloc(ni > 0 ? (size_t)ni : 1, sizeof(mdl_io));
     out->out = calloc(no > 0 ? (size_t)no : 1, sizeof(mdl_io));
@@ -117,10 +176,13 @@ int mdl_info_build(const char *api, const eng_model *m, uint32_t model_id, mdl_i
     out->n_in = ni;
     out->n_out = no;
     int rc = ACL_SUCCESS;
+    int gears = eng_gear_count(m) > 0;
     for (int i = 0; i < ni && rc == ACL_SUCCESS; i++)
-        rc = fill_io(api, &out->in[i], eng_input(m, i));
+        rc = fill_io(api, &out->in[i], eng_input(m, i), gears);
     for (int i = 0; i < no && rc == ACL_SUCCESS; i++)
-        rc = fill_io(api, &out->out[i], eng_output(m, i));
+        rc = fill_io(api, &out->out[i], eng_output(m, i), gears);
+    if (rc == ACL_SUCCESS)
+        rc = build_gears(api, m, out);
     /* Aliases after all real names are known, so they cannot collide. */
     for (int k = 0; k < 2 && rc == ACL_SUCCESS; k++) {
         mdl_io *v = k ? out->out : out->in;
@@ -137,10 +199,38 @@ int mdl_info_build(const char *api, const eng_model *m, uint32_t model_id, mdl_i
     return rc;
 }
 
+static void *dup_mem(const void *p, size_t n)
+{
+    void *r = p ? malloc(n ? n : 1) : NULL;
+    if (r) memcpy(r, p, n);
+    return r;
+}
+
 int mdl_info_copy(const char *api, const mdl_info *src, mdl_info *dst)
 {
     memset(dst, 0, sizeof *dst);
     dst->model_id = src->model_id;
+    dst->gear_kind = src->gear_kind;
+    dst->n_gears = src->n_gears;
+    dst->gear_nvals = src->gear_nvals;
+    dst->gear_input = src->gear_input;
+    dst->largest = src->largest;
+    if (src->gear_input >= 0) {
+        size_t ng = (size_t)src->n_gears, nu = (size_t)mdl_info_users(src), no = (size_t)src->n_out;
+        dst->gear_vals = dup_mem(src->gear_vals, ng * (size_t)src->gear_nvals * sizeof(int64_t));
+        dst->gear_in = dup_mem(src->gear_in, ng * nu * sizeof(g_shape));
+        dst->gear_out = dup_mem(src->gear_out, ng * no * sizeof(g_shape));
+        dst->gear_in_bytes = dup_mem(src->gear_in_bytes, ng * nu * sizeof(size_t));
+        dst->gear_out_bytes = dup_mem(src->gear_out_bytes, ng * no * sizeof(size_t));
+        if (!dst->gear_vals || !dst->gear_in || !dst->gear_out || !dst->gear_in_bytes || !dst->gear_out_bytes)
+            goto oom;
+    }
+    if (src->lo) {
+        dst->lo = dup_mem(src->lo, (size_t)src->n_in * G_MAX_RANK * sizeof(int64_t));
+        dst->hi = dup_mem(src->hi, (size_t)src->n_in * G_MAX_RANK * sizeof(int64_t));
+        if (!dst->lo || !dst->hi)
+            goto oom;
+    }
     dst->in = calloc(src->n_in > 0 ? (size_t)src->n_in : 1, sizeof(mdl_io));
     dst->out = calloc(src->n_out > 0 ? (size_t)src->n_out : 1, sizeof(mdl_io));
     if (!dst->in || !dst->out)
@@ -179,7 +269,15 @@ void mdl_info_free(mdl_info *info)
     }
     free(info->in);
     free(info->out);
+    free(info->gear_vals);
+    free(info->gear_in);
+    free(info->gear_out);
+    free(info->gear_in_bytes);
+    free(info->gear_out_bytes);
+    free(info->lo);
+    free(info->hi);
     memset(info, 0, sizeof *info);
+    info->gear_input = -1;
 }
 
 /* ---- aclmdlDesc life ---- */
@@ -189,6 +287,8 @@ aclmdlDesc *aclmdlCreateDesc(void)
     aclmdlDesc *d = calloc(1, sizeof *d);
     if (!d)
         acl_fail(ACL_ERROR_BAD_ALLOC, "aclmdlCreateDesc: out of host memory");
+    else
+        d->info.gear_input = -1;
     return d;
 }
 
@@ -233,7 +333,7 @@ static int desc_from_image(const char *api, aclmdlDesc *d, const char *src, cons
     /* A description needs no device (nor a current context): plan with
      * device 0's thread budget. */
     eng_model *em = NULL;
-    int rc = mdl_engine_open(api, src, buf, len, base_dir, 0, &em);
+    int rc = mdl_engine_open(api, src, buf, len, base_dir, 0, NULL, &em);
     if (rc)
         return rc;
     mdl_info info;
@@ -356,10 +456,23 @@ aclError aclmdlGetOutputDims(const aclmdlDesc *modelDesc, size_t index, aclmdlIO
     return get_dims("aclmdlGetOutputDims", modelDesc, 1, index, dims);
 }
 
-/* Without gears the current output dims are the declared ones. */
+/* Gear models: the dims of the gear the model last selected or executed
+ * (the largest gear's before any); otherwise the declared ones. */
 aclError aclmdlGetCurOutputDims(const aclmdlDesc *modelDesc, size_t index, aclmdlIODims *dims)
 {
-    return get_dims("aclmdlGetCurOutputDims", modelDesc, 1, index, dims);
+    static const char api[] = "aclmdlGetCurOutputDims";
+    aclError rc = get_dims(api, modelDesc, 1, index, dims);
+    if (rc != ACL_SUCCESS || modelDesc->info.n_gears <= 0)
+        return rc;
+    const mdl_info *x = &modelDesc->info;
+    int g = x->model_id ? mdl_model_cur_gear(x->model_id) : -1;
+    if (g < 0 || g >= x->n_gears)
+        g = x->largest;
+    const g_shape *s = &x->gear_out[(size_t)g * (size_t)x->n_out + index];
+    dims->dimCount = (size_t)(s->rank < 0 ? 0 : s->rank);
+    for (int i = 0; i < s->rank; i++)
+        dims->dims[i] = s->d[i];
+    return ACL_SUCCESS;
 }
 
 aclError aclmdlGetInputDimsRange(const aclmdlDesc *modelDesc, size_t index, aclmdlIODimsRange *dimsRange)
@@ -370,11 +483,27 @@ aclError aclmdlGetInputDimsRange(const aclmdlDesc *modelDesc, size_t index, aclm
     const mdl_io *io = desc_io(api, modelDesc, 0, index, 1);
     if (!io)
         return ACL_ERROR_INVALID_PARAM;
+    const mdl_info *x = &modelDesc->info;
     dimsRange->rangeCount = io->shape.rank < 0 ? 0 : (size_t)io->shape.rank;
     for (int i = 0; i < io->shape.rank; i++) {
         int64_t v = io->shape.d[i];
         dimsRange->range[i][0] = v < 0 ? 1 : v;
         dimsRange->range[i][1] = v < 0 ? -1 : v;
+        if (v >= 0)
+            continue;
+        if (x->lo) {
+            /* atc --input_shape "a~b" */
+            dimsRange->range[i][0] = x->lo[index * G_MAX_RANK + (size_t)i];
+            dimsRange->range[i][1] = x->hi[index * G_MAX_RANK + (size_t)i];
+        } else if (x->n_gears > 0 && (int)index != x->gear_input) {
+            /* a gear dim: from the smallest to the largest gear's value */
+            int nu = mdl_info_users(x);
+            for (int g = 0; g < x->n_gears; g++) {
+                int64_t d = x->gear_in[(size_t)g * (size_t)nu + index].d[i];
+                if (g == 0 || d < dimsRange->range[i][0]) dimsRange->range[i][0] = d;
+                if (g == 0 || d > dimsRange->range[i][1]) dimsRange->range[i][1] = d;
+            }
+        }
     }
     return ACL_SUCCESS;
 }
@@ -480,21 +609,42 @@ const char *aclmdlGetOpAttr(aclmdlDesc *modelDesc, const char *opName, const cha
     return NULL;
 }
 
-/* ---- gears: ONNX models have none ---- */
+/* ---- gears ---- */
 
 aclError aclmdlGetDynamicBatch(const aclmdlDesc *modelDesc, aclmdlBatch *batch)
 {
     if (!modelDesc || !batch)
         return acl_fail(ACL_ERROR_INVALID_PARAM, "aclmdlGetDynamicBatch: %s is NULL", modelDesc ? "batch" : "modelDesc");
+    const mdl_info *x = &modelDesc->info;
     batch->batchCount = 0;
+    if (x->n_gears <= 0 || x->gear_kind != ENG_GEAR_BATCH)
+        return ACL_SUCCESS;   /* no batch gears */
+    if (x->n_gears > ACL_MAX_BATCH_NUM)
+        return acl_fail(ACL_ERROR_STORAGE_OVER_LIMIT, "aclmdlGetDynamicBatch: the model has %d batch gears, "
+                        "aclmdlBatch holds %d", x->n_gears, ACL_MAX_BATCH_NUM);
+    batch->batchCount = (size_t)x->n_gears;
+    for (int g = 0; g < x->n_gears; g++)
+        batch->batch[g] = (uint64_t)x->gear_vals[g];
     return ACL_SUCCESS;
 }
 
 aclError aclmdlGetDynamicHW(const aclmdlDesc *modelDesc, size_t index, aclmdlHW *hw)
 {
+    (void)index;   /* reserved (-1); CANN ignores it */
     if (!modelDesc || !hw)
         return acl_fail(ACL_ERROR_INVALID_PARAM, "aclmdlGetDynamicHW: %s is NULL", modelDesc ? "hw" : "modelDesc");
+    const mdl_info *x = &modelDesc->info;
     hw->hwCount = 0;
+    if (x->n_gears <= 0 || x->gear_kind != ENG_GEAR_HW)
+        return ACL_SUCCESS;
+    if (x->n_gears > ACL_MAX_HW_NUM)
+        return acl_fail(ACL_ERROR_STORAGE_OVER_LIMIT, "aclmdlGetDynamicHW: the model has %d image-size gears, "
+                        "aclmdlHW holds %d", x->n_gears, ACL_MAX_HW_NUM);
+    hw->hwCount = (size_t)x->n_gears;
+    for (int g = 0; g < x->n_gears; g++) {
+        hw->hw[g][0] = (uint64_t)x->gear_vals[2 * (size_t)g];
+        hw->hw[g][1] = (uint64_t)x->gear_vals[2 * (size_t)g + 1];
+    }
     return ACL_SUCCESS;
 }
 
@@ -505,10 +655,12 @@ aclError aclmdlGetInputDynamicGearCount(const aclmdlDesc *modelDesc, size_t inde
         return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %s is NULL", api, modelDesc ? "gearCount" : "modelDesc");
     if (index != (size_t)-1)
         return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: index is reserved and must be -1, got %zu", api, index);
-    *gearCount = 0;
+    const mdl_info *x = &modelDesc->info;
+    *gearCount = x->n_gears > 0 && x->gear_kind == ENG_GEAR_DIMS ? (size_t)x->n_gears : 0;
     return ACL_SUCCESS;
 }
 
+/* Each gear as the concatenated full shapes of the data inputs. */
 aclError aclmdlGetInputDynamicDims(const aclmdlDesc *modelDesc, size_t index, aclmdlIODims *dims, size_t gearCount)
 {
     static const char api[] = "aclmdlGetInputDynamicDims";
@@ -516,6 +668,23 @@ aclError aclmdlGetInputDynamicDims(const aclmdlDesc *modelDesc, size_t index, ac
         return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %s is NULL", api, modelDesc ? "dims" : "modelDesc");
     if (index != (size_t)-1)
         return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: index is reserved and must be -1, got %zu", api, index);
-    (void)gearCount;  /* the model has 0 gears: any count is large enough, nothing is written */
+    const mdl_info *x = &modelDesc->info;
+    if (x->n_gears <= 0 || x->gear_kind != ENG_GEAR_DIMS)
+        return ACL_SUCCESS;   /* no dims gears: nothing is written */
+    if (gearCount < (size_t)x->n_gears)
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: gearCount %zu is smaller than the model's %d dims gears (ask "
+                        "aclmdlGetInputDynamicGearCount)", api, gearCount, x->n_gears);
+    int nu = mdl_info_users(x);
+    for (int g = 0; g < x->n_gears; g++) {
+        aclmdlIODims *d = &dims[g];
+        memset(d->name, 0, sizeof d->name);
+        size_t k = 0;
+        for (int i = 0; i < nu; i++) {
+            const g_shape *s = &x->gear_in[(size_t)g * (size_t)nu + (size_t)i];
+            for (int j = 0; j < s->rank && k < ACL_MAX_DIM_CNT; j++)
+                d->dims[k++] = s->d[j];
+        }
+        d->dimCount = k;
+    }
     return ACL_SUCCESS;
 }

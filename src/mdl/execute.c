@@ -26,6 +26,7 @@ typedef struct exec_job {
     void **allocs;            /* what the engine asked us to allocate */
     int n_allocs;
     void *work;
+    int gear;                 /* gear models: the gear this execution runs */
 } exec_job;
 
 static void job_free(exec_job *j)
@@ -90,7 +91,77 @@ static int input_shape(const char *api, const mdl_model *m, int i, aclTensorDesc
         return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: model %u input %d \"%s\": tensor descriptor shape %s does not "
                         "fit the model's shape %s", api, m->id, i, io->name, shape_str(&s, b1, sizeof b1),
                         shape_str(&io->shape, b2, sizeof b2));
+    /* ranges a compiled model records (atc --input_shape "a~b") */
+    for (int k = 0; m->info.lo && k < s.rank && k < G_MAX_RANK; k++) {
+        int64_t lo = m->info.lo[(size_t)i * G_MAX_RANK + (size_t)k], hi = m->info.hi[(size_t)i * G_MAX_RANK + (size_t)k];
+        if (io->shape.d[k] < 0 && (s.d[k] < lo || (hi >= 0 && s.d[k] > hi)))
+            return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: model %u input %d \"%s\": dim %d is %lld, outside the "
+                            "range [%lld, %lld] the model was compiled for", api, m->id, i, io->name, k,
+                            (long long)s.d[k], (long long)lo, (long long)hi);
+    }
     *out = s;
+    return ACL_SUCCESS;
+}
+
+static void gear_str(const mdl_info *x, const int64_t *v, int n, char *buf, size_t len)
+{
+    size_t p = 0;
+    buf[0] = 0;
+    const char *sep = x->gear_kind == ENG_GEAR_HW ? "x" : ",";
+    for (int i = 0; i < n && p + 24 < len; i++)
+        p += (size_t)snprintf(buf + p, len - p, "%s%lld", i ? sep : "", (long long)v[i]);
+}
+
+/* The model's gears for messages: "1, 2, 4" or "224x224, 320x320". */
+static void gears_str(const mdl_info *x, char *buf, size_t len)
+{
+    size_t p = 0;
+    buf[0] = 0;
+    for (int g = 0; g < x->n_gears && p + 40 < len; g++) {
+        char one[256];
+        gear_str(x, x->gear_vals + (size_t)g * (size_t)x->gear_nvals, x->gear_nvals, one, sizeof one);
+        p += (size_t)snprintf(buf + p, len - p, "%s%s%s%s", g ? "; " : "", x->gear_kind == ENG_GEAR_DIMS ? "(" : "",
+                              one, x->gear_kind == ENG_GEAR_DIMS ? ")" : "");
+    }
+}
+
+static const char *gear_setter(const mdl_info *x)
+{
+    return x->gear_kind == ENG_GEAR_BATCH ? "aclmdlSetDynamicBatchSize" :
+           x->gear_kind == ENG_GEAR_HW ? "aclmdlSetDynamicHWSize" : "aclmdlSetInputDynamicDims";
+}
+
+/* Which gear an execution runs: the one selected on the input dataset, and
+ * the gear input's buffer must still hold it. */
+static int pick_gear(const char *api, const mdl_model *m, const aclmdlDataset *input, int *gear)
+{
+    const mdl_info *x = &m->info;
+    char gl[1024], v1[256], v2[256];
+    gears_str(x, gl, sizeof gl);
+    if (input->gear_n == 0)
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: model %u has dynamic gears (%s) but no gear was selected on "
+                        "the input dataset: call %s with the index of input \"%s\" (%d) before executing", api,
+                        m->id, gl, gear_setter(x), ACL_DYNAMIC_TENSOR_NAME, x->gear_input);
+    int g = eng_gear_find(m->eng, input->gear_vals, input->gear_n);
+    if (g < 0) {
+        gear_str(x, input->gear_vals, input->gear_n, v1, sizeof v1);
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: model %u: the gear selected on the input dataset (%s, for "
+                        "model %u) is not one of this model's gears (%s)", api, m->id, v1, input->gear_model, gl);
+    }
+    aclDataBuffer *b = input->bufs[x->gear_input];
+    int64_t vals[MDL_GEAR_VALS];
+    int got = eng_gear_decode(m->eng, aclGetDataBufferAddr(b), aclGetDataBufferSizeV2(b), vals);
+    if (got != g) {
+        gear_str(x, input->gear_vals, input->gear_n, v1, sizeof v1);
+        if (got == -2)
+            snprintf(v2, sizeof v2, "too small a buffer (%zu bytes)", aclGetDataBufferSizeV2(b));
+        else
+            gear_str(x, vals, x->gear_nvals, v2, sizeof v2);
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: model %u: inconsistent gear: %s selected gear %s on this "
+                        "dataset but its \"%s\" buffer now holds %s (select the gear again after changing that "
+                        "buffer)", api, m->id, gear_setter(x), v1, ACL_DYNAMIC_TENSOR_NAME, v2);
+    }
+    *gear = g;
     return ACL_SUCCESS;
 }
 
@@ -122,8 +193,16 @@ static int prepare(const char *api, mdl_model *m, const aclmdlDataset *input, ac
     j->n_out = (int)no;
     j->api = api;
     j->out_ds = output;
+    j->gear = -1;
     int rc = ACL_SUCCESS;
-    char b1[128];
+    char b1[128], b2[128];
+    int nu = mdl_info_users(info);
+    if (info->n_gears > 0) {
+        if ((rc = pick_gear(api, m, input, &j->gear))) {
+            free(j);
+            return rc;
+        }
+    }
 
     for (int i = 0; i < (int)ni && rc == ACL_SUCCESS; i++) {
         const mdl_io *io = &info->in[i];
@@ -136,8 +215,30 @@ static int prepare(const char *api, mdl_model *m, const aclmdlDataset *input, ac
                           api, m->id, i, io->name);
             break;
         }
-        if ((rc = input_shape(api, m, i, input->descs[i], &s)))
+        if (i == info->gear_input) {
+            /* read by pick_gear; the engine does not look at it again */
+            j->in[i].dtype = io->gdtype;
+            j->in[i].shape = io->shape;
+            j->in[i].data = p;
+            j->in[i].nbytes = size;
+            continue;
+        }
+        if (j->gear >= 0) {
+            s = info->gear_in[(size_t)j->gear * (size_t)nu + (size_t)i];
+            if (input->descs[i]) {
+                g_shape d;
+                if ((rc = input_shape(api, m, i, input->descs[i], &d)))
+                    break;
+                if (!g_shape_eq(&d, &s)) {
+                    rc = acl_fail(ACL_ERROR_INVALID_PARAM, "%s: model %u input %d \"%s\": tensor descriptor shape %s "
+                                  "contradicts the selected gear's shape %s", api, m->id, i, io->name,
+                                  shape_str(&d, b1, sizeof b1), shape_str(&s, b2, sizeof b2));
+                    break;
+                }
+            }
+        } else if ((rc = input_shape(api, m, i, input->descs[i], &s))) {
             break;
+        }
         size_t esz = g_dtype_size(io->gdtype);
         if (esz == 0) {
             rc = acl_fail(ACL_ERROR_UNSUPPORTED_DATA_TYPE, "%s: model %u input %d \"%s\" has element type %s, which "
@@ -165,8 +266,10 @@ static int prepare(const char *api, mdl_model *m, const aclmdlDataset *input, ac
         void *p = aclGetDataBufferAddr(b);
         size_t size = aclGetDataBufferSizeV2(b);
         j->out[i].dtype = io->gdtype;
-        j->out[i].shape = io->shape;
+        j->out[i].shape = j->gear >= 0 ? info->gear_out[(size_t)j->gear * (size_t)no + (size_t)i] : io->shape;
         j->out[i].layout = G_LAYOUT_PLAIN;
+        /* a gear's outputs need that gear's size: buffers for it are enough */
+        size_t need_out = j->gear >= 0 ? info->gear_out_bytes[(size_t)j->gear * no + (size_t)i] : io->nbytes;
         if (!p && size == 0) {
             j->auto_out[i] = 1;  /* runtime-allocated during execution */
             continue;
@@ -177,10 +280,11 @@ static int prepare(const char *api, mdl_model *m, const aclmdlDataset *input, ac
                           size);
             break;
         }
-        if (io->nbytes && size < io->nbytes) {
-            rc = acl_fail(ACL_ERROR_INVALID_PARAM, "%s: model %u output %d \"%s\" (%s %s): buffer too small: "
+        if (need_out && size < need_out) {
+            rc = acl_fail(ACL_ERROR_INVALID_PARAM, "%s: model %u output %d \"%s\" (%s %s%s): buffer too small: "
                           "expected %zu bytes, given %zu", api, m->id, i, io->name, g_dtype_name(io->gdtype),
-                          shape_str(&io->shape, b1, sizeof b1), io->nbytes, size);
+                          shape_str(&j->out[i].shape, b1, sizeof b1), j->gear >= 0 ? " in the selected gear" : "",
+                          need_out, size);
             break;
         }
         if ((rc = check_mem(api, m, "output", i, io->name, p, size)))
@@ -232,7 +336,12 @@ static int run_job(exec_job *j)
         return acl_fail(ACL_ERROR_INVALID_MODEL_ID, "%s: model %u was unloaded before this execution ran", j->api,
                         m->id);
     }
-    rc = eng_run(m->eng, j->work, j->in, j->n_in, j->out, j->n_out, alloc_output, j);
+    if (j->gear >= 0) {
+        rc = eng_run_gear(m->eng, j->gear, j->work, j->in, j->n_in, j->out, j->n_out, alloc_output, j);
+        atomic_store(&m->cur_gear, j->gear);
+    } else {
+        rc = eng_run(m->eng, j->work, j->in, j->n_in, j->out, j->n_out, alloc_output, j);
+    }
     pthread_mutex_unlock(&m->run_lock);
     if (rc) {
         for (int k = 0; k < j->n_allocs; k++)
@@ -349,64 +458,166 @@ aclError aclmdlExecuteAsyncV2(uint32_t modelId, const aclmdlDataset *input, aclm
     return exec_async("aclmdlExecuteAsyncV2", modelId, input, output, stream, handle);
 }
 
-/* ---- gear setters: ONNX models have no gears ---- */
+/* ---- gear setters ---- */
 
-static int gear_args(const char *api, uint32_t modelId, aclmdlDataset *dataset, size_t index)
+/* Common checks: the model, the dataset and its buffer at index, which must
+ * be the gear input of a model with gears of `kind`. On success *mp holds a
+ * reference (mdl_put) and *buf the gear buffer. */
+static int gear_args(const char *api, uint32_t modelId, aclmdlDataset *dataset, size_t index, int kind,
+                     mdl_model **mp, aclDataBuffer **buf)
 {
+    static const char *const what[] = { "", "batch", "image-size (height/width)", "dims" };
     int rc = rt_check_init(api);
     if (rc)
         return rc;
     mdl_model *m = NULL;
     if ((rc = mdl_get(api, modelId, &m)))
         return rc;
-    mdl_put(m);
+    const mdl_info *x = &m->info;
     if (!dataset)
-        return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: dataset is NULL", api);
-    if (index >= dataset->n)
-        return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: index %zu out of range: the dataset holds %zu buffers", api,
-                        index, dataset->n);
-    if (!aclGetDataBufferAddr(dataset->bufs[index]))
-        return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: the buffer at index %zu has a NULL address", api, index);
+        rc = acl_fail(ACL_ERROR_INVALID_PARAM, "%s: dataset is NULL", api);
+    else if (index >= dataset->n)
+        rc = acl_fail(ACL_ERROR_INVALID_PARAM, "%s: index %zu out of range: the dataset holds %zu buffers", api,
+                      index, dataset->n);
+    else if (!aclGetDataBufferAddr(dataset->bufs[index]))
+        rc = acl_fail(ACL_ERROR_INVALID_PARAM, "%s: the buffer at index %zu has a NULL address", api, index);
+    else if (x->n_gears <= 0)
+        rc = acl_fail((int)ACL_ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID, "%s: model %u has no %s gears (no \"%s\" input): "
+                      "set the actual shapes of dynamic inputs with aclmdlSetDatasetTensorDesc instead", api, modelId,
+                      what[kind], ACL_DYNAMIC_TENSOR_NAME);
+    else if (x->gear_kind != kind)
+        rc = acl_fail((int)ACL_ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID, "%s: model %u has %s gears, not %s gears: use %s",
+                      api, modelId, what[x->gear_kind], what[kind], gear_setter(x));
+    else if (index != (size_t)x->gear_input)
+        rc = acl_fail(ACL_ERROR_INVALID_PARAM, "%s: index %zu is input \"%s\" of model %u; the gear input \"%s\" is "
+                      "index %d (aclmdlGetInputIndexByName)", api, index,
+                      index < (size_t)x->n_in ? x->in[index].name : "?", modelId, ACL_DYNAMIC_TENSOR_NAME,
+                      x->gear_input);
+    if (rc) {
+        mdl_put(m);
+        return rc;
+    }
+    *mp = m;
+    *buf = dataset->bufs[index];
     return ACL_SUCCESS;
 }
 
-static int no_gears(const char *api, uint32_t modelId, const char *what)
+/* Checks vals against the gears, writes them into the gear buffer (uint64
+ * each when it holds 8 bytes per value, else uint32) and records the gear
+ * on the dataset and the model. */
+static int gear_select(const char *api, mdl_model *m, aclmdlDataset *ds, aclDataBuffer *b, const int64_t *vals)
 {
-    return acl_fail((int)ACL_ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID, "%s: model %u has no %s gears (no \"%s\" input): "
-                    "set the actual shapes of dynamic inputs with aclmdlSetDatasetTensorDesc instead", api, modelId,
-                    what, ACL_DYNAMIC_TENSOR_NAME);
+    const mdl_info *x = &m->info;
+    int k = x->gear_nvals;
+    char gl[1024], v1[256];
+    int g = eng_gear_find(m->eng, vals, k);
+    if (g < 0) {
+        gears_str(x, gl, sizeof gl);
+        gear_str(x, vals, k, v1, sizeof v1);
+        return acl_fail((int)ACL_ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID, "%s: model %u: %s is not one of its gears (%s)",
+                        api, m->id, v1, gl);
+    }
+    void *p = aclGetDataBufferAddr(b);
+    size_t size = aclGetDataBufferSizeV2(b);
+    if (size < (size_t)k * 4)
+        return acl_fail((int)ACL_ERROR_GE_DYNAMIC_INPUT_LENGTH_INVALID, "%s: model %u: the \"%s\" buffer holds %zu "
+                        "bytes, at least %d are needed (%d value%s of 4 or 8 bytes)", api, m->id,
+                        ACL_DYNAMIC_TENSOR_NAME, size, k * 4, k, k == 1 ? "" : "s");
+    int wide = size >= (size_t)k * 8;
+    if (rt_mem_find(p, (size_t)k * (wide ? 8 : 4), NULL, NULL) != ACL_SUCCESS)
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: model %u: the \"%s\" buffer %p is not memory from aclrtMalloc "
+                        "or aclrtMallocHost", api, m->id, ACL_DYNAMIC_TENSOR_NAME, p);
+    for (int i = 0; i < k; i++) {
+        if (wide) {
+            uint64_t v = (uint64_t)vals[i];
+            memcpy((char *)p + 8 * (size_t)i, &v, 8);
+        } else {
+            uint32_t v = (uint32_t)vals[i];
+            memcpy((char *)p + 4 * (size_t)i, &v, 4);
+        }
+    }
+    ds->gear_n = k;
+    ds->gear_model = m->id;
+    memcpy(ds->gear_vals, vals, (size_t)k * sizeof *vals);
+    atomic_store(&m->cur_gear, g);
+    return ACL_SUCCESS;
 }
 
 aclError aclmdlSetDynamicBatchSize(uint32_t modelId, aclmdlDataset *dataset, size_t index, uint64_t batchSize)
 {
     static const char api[] = "aclmdlSetDynamicBatchSize";
-    int rc = gear_args(api, modelId, dataset, index);
+    if (batchSize == 0) {
+        int rc = rt_check_init(api);
+        return rc ? rc : acl_fail(ACL_ERROR_INVALID_PARAM, "%s: batchSize is 0", api);
+    }
+    mdl_model *m;
+    aclDataBuffer *b;
+    int rc = gear_args(api, modelId, dataset, index, ENG_GEAR_BATCH, &m, &b);
     if (rc)
         return rc;
-    if (batchSize == 0)
-        return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: batchSize is 0", api);
-    return no_gears(api, modelId, "batch");
+    int64_t v = batchSize > INT64_MAX ? -1 : (int64_t)batchSize;
+    rc = gear_select(api, m, dataset, b, &v);
+    mdl_put(m);
+    return rc;
 }
 
 aclError aclmdlSetDynamicHWSize(uint32_t modelId, aclmdlDataset *dataset, size_t index, uint64_t height,
                                 uint64_t width)
 {
     static const char api[] = "aclmdlSetDynamicHWSize";
-    int rc = gear_args(api, modelId, dataset, index);
+    if (height == 0 || width == 0) {
+        int rc = rt_check_init(api);
+        return rc ? rc : acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %s is 0", api, height ? "width" : "height");
+    }
+    mdl_model *m;
+    aclDataBuffer *b;
+    int rc = gear_args(api, modelId, dataset, index, ENG_GEAR_HW, &m, &b);
     if (rc)
         return rc;
-    if (height == 0 || width == 0)
-        return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %s is 0", api, height ? "width" : "height");
-    return no_gears(api, modelId, "height/width");
+    int64_t v[2] = { height > INT64_MAX ? -1 : (int64_t)height, width > INT64_MAX ? -1 : (int64_t)width };
+    rc = gear_select(api, m, dataset, b, v);
+    mdl_put(m);
+    return rc;
 }
 
 aclError aclmdlSetInputDynamicDims(uint32_t modelId, aclmdlDataset *dataset, size_t index, const aclmdlIODims *dims)
 {
     static const char api[] = "aclmdlSetInputDynamicDims";
-    int rc = gear_args(api, modelId, dataset, index);
+    if (!dims || dims->dimCount == 0) {
+        int rc = rt_check_init(api);
+        return rc ? rc : acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %s", api, dims ? "dims->dimCount is 0" : "dims is NULL");
+    }
+    mdl_model *m;
+    aclDataBuffer *b;
+    int rc = gear_args(api, modelId, dataset, index, ENG_GEAR_DIMS, &m, &b);
     if (rc)
         return rc;
-    if (!dims || dims->dimCount == 0)
-        return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %s", api, dims ? "dims->dimCount is 0" : "dims is NULL");
-    return no_gears(api, modelId, "dims");
+    /* dims: the full shapes of every data input, concatenated; the -1
+     * positions of the declared shapes carry the gear values */
+    const mdl_info *x = &m->info;
+    int nu = mdl_info_users(x), total = 0, k = 0;
+    for (int i = 0; i < nu; i++)
+        total += x->in[i].shape.rank;
+    int64_t vals[MDL_GEAR_VALS];
+    if (dims->dimCount != (size_t)total)
+        rc = acl_fail((int)ACL_ERROR_GE_DYNAMIC_INPUT_LENGTH_INVALID, "%s: model %u: dims->dimCount is %zu, the "
+                      "model's %d data input%s have %d dims together", api, modelId, dims->dimCount, nu,
+                      nu == 1 ? "" : "s", total);
+    size_t at = 0;
+    for (int i = 0; i < nu && !rc; i++) {
+        const g_shape *s = &x->in[i].shape;
+        for (int d = 0; d < s->rank && !rc; d++, at++) {
+            int64_t v = dims->dims[at];
+            if (s->d[d] >= 0 && v != s->d[d])
+                rc = acl_fail((int)ACL_ERROR_GE_DYNAMIC_INPUT_LENGTH_INVALID, "%s: model %u: input %d \"%s\" dim %d is "
+                              "fixed at %lld, dims gives %lld", api, modelId, i, x->in[i].name, d,
+                              (long long)s->d[d], (long long)v);
+            else if (s->d[d] < 0 && k < MDL_GEAR_VALS)
+                vals[k++] = v;
+        }
+    }
+    if (!rc)
+        rc = gear_select(api, m, dataset, b, vals);
+    mdl_put(m);
+    return rc;
 }

@@ -1,17 +1,16 @@
 /* Model format detection by content. Applications hard-code "*.om" paths,
  * so the file name says nothing: an image is an ONNX ModelProto when its top
  * level parses as protobuf fields of ModelProto and contains a graph, an
- * openacl compiled model when it starts with that format's magic. Everything
+ * openacl compiled model when it starts with that format's magic ("OACLMDL\0",
+ * src/om). Everything
  * else is refused here, once, with a message that says what it looks like. */
 #include <stdio.h>
 #include <string.h>
 
 #include "core/core.h"
 #include "mdl/mdl_internal.h"
+#include "om/om.h"
 
-/* Magic of openacl's compiled model format (written by tools/atc; reader in
- * src/om). The format is not readable by this build yet. */
-static const unsigned char OACL_MAGIC[8] = {'O', 'A', 'C', 'L', 'M', 'D', 'L', 0};
 
 /* Huawei ATC .om files start with a 256-byte header whose first field is the
  * little-endian magic 0x444F4D49 ("IMOD"). */
@@ -111,7 +110,9 @@ int mdl_format_detect(const char *api, const char *src, const void *buf, size_t 
     *fmt = MDL_FMT_UNKNOWN;
     if (!buf || len == 0)
         return acl_fail(ACL_ERROR_INVALID_FILE_SIZE, "%s: model %s is empty", api, src);
-    if (len >= sizeof(OACL_MAGIC) && memcmp(p, OACL_MAGIC, sizeof(OACL_MAGIC)) == 0) {
+    /* openacl's compiled models (tools/atc; docs/om-format.md): the reader
+     * checks the rest */
+    if (om_is_image(p, len)) {
         *fmt = MDL_FMT_OACL;
         return ACL_SUCCESS;
     }

@@ -31,7 +31,23 @@ typedef struct mdl_info {
     uint32_t model_id;        /* 0 for descriptions of models not loaded */
     int n_in, n_out;
     mdl_io *in, *out;
+    /* gears (models compiled by atc with --dynamic_batch_size / _image_size /
+     * _dims): in[gear_input] is ACL_DYNAMIC_TENSOR_NAME; the user inputs
+     * report -1 in the gear dims and the largest gear's size */
+    int gear_kind;            /* enum eng_gear_kind */
+    int n_gears, gear_nvals;
+    int gear_input;           /* -1: no gears */
+    int largest;              /* the gear sizes and dims report */
+    int64_t *gear_vals;       /* n_gears * gear_nvals */
+    g_shape *gear_in;         /* n_gears * n_user: each gear's input shapes */
+    g_shape *gear_out;        /* n_gears * n_out */
+    size_t *gear_in_bytes, *gear_out_bytes;
+    /* dim ranges of the inputs (n_in * G_MAX_RANK; NULL when none recorded) */
+    int64_t *lo, *hi;
 } mdl_info;
+
+/* Number of user (data) inputs: all but the gear input. */
+static inline int mdl_info_users(const mdl_info *x) { return x->gear_input >= 0 ? x->n_in - 1 : x->n_in; }
 
 /* Builds the description of an engine model (aliases use model_id). */
 int mdl_info_build(const char *api, const eng_model *m, uint32_t model_id, mdl_info *out);
@@ -44,10 +60,16 @@ struct aclmdlDesc {
 };
 
 /* ---- datasets ---- */
+#define MDL_GEAR_VALS 128     /* at most ACL_MAX_DIM_CNT values per gear */
 struct aclmdlDataset {
     size_t n, cap;
     aclDataBuffer **bufs;
     aclTensorDesc **descs;    /* owned copies, NULL when none */
+    /* the gear selected on this dataset by aclmdlSetDynamicBatchSize /
+     * SetDynamicHWSize / SetInputDynamicDims (gear_n = 0: none) */
+    int gear_n;
+    uint32_t gear_model;
+    int64_t gear_vals[MDL_GEAR_VALS];
 };
 
 /* Sets (or refreshes) entry i's descriptor to dtype/shape; used for actual
@@ -101,6 +123,7 @@ typedef struct mdl_model {
     int dead;                 /* unloaded (under run_lock): queued executions fail */
     atomic_int refs;          /* registry + in-flight executions */
     atomic_uint priority;
+    atomic_int cur_gear;      /* gear last selected or executed, -1 none (aclmdlGetCurOutputDims) */
 } mdl_model;
 
 /* Source and memory options of one load. */
@@ -126,9 +149,15 @@ int mdl_file_open(const char *api, const char *path, mdl_file *f);
 void mdl_file_close(mdl_file *f);
 
 /* Parses and plans an image (after format detection) for desc / size
- * queries and loads. */
+ * queries and loads. own (may be NULL): the mapping buf lies in; a compiled
+ * model that keeps using the image in place takes it over on success (own
+ * is then cleared and the engine unmaps it at eng_free). */
 int mdl_engine_open(const char *api, const char *src, const void *buf, size_t len, const char *base_dir,
-                    int device, eng_model **out);
+                    int device, mdl_file *own, eng_model **out);
+
+/* The gear model `id` last selected or executed (-1 none, or not loaded);
+ * never records an error. */
+int mdl_model_cur_gear(uint32_t id);
 
 /* Looks up a live model and takes a reference (ACL_ERROR_INVALID_MODEL_ID
  * naming `api` and the id when unknown). Release with mdl_put. */

@@ -95,6 +95,15 @@ static void model_free(mdl_model *m)
     free(m);
 }
 
+int mdl_model_cur_gear(uint32_t id)
+{
+    pthread_mutex_lock(&g_reg_lock);
+    mdl_model *m = reg_find_locked(id, NULL);
+    int g = m ? atomic_load(&m->cur_gear) : -1;
+    pthread_mutex_unlock(&g_reg_lock);
+    return g;
+}
+
 void mdl_put(mdl_model *m)
 {
     if (m && atomic_fetch_sub(&m->refs, 1) == 1)
@@ -164,21 +173,45 @@ void mdl_file_close(mdl_file *f)
     memset(f, 0, sizeof *f);
 }
 
+/* A file mapping handed over to a compiled model that uses it in place. */
+static void release_mapping(void *ctx)
+{
+    mdl_file *f = ctx;
+    mdl_file_close(f);
+    free(f);
+}
+
 int mdl_engine_open(const char *api, const char *src, const void *buf, size_t len, const char *base_dir,
-                    int device, eng_model **out)
+                    int device, mdl_file *own, eng_model **out)
 {
     int fmt;
     int rc = mdl_format_detect(api, src, buf, len, &fmt);
     if (rc)
         return rc;
-    if (fmt == MDL_FMT_OACL)
-        return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED,
-                        "%s: %s is an openacl compiled model, which this build cannot read yet; load the ONNX "
-                        "model instead", api, src);
     eng_opts o;
     memset(&o, 0, sizeof o);
     o.threads = rt_device_threads(device);
     o.base_dir = base_dir;
+    if (fmt == MDL_FMT_OACL) {
+        mdl_file *keep = NULL;
+        if (own && own->data) {
+            keep = malloc(sizeof *keep);
+            if (!keep)
+                return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of host memory", api);
+            *keep = *own;
+            o.release = release_mapping;
+            o.release_ctx = keep;
+        }
+        rc = eng_load_compiled(api, src, buf, len, &o, out);
+        if (rc) {
+            free(keep);   /* the caller still owns the mapping */
+            *out = NULL;
+            return rc;
+        }
+        if (keep)
+            memset(own, 0, sizeof *own);   /* the engine unmaps it */
+        return ACL_SUCCESS;
+    }
     rc = eng_load(buf, len, &o, out);
     if (rc) {
         *out = NULL;
@@ -248,11 +281,15 @@ int mdl_load(const mdl_load_req *r, uint32_t *model_id)
     atomic_init(&m->priority, (unsigned)r->priority);
     m->ctx = ctx;
     m->device = device;
+    atomic_init(&m->cur_gear, -1);
 
-    rc = mdl_engine_open(api, src, buf, len, base_dir, device, &m->eng);
-    mdl_file_close(&f);  /* the engine keeps what it needs */
-    if (rc)
+    /* a compiled model may keep the file mapping (weights used in place);
+     * it is released with the model, or once weights are copied */
+    rc = mdl_engine_open(api, src, buf, len, base_dir, device, &f, &m->eng);
+    if (rc) {
+        mdl_file_close(&f);
         goto fail;
+    }
 
     m->work_size = eng_work_size(m->eng);
     m->weight_size = eng_weight_size(m->eng);
@@ -273,7 +310,7 @@ int mdl_load(const mdl_load_req *r, uint32_t *model_id)
         if ((rc = check_user_mem(api, "weight", r->weight, r->weight_size, m->weight_size)))
             goto fail;
         m->weight = r->weight;
-    } else if (m->weight_size) {
+    } else if (m->weight_size && !eng_weights_in_image(m->eng)) {
         m->weight = rt_dev_alloc(device, m->weight_size, RT_MEM_WEIGHT);
         if (!m->weight) {
             rc = acl_fail(ACL_ERROR_BAD_ALLOC, "%s: cannot allocate %zu bytes of weight memory on device %d", api,
@@ -282,7 +319,9 @@ int mdl_load(const mdl_load_req *r, uint32_t *model_id)
         }
         m->own_weight = 1;
     }
-    if ((rc = eng_bind_weights(m->eng, m->weight))) {
+    rc = eng_bind_weights(m->eng, m->weight);
+    mdl_file_close(&f);  /* the engine keeps what it needs */
+    if (rc) {
         acl_fail(rc, "%s: packing the weights of %s failed", api, src);
         goto fail;
     }
@@ -297,6 +336,7 @@ int mdl_load(const mdl_load_req *r, uint32_t *model_id)
             m->work_size, m->weight_size, device);
     return ACL_SUCCESS;
 fail:
+    mdl_file_close(&f);
     model_free(m);
     return rc;
 }
@@ -396,7 +436,7 @@ static int query_sizes(const char *api, const char *src, const void *buf, size_t
                        size_t *workSize, size_t *weightSize)
 {
     eng_model *em = NULL;
-    int rc = mdl_engine_open(api, src, buf, len, base_dir, 0, &em);
+    int rc = mdl_engine_open(api, src, buf, len, base_dir, 0, NULL, &em);
     if (rc)
         return rc;
     *workSize = eng_work_size(em);
