@@ -523,7 +523,7 @@ aclError aclmdlQueryExeOMDesc(const char *fileName, aclmdlExeOMDesc *mdlPartitio
     size_t work = 0, weight = 0;
     int rc = aclmdlQuerySize(fileName, &work, &weight);
     if (rc)
-        return rc;
+        return acl_fail(rc, "aclmdlQueryExeOMDesc: querying the sizes of %s failed", fileName ? fileName : "(NULL)");
     mdlPartitionSize->workSize = work;
     mdlPartitionSize->weightSize = weight;
     return ACL_SUCCESS;
