@@ -7,6 +7,7 @@
 #include "core/core.h"
 #include "core/unsupported.h"
 #include "mdl/mdl_internal.h"
+#include "rt/rt_internal.h"
 
 aclmdlConfigHandle *aclmdlCreateConfigHandle(void)
 {
@@ -179,6 +180,9 @@ static int has(const aclmdlConfigHandle *h, aclmdlConfigAttr a)
 aclError aclmdlLoadWithConfig(const aclmdlConfigHandle *handle, uint32_t *modelId)
 {
     static const char api[] = "aclmdlLoadWithConfig";
+    int rc0 = rt_check_init(api);   /* the runtime state first, as every load does */
+    if (rc0)
+        return rc0;
     if (!handle)
         return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: handle is NULL", api);
     if (!has(handle, ACL_MDL_LOAD_TYPE_SIZET))
