@@ -394,12 +394,20 @@ static const mdl_io *desc_io(const char *api, const aclmdlDesc *d, int output, s
 
 size_t aclmdlGetNumInputs(aclmdlDesc *modelDesc)
 {
-    return modelDesc ? (size_t)modelDesc->info.n_in : 0;
+    if (!modelDesc) {
+        acl_fail(ACL_ERROR_INVALID_PARAM, "aclmdlGetNumInputs: modelDesc is NULL");
+        return 0;
+    }
+    return (size_t)modelDesc->info.n_in;
 }
 
 size_t aclmdlGetNumOutputs(aclmdlDesc *modelDesc)
 {
-    return modelDesc ? (size_t)modelDesc->info.n_out : 0;
+    if (!modelDesc) {
+        acl_fail(ACL_ERROR_INVALID_PARAM, "aclmdlGetNumOutputs: modelDesc is NULL");
+        return 0;
+    }
+    return (size_t)modelDesc->info.n_out;
 }
 
 size_t aclmdlGetInputSizeByIndex(aclmdlDesc *modelDesc, size_t index)
