@@ -53,7 +53,11 @@ aclError aclmdlAddDatasetBuffer(aclmdlDataset *dataset, aclDataBuffer *dataBuffe
 
 size_t aclmdlGetDatasetNumBuffers(const aclmdlDataset *dataset)
 {
-    return dataset ? dataset->n : 0;
+    if (!dataset) {
+        acl_fail(ACL_ERROR_INVALID_PARAM, "aclmdlGetDatasetNumBuffers: dataset is NULL");
+        return 0;
+    }
+    return dataset->n;
 }
 
 aclDataBuffer *aclmdlGetDatasetBuffer(const aclmdlDataset *dataset, size_t index)
