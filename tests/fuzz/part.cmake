@@ -1,0 +1,67 @@
+# tests/fuzz: libFuzzer targets over everything that parses untrusted bytes,
+# their committed regression inputs, and the untrusted-model tests.
+#
+#  Every build:  fuzz_replay_<t>   replays tests/fuzz/regressions/<t>/* through
+#                                  target <t> (plain main, no libFuzzer)
+#                untrusted_models  hostile model files through the public API
+#  Fuzz build (clang, -DOPENACL_FUZZ=ON, see `make fuzz`):
+#                fuzz_<t>          the libFuzzer binaries (ASan+UBSan when
+#                                  OPENACL_SANITIZE=address)
+#                fuzz_run_<t>      CTest (label "fuzz") running fuzz_<t> for
+#                                  $FUZZ_SECONDS (default 20) from the seeds
+option(OPENACL_FUZZ "Build the libFuzzer targets (needs clang)" OFF)
+
+set(OA_FUZZ_DIR ${CMAKE_CURRENT_LIST_DIR})
+set(OA_FUZZ_TARGETS onnx config)
+if(EXISTS ${OA_FUZZ_DIR}/fuzz_om.c)
+  list(APPEND OA_FUZZ_TARGETS om)
+endif()
+
+function(oa_fuzz_link name)
+  target_include_directories(${name} PRIVATE ${OA_FUZZ_DIR} ${CMAKE_SOURCE_DIR}/include)
+  target_link_libraries(${name} PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,ascendcl_internal>")
+  target_compile_options(${name} PRIVATE ${OA_WARN})
+  target_link_options(${name} PRIVATE -no-pie -Wl,--unresolved-symbols=ignore-in-object-files)
+endfunction()
+
+foreach(t ${OA_FUZZ_TARGETS})
+  add_executable(fuzz_replay_${t} ${OA_FUZZ_DIR}/fuzz_${t}.c ${OA_FUZZ_DIR}/replay_main.c)
+  oa_fuzz_link(fuzz_replay_${t})
+  add_test(NAME fuzz_replay_${t} COMMAND fuzz_replay_${t} ${OA_FUZZ_DIR}/regressions/${t})
+  set_tests_properties(fuzz_replay_${t} PROPERTIES LABELS "fuzz-regression;sanitize" TIMEOUT 300
+                       SKIP_RETURN_CODE 77)
+endforeach()
+
+add_executable(untrusted_models ${OA_FUZZ_DIR}/untrusted_models.c ${OA_FUZZ_DIR}/onnx_writer.c)
+oa_fuzz_link(untrusted_models)
+add_test(NAME untrusted_models COMMAND untrusted_models)
+set_tests_properties(untrusted_models PROPERTIES LABELS "sanitize" TIMEOUT 300)
+
+if(OPENACL_FUZZ)
+  if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "OPENACL_FUZZ needs clang (libFuzzer): configure with -DCMAKE_C_COMPILER=clang")
+  endif()
+  # Coverage feedback from the library itself, not only from the harness.
+  target_compile_options(ascendcl_internal PRIVATE -fsanitize=fuzzer-no-link)
+  set(OA_FUZZ_WORK ${CMAKE_BINARY_DIR}/fuzz)
+  set(OA_FUZZ_SEEDS_onnx ${OA_FUZZ_DIR}/regressions/onnx /usr/share/libonnx-testdata/data ${CMAKE_SOURCE_DIR}/models)
+  set(OA_FUZZ_DICT_onnx -)
+  set(OA_FUZZ_NAME_onnx "*.onnx")
+  set(OA_FUZZ_NAME_config "*")
+  set(OA_FUZZ_NAME_om "*")
+  set(OA_FUZZ_SEEDS_config ${OA_FUZZ_DIR}/regressions/config ${OA_FUZZ_DIR}/seeds/config)
+  set(OA_FUZZ_DICT_config ${OA_FUZZ_DIR}/config.dict)
+  set(OA_FUZZ_SEEDS_om ${OA_FUZZ_DIR}/regressions/om ${CMAKE_BINARY_DIR}/fuzz_om_seeds)
+  set(OA_FUZZ_DICT_om -)
+  foreach(t ${OA_FUZZ_TARGETS})
+    add_executable(fuzz_${t} ${OA_FUZZ_DIR}/fuzz_${t}.c)
+    oa_fuzz_link(fuzz_${t})
+    target_compile_options(fuzz_${t} PRIVATE -fsanitize=fuzzer)
+    target_link_options(fuzz_${t} PRIVATE -fsanitize=fuzzer)
+    add_test(NAME fuzz_run_${t}
+      COMMAND sh ${OA_FUZZ_DIR}/run_fuzz.sh $<TARGET_FILE:fuzz_${t}> ${OA_FUZZ_WORK}/${t}
+              ${OA_FUZZ_DICT_${t}} ${OA_FUZZ_SEEDS_${t}})
+    set_tests_properties(fuzz_run_${t} PROPERTIES LABELS "fuzz" RUN_SERIAL ON
+                         ENVIRONMENT "FUZZ_SEED_NAME=${OA_FUZZ_NAME_${t}}")
+  endforeach()
+endif()
