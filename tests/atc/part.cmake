@@ -13,3 +13,18 @@ target_link_libraries(test_atc_api PRIVATE ascendcl Threads::Threads m)
 target_compile_options(test_atc_api PRIVATE ${OA_WARN})
 add_test(NAME atc_api COMMAND test_atc_api ${OA_ATC_MODELS})
 set_tests_properties(atc_api PROPERTIES FIXTURES_REQUIRED atc_models LABELS "sanitize" TIMEOUT 300)
+
+# The reader on damaged images (bit flips, resealed mutants, truncation,
+# moved sections, huge counts, newer versions): white-box, internal archive.
+add_executable(om_fuzz ${CMAKE_CURRENT_LIST_DIR}/om_fuzz.c)
+target_link_libraries(om_fuzz PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,ascendcl_internal>")
+target_compile_options(om_fuzz PRIVATE ${OA_WARN})
+add_test(NAME atc_om_fuzz COMMAND om_fuzz ${OA_ATC_MODELS})
+set_tests_properties(atc_om_fuzz PROPERTIES FIXTURES_REQUIRED atc_models LABELS "sanitize" TIMEOUT 600
+  ENVIRONMENT "ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1;ASCEND_GLOBAL_LOG_LEVEL=4")
+
+# atc's command line: every flag error, --mode=1 JSON, the progress display.
+add_test(NAME atc_cli
+  COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/test_atc_cli.py $<TARGET_FILE:atc> ${OA_ATC_MODELS}
+          ${CMAKE_CURRENT_BINARY_DIR}/atc_cli_scratch)
+set_tests_properties(atc_cli PROPERTIES FIXTURES_REQUIRED atc_models TIMEOUT 300)

@@ -693,7 +693,11 @@ int main(int argc, char **argv)
                 fail_value("mode", v, "expected 0 (compile) or 1 (compiled model to JSON)");
             goto out;
         }
-        if (argc < 2) { usage(stderr); return 1; }
+        if (argc < 2) {
+            usage(stderr);
+            g_failed = 1;
+            goto out;
+        }
         if (mode == 1) mode_json();
         else mode_compile(argc, argv);
     }
