@@ -28,3 +28,11 @@ add_test(NAME atc_cli
   COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/test_atc_cli.py $<TARGET_FILE:atc> ${OA_ATC_MODELS}
           ${CMAKE_CURRENT_BINARY_DIR}/atc_cli_scratch)
 set_tests_properties(atc_cli PROPERTIES FIXTURES_REQUIRED atc_models TIMEOUT 300)
+
+# A real model (mobilenet_v2, batch gears 1,2,4) run by openacl-run per gear
+# against ONNX Runtime per sample; 77 (skipped) without scripts/models.sh.
+# (tools/ parts are included after tests/: the targets are named, not tested)
+add_test(NAME atc_real_model
+  COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/real_model.py $<TARGET_FILE:atc>
+          $<TARGET_FILE:openacl-run> ${CMAKE_CURRENT_BINARY_DIR}/atc_real_scratch)
+set_tests_properties(atc_real_model PROPERTIES LABELS "models" SKIP_RETURN_CODE 77 TIMEOUT 900)
