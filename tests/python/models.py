@@ -1,6 +1,7 @@
 """Small ONNX models built at test time with the onnx helper, and the numpy
 functions that compute what they should output."""
 import os
+import subprocess
 
 import numpy as np
 import onnx
@@ -78,4 +79,13 @@ def build_all(out_dir):
         p = os.path.join(out_dir, name + ".onnx")
         onnx.save_model(m, p)
         paths[name] = p
+    # conv_relu compiled by atc with batch gears 1, 2, 4 (OPENACL_ATC: the
+    # tool; without it the gear tests are skipped)
+    atc = os.environ.get("OPENACL_ATC")
+    if atc and os.path.exists(atc):
+        out = os.path.join(out_dir, "gear_batch")
+        subprocess.run([atc, "--model=" + paths["conv_relu"], "--framework=5", "--output=" + out,
+                        "--input_shape=X:-1,2,6,6", "--dynamic_batch_size=1,2,4"], check=True,
+                       capture_output=True)
+        paths["gear_batch"] = out + ".om"
     return paths

@@ -332,18 +332,29 @@ def test_dynamic_batch_probe_on_non_gear_model(ctx, model_paths):
         m.close()
 
 
-@pytest.mark.skip(reason="gear models (ATC --dynamic_batch_size) come with the compiler issue, not done yet: "
-                         "this flow runs once openacl's compiler can emit an ascend_mbatch_shape_data input")
 def test_dynamic_batch_gear_flow(ctx, model_paths):
-    m = Model(model_paths["gear_batch"])  # compiled with --dynamic_batch_size=1,2,4
-    index, ret = acl.mdl.get_input_index_by_name(m.desc, C.ACL_DYNAMIC_TENSOR_NAME)
-    ok(ret)
-    batch, ret = acl.mdl.get_dynamic_batch(m.desc)
-    assert ret == 0 and batch["batch"] == [1, 2, 4]
-    ok(acl.mdl.set_dynamic_batch_size(m.id, m.inputs[0], index, 2))
-    m.execute()
-    dims, ret = acl.mdl.get_cur_output_dims(m.desc, 0)
-    assert dims["dims"][0] == 2
+    if "gear_batch" not in model_paths:
+        pytest.skip("atc not found (OPENACL_ATC): no gear model to load")
+    m = Model(model_paths["gear_batch"])  # conv_relu compiled with --dynamic_batch_size=1,2,4
+    try:
+        index, ret = acl.mdl.get_input_index_by_name(m.desc, C.ACL_DYNAMIC_TENSOR_NAME)
+        ok(ret)
+        assert index == 1 and acl.mdl.get_num_inputs(m.desc) == 2
+        batch, ret = acl.mdl.get_dynamic_batch(m.desc)
+        assert ret == 0 and batch["batch"] == [1, 2, 4]
+        dims, ret = acl.mdl.get_input_dims(m.desc, 0)
+        assert ret == 0 and dims["dims"] == [-1, 2, 6, 6]
+        assert acl.mdl.get_input_size_by_index(m.desc, 0) == 4 * 2 * 6 * 6 * 4   # the largest gear
+        x = np.random.default_rng(5).standard_normal((2, 2, 6, 6)).astype(np.float32)
+        m.set_input(x)
+        assert acl.mdl.set_dynamic_batch_size(m.id, m.inputs[0], index, 3) == C.ACL_ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID
+        ok(acl.mdl.set_dynamic_batch_size(m.id, m.inputs[0], index, 2))
+        m.execute()
+        dims, ret = acl.mdl.get_cur_output_dims(m.desc, 0)
+        assert ret == 0 and dims["dims"] == [2, 3, 6, 6]
+        np.testing.assert_allclose(m.output(0), M.conv_relu_ref(x), rtol=1e-4, atol=1e-4)
+    finally:
+        m.close()
 
 
 def test_dynamic_input_shape_through_tensor_desc(ctx, model_paths):
