@@ -265,6 +265,14 @@ static int prepare(const char *api, mdl_model *m, const aclmdlDataset *input, ac
         aclDataBuffer *b = output->bufs[i];
         void *p = aclGetDataBufferAddr(b);
         size_t size = aclGetDataBufferSizeV2(b);
+        if (g_is_container(io->gdtype)) {
+            /* a sequence/optional output has no data-buffer form; running
+             * would hand back the engine's container (leaked, not freeable) */
+            rc = acl_fail(ACL_ERROR_UNSUPPORTED_DATA_TYPE, "%s: model %u output %d \"%s\" has element type %s, "
+                          "which cannot be returned in a data buffer", api, m->id, i, io->name,
+                          g_dtype_name(io->gdtype));
+            break;
+        }
         j->out[i].dtype = io->gdtype;
         j->out[i].shape = j->gear >= 0 ? info->gear_out[(size_t)j->gear * (size_t)no + (size_t)i] : io->shape;
         j->out[i].layout = G_LAYOUT_PLAIN;
