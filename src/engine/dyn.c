@@ -1,6 +1,7 @@
 /* Dynamic execution (see exec.h): per node infer -> allocate -> (re)plan
  * when input shapes changed -> run -> release inputs after their last use. */
 #include "engine/exec.h"
+#include "engine/eng_prof.h"
 #include "graph/errs.h"
 #include "graph/passes.h"
 #include "core/core.h"
@@ -173,7 +174,10 @@ static int dyn_run(eng_dyn *d, k_tensor *vals, unsigned char *owned, int threads
 
 int eng_dyn_run(eng_dyn *d, k_tensor *vals, unsigned char *owned, int threads)
 {
+    eng_prof_init();
+    double t_run = eng_prof_on ? eng_prof_now() : 0;
     int rc = dyn_run(d, vals, owned, threads);
+    if (eng_prof_on) eng_prof_run(d->g, 1, t_run, eng_prof_now());
     /* only graph outputs leave; everything else returns to the pool */
     for (int t = 0; t < d->g->n_t; t++)
         if (owned[t] && !d->g->t[t].is_output) val_drop(d, vals, owned, t);
@@ -269,8 +273,10 @@ static int dyn_run(eng_dyn *d, k_tensor *vals, unsigned char *owned, int threads
             d->scratch_cap = sb;
         }
         k_ctx ctx = { .threads = threads, .scratch = sb ? d->scratch : NULL, .scratch_bytes = sb };
+        double t0 = eng_prof_on ? eng_prof_now() : 0;
         if ((rc = n->op->run(n, n->state, in, out, &ctx)))
             return acl_fail(rc, "node '%s' (%s, opset %d) failed", n->name, n->op_type, n->opset);
+        if (eng_prof_on) eng_prof_node(g, n, &out[0], t0, eng_prof_now());
         /* release what nobody reads any more */
         for (int j = 0; j < n->n_in; j++) {
             int ti = n->in[j];
