@@ -243,6 +243,11 @@ static void seal(unsigned char *img, int n, unsigned char *table)
         if (!(get32(e + 4) & OM_SF_CHUNKED)) continue;
         uint64_t off = get64(e + 8), size = get64(e + 16);
         size_t chunk = (size_t)1 << OM_CHUNK_LOG2, nch = (size_t)((size + chunk - 1) / chunk);
+        /* an empty section (a model without weights) has no chunk sums, but
+         * its entry must still carry the chunk size the reader checks */
+        put32(e + 24, 0);
+        put32(e + 28, OM_CHUNK_LOG2);
+        if (nch == 0) continue;
         if (!sums || (used + nch) * 4 > sums_size) break;
         uint32_t *tmp = malloc((nch ? nch : 1) * 4);
         if (!tmp) break;
