@@ -37,6 +37,14 @@ oa_fuzz_link(untrusted_models)
 add_test(NAME untrusted_models COMMAND untrusted_models)
 set_tests_properties(untrusted_models PROPERTIES LABELS "sanitize" TIMEOUT 300)
 
+# Compiled-model regressions (in-process compile, load, run).
+if(EXISTS ${CMAKE_SOURCE_DIR}/src/engine/compile.h)
+  add_executable(om_regress ${OA_FUZZ_DIR}/om_regress.c ${OA_FUZZ_DIR}/onnx_writer.c)
+  oa_fuzz_link(om_regress)
+  add_test(NAME om_regress COMMAND om_regress)
+  set_tests_properties(om_regress PROPERTIES LABELS "fuzz-regression;sanitize" TIMEOUT 120)
+endif()
+
 if(OPENACL_FUZZ)
   if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
     message(FATAL_ERROR "OPENACL_FUZZ needs clang (libFuzzer): configure with -DCMAKE_C_COMPILER=clang")
@@ -51,8 +59,6 @@ if(OPENACL_FUZZ)
   set(OA_FUZZ_NAME_om "*")
   set(OA_FUZZ_SEEDS_config ${OA_FUZZ_DIR}/regressions/config ${OA_FUZZ_DIR}/seeds/config)
   set(OA_FUZZ_DICT_config ${OA_FUZZ_DIR}/config.dict)
-  set(OA_FUZZ_SEEDS_om ${OA_FUZZ_DIR}/regressions/om ${CMAKE_BINARY_DIR}/fuzz_om_seeds)
-  set(OA_FUZZ_DICT_om -)
   add_custom_target(fuzz_targets)
   foreach(t ${OA_FUZZ_TARGETS})
     add_executable(fuzz_${t} ${OA_FUZZ_DIR}/fuzz_${t}.c)
@@ -60,9 +66,17 @@ if(OPENACL_FUZZ)
     oa_fuzz_link(fuzz_${t})
     target_compile_options(fuzz_${t} PRIVATE -fsanitize=fuzzer)
     target_link_options(fuzz_${t} PRIVATE -fsanitize=fuzzer)
-    add_test(NAME fuzz_run_${t}
-      COMMAND sh ${OA_FUZZ_DIR}/run_fuzz.sh $<TARGET_FILE:fuzz_${t}> ${OA_FUZZ_WORK}/${t}
-              ${OA_FUZZ_DICT_${t}} ${OA_FUZZ_SEEDS_${t}})
+    if(t STREQUAL "om")
+      # seeds are compiled by atc (of the same build) before the run
+      add_dependencies(fuzz_targets atc)
+      add_test(NAME fuzz_run_${t}
+        COMMAND sh ${OA_FUZZ_DIR}/run_fuzz_om.sh $<TARGET_FILE:atc> ${CMAKE_BINARY_DIR}/fuzz_om_seeds
+                $<TARGET_FILE:fuzz_${t}> ${OA_FUZZ_WORK}/${t} ${OA_FUZZ_DIR}/regressions/om)
+    else()
+      add_test(NAME fuzz_run_${t}
+        COMMAND sh ${OA_FUZZ_DIR}/run_fuzz.sh $<TARGET_FILE:fuzz_${t}> ${OA_FUZZ_WORK}/${t}
+                ${OA_FUZZ_DICT_${t}} ${OA_FUZZ_SEEDS_${t}})
+    endif()
     set_tests_properties(fuzz_run_${t} PROPERTIES LABELS "fuzz" RUN_SERIAL ON
                          ENVIRONMENT "FUZZ_SEED_NAME=${OA_FUZZ_NAME_${t}}")
   endforeach()
