@@ -1028,7 +1028,10 @@ int eng_load_compiled(const char *api, const char *src, const void *buf, size_t 
     om_file f;
     int rc = om_open(api, src, buf, len, &f);
     if (rc) return rc;
+    /* checking is memory-bound: one core does ~20 GB/s here, and starting a
+     * thread team costs more than it saves below a few hundred MiB */
     int threads = o && o->threads > 0 ? o->threads : 1;
+    if (len < ((size_t)512 << 20)) threads = 1;
     const om_section *si = om_find(&f, OM_SEC_INFO), *sp = om_find(&f, OM_SEC_PROGRAMS),
                      *sw = om_find(&f, OM_SEC_WEIGHTS);
     if (!si || !sp || !sw)
