@@ -108,9 +108,13 @@ __attribute__((target("sse4.2"))) static void crc_hw3(const unsigned char *a, co
 
 static int have_hw(void)
 {
-    static int v = -1;
-    if (v < 0) v = __builtin_cpu_supports("sse4.2") ? 1 : 0;   /* idempotent: a benign race */
-    return v;
+    static int v = -1;   /* every thread computes the same value: relaxed atomics suffice */
+    int h = __atomic_load_n(&v, __ATOMIC_RELAXED);
+    if (h < 0) {
+        h = __builtin_cpu_supports("sse4.2") ? 1 : 0;
+        __atomic_store_n(&v, h, __ATOMIC_RELAXED);
+    }
+    return h;
 }
 #endif
 
