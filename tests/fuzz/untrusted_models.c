@@ -501,7 +501,7 @@ static void test_nesting_bombs(void)
         pb a = { 0 }, g = { 0 }, m = { 0 };
         static const int fields[3] = { 6, 5, 1 };   /* Attribute.g, Node.attribute, Graph.node */
         pb_str(&a, 1, "body");
-        nest(&a, fields, 3, 100000);
+        nest(&a, fields, 3, 99999);   /* a multiple of 3: the outermost is Graph.node */
         /* a is now a GraphProto.node payload: wrap into the main graph */
         pb_raw(&g, a.p, a.n);
         pb_free(&a);
