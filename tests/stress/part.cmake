@@ -10,6 +10,6 @@ target_link_libraries(stress_test PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,ascendcl
 target_compile_options(stress_test PRIVATE ${OA_WARN})
 target_link_options(stress_test PRIVATE -no-pie -Wl,--unresolved-symbols=ignore-in-object-files)
 
-add_test(NAME stress_short COMMAND stress_test --threads 8 --streams 4 --models 3 --rounds 20
+add_test(NAME stress_short COMMAND stress_test --threads 8 --streams 4 --models 3 --rounds 60
                                    --max-rss-growth-mb 64)
 set_tests_properties(stress_short PROPERTIES LABELS "stress;tsan" TIMEOUT 600)

@@ -49,7 +49,7 @@ typedef struct slot {
 typedef struct worker {
     int id;
     pthread_t th, report_th;
-    atomic_int stop_report;
+    atomic_int stop_report, subscribed;
     aclrtStream streams[MAX_S];
     slot slots[MAX_S][SLOTS];
     unsigned rng;
@@ -91,6 +91,7 @@ static void *report_main(void *arg)
 {
     worker *w = arg;
     if (aclrtSetCurrentContext(g_ctx)) note_error("aclrtSetCurrentContext (report thread)", -1);
+    while (!atomic_load(&w->subscribed)) usleep(200);   /* the worker subscribes us to its streams */
     while (!atomic_load(&w->stop_report)) {
         int rc = aclrtProcessReport(50);
         if (rc == ACL_ERROR_RT_THREAD_SUBSCRIBE) {
@@ -147,6 +148,7 @@ static void *worker_main(void *arg)
     pthread_create(&w->report_th, NULL, report_main, w);
     for (int s = 0; s < g_streams; s++)
         if ((rc = aclrtSubscribeReport((uint64_t)w->report_th, w->streams[s]))) note_error("aclrtSubscribeReport", rc);
+    atomic_store(&w->subscribed, 1);
 
     size_t ib = SN_IN_ELEMS * sizeof(float), ob = SN_OUT_ELEMS * sizeof(float);
     slot sync_slot;
@@ -199,6 +201,7 @@ static void *worker_main(void *arg)
         aclrtUnSubscribeReport((uint64_t)w->report_th, w->streams[s]);
     }
     atomic_store(&w->stop_report, 1);
+    atomic_store(&w->subscribed, 1);
     pthread_join(w->report_th, NULL);
     for (int s = 0; s < g_streams; s++) {
         for (int k = 0; k < SLOTS; k++) slot_free(&w->slots[s][k]);
