@@ -57,8 +57,8 @@ fuzz: deps
 # output checked and memory sampled; STRESS_ROUNDS rounds in the release
 # build, STRESS_TSAN_ROUNDS under ThreadSanitizer (9 executions per thread
 # and round).
-STRESS_ROUNDS ?= 2000
-STRESS_TSAN_ROUNDS ?= 100
+STRESS_ROUNDS ?= 5000
+STRESS_TSAN_ROUNDS ?= 1000
 stress: build
 	cmake --build $(BUILD) -j $(JOBS) --target stress_test
 	$(BUILD)/stress_test --threads 8 --streams 4 --models 3 --rounds $(STRESS_ROUNDS)
