@@ -317,6 +317,13 @@ typedef struct err_tls {
     int last_code;
 } err_tls;
 
+/* When memory is exhausted (the text buffer or the thread's record cannot
+ * be allocated) the newest message still reaches the caller: it is kept in
+ * fixed per-thread storage (older text is dropped). */
+#define OA_ERRMSG_OOM 1152
+static __thread char tl_oom_msg[OA_ERRMSG_OOM], tl_oom_ret[OA_ERRMSG_OOM];
+static __thread int tl_oom_set;
+
 static pthread_key_t g_err_key;
 static pthread_once_t g_err_once = PTHREAD_ONCE_INIT;
 static __thread err_tls *tl_err;
@@ -357,14 +364,21 @@ static void err_record(int code, const char *fmt, va_list ap, int level)
     acl_log(level, "%s%s", line, tail);
 
     err_tls *t = err_get();
-    if (!t) return;
-    t->last_code = code;
-    size_t add = (size_t)n + (size_t)m;
-    size_t keep = t->len;
-    /* newest first: new line, then '\n', then the older text (trimmed) */
-    if (add + 1 + keep > OA_ERRMSG_CAP) keep = add + 1 < OA_ERRMSG_CAP ? OA_ERRMSG_CAP - add - 1 : 0;
-    char *buf = malloc(add + 1 + keep + 1);
-    if (!buf) return;
+    char *buf = NULL;
+    size_t add = (size_t)n + (size_t)m, keep = 0;
+    if (t) {
+        t->last_code = code;
+        keep = t->len;
+        /* newest first: new line, then '\n', then the older text (trimmed) */
+        if (add + 1 + keep > OA_ERRMSG_CAP) keep = add + 1 < OA_ERRMSG_CAP ? OA_ERRMSG_CAP - add - 1 : 0;
+        buf = malloc(add + 1 + keep + 1);
+    }
+    if (!buf) {
+        snprintf(tl_oom_msg, sizeof tl_oom_msg, "%.*s%.*s", n, line, m, tail);
+        tl_oom_set = 1;
+        return;
+    }
+    tl_oom_set = 0;   /* recorded normally: the text below supersedes it */
     memcpy(buf, line, (size_t)n);
     memcpy(buf + n, tail, (size_t)m);
     size_t pos = add;
@@ -432,6 +446,17 @@ int acl_last_error(int clear)
 ACL_FUNC_VISIBILITY const char *aclGetRecentErrMsg(void)
 {
     err_tls *t = err_get();
+    if (tl_oom_set) {
+        memcpy(tl_oom_ret, tl_oom_msg, sizeof tl_oom_ret);
+        tl_oom_set = 0;
+        if (t) {
+            free(t->ret);
+            free(t->cur);
+            t->ret = t->cur = NULL;
+            t->len = 0;
+        }
+        return tl_oom_ret;
+    }
     if (!t) return NULL;
     free(t->ret);
     t->ret = t->cur;
