@@ -10,9 +10,11 @@
  * same process must succeed (the runtime is still usable) and, under
  * AddressSanitizer, LeakSanitizer must find nothing leaked.
  *
- * usage: fault_test [--class alloc|io|thread|all] [--shard K/M] [--stride S]
+ * usage: fault_test [--class alloc|io|thread|all] [--shard K/M] [--stride S] [--persistent]
  *   --shard K/M: only the N with N % M == K (so CTest can run shards in
- *   parallel); --stride S: every S-th N (quick runs). */
+ *   parallel); --stride S: every S-th N (quick runs); --persistent: call N
+ *   and every later call of the class fail (resources stay exhausted, so
+ *   the clean-up paths run without memory too). */
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -182,6 +184,8 @@ int main(int argc, char **argv)
                  : !strcmp(argv[a], "thread") ? FW_THREAD : -1;
         } else if (!strcmp(argv[a], "--shard") && a + 1 < argc) {
             if (sscanf(argv[++a], "%ld/%ld", &shard_k, &shard_m) != 2 || shard_m < 1) return 2;
+        } else if (!strcmp(argv[a], "--persistent")) {
+            fw_set_persistent(1);
         } else if (!strcmp(argv[a], "--stride") && a + 1 < argc) {
             stride = atol(argv[++a]);
             if (stride < 1) stride = 1;

@@ -15,7 +15,9 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-static atomic_int g_armed;
+static atomic_int g_armed, g_persistent;
+
+void fw_set_persistent(int on) { atomic_store(&g_persistent, on); }
 static atomic_long g_count[FW_CLASSES], g_fail_at[FW_CLASSES], g_injected;
 
 void fw_arm(int cls, long fail_at)
@@ -42,8 +44,8 @@ const char *fw_class_name(int cls)
 static int fw_fail(int cls)
 {
     if (!atomic_load_explicit(&g_armed, memory_order_relaxed)) return 0;
-    long n = atomic_fetch_add(&g_count[cls], 1) + 1;
-    if (n != atomic_load(&g_fail_at[cls])) return 0;
+    long n = atomic_fetch_add(&g_count[cls], 1) + 1, at = atomic_load(&g_fail_at[cls]);
+    if (at <= 0 || (atomic_load(&g_persistent) ? n < at : n != at)) return 0;
     atomic_fetch_add(&g_injected, 1);
     return 1;
 }

@@ -12,6 +12,9 @@ enum { FW_ALLOC, FW_IO, FW_THREAD, FW_CLASSES };
 /* Starts counting from 0 with call number `fail_at` of class `cls` failing
  * (0: none fails). Counting is off until fw_arm. */
 void fw_arm(int cls, long fail_at);
+/* Persistent mode: call fail_at and every later call of the class fail
+ * (memory stays exhausted), instead of only call fail_at. */
+void fw_set_persistent(int on);
 void fw_disarm(void);
 /* Calls of class cls counted since the last fw_arm. */
 long fw_count(int cls);
