@@ -25,6 +25,10 @@
 #include <unistd.h>
 
 #include "acl/acl.h"
+#if __has_include("engine/compile.h")
+#include "engine/compile.h"
+#define FT_HAVE_COMPILER 1
+#endif
 #include "fault_wrap.h"
 #include "small_net.h"
 
@@ -39,17 +43,18 @@
 #include <sanitizer/lsan_interface.h>
 #endif
 
-static char g_dir[4096], g_cfg[4200], g_model[4200];
+static char g_dir[4096], g_cfg[4200], g_model[4200], g_om[4200];
 static sn_weights g_wt;
 static float g_x[SN_IN_ELEMS], g_ref[SN_OUT_ELEMS];
 static int g_bad;
 
 enum { ST_INIT = 1, ST_SETDEV, ST_STREAM, ST_LOAD, ST_DESC, ST_MALLOC, ST_DATASET, ST_EXEC, ST_ASYNC,
-       ST_SYNC, ST_UNLOAD, ST_DESTROY, ST_RESET, ST_FINALIZE, ST_DONE };
+       ST_SYNC, ST_UNLOAD, ST_OMLOAD, ST_OMEXEC, ST_DESTROY, ST_RESET, ST_FINALIZE, ST_DONE };
 static const char *const k_step[] = { "-", "aclInit", "aclrtSetDevice", "aclrtCreateStream",
                                       "aclmdlLoadFromFile", "aclmdlGetDesc", "aclrtMalloc",
                                       "dataset", "aclmdlExecute", "aclmdlExecuteAsync",
-                                      "aclrtSynchronizeStream", "aclmdlUnload", "destroy",
+                                      "aclrtSynchronizeStream", "aclmdlUnload",
+                                      "aclmdlLoadFromFile (compiled)", "aclmdlExecute (compiled)", "destroy",
                                       "aclrtResetDevice", "aclFinalize", "done" };
 
 typedef struct cycle_result {
@@ -146,6 +151,17 @@ sync_anyway:
 unload:
     loaded = 0;
     if ((rc = aclmdlUnload(id)) != 0) { fail_step(r, ST_UNLOAD, rc); goto out; }
+    if (g_om[0]) {
+        /* the same network compiled by the library's compiler (src/om reader) */
+        if ((rc = aclmdlLoadFromFile(g_om, &id)) != 0) { fail_step(r, ST_OMLOAD, rc); goto out; }
+        loaded = 1;
+        aclrtMemset(out_dev, sizeof y, 0, sizeof y);
+        if ((rc = aclmdlExecute(id, din, dout)) != 0) { fail_step(r, ST_OMEXEC, rc); goto out; }
+        aclrtMemcpy(y, sizeof y, out_dev, sizeof y, ACL_MEMCPY_DEVICE_TO_HOST);
+        if (sn_max_err(y, g_ref, SN_OUT_ELEMS) > 1e-4f) { r->wrong_output = 1; fail_step(r, ST_OMEXEC, -2); goto out; }
+        loaded = 0;
+        if ((rc = aclmdlUnload(id)) != 0) { fail_step(r, ST_UNLOAD, rc); goto out; }
+    }
 out:
     /* tear down whatever exists, in reverse order */
     if (loaded && s) aclrtSynchronizeStream(s);
@@ -201,6 +217,32 @@ int main(int argc, char **argv)
     if (sn_write_model(g_dir, "net", &g_wt)) { fprintf(stderr, "cannot write the model\n"); return 2; }
     snprintf(g_model, sizeof g_model, "%s/net.onnx", g_dir);
     snprintf(g_cfg, sizeof g_cfg, "%s/acl.json", g_dir);
+#ifdef FT_HAVE_COMPILER
+    {
+        /* compile the network (what tools/atc does) into g_dir/net.om */
+        FILE *mf = fopen(g_model, "rb");
+        static unsigned char onnx[1 << 16];
+        size_t ol = mf ? fread(onnx, 1, sizeof onnx, mf) : 0;
+        if (mf) fclose(mf);
+        eng_compile_req req;
+        memset(&req, 0, sizeof req);
+        req.threads = 1;
+        req.out_dtype = G_UNDEF;
+        req.base_dir = g_dir;
+        void *img = NULL;
+        size_t il = 0;
+        if (ol && eng_compile(onnx, ol, &req, &img, &il) == 0) {
+            snprintf(g_om, sizeof g_om, "%s/net.om", g_dir);
+            FILE *of = fopen(g_om, "wb");
+            if (!of || fwrite(img, 1, il, of) != il) g_om[0] = 0;
+            if (of) fclose(of);
+            free(img);
+        } else {
+            fprintf(stderr, "note: compiling the network failed (%s); the compiled-model steps are skipped\n",
+                    aclGetRecentErrMsg());
+        }
+    }
+#endif
     FILE *f = fopen(g_cfg, "w");
     if (!f) return 2;
     fputs("{\"openacl\": {\"device_count\": 1, \"threads_per_device\": 2, \"device_memory\": \"256M\"}}\n", f);
