@@ -208,7 +208,7 @@ int eng_compile(const void *onnx, size_t len, const eng_compile_req *r, void **i
             }
         if (!rc) rc = rewrite(g, r);
         if (!rc && r->gear_kind) rc = gear_shapes(r, k, shp);
-        else if (!rc) memcpy(shp, r->shapes, (size_t)r->n_shapes * sizeof *shp);
+        else if (!rc && r->n_shapes) memcpy(shp, r->shapes, (size_t)r->n_shapes * sizeof *shp);
         if (rc) { g_graph_free(g); break; }
         if (k == 0) {
             /* the declared inputs: what the model reports, -1 where dynamic */
