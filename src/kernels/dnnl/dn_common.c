@@ -16,8 +16,12 @@ static void stream_dtor(void *p)
     if (p) dnnl_stream_destroy((dnnl_stream_t)p);
 }
 
+/* lib/ompenv: what the early constructor set for libgomp's waiting. */
+const char *openacl_ompenv_applied(void);
+
 static void engine_make(void)
 {
+    acl_log(1, "OpenMP waiting: %s", openacl_ompenv_applied());
     if (dnnl_engine_create(&g_engine, dnnl_cpu, 0) != dnnl_success) g_engine = NULL;
     pthread_key_create(&g_stream_key, stream_dtor);
 }

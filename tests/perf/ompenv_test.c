@@ -1,0 +1,59 @@
+/* lib/ompenv: libgomp must see the waiting defaults libascendcl's early
+ * constructor sets. Checked through libgomp's own report of its settings
+ * (omp_display_env, written to stderr, captured here). Run with
+ * OPENACL_OMP_SPIN=<value> (see part.cmake); a user-set OMP_WAIT_POLICY or
+ * GOMP_SPINCOUNT must be left alone. The executable links libascendcl and
+ * then libgomp, as an OpenMP application would. */
+#include <dlfcn.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "acl/acl.h"
+
+static int fail(const char *what, const char *detail)
+{
+    fprintf(stderr, "ompenv_test: %s\n%s\n", what, detail ? detail : "");
+    return 1;
+}
+
+int main(void)
+{
+    /* a real API call keeps libascendcl (and its dependency) loaded */
+    const char *ver = aclGetRecentErrMsg();
+    (void)ver;
+    char path[] = "/tmp/ompenv_test_XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0) return fail("mkstemp failed", NULL);
+    fflush(stderr);
+    int saved = dup(2);
+    dup2(fd, 2);
+    omp_display_env(1);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    static char buf[65536];
+    ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+    close(fd);
+    unlink(path);
+    if (n <= 0) return fail("omp_display_env wrote nothing", NULL);
+    buf[n] = 0;
+    /* looked up, not linked: an executable naming the helper library
+     * itself before libgomp would change the loader's order */
+    const char *(*applied_fn)(void) = (const char *(*)(void))dlsym(RTLD_DEFAULT, "openacl_ompenv_applied");
+    if (!applied_fn) return fail("openacl_ompenv_applied not found (helper library not loaded)", NULL);
+    const char *applied = applied_fn();
+    const char *user_pol = getenv("OMPENV_TEST_USER");   /* set by the user-policy case */
+    const char *want = getenv("OMPENV_TEST_EXPECT");
+    if (!want) return fail("OMPENV_TEST_EXPECT not set", NULL);
+    if (!strstr(buf, want)) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "libgomp does not report \"%s\" (library applied: %s)", want, applied);
+        return fail(msg, buf);
+    }
+    if (user_pol && strncmp(applied, "user:", 5)) return fail("a user setting was overridden", applied);
+    if (!user_pol && !strncmp(applied, "user:", 5)) return fail("unexpected user setting", applied);
+    printf("ok: %s\n", applied);
+    return 0;
+}
