@@ -16,6 +16,7 @@
 #include "graph/passes.h"
 #include "graph/plan.h"
 #include "onnx/onnx_import.h"
+#include "engine/eng_prof.h"
 #include "core/core.h"
 #include "acl/error_codes/ge_error_codes.h"
 #include <omp.h>
@@ -221,10 +222,19 @@ static int use_recorded_plan(eng_model *m, const size_t *scratch)
     return 1;
 }
 
+/* Kernels create their primitives for the thread count in force when they
+ * plan and pack; a different count at the first run would build them again
+ * (hundreds of ms on a CNN), so planning runs under the model's own. */
+static void load_threads(const eng_model *m)
+{
+    if (m->threads > 0 && omp_get_max_threads() != m->threads) omp_set_num_threads(m->threads);
+}
+
 int eng_prepare_steps(eng_model *m)
 {
     g_graph *g = m->g;
     int rc = 0, ns = g->n_nodes, nslots = 0;
+    load_threads(m);
     for (int i = 0; i < ns; i++) nslots += g->nodes[i].n_in + g->nodes[i].n_out + 2 * GRAPH_IO_PAD;
     m->steps = calloc((size_t)ns + 1, sizeof *m->steps);
     m->slots = calloc((size_t)nslots + 1, sizeof *m->slots);
@@ -384,6 +394,7 @@ int eng_build(g_graph *g, const eng_opts *o, eng_model **out)
     if (!m) { g_graph_free(g); return acl_fail(ACL_ERROR_BAD_ALLOC, "model load: out of memory"); }
     m->g = g;
     m->threads = o->threads > 0 ? o->threads : 0;
+    load_threads(m);
     int rc = apply_fixes(m->g, o);
     if (!rc) rc = graph_optimize(m->g);
     if (!rc) rc = eng_prepare(m);
@@ -499,6 +510,7 @@ int eng_bind_weights(eng_model *m, void *weights)
     if (weights && ((uintptr_t)weights & 63))
         return acl_fail(ACL_ERROR_MEMORY_ADDRESS_UNALIGNED, "eng_bind_weights: weight memory %p "
                         "is not 64-byte aligned", weights);
+    load_threads(m);
     int owned = 0;
     if (!weights && eng_weights_in_image(m)) {
         weights = (void *)m->img_w;     /* read-only: adopted weights are never written */
@@ -617,6 +629,8 @@ static int run_static(eng_model *m, char *work, const k_tensor *in, k_tensor *ou
                       eng_alloc_fn alloc, void *actx)
 {
     int rc;
+    eng_prof_init();
+    double t_run = eng_prof_on ? eng_prof_now() : 0;
     for (int i = 0; i < m->n_in; i++)
         if ((rc = check_input(m, i, &in[i], 1))) return rc;
     for (int o = 0; o < m->n_out; o++)
@@ -637,9 +651,11 @@ static int run_static(eng_model *m, char *work, const k_tensor *in, k_tensor *ou
         const g_node *n = st->n;
         k_ctx ctx = { .threads = threads, .scratch = st->scratch_bytes ? work + st->scratch_off : NULL,
                       .scratch_bytes = st->scratch_bytes };
+        double t0 = eng_prof_on ? eng_prof_now() : 0;
         if ((rc = n->op->run(n, n->state, st->in, st->out, &ctx)))
             return acl_fail(rc, "model execute: node '%s' (%s, opset %d) failed", n->name,
                             n->op_type, n->opset);
+        if (eng_prof_on) eng_prof_node(m->g, n, &st->out[0], t0, eng_prof_now());
     }
     for (int c = 0; c < m->n_copies; c++) {
         const out_copy *cp = &m->copies[c];
@@ -653,6 +669,7 @@ static int run_static(eng_model *m, char *work, const k_tensor *in, k_tensor *ou
         out[o].layout = G_LAYOUT_PLAIN;
         out[o].nbytes = m->outs[o].nbytes;
     }
+    if (eng_prof_on) eng_prof_run(m->g, 0, t_run, eng_prof_now());
     return 0;
 }
 
