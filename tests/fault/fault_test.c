@@ -200,6 +200,11 @@ int main(int argc, char **argv)
                  : !strcmp(argv[a], "thread") ? FW_THREAD : -1;
         } else if (!strcmp(argv[a], "--shard") && a + 1 < argc) {
             if (sscanf(argv[++a], "%ld/%ld", &shard_k, &shard_m) != 2 || shard_m < 1) return 2;
+        } else if (!strcmp(argv[a], "--selftest-leak")) {
+            /* proves the leak check works: a block nothing points to */
+            void *volatile p = malloc(4096);
+            memset(p, 1, 4096);
+            p = NULL;
         } else if (!strcmp(argv[a], "--persistent")) {
             fw_set_persistent(1);
         } else if (!strcmp(argv[a], "--stride") && a + 1 < argc) {

@@ -28,3 +28,10 @@ foreach(k RANGE ${OA_FAULT_LAST})
   add_test(NAME fault_sweep_persistent_${k} COMMAND fault_test --persistent --shard ${k}/${OA_FAULT_SHARDS})
   set_tests_properties(fault_sweep_persistent_${k} PROPERTIES LABELS "fault;sanitize" TIMEOUT 600)
 endforeach()
+
+if(OPENACL_SANITIZE STREQUAL "address")
+  # the harness can fail: a planted leak must be reported
+  add_test(NAME fault_selftest_leak COMMAND fault_test --selftest-leak --stride 100)
+  set_tests_properties(fault_selftest_leak PROPERTIES LABELS "fault;sanitize" WILL_FAIL TRUE TIMEOUT 300
+                       ENVIRONMENT "ASAN_OPTIONS=detect_leaks=1")
+endif()
