@@ -86,7 +86,29 @@ struct eng_model {
     int io_names_owned;       /* ins/outs names are malloc'd (gear models) */
     int gear_input;           /* index of the gear input in ins, -1 none */
     eng_om_meta *meta;        /* compile-time facts of a compiled model */
+
+    /* dynamic ONNX models: static programs per input-shape signature (eng_shapes.c) */
+    struct eng_shapes *shapes;
 };
+
+/* Static programs per input shape for dynamic models (eng_shapes.c). keep:
+ * after a load, remembers the source of a dynamic model (no-op for static
+ * ones; OPENACL_SHAPE_CACHE=0 disables). run: serves a run from the program
+ * for these input shapes, building it on first sight; *handled 0 when the
+ * dynamic path must run instead. free: from eng_free. */
+typedef struct eng_shapes eng_shapes;
+int eng_shapes_keep(eng_model *m, const void *buf, size_t len, const eng_opts *o);
+int eng_shapes_run(eng_model *m, const k_tensor *in, k_tensor *out, eng_alloc_fn alloc,
+                   void *actx, int *handled);
+void eng_shapes_free(eng_model *m);
+/* Counters for tests and logs; all 0 for a model without a shape cache. */
+typedef struct eng_shapes_stats {
+    int capacity, programs;   /* entries allowed; static programs held now */
+    long builds, hits, evictions, dynamic_runs;
+} eng_shapes_stats;
+void eng_shapes_get_stats(const eng_model *m, eng_shapes_stats *st);
+/* eng_load without the shape cache (what the cache itself loads with). */
+int eng_load_fixed(const void *buf, size_t len, const eng_opts *o, eng_model **out);
 
 /* Builds a model from an imported (and possibly rewritten) graph: optimise,
  * plan. Takes ownership of g (freed on failure too). */

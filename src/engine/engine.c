@@ -404,7 +404,7 @@ int eng_build(g_graph *g, const eng_opts *o, eng_model **out)
     return 0;
 }
 
-int eng_load(const void *buf, size_t len, const eng_opts *o, eng_model **out)
+int eng_load_fixed(const void *buf, size_t len, const eng_opts *o, eng_model **out)
 {
     if (!out) return acl_fail(ACL_ERROR_INVALID_PARAM, "model load: output handle pointer is NULL");
     *out = NULL;
@@ -415,6 +415,14 @@ int eng_load(const void *buf, size_t len, const eng_opts *o, eng_model **out)
     int rc = onnx_import(buf, len, o ? o->base_dir : NULL, &g);
     if (rc) return rc;
     return eng_build(g, o, out);
+}
+
+int eng_load(const void *buf, size_t len, const eng_opts *o, eng_model **out)
+{
+    int rc = eng_load_fixed(buf, len, o, out);
+    /* dynamic models keep their source for static programs per input shape */
+    if (!rc && (rc = eng_shapes_keep(*out, buf, len, o))) { eng_free(*out); *out = NULL; }
+    return rc;
 }
 
 /* Pointers into the caller's image must not be freed (nor kept past bind). */
@@ -428,6 +436,7 @@ static void drop_borrowed(eng_model *m)
 void eng_free(eng_model *m)
 {
     if (!m) return;
+    eng_shapes_free(m);
     if (m->vals && m->owned && m->g) eng_vals_release(m->g->n_t, m->vals, m->owned);
     eng_dyn_free(m->dyn);
     drop_borrowed(m);
@@ -757,6 +766,11 @@ int eng_run(eng_model *m, void *work, const k_tensor *in, int n_in, k_tensor *ou
         return eng_run_gear(m, gear, work, in, n_in, out, n_out, alloc, alloc_ctx);
     }
     if (!m->bound && (rc = eng_bind_weights(m, NULL))) return rc;
+    if (!m->is_static && m->shapes) {
+        int handled;
+        rc = eng_shapes_run(m, in, out, alloc, alloc_ctx, &handled);
+        if (handled) return rc;
+    }
     if (!m->is_static) return run_dynamic(m, in, out, alloc, alloc_ctx);
     if ((rc = get_work(m, &work))) return rc;
     return run_static(m, work, in, out, alloc, alloc_ctx);

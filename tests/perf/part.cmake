@@ -16,3 +16,14 @@ add_test(NAME ompenv_user COMMAND ${CMAKE_COMMAND} -E env --unset=OMP_WAIT_POLIC
          GOMP_SPINCOUNT=777 OPENACL_OMP_SPIN=passive OMPENV_TEST_USER=1
          "OMPENV_TEST_EXPECT=GOMP_SPINCOUNT = '777'" $<TARGET_FILE:ompenv_test>)
 set_tests_properties(ompenv_default ompenv_count ompenv_passive ompenv_user PROPERTIES TIMEOUT 30)
+
+# The engine's shape cache (static programs per input shape of dynamic models);
+# the models are written by make_models.py (onnx from Debian's python3).
+add_executable(shape_cache_test ${CMAKE_CURRENT_LIST_DIR}/shape_cache_test.c)
+target_link_libraries(shape_cache_test PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,ascendcl_internal>" m)
+target_link_options(shape_cache_test PRIVATE -no-pie -Wl,--unresolved-symbols=ignore-in-object-files)
+target_compile_options(shape_cache_test PRIVATE ${OA_WARN})
+set(OA_PERF_MODELS ${CMAKE_CURRENT_BINARY_DIR}/perf_models)
+add_test(NAME shape_cache COMMAND sh -c "mkdir -p '${OA_PERF_MODELS}' && /usr/bin/python3 \
+  '${CMAKE_CURRENT_LIST_DIR}/make_models.py' '${OA_PERF_MODELS}' && '$<TARGET_FILE:shape_cache_test>' '${OA_PERF_MODELS}'")
+set_tests_properties(shape_cache PROPERTIES TIMEOUT 60 LABELS "sanitize")

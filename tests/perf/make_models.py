@@ -1,0 +1,35 @@
+#!/usr/bin/python3
+"""Writes the small dynamic models the tests/perf checks load:
+  dyn_conv.onnx  x[N,3,H,W] -> Conv 3x3 (pads 1, 4 filters, bias) -> *0.5 -> +0.25 -> Relu -> y
+  dyn_nz.onnx    x[N] -> NonZero -> y (int64 [1, K]: shape depends on the data)
+Weights are fixed formulas the C test recomputes (w = ((o*7 + i*3 + k) % 11 - 5) / 8)."""
+import sys
+import numpy as np
+import onnx
+from onnx import TensorProto, helper
+
+out = sys.argv[1]
+w = np.zeros((4, 3, 3, 3), np.float32)
+for o in range(4):
+    for i in range(3):
+        for k in range(9):
+            w[o, i, k // 3, k % 3] = ((o * 7 + i * 3 + k) % 11 - 5) / 8.0
+b = np.array([0.5, -0.25, 0.0, 1.0], np.float32)
+g = helper.make_graph(
+    [helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1]),
+     helper.make_node("Mul", ["c", "half"], ["m"]),
+     helper.make_node("Add", ["m", "quarter"], ["a"]),
+     helper.make_node("Relu", ["a"], ["y"])],
+    "dyn_conv",
+    [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3, "H", "W"])],
+    [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 4, "H", "W"])],
+    [helper.make_tensor("w", TensorProto.FLOAT, w.shape, w.flatten()),
+     helper.make_tensor("b", TensorProto.FLOAT, b.shape, b),
+     helper.make_tensor("half", TensorProto.FLOAT, [], [0.5]),
+     helper.make_tensor("quarter", TensorProto.FLOAT, [], [0.25])])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/dyn_conv.onnx")
+g = helper.make_graph(
+    [helper.make_node("NonZero", ["x"], ["y"])], "dyn_nz",
+    [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N"])],
+    [helper.make_tensor_value_info("y", TensorProto.INT64, [1, "K"])])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/dyn_nz.onnx")
