@@ -5,6 +5,9 @@
  * the C reference), plus one synchronous aclmdlExecute checked inline; then
  * synchronizes its streams and checks that every callback ran. Each worker
  * has its own report thread subscribed to its streams.
+ * A churn thread loads and unloads a fourth model over and over while the
+ * workers execute it synchronously: each such execution must either succeed
+ * with the right output or be refused with ACL_ERROR_INVALID_MODEL_ID.
  * Meanwhile the main thread samples the resident set and the device memory
  * in use; after warm-up neither may grow (a leak per execution shows as a
  * steady climb).
@@ -37,6 +40,11 @@ static uint32_t g_model_id[MAX_M];
 static sn_weights g_wt[MAX_M];
 static atomic_long g_execs, g_checked, g_bad, g_cb_ran, g_errors;
 static atomic_int g_done_workers;
+/* the churn model: loaded and unloaded over and over by churn_main */
+static sn_weights g_churn_wt;
+static char g_churn_path[4200];
+static atomic_uint g_churn_id;          /* 0: not loaded right now */
+static atomic_long g_churn_loads, g_churn_ok, g_churn_refused;
 
 typedef struct slot {
     void *in_host, *out_host, *in_dev, *out_dev;
@@ -134,6 +142,47 @@ static void slot_free(slot *s)
     aclrtFree(s->out_dev);
 }
 
+static void *churn_main(void *arg)
+{
+    (void)arg;
+    if (aclrtSetCurrentContext(g_ctx)) { note_error("aclrtSetCurrentContext (churn)", -1); return NULL; }
+    while (atomic_load(&g_done_workers) < g_threads) {
+        uint32_t id = 0;
+        int rc = aclmdlLoadFromFile(g_churn_path, &id);
+        if (rc) { note_error("aclmdlLoadFromFile (churn)", rc); break; }
+        atomic_fetch_add(&g_churn_loads, 1);
+        atomic_store(&g_churn_id, id);
+        usleep(2000);
+        atomic_store(&g_churn_id, 0u);
+        if ((rc = aclmdlUnload(id))) note_error("aclmdlUnload (churn)", rc);
+    }
+    aclGetRecentErrMsg();
+    return NULL;
+}
+
+/* One synchronous execution of the churn model, racing with its unload. */
+static void churn_exec(worker *w, slot *sl)
+{
+    uint32_t id = atomic_load(&g_churn_id);
+    if (!id) return;
+    size_t ib = SN_IN_ELEMS * sizeof(float), ob = SN_OUT_ELEMS * sizeof(float);
+    float x[SN_IN_ELEMS], y[SN_OUT_ELEMS], e[SN_OUT_ELEMS];
+    fill_input(&w->rng, x);
+    sn_reference(&g_churn_wt, x, e);
+    aclrtMemcpy(sl->in_dev, ib, x, ib, ACL_MEMCPY_HOST_TO_DEVICE);
+    int rc = aclmdlExecute(id, sl->din, sl->dout);
+    if (rc == ACL_ERROR_INVALID_MODEL_ID) {
+        atomic_fetch_add(&g_churn_refused, 1);
+    } else if (rc) {
+        note_error("aclmdlExecute (churn model)", rc);
+    } else {
+        aclrtMemcpy(y, ob, sl->out_dev, ob, ACL_MEMCPY_DEVICE_TO_HOST);
+        if (sn_max_err(y, e, SN_OUT_ELEMS) > 1e-4f) atomic_fetch_add(&g_bad, 1);
+        atomic_fetch_add(&g_churn_ok, 1);
+    }
+    aclGetRecentErrMsg();
+}
+
 static void *worker_main(void *arg)
 {
     worker *w = arg;
@@ -188,6 +237,7 @@ static void *worker_main(void *arg)
             atomic_fetch_add(&g_bad, 1);
         atomic_fetch_add(&g_execs, 1);
         atomic_fetch_add(&g_checked, 1);
+        churn_exec(w, &sync_slot);
         for (int s = 0; s < g_streams; s++)
             if ((rc = aclrtSynchronizeStream(w->streams[s]))) note_error("aclrtSynchronizeStream", rc);
         for (int s = 0; s < g_streams; s++)
@@ -252,7 +302,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "bad arguments\n");
         return 2;
     }
-    setenv("ASCEND_GLOBAL_LOG_LEVEL", "3", 0);
+    setenv("ASCEND_GLOBAL_LOG_LEVEL", "4", 0);   /* failures are printed by note_error */
     char dir[4096];
     const char *tmp = getenv("TMPDIR");
     snprintf(dir, sizeof dir, "%s/oa_stress_XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -272,6 +322,9 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    sn_weights_init(&g_churn_wt, 999);
+    snprintf(g_churn_path, sizeof g_churn_path, "%s/churn.onnx", dir);
+    if (sn_write_model(dir, "churn", &g_churn_wt)) { fprintf(stderr, "cannot write the churn model\n"); return 2; }
     size_t used_loaded = dev_used();
     long expected = (long)g_threads * g_rounds * (SLOTS * g_streams + 1);
     printf("stress: %d threads x %d streams x %d models, %d rounds: %ld executions\n", g_threads, g_streams,
@@ -283,6 +336,8 @@ int main(int argc, char **argv)
         g_w[t].rng = (unsigned)(t * 7919 + 1);
         pthread_create(&g_w[t].th, NULL, worker_main, &g_w[t]);
     }
+    pthread_t churn;
+    pthread_create(&churn, NULL, churn_main, NULL);
     /* sample memory while the workers run */
     enum { MAXS = 4096 };
     static long rss[MAXS], execs_at[MAXS];
@@ -298,6 +353,7 @@ int main(int argc, char **argv)
         }
     }
     for (int t = 0; t < g_threads; t++) pthread_join(g_w[t].th, NULL);
+    pthread_join(churn, NULL);
     double dt = now_s() - t0;
     size_t used_after = dev_used();
     for (int m = 0; m < g_models; m++)
@@ -308,6 +364,9 @@ int main(int argc, char **argv)
     long execs = atomic_load(&g_execs), checked = atomic_load(&g_checked), bad = atomic_load(&g_bad);
     printf("%ld executions in %.1f s (%.0f/s), %ld outputs checked, %ld wrong, %ld callbacks, %ld API errors\n",
            execs, dt, execs / (dt > 0 ? dt : 1), checked, bad, atomic_load(&g_cb_ran), atomic_load(&g_errors));
+    printf("churn: the fourth model loaded and unloaded %ld times; executions racing with it: %ld ran (checked), "
+           "%ld refused as unloaded\n", atomic_load(&g_churn_loads), atomic_load(&g_churn_ok),
+           atomic_load(&g_churn_refused));
     if (execs != expected || checked != expected || bad || atomic_load(&g_errors)) fail = 1;
     /* memory: compare the samples after the first quarter of the executions */
     int w0 = 0;
@@ -336,6 +395,13 @@ int main(int argc, char **argv)
     }
     aclrtResetDevice(0);
     aclFinalize();
+    {
+        char p[4300];
+        snprintf(p, sizeof p, "%s/churn.onnx", dir);
+        unlink(p);
+        snprintf(p, sizeof p, "%s/churn.w.bin", dir);
+        unlink(p);
+    }
     for (int m = 0; m < g_models; m++) {
         char p[4300];
         snprintf(p, sizeof p, "%s/net%d.onnx", dir, m);
