@@ -107,6 +107,9 @@ typedef struct eng_shapes_stats {
     long builds, hits, evictions, dynamic_runs;
 } eng_shapes_stats;
 void eng_shapes_get_stats(const eng_model *m, eng_shapes_stats *st);
+/* The precision a load uses: o->precision, else OPENACL_PRECISION
+ * (ENG_PRECISION_FP32 or ENG_PRECISION_BF16). */
+int eng_precision_of(const eng_opts *o);
 /* eng_load without the shape cache (what the cache itself loads with). */
 int eng_load_fixed(const void *buf, size_t len, const eng_opts *o, eng_model **out);
 

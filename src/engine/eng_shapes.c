@@ -32,7 +32,7 @@ struct eng_shapes {
     void *src;                /* the model file */
     size_t len;
     char *base_dir;
-    int threads, cap, n;
+    int threads, precision, cap, n;
     uint64_t clock;
     shape_entry *e;
     eng_shapes_stats st;
@@ -73,6 +73,7 @@ int eng_shapes_keep(eng_model *m, const void *buf, size_t len, const eng_opts *o
     s->len = len;
     s->cap = cap;
     s->threads = m->threads;
+    s->precision = eng_precision_of(o);
     m->shapes = s;
     return 0;
 }
@@ -104,7 +105,7 @@ static eng_model *build_prog(eng_model *m, const k_tensor *in)
     if (names && shapes) {
         for (int i = 0; i < m->n_in; i++) { names[i] = m->ins[i].name; shapes[i] = in[i].shape; }
         eng_opts o = { .threads = s->threads, .base_dir = s->base_dir, .n_fix = m->n_in,
-                       .fix_names = names, .fix_shapes = shapes };
+                       .fix_names = names, .fix_shapes = shapes, .precision = s->precision };
         int rc = eng_load_fixed(s->src, s->len, &o, &p);
         if (!rc && !eng_is_static(p)) { eng_free(p); p = NULL; }
         else if (rc) {

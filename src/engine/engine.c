@@ -17,6 +17,7 @@
 #include "graph/plan.h"
 #include "onnx/onnx_import.h"
 #include "engine/eng_prof.h"
+#include "graph/precision.h"
 #include "core/core.h"
 #include "acl/error_codes/ge_error_codes.h"
 #include <omp.h>
@@ -222,6 +223,17 @@ static int use_recorded_plan(eng_model *m, const size_t *scratch)
     return 1;
 }
 
+int eng_precision_of(const eng_opts *o)
+{
+    if (o && o->precision == ENG_PRECISION_BF16) return ENG_PRECISION_BF16;
+    if (o && o->precision == ENG_PRECISION_FP32) return ENG_PRECISION_FP32;
+    const char *e = getenv("OPENACL_PRECISION");
+    if (e && (!strcmp(e, "bf16") || !strcmp(e, "BF16"))) return ENG_PRECISION_BF16;
+    if (e && *e && strcmp(e, "fp32") && strcmp(e, "FP32"))
+        acl_log(2, "OPENACL_PRECISION=%s: expected bf16 or fp32; fp32 used", e);
+    return ENG_PRECISION_FP32;
+}
+
 /* Kernels create their primitives for the thread count in force when they
  * plan and pack; a different count at the first run would build them again
  * (hundreds of ms on a CNN), so planning runs under the model's own. */
@@ -396,6 +408,7 @@ int eng_build(g_graph *g, const eng_opts *o, eng_model **out)
     m->threads = o->threads > 0 ? o->threads : 0;
     load_threads(m);
     int rc = apply_fixes(m->g, o);
+    if (!rc && eng_precision_of(o) == ENG_PRECISION_BF16) rc = graph_mark_bf16(m->g);
     if (!rc) rc = graph_optimize(m->g);
     if (!rc) rc = eng_prepare(m);
     if (rc) { eng_free(m); return rc; }

@@ -33,7 +33,15 @@ typedef struct eng_opts {
      * failure the caller keeps the image. NULL: the engine copies. */
     void (*release)(void *ctx);
     void *release_ctx;
+    /* Addition (precision): enum eng_precision. ENG_PRECISION_DEFAULT takes
+     * OPENACL_PRECISION from the environment ("bf16" or "fp32"; unset:
+     * fp32). With bf16, convolutions and matrix products compute in
+     * bfloat16 with float32 accumulation (weights packed as bf16; tensors
+     * between nodes stay float32). */
+    int precision;
 } eng_opts;
+
+enum eng_precision { ENG_PRECISION_DEFAULT = 0, ENG_PRECISION_FP32 = 1, ENG_PRECISION_BF16 = 2 };
 
 typedef struct eng_io {
     const char *name;

@@ -19,6 +19,7 @@
 #include "graph/errs.h"
 #include "core/core.h"
 #include "kernels/ref/nn_common.h"
+#include "graph/precision.h"
 #include <math.h>
 
 /* From the oneDNN convolution (kernels/dnnl/dn_conv.c) when linked in. */
@@ -643,6 +644,7 @@ static int fuse_dw(fz *f, int ai)
     g_graph *g = f->g;
     g_node *a = &g->nodes[ai];
     if (!dn_conv_dw_probe || !is_op(a, "Conv") || a->n_out != 1 || a->n_in < 2) return 0;
+    if (graph_node_bf16(a)) return 0;   /* the fused depthwise step is float32 only */
     if (g_node_attr(a, "_oa_dw_stride") || in_t(a, NN_ADD_INPUT) >= 0) return 0;
     const g_tensor *aw = cst(g, a->in[1]);
     int t = a->out[0], slot;

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
-"""Writes the small dynamic models the tests/perf checks load:
+"""Writes the small models the tests/perf checks load:
   dyn_conv.onnx  x[N,3,H,W] -> Conv 3x3 (pads 1, 4 filters, bias) -> *0.5 -> +0.25 -> Relu -> y
   dyn_nz.onnx    x[N] -> NonZero -> y (int64 [1, K]: shape depends on the data)
+  bf16_net.onnx  a small static conv net (3x3, 1x1, pooling, Gemm) with seeded weights
 Weights are fixed formulas the C test recomputes (w = ((o*7 + i*3 + k) % 11 - 5) / 8)."""
 import sys
 import numpy as np
@@ -33,3 +34,25 @@ g = helper.make_graph(
     [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N"])],
     [helper.make_tensor_value_info("y", TensorProto.INT64, [1, "K"])])
 onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/dyn_nz.onnx")
+
+# bf16_net.onnx: x[1,16,16,16] -> Conv3x3 16->32 -> Relu -> Conv1x1 32->32 -> Relu
+#   -> GlobalAveragePool -> Flatten -> Gemm 32->10 -> y[1,10]
+rng = np.random.default_rng(7)
+def rnd(*s):
+    return (rng.standard_normal(s) / np.sqrt(np.prod(s[1:]))).astype(np.float32)
+w1, b1, w2, b2 = rnd(32, 16, 3, 3), rnd(32), rnd(32, 32, 1, 1), rnd(32)
+wf, bf = rnd(10, 32), rnd(10)
+inits = [helper.make_tensor(n, TensorProto.FLOAT, a.shape, a.flatten())
+         for n, a in (("w1", w1), ("b1", b1), ("w2", w2), ("b2", b2), ("wf", wf), ("bf", bf))]
+g = helper.make_graph(
+    [helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
+     helper.make_node("Relu", ["c1"], ["r1"]),
+     helper.make_node("Conv", ["r1", "w2", "b2"], ["c2"]),
+     helper.make_node("Relu", ["c2"], ["r2"]),
+     helper.make_node("GlobalAveragePool", ["r2"], ["p"]),
+     helper.make_node("Flatten", ["p"], ["f"]),
+     helper.make_node("Gemm", ["f", "wf", "bf"], ["y"], transB=1)],
+    "bf16_net",
+    [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16, 16, 16])],
+    [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 10])], inits)
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/bf16_net.onnx")

@@ -27,3 +27,12 @@ set(OA_PERF_MODELS ${CMAKE_CURRENT_BINARY_DIR}/perf_models)
 add_test(NAME shape_cache COMMAND sh -c "mkdir -p '${OA_PERF_MODELS}' && /usr/bin/python3 \
   '${CMAKE_CURRENT_LIST_DIR}/make_models.py' '${OA_PERF_MODELS}' && '$<TARGET_FILE:shape_cache_test>' '${OA_PERF_MODELS}'")
 set_tests_properties(shape_cache PROPERTIES TIMEOUT 60 LABELS "sanitize")
+
+# bfloat16 execution of marked nodes (same model folder).
+add_executable(bf16_test ${CMAKE_CURRENT_LIST_DIR}/bf16_test.c)
+target_link_libraries(bf16_test PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,ascendcl_internal>" m)
+target_link_options(bf16_test PRIVATE -no-pie -Wl,--unresolved-symbols=ignore-in-object-files)
+target_compile_options(bf16_test PRIVATE ${OA_WARN})
+add_test(NAME bf16 COMMAND sh -c "mkdir -p '${OA_PERF_MODELS}' && /usr/bin/python3 \\
+  '${CMAKE_CURRENT_LIST_DIR}/make_models.py' '${OA_PERF_MODELS}' && '$<TARGET_FILE:bf16_test>' '${OA_PERF_MODELS}'")
+set_tests_properties(bf16 PROPERTIES TIMEOUT 60 LABELS "sanitize")

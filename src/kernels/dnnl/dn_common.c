@@ -68,6 +68,16 @@ int dn_check(dnnl_status_t st, const g_node *n, const char *what)
                     n ? n->name : "?", n ? n->op_type : "?", n ? n->opset : 0, what, st_name(st));
 }
 
+int dn_has_bf16(void)
+{
+    static int has = -1;
+    if (has < 0) {
+        dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
+        has = isa == dnnl_cpu_isa_avx512_core_bf16 || isa == dnnl_cpu_isa_avx512_core_amx;
+    }
+    return has;
+}
+
 int dn_threads(const k_ctx *ctx)
 {
     int cur = omp_get_max_threads();

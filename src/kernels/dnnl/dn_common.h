@@ -14,6 +14,10 @@ dnnl_stream_t dn_stream(void);                  /* the calling thread's stream *
 int dn_check(dnnl_status_t st, const g_node *n, const char *what);
 #define DN_TRY(n, call) do { int rc_ = dn_check((call), (n), #call); if (rc_) return rc_; } while (0)
 
+/* Whether the CPU computes bfloat16 natively (AVX512-BF16 or newer):
+ * only then do marked nodes (graph/precision.h) run in bf16. */
+int dn_has_bf16(void);
+
 /* Aligns byte offsets inside packed/scratch areas. */
 static inline size_t dn_align(size_t x) { return (x + 63) & ~(size_t)63; }
 

@@ -5,6 +5,7 @@
  * area; bias and fused post-ops (activations, residual add as a binary
  * post-op, a following depthwise 3x3 convolution) run inside the primitive. */
 #include "kernels/dnnl/dn_common.h"
+#include "graph/precision.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,7 @@ typedef struct dconv {
     nn_post po;
     nn_dw dw;         /* fused depthwise step */
     int transposed, has_bias;
+    int bf16;         /* bfloat16 compute (node marked, CPU has it); f32 in and out */
     /* the configuration the primitives were built for */
     int built, fallback, nthr;
     nn_win w;
@@ -75,6 +77,8 @@ static int dconv_init_common(g_graph *g, g_node *n, void **state, int transposed
     if (r) { free(s); return r; }
     s->transposed = transposed;
     s->has_bias = n->n_in > 2 && n->in[2] >= 0;
+    /* constant folding computes exactly; a fused depthwise step stays f32 */
+    s->bf16 = graph_node_bf16(n) && !nn_is_const(g, n, 0) && !s->dw.on && dn_has_bf16();
     *state = s;
     return 0;
 }
@@ -201,7 +205,10 @@ static int dconv_build(const g_node *n, dconv *s, const k_tensor *in, const k_te
 
     dnnl_memory_desc_t x_c, y_c, x_u, y_u, a_u, w_any, b_md, w_user, ya_c;
     dnnl_dims_t strides, dil, pl, pr;
-    int ok = !dn_md_act(&x_c, &s->xs, 1, dnnl_f32) && !dn_md_act(&y_c, &ys, 1, dnnl_f32) &&
+    /* bf16: the source is converted in the reorder to the compute layout,
+     * the destination stays f32 (post-ops and the next node read f32) */
+    dnnl_data_type_t cdt = s->bf16 ? dnnl_bf16 : dnnl_f32;
+    int ok = !dn_md_act(&x_c, &s->xs, 1, cdt) && !dn_md_act(&y_c, &ys, 1, dnnl_f32) &&
              !dn_md_act(&x_u, &s->xs, s->xl == G_LAYOUT_NHWC, dnnl_f32) &&
              !dn_md_act(&y_u, &ys, s->yl == G_LAYOUT_NHWC, dnnl_f32) &&
              !dn_md_act(&a_u, &ys, s->al == G_LAYOUT_NHWC, dnnl_f32) &&
@@ -232,7 +239,7 @@ static int dconv_build(const g_node *n, dconv *s, const k_tensor *in, const k_te
         else {
             dnnl_dims_t wd;
             for (int i = 0; i < w_user.ndims; i++) wd[i] = w_user.dims[i];
-            dnnl_memory_desc_init_by_tag(&w_any, w_user.ndims, wd, dnnl_f32, dnnl_format_tag_any);
+            dnnl_memory_desc_init_by_tag(&w_any, w_user.ndims, wd, cdt, dnnl_format_tag_any);
         }
         dnnl_dims_t bd = { M };
         dnnl_memory_desc_init_by_tag(&b_md, 1, bd, dnnl_f32, dnnl_x);
@@ -241,7 +248,7 @@ static int dconv_build(const g_node *n, dconv *s, const k_tensor *in, const k_te
          * offers it only on the 16-channel blocked layout, so activations
          * are reordered around it through scratch */
         const char *nw = getenv("OPENACL_NO_WINOGRAD");
-        int wino = !s->transposed && !s->dw.on && nsp == 2 && s->w.group == 1 && C % 16 == 0 && M % 16 == 0 &&
+        int wino = !s->bf16 && !s->transposed && !s->dw.on && nsp == 2 && s->w.group == 1 && C % 16 == 0 && M % 16 == 0 &&
                    !(nw && *nw && strcmp(nw, "0"));
         for (int i = 0; i < nsp; i++)
             if (s->w.k[i] != 3 || s->w.s[i] != 1 || s->w.d[i] != 1) wino = 0;
@@ -289,6 +296,13 @@ static int dconv_build(const g_node *n, dconv *s, const k_tensor *in, const k_te
                              dil, pl, pr, 1, NULL, &pd, &s->add_idx);
             }
         }
+    }
+    if (st != dnnl_success && s->bf16 && !s->have_wmd) {
+        /* no bf16 primitive for this one: compute it in f32 */
+        if (pd) dnnl_primitive_desc_destroy(pd);
+        acl_log(1, "node '%s' (%s): no bfloat16 primitive, float32 used", n->name, n->op_type);
+        s->bf16 = 0;
+        return dconv_build(n, s, in, out, nthr);
     }
     if (st != dnnl_success) {
         /* oneDNN cannot do this configuration: reference loops inside this

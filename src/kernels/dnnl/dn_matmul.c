@@ -5,6 +5,7 @@
  * dims broadcast as in NumPy. What oneDNN refuses runs the reference math
  * inside this kernel on copies packed at load. */
 #include "kernels/dnnl/dn_common.h"
+#include "graph/precision.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,10 +17,12 @@ typedef struct dmm {
     nn_post po;
     int b_const, c_kind;
     int built, fallback, nthr;
+    int bf16;         /* bfloat16 compute: A (and a runtime B) converted through scratch */
     g_shape as, bs, cs, ys;
     int64_t M, K, N;
-    dnnl_primitive_t prim;
-    dnnl_memory_t m_a, m_b, m_bias, m_y, m_sp, m_add, m_c;
+    dnnl_primitive_t prim, re_a, re_b;
+    dnnl_memory_t m_a, m_b, m_bias, m_y, m_sp, m_add, m_c, m_au, m_bu;
+    size_t off_a, off_b, off_sp;
     dnnl_memory_desc_t wmd, bias_md;
     int have_wmd;
     size_t wbytes, bbytes, scratch;
@@ -31,7 +34,8 @@ typedef struct dmm {
 
 static void dmm_release(dmm *s)
 {
-    dn_prim_free(&s->prim);
+    dn_prim_free(&s->prim); dn_prim_free(&s->re_a); dn_prim_free(&s->re_b);
+    dn_mem_free(&s->m_au); dn_mem_free(&s->m_bu);
     dn_mem_free(&s->m_a); dn_mem_free(&s->m_b); dn_mem_free(&s->m_bias); dn_mem_free(&s->m_y);
     dn_mem_free(&s->m_sp); dn_mem_free(&s->m_add); dn_mem_free(&s->m_c);
     s->built = 0;
@@ -64,6 +68,8 @@ static int dmm_init_common(g_graph *g, g_node *n, void **state, int gemm)
     s->alpha = gemm ? g_attr_float(n, "alpha", 1.f) : 1.f;
     s->beta = gemm ? g_attr_float(n, "beta", 1.f) : 1.f;
     s->b_const = nn_is_const(g, n, 1);
+    /* constant folding computes exactly */
+    s->bf16 = graph_node_bf16(n) && !(nn_is_const(g, n, 0) && s->b_const) && dn_has_bf16();
     if (has_in(n, 2) && (!gemm || s->beta != 0.f))
         s->c_kind = nn_is_const(g, n, 2) ? C_BIAS : C_BINARY;
     /* what needs a constant B or C to be folded */
@@ -114,8 +120,8 @@ static int dmm_infer(const g_node *n, void *state, const k_tensor *in, k_tensor 
 }
 
 /* Operand descriptors at the output's rank r: batch dims padded with ones. */
-static void md_mat(dnnl_memory_desc_t *md, int r, const g_shape *s, int is_b, int trans,
-                   int64_t rows, int64_t cols, int any)
+static void md_mat_dt(dnnl_memory_desc_t *md, int r, const g_shape *s, int trans, int64_t rows,
+                      int64_t cols, int any, dnnl_data_type_t dt)
 {
     dnnl_dims_t d, st;
     int sr = s->rank;
@@ -126,7 +132,7 @@ static void md_mat(dnnl_memory_desc_t *md, int r, const g_shape *s, int is_b, in
     d[r - 2] = rows;
     d[r - 1] = cols;
     if (any) {
-        dnnl_memory_desc_init_by_tag(md, r, d, dnnl_f32, dnnl_format_tag_any);
+        dnnl_memory_desc_init_by_tag(md, r, d, dt, dnnl_format_tag_any);
         return;
     }
     /* plain storage; a transposed operand stores [cols, rows] */
@@ -135,8 +141,14 @@ static void md_mat(dnnl_memory_desc_t *md, int r, const g_shape *s, int is_b, in
     dnnl_dim_t acc = rows * cols;
     for (int i = r - 3; i >= 0; i--) { st[i] = d[i] == 1 ? 0 : acc; acc *= d[i]; }
     for (int i = r - 3; i >= 0; i--) if (d[i] == 1) st[i] = acc;   /* any value works for size-1 dims */
-    dnnl_memory_desc_init_by_strides(md, r, d, dnnl_f32, st);
+    dnnl_memory_desc_init_by_strides(md, r, d, dt, st);
+}
+
+static void md_mat(dnnl_memory_desc_t *md, int r, const g_shape *s, int is_b, int trans,
+                   int64_t rows, int64_t cols, int any)
+{
     (void)is_b;
+    md_mat_dt(md, r, s, trans, rows, cols, any, dnnl_f32);
 }
 
 static int dmm_build(const g_node *n, dmm *s, const k_tensor *in, const k_tensor *out, int nthr)
@@ -162,10 +174,18 @@ static int dmm_build(const g_node *n, dmm *s, const k_tensor *in, const k_tensor
         y2.d[rr - 1] = N;
     }
     int64_t wn = g_shape_numel(&in[1].shape);
-    dnnl_memory_desc_t a_md, b_md, b_any, y_md, c_md, add_md;
+    dnnl_memory_desc_t a_md, b_md, b_any, y_md, c_md, add_md, a_c, b_c;
     md_mat(&a_md, rr, &s->as, 0, s->ta, M, K, 0);
     md_mat(&b_md, rr, &s->bs, 1, s->tb, K, N, 0);
-    md_mat(&b_any, rr, &s->bs, 1, 0, K, N, 1);
+    dnnl_data_type_t cdt = s->bf16 ? dnnl_bf16 : dnnl_f32;
+    md_mat_dt(&b_any, rr, &s->bs, 0, K, N, 1, cdt);
+    /* bf16: dense bf16 copies of the activation operands in scratch */
+    a_c = a_md;
+    b_c = b_md;
+    if (s->bf16) {
+        md_mat_dt(&a_c, rr, &s->as, 0, M, K, 0, dnnl_bf16);
+        md_mat_dt(&b_c, rr, &s->bs, 0, K, N, 0, dnnl_bf16);
+    }
     dn_md_plain(&y_md, &y2, dnnl_f32);
     add_md = y_md;
     /* bias / C: dims [1..., rows(1 or M), cols(1 or N)] */
@@ -184,8 +204,8 @@ static int dmm_build(const g_node *n, dmm *s, const k_tensor *in, const k_tensor
     if (!(s->fallback && s->packed_ok)) {
         dnnl_matmul_desc_t md;
         dnnl_primitive_attr_t attr = NULL;
-        const dnnl_memory_desc_t *wd = s->b_const ? (s->have_wmd ? &s->wmd : &b_any) : &b_md;
-        st = dnnl_matmul_desc_init(&md, &a_md, wd, s->c_kind == C_BIAS ? &c_md : NULL, &y_md);
+        const dnnl_memory_desc_t *wd = s->b_const ? (s->have_wmd ? &s->wmd : &b_any) : &b_c;
+        st = dnnl_matmul_desc_init(&md, &a_c, wd, s->c_kind == C_BIAS ? &c_md : NULL, &y_md);
         if (st == dnnl_success) st = dnnl_primitive_attr_create(&attr);
         if (st == dnnl_success) st = dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
         if (st == dnnl_success &&
@@ -193,6 +213,12 @@ static int dmm_build(const g_node *n, dmm *s, const k_tensor *in, const k_tensor
             st = dnnl_unimplemented;
         if (st == dnnl_success) st = dnnl_primitive_desc_create(&pd, &md, attr, dn_engine(), NULL);
         if (attr) dnnl_primitive_attr_destroy(attr);
+    }
+    if (st != dnnl_success && s->bf16 && !s->have_wmd) {
+        if (pd) dnnl_primitive_desc_destroy(pd);
+        acl_log(1, "node '%s' (%s): no bfloat16 primitive, float32 used", n->name, n->op_type);
+        s->bf16 = 0;
+        return dmm_build(n, s, in, out, nthr);
     }
     if (st != dnnl_success) {
         if (pd) dnnl_primitive_desc_destroy(pd);
@@ -220,17 +246,30 @@ static int dmm_build(const g_node *n, dmm *s, const k_tensor *in, const k_tensor
         s->wbytes = dnnl_memory_desc_get_size(&s->wmd);
     }
     s->bias_md = c_md;
-    s->scratch = dn_scratch_size(pd);
+    size_t off = 0;
+    s->off_a = s->off_b = 0;
+    if (s->bf16) {
+        s->off_a = off; off = dn_align(off + dnnl_memory_desc_get_size(&a_c));
+        if (!s->b_const) { s->off_b = off; off = dn_align(off + dnnl_memory_desc_get_size(&b_c)); }
+    }
+    s->off_sp = off;
+    s->scratch = off + dn_scratch_size(pd);
     const dnnl_memory_desc_t *spmd = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
     st = dnnl_primitive_create(&s->prim, pd);
     int rc = dn_check(st, n, "matmul primitive creation");
-    if (!rc) rc = dn_mem(n, &a_md, &s->m_a);
-    if (!rc) rc = dn_mem(n, s->b_const ? &s->wmd : &b_md, &s->m_b);
+    if (!rc && s->bf16) {
+        rc = dn_reorder_prim(n, &a_md, &a_c, &s->re_a);
+        if (!rc) rc = dn_mem(n, &a_md, &s->m_au);
+        if (!rc && !s->b_const) rc = dn_reorder_prim(n, &b_md, &b_c, &s->re_b);
+        if (!rc && !s->b_const) rc = dn_mem(n, &b_md, &s->m_bu);
+    }
+    if (!rc) rc = dn_mem(n, &a_c, &s->m_a);
+    if (!rc) rc = dn_mem(n, s->b_const ? &s->wmd : &b_c, &s->m_b);
     if (!rc) rc = dn_mem(n, &y_md, &s->m_y);
     if (!rc && s->c_kind == C_BIAS) rc = dn_mem(n, &c_md, &s->m_bias);
     if (!rc && s->c_kind == C_BINARY) rc = dn_mem(n, &c_md, &s->m_c);
     if (!rc && s->po.has_add) rc = dn_mem(n, &add_md, &s->m_add);
-    if (!rc && s->scratch) rc = dn_mem(n, spmd, &s->m_sp);
+    if (!rc && s->scratch > s->off_sp) rc = dn_mem(n, spmd, &s->m_sp);
     dnnl_primitive_desc_destroy(pd);
     if (rc) { dmm_release(s); return rc; }
     s->built = 1;
@@ -360,9 +399,19 @@ static int dmm_run(const g_node *n, void *state, const k_tensor *in, k_tensor *o
     if (!strm) return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s': no oneDNN stream", n->name);
     dnnl_exec_arg_t a[7];
     int na = 0;
-    if ((r = set_h(n, s->m_a, in[0].data))) return r;
+    if (s->re_a) {
+        dnnl_exec_arg_t ra[2] = { { DNNL_ARG_FROM, s->m_au }, { DNNL_ARG_TO, s->m_a } };
+        if ((r = set_h(n, s->m_au, in[0].data)) || (r = set_h(n, s->m_a, (char *)scr + s->off_a)) ||
+            (r = dn_check(dnnl_primitive_execute(s->re_a, strm, 2, ra), n, "bf16 conversion")))
+            return r;
+    } else if ((r = set_h(n, s->m_a, in[0].data))) return r;
     a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_SRC, s->m_a };
-    if ((r = set_h(n, s->m_b, s->b_const ? pk : in[1].data))) return r;
+    if (s->re_b) {
+        dnnl_exec_arg_t rb[2] = { { DNNL_ARG_FROM, s->m_bu }, { DNNL_ARG_TO, s->m_b } };
+        if ((r = set_h(n, s->m_bu, in[1].data)) || (r = set_h(n, s->m_b, (char *)scr + s->off_b)) ||
+            (r = dn_check(dnnl_primitive_execute(s->re_b, strm, 2, rb), n, "bf16 conversion")))
+            return r;
+    } else if ((r = set_h(n, s->m_b, s->b_const ? pk : in[1].data))) return r;
     a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_WEIGHTS, s->m_b };
     if ((r = set_h(n, s->m_y, out[0].data))) return r;
     a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_DST, s->m_y };
@@ -379,7 +428,7 @@ static int dmm_run(const g_node *n, void *state, const k_tensor *in, k_tensor *o
         a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_ATTR_MULTIPLE_POST_OP(s->add_idx) | DNNL_ARG_SRC_1, s->m_add };
     }
     if (s->m_sp) {
-        if ((r = set_h(n, s->m_sp, scr))) return r;
+        if ((r = set_h(n, s->m_sp, (char *)scr + s->off_sp))) return r;
         a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_SCRATCHPAD, s->m_sp };
     }
     if ((r = dn_check(dnnl_primitive_execute(s->prim, strm, na, a), n, "matmul"))) return r;

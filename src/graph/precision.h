@@ -1,0 +1,20 @@
+/* Reduced-precision execution: marks the nodes whose kernels may compute in
+ * bfloat16 (oneDNN bf16 with float32 accumulation; float32 tensors between
+ * nodes). The mark is the node attribute "_oa_bf16" (int 1), so it survives
+ * fusion, shows in OPENACL_DUMP_GRAPH and is stored by compiled models.
+ * Layers that read a graph input stay float32. */
+#ifndef OPENACL_GRAPH_PRECISION_H
+#define OPENACL_GRAPH_PRECISION_H
+#include "graph/ir.h"
+
+#define G_ATTR_BF16 "_oa_bf16"
+
+/* Marks Conv, ConvTranspose, MatMul and Gemm nodes (not inside subgraphs,
+ * not those reading a graph input).
+ * Returns 0 or an aclError (out of memory). */
+int graph_mark_bf16(g_graph *g);
+
+/* Whether n carries the mark. */
+int graph_node_bf16(const g_node *n);
+
+#endif

@@ -1,0 +1,96 @@
+/* bfloat16 execution (eng_opts.precision / OPENACL_PRECISION): the marked
+ * convolutions and matrix products of a small net compute in bf16 (weights
+ * packed as bf16: the weight area shrinks), the layer reading the graph
+ * input stays f32, and the result agrees with the f32 run within bf16's
+ * rounding. On a CPU without native bf16 the model must run as f32
+ * unchanged. Model from make_models.py (argv[1] folder). */
+#include "engine/eng_priv.h"
+#include "graph/precision.h"
+#include "acl/acl.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int dn_has_bf16(void);
+
+static int failures, checks;
+#define CHECK(c, ...) do { checks++; if (!(c)) { failures++; printf("FAIL %s:%d: %s: ", __FILE__, \
+    __LINE__, #c); printf(__VA_ARGS__); printf("\n"); } } while (0)
+
+static void *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    void *p = malloc((size_t)n + 1);
+    if (p && fread(p, 1, (size_t)n, f) != (size_t)n) { free(p); p = NULL; }
+    fclose(f);
+    *len = (size_t)n;
+    return p;
+}
+
+static int run(const void *buf, size_t len, int precision, const float *x, float *y, size_t *wbytes,
+               int *marked)
+{
+    eng_opts o = { .threads = 1, .precision = precision };
+    eng_model *m = NULL;
+    int rc = eng_load(buf, len, &o, &m);
+    CHECK(rc == 0, "load (precision %d): %s", precision, rc ? aclGetRecentErrMsg() : "");
+    if (rc) return rc;
+    *wbytes = eng_weight_size(m);
+    *marked = 0;
+    for (int i = 0; i < m->g->n_nodes; i++) *marked += graph_node_bf16(&m->g->nodes[i]);
+    k_tensor in = { .dtype = G_F32, .shape = { .rank = 4, .d = { 1, 16, 16, 16 } }, .data = (void *)x,
+                    .nbytes = 16 * 16 * 16 * 4 };
+    k_tensor out = { .data = y, .nbytes = 10 * 4 };
+    rc = eng_run(m, NULL, &in, 1, &out, 1, NULL, NULL);
+    CHECK(rc == 0, "run (precision %d): %s", precision, rc ? aclGetRecentErrMsg() : "");
+    eng_free(m);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) { fprintf(stderr, "usage: bf16_test DIR\n"); return 2; }
+    char path[1024];
+    size_t len;
+    snprintf(path, sizeof path, "%s/bf16_net.onnx", argv[1]);
+    void *buf = read_file(path, &len);
+    if (!buf) { fprintf(stderr, "cannot read %s\n", path); return 2; }
+    static float x[16 * 16 * 16];
+    for (int i = 0; i < 16 * 16 * 16; i++) x[i] = (float)((i * 7919) % 1000) / 500.0f - 1.0f;
+    float y32[10], y16[10], yenv[10];
+    size_t w32 = 0, w16 = 0, wenv = 0;
+    int m32 = 0, m16 = 0, menv = 0;
+    unsetenv("OPENACL_PRECISION");
+    run(buf, len, ENG_PRECISION_DEFAULT, x, y32, &w32, &m32);
+    run(buf, len, ENG_PRECISION_BF16, x, y16, &w16, &m16);
+    setenv("OPENACL_PRECISION", "bf16", 1);
+    run(buf, len, ENG_PRECISION_DEFAULT, x, yenv, &wenv, &menv);
+    CHECK(m32 == 0, "f32 load marked %d nodes", m32);
+    /* the 3x3 conv reads the input (stays f32); the 1x1 conv and Gemm are marked */
+    CHECK(m16 == 2 && menv == 2, "marked nodes: %d (opts), %d (env), expected 2", m16, menv);
+    double amax = 0, dmax = 0;
+    for (int i = 0; i < 10; i++) {
+        amax = fmax(amax, fabs(y32[i]));
+        dmax = fmax(dmax, fabs(y16[i] - y32[i]));
+        CHECK(y16[i] == yenv[i], "env and option runs differ at %d: %g vs %g", i, y16[i], yenv[i]);
+    }
+    CHECK(amax > 0.01, "degenerate reference (max |y| %g)", amax);
+    CHECK(dmax <= 0.02 * amax, "bf16 differs from f32 by %g (max |y| %g)", dmax, amax);
+    if (dn_has_bf16()) {
+        /* 1x1 (32x32) and Gemm (10x32) weights at 2 bytes instead of 4 */
+        CHECK(w16 < w32 && w32 - w16 >= (32 * 32 + 10 * 32) * 2 - 256, "weights f32 %zu, bf16 %zu", w32, w16);
+        CHECK(dmax > 0, "bf16 run identical to f32: bf16 not used?");
+    } else {
+        CHECK(w16 == w32 && dmax == 0, "no native bf16: expected the f32 result (weights %zu/%zu, diff %g)",
+              w32, w16, dmax);
+    }
+    free(buf);
+    printf("bf16_test: %d checks, %d failures (native bf16: %d, max diff %.3g of %.3g)\n", checks, failures,
+           dn_has_bf16(), dmax, amax);
+    return failures ? 1 : 0;
+}
