@@ -30,7 +30,12 @@ static int by_off(const void *a, const void *b)
  * number placed so far: scanning every placed item made a 100000-node chain
  * take seconds to plan and a 1M-node model (30 MB) many minutes. The bucket
  * width keeps the index within a few entries per item; the offsets chosen
- * are the same as with the full scan. */
+ * are the same as with the full scan.
+ * Items that all live at once (a node with 100 000 inputs) still make every
+ * placement look at every other item; past PLAN_WORK_BUDGET index entries
+ * visited, the remaining items go to the top of the arena (no reuse, like
+ * the naive plan) so such a graph costs seconds, not hours. */
+#define PLAN_WORK_BUDGET ((uint64_t)1 << 22)   /* real models need < 2000 */
 size_t plan_assign(plan_item *items, int n)
 {
     if (n <= 0) return 0;
@@ -63,9 +68,15 @@ size_t plan_assign(plan_item *items, int n)
     g_sort_items = items;
     qsort(order, (size_t)n, sizeof *order, by_size_desc);
     size_t arena = 0, used = 0;
+    uint64_t work = 0;
     for (int k = 0; k < n; k++) {
         plan_item *it = &items[order[k]];
         size_t sz = round_up(it->size);
+        if (work > PLAN_WORK_BUDGET) {
+            it->offset = arena;   /* above everything placed: overlaps nothing */
+            arena += sz;
+            continue;
+        }
         int last = it->last < it->first ? it->first : it->last;
         size_t b0 = (size_t)(((int64_t)it->first - tmin) / width);
         size_t b1 = (size_t)(((int64_t)last - tmin) / width);
@@ -73,6 +84,7 @@ size_t plan_assign(plan_item *items, int n)
         for (size_t b = b0; b <= b1; b++) {
             for (int e = head[b]; e >= 0; e = pool[e].next) {
                 int j = pool[e].item;
+                work++;
                 if (stamp[j] == k) continue;
                 stamp[j] = k;
                 const plan_item *p = &items[j];
