@@ -450,6 +450,78 @@ static void test_graph_shapes(void)
     }
 }
 
+/* A fan-in bomb: 50000 tensors alive at once, all read by one Concat. The
+ * memory planner looked at every pair (minutes); now it must load quickly
+ * and compute. */
+static void test_fan_in(void)
+{
+    enum { FAN = 50000 };
+    char mpath[PATH_MAX + 64];
+    snprintf(mpath, sizeof mpath, "%s/fan.onnx", g_dir);
+    static const int64_t d4[1] = { 4 }, dy[1] = { 4 * FAN };
+    pb g = { 0 }, n = { 0 }, attr = { 0 }, m = { 0 };
+    char nm[32];
+    pb_str(&g, 2, "g");
+    for (int i = 0; i < FAN; i++) {
+        snprintf(nm, sizeof nm, "r%d", i);
+        const char *in[] = { "x", NULL }, *out[] = { nm, NULL };
+        onnx_node(&g, (i & 1) ? "Relu" : "Neg", nm, in, out);
+    }
+    for (int i = 0; i < FAN; i++) {
+        snprintf(nm, sizeof nm, "r%d", i);
+        pb_str(&n, 1, nm);
+    }
+    pb_str(&n, 2, "y");
+    pb_str(&n, 3, "cat");
+    pb_str(&n, 4, "Concat");
+    pb_str(&attr, 1, "axis");
+    pb_int(&attr, 3, 0);
+    pb_int(&attr, 20, 2);   /* AttributeProto.INT */
+    pb_msg(&n, 5, &attr);
+    pb_msg(&g, 1, &n);
+    onnx_value_info(&g, 11, "x", ONNX_FLOAT, 1, d4);
+    onnx_value_info(&g, 12, "y", ONNX_FLOAT, 1, dy);
+    onnx_model(&m, &g, 13);
+    save_model(mpath, &m);
+    uint32_t id = 0;
+    double t0 = now_s();
+    int rc = load_file(mpath, &id);
+    double dt = now_s() - t0;
+    printf("fan-in of %d tensors: load rc %d in %.2f s\n", FAN, rc, dt);
+    CHECK(rc == 0, "a 50000-input Concat loads");
+    CHECK(dt < 20, "a 50000-input Concat loads in seconds (took %.1f s)", dt);
+    if (rc) return;
+    size_t ob = (size_t)4 * FAN * sizeof(float);
+    void *xi = NULL, *yo = NULL;
+    float x[4] = { 1, -2, 3, -4 };
+    float *y = malloc(ob);
+    aclrtMalloc(&xi, 16, ACL_MEM_MALLOC_NORMAL_ONLY);
+    aclrtMalloc(&yo, ob, ACL_MEM_MALLOC_NORMAL_ONLY);
+    aclrtMemcpy(xi, 16, x, 16, ACL_MEMCPY_HOST_TO_DEVICE);
+    aclmdlDataset *din = aclmdlCreateDataset(), *dout = aclmdlCreateDataset();
+    aclDataBuffer *bi = aclCreateDataBuffer(xi, 16), *bo = aclCreateDataBuffer(yo, ob);
+    aclmdlAddDatasetBuffer(din, bi);
+    aclmdlAddDatasetBuffer(dout, bo);
+    rc = aclmdlExecute(id, din, dout);
+    g_msg = rc ? aclGetRecentErrMsg() : NULL;
+    aclrtMemcpy(y, ob, yo, ob, ACL_MEMCPY_DEVICE_TO_HOST);
+    int ok = rc == 0;
+    for (int i = 0; ok && i < FAN; i++)
+        for (int k = 0; k < 4; k++) {
+            float want = (i & 1) ? (x[k] > 0 ? x[k] : 0) : -x[k];
+            if (y[i * 4 + k] != want) { ok = 0; break; }
+        }
+    CHECK(ok, "the 50000-input Concat computes (rc %d)", rc);
+    free(y);
+    aclDestroyDataBuffer(bi);
+    aclDestroyDataBuffer(bo);
+    aclmdlDestroyDataset(din);
+    aclmdlDestroyDataset(dout);
+    aclrtFree(xi);
+    aclrtFree(yo);
+    aclmdlUnload(id);
+}
+
 /* ---- protobuf nesting bombs ---- */
 
 /* Wraps the bytes of b `levels` times, alternating the given fields, the
@@ -546,7 +618,7 @@ int main(void)
     if (aclInit(NULL) || aclrtSetDevice(0)) { fprintf(stderr, "init: %s\n", aclGetRecentErrMsg()); return 2; }
     struct { const char *name; void (*fn)(void); } parts[] = {
         { "huge declarations", test_huge_declarations }, { "external paths", test_external_paths },
-        { "graph shapes", test_graph_shapes }, { "nesting bombs", test_nesting_bombs },
+        { "graph shapes", test_graph_shapes }, { "fan-in", test_fan_in }, { "nesting bombs", test_nesting_bombs },
     };
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
         double t0 = now_s();
