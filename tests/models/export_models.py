@@ -13,6 +13,7 @@ import argparse
 import hashlib
 import json
 import os
+import shutil
 import sys
 import time
 
@@ -47,6 +48,14 @@ OCR_DYN_RUN_SHAPE = {"ocr_det_dyn": [1, 3, 480, 640], "ocr_rec_dyn": [1, 3, 48, 
                      "ocr_cls_dyn": [2, 3, 48, 192]}
 
 IMG_GEN = {"kind": "uniform", "low": -1.0, "high": 1.0}
+
+# silero VAD v5 from npm @ricky0123/vad-web (scripts/setup.sh unpacks it), kept
+# dynamic; tests and benchmarks feed one 512-sample frame at 16 kHz.
+VAD_DIR_DEFAULT = "third_party/npm/vad-web/package/dist"
+VAD_SRC = "silero_vad_v5.onnx"
+VAD_RUN_SHAPES = [[1, 512], [2, 1, 128], []]
+VAD_GENS = {"input": {"kind": "uniform", "low": -0.5, "high": 0.5},
+            "state": {"kind": "const", "value": 0.0}, "sr": {"kind": "const", "value": 16000}}
 
 
 def log(msg):
@@ -276,6 +285,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True, help="models folder")
     ap.add_argument("--ocr-dir", default=OCR_DIR_DEFAULT)
+    ap.add_argument("--vad-dir", default=VAD_DIR_DEFAULT)
     ap.add_argument("--only", default="", help="comma list of model names (default all)")
     ap.add_argument("--manifest-only", action="store_true")
     ap.add_argument("--pin-outputs", default="",
@@ -332,6 +342,16 @@ def main():
             fix_ocr(srcp, path, shape)
             write_stamp(path, rec)
             log(f"wrote {name} {shape or 'dynamic'}")
+        if want("vad"):
+            srcp, path = os.path.join(a.vad_dir, VAD_SRC), os.path.join(a.out, "vad.onnx")
+            if not os.path.exists(srcp):
+                log(f"skipping vad: {srcp} missing (run scripts/setup.sh)")
+            else:
+                rec = recipe_of("vad", VAD_SRC, os.path.getsize(srcp))
+                if not stamp_ok(path, rec):
+                    shutil.copyfile(srcp, path)
+                    write_stamp(path, rec)
+                    log("wrote vad (silero VAD v5, dynamic)")
 
     # The manifest lists what is present, so a partial set still works.
     models = []
@@ -359,6 +379,11 @@ def main():
                             + ("" if shape is None else f", input dims fixed to {shape}"),
                             a.out, run_shapes=run, top1_axis=-1 if kind != "detector" else None,
                             bench=shape is not None))
+    if os.path.exists(os.path.join(a.out, "vad.onnx")):
+        models.append(entry("vad", "vad.onnx", "vad",
+                            "silero VAD v5 from npm @ricky0123/vad-web 0.0.31 (dynamic batch and "
+                            "samples; run with one 512-sample frame at 16 kHz, zero state)",
+                            a.out, run_shapes=VAD_RUN_SHAPES, gens=VAD_GENS))
     man = {"version": 1, "recipe": RECIPE_VERSION,
            "note": "inputs[].shape is the shape fed in tests/benchmarks; declared_shape the model's own "
                    "(dynamic models). Weights of exported models are random (no pretrained weights offline).",

@@ -10,7 +10,7 @@ target_compile_options(mdl_run PRIVATE ${OA_WARN})
 
 find_program(OA_SYS_PYTHON NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
 set(OA_REAL_MODELS resnet50 mobilenet_v2 mobilenet_v3_large efficientnet_b0 shufflenet_v2_x1_0
-    bert4 mlp ocr_det ocr_rec ocr_cls ocr_cls_b8 ocr_det_dyn ocr_rec_dyn ocr_cls_dyn)
+    bert4 mlp ocr_det ocr_rec ocr_cls ocr_cls_b8 ocr_det_dyn ocr_rec_dyn ocr_cls_dyn vad)
 foreach(m ${OA_REAL_MODELS})
   add_test(NAME models_${m}
     COMMAND ${OA_SYS_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/check_model.py
