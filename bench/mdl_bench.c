@@ -1,11 +1,21 @@
 /* mdl_bench: latency of one model through openacl's public API, the way an
  * application sees it (aclmdlExecute on device buffers prepared once):
  *   mdl_bench --model M [--inputs a.npy,...] [--warmup 5] [--min-time 3] [--min-runs 10]
- * Prints one JSON object: load time, first run, per-run latency statistics
- * and the CPU time per wall time of the timed loop (a check that the thread
- * setting, OPENACL_THREADS, is honoured). Without --inputs, inputs are
- * filled with fixed pseudo-random values (static shapes only). */
+ *             [--parallel N] [--empty]
+ * Prints one JSON object: load time, first run, per-run latency statistics,
+ * the CPU time per wall time of the timed loop (a check that the thread
+ * setting, OPENACL_THREADS, is honoured) and memory: the resident set after
+ * aclInit/aclrtSetDevice and before the load (baseline_rss_kb) and the peak
+ * resident set of the process (peak_rss_kb).
+ *   --parallel N: throughput mode. N threads, thread i on device i % count
+ *     (OPENACL_DEVICE_COUNT; give each device its thread budget with
+ *     OPENACL_THREADS), each with its own load of the model, run for
+ *     --min-time; reports runs per second in total and per thread.
+ *   --empty: only init and set the device; reports the baseline memory.
+ * Without --inputs, inputs are filled with fixed pseudo-random values
+ * (static shapes only). */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +26,7 @@
 #include "npy.h"
 
 #define MAX_IO 64
+#define MAX_PAR 16
 
 /* Weak references: the program links and exits 77 ("not implemented yet")
  * while the library still lacks an entry point. */
@@ -27,7 +38,8 @@
     X(aclmdlGetNumOutputs) X(aclmdlGetInputDataType) X(aclmdlGetInputDims)                     \
     X(aclmdlGetInputSizeByIndex) X(aclmdlGetOutputSizeByIndex) X(aclmdlCreateDataset)          \
     X(aclmdlDestroyDataset) X(aclmdlAddDatasetBuffer) X(aclmdlGetDatasetBuffer)                \
-    X(aclmdlGetDatasetNumBuffers) X(aclmdlSetDatasetTensorDesc) X(aclmdlExecute) X(aclGetDataBufferAddr)
+    X(aclmdlGetDatasetNumBuffers) X(aclmdlSetDatasetTensorDesc) X(aclmdlExecute) X(aclGetDataBufferAddr) \
+    X(aclrtGetDeviceCount)
 #define BENCH_PRAGMA(x) _Pragma(#x)
 #define BENCH_WEAK(f) BENCH_PRAGMA(weak f)
 BENCH_API(BENCH_WEAK)
@@ -53,6 +65,24 @@ static double cpu_ms(void)
     getrusage(RUSAGE_SELF, &ru);
     return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
            (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+}
+
+/* A field of /proc/self/status in kB (VmRSS, VmHWM), -1 when unreadable. */
+static long status_kb(const char *key)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f)
+        return -1;
+    char line[256];
+    long v = -1;
+    size_t kl = strlen(key);
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, key, kl) && line[kl] == ':') {
+            v = strtol(line + kl + 1, NULL, 10);
+            break;
+        }
+    fclose(f);
+    return v;
 }
 
 static int acl_check(aclError rc, const char *what)
@@ -89,10 +119,197 @@ static void fill(void *p, size_t bytes, aclDataType dt)
     }
 }
 
+/* One loaded model with its device buffers and datasets. */
+typedef struct inst {
+    int device, loaded;
+    uint32_t id;
+    aclmdlDesc *desc;
+    aclmdlDataset *in, *out;
+    void *mem[2 * MAX_IO];
+    int nmem;
+    unsigned char out_dyn[MAX_IO];
+    double load_ms;
+} inst;
+
+static void inst_free(inst *b)
+{
+    for (size_t i = 0; b->in && i < aclmdlGetDatasetNumBuffers(b->in); i++)
+        aclDestroyDataBuffer(aclmdlGetDatasetBuffer(b->in, i));
+    for (size_t i = 0; b->out && i < aclmdlGetDatasetNumBuffers(b->out); i++) {
+        aclDataBuffer *d = aclmdlGetDatasetBuffer(b->out, i);
+        if (i < MAX_IO && b->out_dyn[i] && aclGetDataBufferAddr(d))
+            aclrtFree(aclGetDataBufferAddr(d));   /* runtime-allocated output */
+        aclDestroyDataBuffer(d);
+    }
+    if (b->in)
+        aclmdlDestroyDataset(b->in);
+    if (b->out)
+        aclmdlDestroyDataset(b->out);
+    for (int i = 0; i < b->nmem; i++)
+        aclrtFree(b->mem[i]);
+    if (b->desc)
+        aclmdlDestroyDesc(b->desc);
+    if (b->loaded)
+        aclmdlUnload(b->id);
+    memset(b, 0, sizeof *b);
+}
+
+/* Loads the model on the calling thread's current device and prepares its
+ * inputs (from files when given) and outputs. */
+static int inst_setup(inst *b, const char *model, char **files, int nfiles)
+{
+    char err[512];
+    double t0 = now_ms();
+    if (acl_check(aclmdlLoadFromFile(model, &b->id), "aclmdlLoadFromFile"))
+        return -1;
+    b->load_ms = now_ms() - t0;
+    b->loaded = 1;
+    b->desc = aclmdlCreateDesc();
+    if (!b->desc || acl_check(aclmdlGetDesc(b->desc, b->id), "aclmdlGetDesc"))
+        return -1;
+    size_t n_in = aclmdlGetNumInputs(b->desc), n_out = aclmdlGetNumOutputs(b->desc);
+    if (n_in > MAX_IO || n_out > MAX_IO || (nfiles && (size_t)nfiles != n_in)) {
+        fprintf(stderr, "mdl_bench: model has %zu inputs / %zu outputs, %d files given\n", n_in, n_out, nfiles);
+        return -1;
+    }
+    b->in = aclmdlCreateDataset();
+    b->out = aclmdlCreateDataset();
+    for (size_t i = 0; i < n_in; i++) {
+        npy_array a;
+        memset(&a, 0, sizeof(a));
+        size_t size = aclmdlGetInputSizeByIndex(b->desc, i);
+        aclDataType dt = aclmdlGetInputDataType(b->desc, i);
+        if (nfiles) {
+            if (npy_read(files[i], &a, err, sizeof(err))) {
+                fprintf(stderr, "mdl_bench: %s\n", err);
+                return -1;
+            }
+            size = a.nbytes;
+        } else if (size == 0) {
+            fprintf(stderr, "mdl_bench: input %zu has a dynamic shape: give --inputs\n", i);
+            return -1;
+        }
+        void *p = NULL;
+        if (acl_check(aclrtMalloc(&p, size ? size : 1, ACL_MEM_MALLOC_HUGE_FIRST), "aclrtMalloc")) {
+            npy_free(&a);
+            return -1;
+        }
+        b->mem[b->nmem++] = p;
+        void *host = nfiles ? a.data : malloc(size);
+        if (!nfiles)
+            fill(host, size, dt);
+        int bad = size && acl_check(aclrtMemcpy(p, size, host, size, ACL_MEMCPY_HOST_TO_DEVICE), "aclrtMemcpy");
+        if (!nfiles)
+            free(host);
+        if (!bad && aclmdlAddDatasetBuffer(b->in, aclCreateDataBuffer(p, size)) != ACL_SUCCESS)
+            bad = 1;
+        aclmdlIODims dims;
+        if (!bad && nfiles && aclmdlGetInputDims(b->desc, i, &dims) == ACL_SUCCESS) {
+            int dyn = aclmdlGetInputSizeByIndex(b->desc, i) == 0;
+            for (size_t d = 0; d < dims.dimCount; d++)
+                dyn |= dims.dims[d] < 0;
+            if (dyn) {
+                aclTensorDesc *td = aclCreateTensorDesc(dt, a.ndim, a.shape, ACL_FORMAT_ND);
+                bad = !td || acl_check(aclmdlSetDatasetTensorDesc(b->in, td, i), "aclmdlSetDatasetTensorDesc");
+                aclDestroyTensorDesc(td);
+            }
+        }
+        npy_free(&a);
+        if (bad)
+            return -1;
+    }
+    for (size_t i = 0; i < n_out; i++) {
+        size_t size = aclmdlGetOutputSizeByIndex(b->desc, i);
+        void *p = NULL;
+        if (size && acl_check(aclrtMalloc(&p, size, ACL_MEM_MALLOC_HUGE_FIRST), "aclrtMalloc"))
+            return -1;
+        if (p)
+            b->mem[b->nmem++] = p;
+        b->out_dyn[i] = p == NULL;
+        /* Dynamic outputs ((NULL,0)): the runtime allocates them on the first
+         * run; the buffer then keeps that memory for the timed runs. */
+        if (aclmdlAddDatasetBuffer(b->out, aclCreateDataBuffer(p, size)) != ACL_SUCCESS)
+            return -1;
+    }
+    return 0;
+}
+
+/* ---- throughput mode ---- */
+
+typedef struct worker {
+    pthread_t th;
+    int device, warmup, ok;
+    const char *model;
+    char **files;
+    int nfiles;
+    double min_time;
+    pthread_barrier_t *ready;
+    double runs, wall_ms;
+    inst b;
+} worker;
+
+static void *worker_main(void *arg)
+{
+    worker *w = arg;
+    int ok = !acl_check(aclrtSetDevice(w->device), "aclrtSetDevice") &&
+             !inst_setup(&w->b, w->model, w->files, w->nfiles);
+    for (int k = 0; ok && k < w->warmup; k++)
+        ok = !acl_check(aclmdlExecute(w->b.id, w->b.in, w->b.out), "aclmdlExecute");
+    pthread_barrier_wait(w->ready);   /* everyone starts timing together */
+    double t0 = now_ms(), end = t0 + w->min_time * 1e3;
+    long n = 0;
+    while (ok && now_ms() < end) {
+        ok = !acl_check(aclmdlExecute(w->b.id, w->b.in, w->b.out), "aclmdlExecute");
+        n++;
+    }
+    w->wall_ms = now_ms() - t0;
+    w->runs = (double)n;
+    w->ok = ok;
+    inst_free(&w->b);
+    return NULL;
+}
+
+static int run_parallel(const char *model, char **files, int nfiles, int npar, int warmup,
+                        double min_time, long base_kb)
+{
+    uint32_t ndev = 1;
+    if (aclrtGetDeviceCount(&ndev) != ACL_SUCCESS || ndev == 0)
+        ndev = 1;
+    worker w[MAX_PAR];
+    pthread_barrier_t ready;
+    pthread_barrier_init(&ready, NULL, (unsigned)npar);
+    memset(w, 0, sizeof w);
+    double c0 = cpu_ms();
+    for (int i = 0; i < npar; i++) {
+        w[i] = (worker){ .device = i % (int)ndev, .warmup = warmup, .model = model, .files = files,
+                         .nfiles = nfiles, .min_time = min_time, .ready = &ready };
+        pthread_create(&w[i].th, NULL, worker_main, &w[i]);
+    }
+    double total = 0, wall = 0;
+    int ok = 1;
+    for (int i = 0; i < npar; i++) {
+        pthread_join(w[i].th, NULL);
+        ok &= w[i].ok;
+        total += w[i].runs / (w[i].wall_ms / 1e3);
+        if (w[i].wall_ms > wall)
+            wall = w[i].wall_ms;
+    }
+    pthread_barrier_destroy(&ready);
+    if (!ok)
+        return 1;
+    printf("{\n \"model\": \"%s\",\n \"runtime\": \"openacl\",\n \"parallel\": %d,\n \"devices\": %u,\n"
+           " \"throughput_per_s\": %.3f,\n \"per_worker_per_s\": [", model, npar, ndev, total);
+    for (int i = 0; i < npar; i++)
+        printf("%s%.3f", i ? ", " : "", w[i].runs / (w[i].wall_ms / 1e3));
+    printf("],\n \"cpu_per_wall\": %.2f,\n \"baseline_rss_kb\": %ld,\n \"peak_rss_kb\": %ld\n}\n",
+           wall > 0 ? (cpu_ms() - c0) / wall : 0.0, base_kb, status_kb("VmHWM"));
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *model = NULL, *inputs = NULL;
-    int warmup = 5, min_runs = 10;
+    int warmup = 5, min_runs = 10, npar = 0, empty = 0;
     double min_time = 3.0;
     for (int i = 1; i < argc; i++) {
         if (i + 1 < argc && strcmp(argv[i], "--model") == 0)
@@ -105,14 +322,18 @@ int main(int argc, char **argv)
             min_time = atof(argv[++i]);
         else if (i + 1 < argc && strcmp(argv[i], "--min-runs") == 0)
             min_runs = atoi(argv[++i]);
+        else if (i + 1 < argc && strcmp(argv[i], "--parallel") == 0)
+            npar = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--empty") == 0)
+            empty = 1;
         else {
             fprintf(stderr, "usage: mdl_bench --model M [--inputs a.npy,...] [--warmup N] "
-                            "[--min-time S] [--min-runs N]\n");
+                            "[--min-time S] [--min-runs N] [--parallel N] [--empty]\n");
             return 2;
         }
     }
-    if (!model || min_runs < 1) {
-        fprintf(stderr, "mdl_bench: --model is required\n");
+    if ((!model && !empty) || min_runs < 1 || npar < 0 || npar > MAX_PAR) {
+        fprintf(stderr, "mdl_bench: --model is required (--parallel 1..%d)\n", MAX_PAR);
         return 2;
     }
     const char *missing = first_missing();
@@ -128,100 +349,36 @@ int main(int argc, char **argv)
          t = strtok_r(NULL, ",", &save))
         files[nfiles++] = t;
 
-    int rc = 1, loaded = 0;
-    uint32_t id = 0;
-    aclmdlDesc *desc = NULL;
-    aclmdlDataset *in = NULL, *out = NULL;
-    void *mem[2 * MAX_IO] = {0};
-    int nmem = 0;
-    unsigned char out_dyn[MAX_IO] = {0};
+    int rc = 1;
     double *lat = NULL;
-    char err[512];
+    inst b;
+    memset(&b, 0, sizeof b);
 
     aclError ir = aclInit(NULL);
     if (ir != ACL_SUCCESS && ir != ACL_ERROR_REPEAT_INITIALIZE && acl_check(ir, "aclInit"))
         return 1;
     if (acl_check(aclrtSetDevice(0), "aclrtSetDevice"))
         goto done;
-    double t0 = now_ms();
-    if (acl_check(aclmdlLoadFromFile(model, &id), "aclmdlLoadFromFile"))
-        goto done;
-    double load_ms = now_ms() - t0;
-    loaded = 1;
-    desc = aclmdlCreateDesc();
-    if (!desc || acl_check(aclmdlGetDesc(desc, id), "aclmdlGetDesc"))
-        goto done;
-    size_t n_in = aclmdlGetNumInputs(desc), n_out = aclmdlGetNumOutputs(desc);
-    if (n_in > MAX_IO || n_out > MAX_IO || (nfiles && (size_t)nfiles != n_in)) {
-        fprintf(stderr, "mdl_bench: model has %zu inputs / %zu outputs, %d files given\n", n_in, n_out, nfiles);
+    long base_kb = status_kb("VmRSS");
+    if (empty) {
+        printf("{\n \"runtime\": \"openacl\",\n \"baseline_rss_kb\": %ld,\n \"peak_rss_kb\": %ld\n}\n",
+               base_kb, status_kb("VmHWM"));
+        rc = 0;
         goto done;
     }
-    in = aclmdlCreateDataset();
-    out = aclmdlCreateDataset();
-    for (size_t i = 0; i < n_in; i++) {
-        npy_array a;
-        memset(&a, 0, sizeof(a));
-        size_t size = aclmdlGetInputSizeByIndex(desc, i);
-        aclDataType dt = aclmdlGetInputDataType(desc, i);
-        if (nfiles) {
-            if (npy_read(files[i], &a, err, sizeof(err))) {
-                fprintf(stderr, "mdl_bench: %s\n", err);
-                goto done;
-            }
-            size = a.nbytes;
-        } else if (size == 0) {
-            fprintf(stderr, "mdl_bench: input %zu has a dynamic shape: give --inputs\n", i);
-            goto done;
-        }
-        void *p = NULL;
-        if (acl_check(aclrtMalloc(&p, size ? size : 1, ACL_MEM_MALLOC_HUGE_FIRST), "aclrtMalloc")) {
-            npy_free(&a);
-            goto done;
-        }
-        mem[nmem++] = p;
-        void *host = nfiles ? a.data : malloc(size);
-        if (!nfiles)
-            fill(host, size, dt);
-        int bad = size && acl_check(aclrtMemcpy(p, size, host, size, ACL_MEMCPY_HOST_TO_DEVICE), "aclrtMemcpy");
-        if (!nfiles)
-            free(host);
-        if (!bad && aclmdlAddDatasetBuffer(in, aclCreateDataBuffer(p, size)) != ACL_SUCCESS)
-            bad = 1;
-        aclmdlIODims dims;
-        if (!bad && nfiles && aclmdlGetInputDims(desc, i, &dims) == ACL_SUCCESS) {
-            int dyn = aclmdlGetInputSizeByIndex(desc, i) == 0;
-            for (size_t d = 0; d < dims.dimCount; d++)
-                dyn |= dims.dims[d] < 0;
-            if (dyn) {
-                aclTensorDesc *td = aclCreateTensorDesc(dt, a.ndim, a.shape, ACL_FORMAT_ND);
-                bad = !td || acl_check(aclmdlSetDatasetTensorDesc(in, td, i), "aclmdlSetDatasetTensorDesc");
-                aclDestroyTensorDesc(td);
-            }
-        }
-        npy_free(&a);
-        if (bad)
-            goto done;
+    if (npar) {
+        rc = run_parallel(model, files, nfiles, npar, warmup, min_time, base_kb);
+        goto done;
     }
-    for (size_t i = 0; i < n_out; i++) {
-        size_t size = aclmdlGetOutputSizeByIndex(desc, i);
-        void *p = NULL;
-        if (size && acl_check(aclrtMalloc(&p, size, ACL_MEM_MALLOC_HUGE_FIRST), "aclrtMalloc"))
-            goto done;
-        if (p)
-            mem[nmem++] = p;
-        out_dyn[i] = p == NULL;
-        /* Dynamic outputs ((NULL,0)): the runtime allocates them on the first
-         * run; the buffer then keeps that memory for the timed runs. */
-        if (aclmdlAddDatasetBuffer(out, aclCreateDataBuffer(p, size)) != ACL_SUCCESS)
-            goto done;
-    }
+    if (inst_setup(&b, model, files, nfiles))
+        goto done;
 
-    t0 = now_ms();
-    if (acl_check(aclmdlExecute(id, in, out), "aclmdlExecute"))
+    double t0 = now_ms();
+    if (acl_check(aclmdlExecute(b.id, b.in, b.out), "aclmdlExecute"))
         goto done;
     double first_ms = now_ms() - t0;
     for (int k = 0; k < warmup; k++)
-        if (acl_check(aclmdlExecute(id, in, out), "aclmdlExecute"))
+        if (acl_check(aclmdlExecute(b.id, b.in, b.out), "aclmdlExecute"))
             goto done;
 
     size_t cap = 1024, n = 0;
@@ -229,7 +386,7 @@ int main(int argc, char **argv)
     double start = now_ms(), c0 = cpu_ms();
     while (n < (size_t)min_runs || now_ms() - start < min_time * 1e3) {
         double t = now_ms();
-        if (acl_check(aclmdlExecute(id, in, out), "aclmdlExecute"))
+        if (acl_check(aclmdlExecute(b.id, b.in, b.out), "aclmdlExecute"))
             goto done;
         if (n == cap) {
             cap *= 2;
@@ -248,30 +405,15 @@ int main(int argc, char **argv)
     printf("{\n \"model\": \"%s\",\n \"runtime\": \"openacl\",\n \"threads_env\": %s%s%s,\n"
            " \"load_ms\": %.2f,\n \"first_run_ms\": %.2f,\n \"warmup\": %d,\n"
            " \"latency_ms\": {\"median\": %.4f, \"mean\": %.4f, \"p90\": %.4f, \"min\": %.4f, "
-           "\"max\": %.4f, \"runs\": %zu},\n \"cpu_per_wall\": %.2f\n}\n",
-           model, th ? "\"" : "", th ? th : "null", th ? "\"" : "", load_ms, first_ms, warmup, median,
-           sum / n, lat[p90 ? p90 - 1 : 0], lat[0], lat[n - 1], n, wall > 0 ? cpu / wall : 0.0);
+           "\"max\": %.4f, \"runs\": %zu},\n \"cpu_per_wall\": %.2f,\n"
+           " \"baseline_rss_kb\": %ld,\n \"peak_rss_kb\": %ld\n}\n",
+           model, th ? "\"" : "", th ? th : "null", th ? "\"" : "", b.load_ms, first_ms, warmup, median,
+           sum / n, lat[p90 ? p90 - 1 : 0], lat[0], lat[n - 1], n, wall > 0 ? cpu / wall : 0.0,
+           base_kb, status_kb("VmHWM"));
     rc = 0;
 
 done:
-    for (size_t i = 0; in && i < aclmdlGetDatasetNumBuffers(in); i++)
-        aclDestroyDataBuffer(aclmdlGetDatasetBuffer(in, i));
-    for (size_t i = 0; out && i < aclmdlGetDatasetNumBuffers(out); i++) {
-        aclDataBuffer *b = aclmdlGetDatasetBuffer(out, i);
-        if (i < MAX_IO && out_dyn[i] && aclGetDataBufferAddr(b))
-            aclrtFree(aclGetDataBufferAddr(b));   /* runtime-allocated output */
-        aclDestroyDataBuffer(b);
-    }
-    if (in)
-        aclmdlDestroyDataset(in);
-    if (out)
-        aclmdlDestroyDataset(out);
-    for (int i = 0; i < nmem; i++)
-        aclrtFree(mem[i]);
-    if (desc)
-        aclmdlDestroyDesc(desc);
-    if (loaded)
-        aclmdlUnload(id);
+    inst_free(&b);
     aclrtResetDevice(0);
     aclFinalize();
     free(lat);

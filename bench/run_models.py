@@ -3,17 +3,32 @@
 
 For each model of models/manifest.json marked for benchmarking and each
 thread count, runs openacl (bench/mdl_bench through the public API, threads
-via OPENACL_THREADS) and ORT (tools/ortref/ortref.js --bench, intra-op
-threads, the Node binding's own per-call cost measured and subtracted)
-alternately, each in a fresh process on the same seeded inputs, and prints
-a table of medians with the ratio ours/ORT (< 1: openacl is faster).
+via OPENACL_THREADS; optionally also with OPENACL_PRECISION=bf16) and ORT
+(tools/ortref/ortref.js --bench, intra-op threads, float32) alternately, each
+in a fresh process on the same seeded inputs, for --rounds rounds (the order
+rotates every round). Per point it keeps every round's median and minimum,
+and reports the median of the round medians and the smallest minimum.
+
+ORT's times have the Node binding's per-call cost subtracted (measured by
+ortref with an Identity model of the same inputs and output shapes, in the
+first round; an upper bound, so it slightly favours ORT).
+
+Memory (1-thread rounds): each runtime's peak resident set minus its own
+empty baseline (openacl: mdl_bench --empty, after aclInit/aclrtSetDevice;
+ORT: ortref --empty, node with onnxruntime-node loaded, no session).
+
+--parallel N adds a throughput section: N workers each with 1 thread (openacl:
+N devices with threads_per_device 1; ORT: N sessions with 1 intra-op thread,
+concurrent), total inferences per second.
+
 Writes bench/results/models.json.
 
-  run_models.py --mdl-bench BUILD/mdl_bench [--threads 1,2] [--min-time 3]
-                [--only resnet50,bert4] [--repeat 1] [--out bench/results/models.json]"""
+  run_models.py --mdl-bench BUILD/mdl_bench [--threads 1,2] [--rounds 3] [--min-time 1.5]
+                [--only resnet50,bert4] [--bf16] [--parallel 2] [--out FILE]"""
 import argparse
 import datetime
 import json
+import math
 import os
 import platform
 import statistics
@@ -26,6 +41,9 @@ sys.path.insert(0, os.path.join(REPO, "tests", "models"))
 import refs  # noqa: E402
 
 ORTREF = os.path.join(REPO, "tools", "ortref", "ortref.js")
+# The models the speed targets are stated for (BENCHMARKS.md).
+TARGETS = ["resnet50", "mobilenet_v2", "efficientnet_b0", "bert4", "ocr_det", "ocr_rec", "ocr_cls",
+           "ocr_cls_b8", "vad"]
 
 
 def run_json(cmd, env=None, timeout=900):
@@ -52,15 +70,28 @@ def fmt(v, w=8, p=2):
     return f"{v:{w}.{p}f}" if isinstance(v, (int, float)) else f"{'-':>{w}}"
 
 
+def geomean(xs):
+    xs = [x for x in xs if x and x > 0]
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
+
+
+def summary(rounds):
+    meds = [r["median"] for r in rounds]
+    return {"median_ms": statistics.median(meds), "min_ms": min(r["min"] for r in rounds),
+            "round_medians": meds, "round_mins": [r["min"] for r in rounds]}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--mdl-bench", required=True)
     ap.add_argument("--models", default=os.environ.get("OPENACL_MODELS_DIR", os.path.join(REPO, "models")))
     ap.add_argument("--threads", default="1,2")
-    ap.add_argument("--min-time", type=float, default=3.0)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--min-time", type=float, default=1.5)
     ap.add_argument("--warmup", type=int, default=5)
-    ap.add_argument("--repeat", type=int, default=1, help="process pairs per point (median taken)")
     ap.add_argument("--only", default="")
+    ap.add_argument("--bf16", action="store_true", help="also openacl with OPENACL_PRECISION=bf16")
+    ap.add_argument("--parallel", type=int, default=0, help="throughput with N 1-thread workers")
     ap.add_argument("--out", default=os.path.join(REPO, "bench", "results", "models.json"))
     a = ap.parse_args()
 
@@ -70,92 +101,153 @@ def main():
     only = set(filter(None, a.only.split(",")))
     models = [m for m in refs.load_manifest(a.models)
               if (m["name"] in only if only else m.get("bench", True))]
-    rows, t_start = [], time.time()
+    t_start = time.time()
     load0 = os.getloadavg()
     if load0[0] > 0.75 * (os.cpu_count() or 1):
         print(f"warning: load average {load0[0]:.1f} on {os.cpu_count()} CPUs: other work competes "
               "for the cores; absolute numbers are not representative and ratios are noisy", flush=True)
-    hdr = (f"{'model':<20}{'thr':>4}{'openacl ms':>12}{'ORT ms':>10}{'ours/ORT':>10}"
-           f"{'ORT raw':>9}{'binding':>9}{'cpu/wall':>9}{'load ms':>9}{'ORT create':>11}")
+    base_ours, e1, _ = run_json([a.mdl_bench, "--empty"])
+    base_ort, e2, _ = run_json(["node", ORTREF, "--empty"])
+    if e1 or e2:
+        print(f"note: no memory baseline ({e1 or e2})")
+    variants = [("fp32", {})] + ([("bf16", {"OPENACL_PRECISION": "bf16"})] if a.bf16 else [])
+    hdr = (f"{'model':<20}{'thr':>4}{'ours ms':>10}{'min':>9}{'ORT ms':>10}{'min':>9}{'ORT/ours':>9}"
+           + (f"{'bf16 ms':>10}{'ORT/bf16':>9}" if a.bf16 else "") + f"{'load':>7}")
     print(hdr)
     print("-" * len(hdr), flush=True)
+    rows = []
     for m in models:
         ins = refs.ensure_inputs(a.models, m)
         path = os.path.join(a.models, m["file"])
+        binding = None
         for t in threads:
-            ours, theirs, errs = [], [], []
-            for _ in range(a.repeat):
-                env = dict(os.environ, OPENACL_THREADS=str(t))
-                o, e, rc = run_json([a.mdl_bench, "--model", path, "--inputs", ",".join(ins),
-                                     "--warmup", str(a.warmup), "--min-time", str(a.min_time)], env=env)
-                if o:
-                    ours.append(o)
-                else:
-                    errs.append(("openacl not ready: " if rc == 77 else "openacl: ") + e.splitlines()[-1])
-                r, e, _ = run_json(["node", ORTREF, "--model", path, "--inputs", ",".join(ins), "--bench",
-                                    "--threads", str(t), "--warmup", str(a.warmup), "--min-time",
-                                    str(a.min_time)])
-                if r:
-                    theirs.append(r)
-                else:
-                    errs.append("ORT: " + e.splitlines()[-1])
-            row = {"model": m["name"], "threads": t, "errors": errs,
-                   "loadavg_1min": round(os.getloadavg()[0], 2)}
-            if ours:
-                row["openacl"] = {
-                    "median_ms": statistics.median(x["latency_ms"]["median"] for x in ours),
-                    "mean_ms": statistics.median(x["latency_ms"]["mean"] for x in ours),
-                    "p90_ms": statistics.median(x["latency_ms"]["p90"] for x in ours),
-                    "min_ms": min(x["latency_ms"]["min"] for x in ours),
-                    "load_ms": statistics.median(x["load_ms"] for x in ours),
-                    "first_run_ms": statistics.median(x["first_run_ms"] for x in ours),
-                    "cpu_per_wall": statistics.median(x["cpu_per_wall"] for x in ours),
-                    "runs": [x["latency_ms"]["runs"] for x in ours]}
-            if theirs:
-                sub = [x["latency_minus_overhead_ms"] for x in theirs]
-                row["ort"] = {
-                    "median_ms": statistics.median(s["median"] for s in sub),
-                    "mean_ms": statistics.median(s["mean"] for s in sub),
-                    "p90_ms": statistics.median(s["p90"] for s in sub),
-                    "min_ms": min(s["min"] for s in sub),
-                    "raw_median_ms": statistics.median(x["latency_ms"]["median"] for x in theirs),
-                    "binding_overhead_ms": statistics.median(s["subtracted"] for s in sub),
-                    "binding_overhead_fixed_ms": statistics.median(
-                        x["binding_overhead_ms"]["fixed"]["median"] for x in theirs),
-                    "session_create_ms": statistics.median(x["session_create_ms"] for x in theirs),
-                    "first_run_ms": statistics.median(x["first_run_ms"] for x in theirs),
-                    "runs": [x["latency_ms"]["runs"] for x in theirs]}
-            if ours and theirs and row["ort"]["median_ms"] > 0:
-                row["ratio_ours_over_ort"] = round(row["openacl"]["median_ms"] / row["ort"]["median_ms"], 3)
-                if row["ort"]["binding_overhead_ms"] > 0.5 * row["ort"]["raw_median_ms"]:
-                    row["note"] = "ORT time is mostly the binding's cost: ratio unreliable"
+            res = {v: [] for v, _ in variants}
+            res["ort"] = []
+            mem = {v: [] for v, _ in variants}
+            mem["ort"] = []
+            errs, loads, extra = [], [], {}
+            for r in range(a.rounds):
+                order = [("ours", v, env) for v, env in variants] + [("ort", "ort", None)]
+                order = order[r % len(order):] + order[:r % len(order)]
+                for who, key, env in order:
+                    if who == "ours":
+                        e = dict(os.environ, OPENACL_THREADS=str(t), **env)
+                        o, err, rc = run_json([a.mdl_bench, "--model", path, "--inputs", ",".join(ins),
+                                               "--warmup", str(a.warmup), "--min-time", str(a.min_time)], env=e)
+                        if not o:
+                            errs.append(f"openacl {key}: " + err.splitlines()[-1])
+                            continue
+                        L = o["latency_ms"]
+                        res[key].append({"median": L["median"], "min": L["min"]})
+                        extra.setdefault(key, {"load_ms": o["load_ms"], "first_run_ms": o["first_run_ms"],
+                                               "cpu_per_wall": o["cpu_per_wall"]})
+                        if base_ours and "peak_rss_kb" in o:
+                            mem[key].append(o["peak_rss_kb"] - base_ours["baseline_rss_kb"])
+                    else:
+                        cmd = ["node", ORTREF, "--model", path, "--inputs", ",".join(ins), "--bench",
+                               "--threads", str(t), "--warmup", str(a.warmup), "--min-time", str(a.min_time)]
+                        if binding is not None:
+                            cmd.append("--no-overhead")
+                        o, err, rc = run_json(cmd)
+                        if not o:
+                            errs.append("ORT: " + err.splitlines()[-1])
+                            continue
+                        if binding is None:
+                            binding = o["binding_overhead_ms"]["io"]["median"]
+                            extra["ort_binding_fixed_ms"] = o["binding_overhead_ms"]["fixed"]["median"]
+                        L = o["latency_ms"]
+                        res["ort"].append({"median": max(L["median"] - binding, 0.0),
+                                           "min": max(L["min"] - binding, 0.0), "raw_median": L["median"]})
+                        extra.setdefault("ort", {"session_create_ms": o["session_create_ms"],
+                                                 "first_run_ms": o["first_run_ms"]})
+                        if base_ort and "peak_rss_kb" in o:
+                            mem["ort"].append(o["peak_rss_kb"] - base_ort["baseline_rss_kb"])
+                loads.append(round(os.getloadavg()[0], 2))
+            row = {"model": m["name"], "threads": t, "errors": errs, "loadavg_1min": loads,
+                   "binding_overhead_ms": binding}
+            for key in list(res):
+                if res[key]:
+                    row[key] = summary(res[key])
+                    row[key].update(extra.get(key, {}))
+                    if key == "ort":
+                        row[key]["raw_median_ms"] = statistics.median(x["raw_median"] for x in res[key])
+                    if mem[key] and t == 1:
+                        row[key]["mem_kb"] = int(statistics.median(mem[key]))
+            if "fp32" in row and "ort" in row and row["fp32"]["median_ms"] > 0:
+                row["speedup_fp32"] = round(row["ort"]["median_ms"] / row["fp32"]["median_ms"], 3)
+            if "bf16" in row and "ort" in row and row["bf16"]["median_ms"] > 0:
+                row["speedup_bf16"] = round(row["ort"]["median_ms"] / row["bf16"]["median_ms"], 3)
+            if binding is not None and "ort" in row and binding > 0.5 * row["ort"]["raw_median_ms"]:
+                row["note"] = "ORT time is mostly the binding's cost: ratio unreliable"
             rows.append(row)
-            o, r = row.get("openacl", {}), row.get("ort", {})
-            print(f"{m['name']:<20}{t:>4}{fmt(o.get('median_ms'), 12, 3)}{fmt(r.get('median_ms'), 10, 3)}"
-                  f"{fmt(row.get('ratio_ours_over_ort'), 10, 2)}{fmt(r.get('raw_median_ms'), 9, 3)}"
-                  f"{fmt(r.get('binding_overhead_ms'), 9, 4)}{fmt(o.get('cpu_per_wall'), 9, 2)}"
-                  f"{fmt(o.get('load_ms'), 9, 0)}{fmt(r.get('session_create_ms'), 11, 0)}", flush=True)
+            o, q, b = row.get("fp32", {}), row.get("ort", {}), row.get("bf16", {})
+            line = (f"{m['name']:<20}{t:>4}{fmt(o.get('median_ms'), 10, 3)}{fmt(o.get('min_ms'), 9, 3)}"
+                    f"{fmt(q.get('median_ms'), 10, 3)}{fmt(q.get('min_ms'), 9, 3)}"
+                    f"{fmt(row.get('speedup_fp32'), 9, 2)}")
+            if a.bf16:
+                line += f"{fmt(b.get('median_ms'), 10, 3)}{fmt(row.get('speedup_bf16'), 9, 2)}"
+            print(line + f"{fmt(max(loads) if loads else None, 7, 1)}", flush=True)
             for e in errs + ([row["note"]] if "note" in row else []):
                 print(f"    {e}", flush=True)
+
+    par = []
+    if a.parallel:
+        print(f"\nthroughput, {a.parallel} workers x 1 thread (inferences/s; higher is better)")
+        for m in models:
+            ins = refs.ensure_inputs(a.models, m)
+            path = os.path.join(a.models, m["file"])
+            ours, theirs = [], []
+            for r in range(a.rounds):
+                e = dict(os.environ, OPENACL_THREADS="1", OPENACL_DEVICE_COUNT=str(a.parallel))
+                o, err, _ = run_json([a.mdl_bench, "--model", path, "--inputs", ",".join(ins), "--warmup",
+                                      str(a.warmup), "--min-time", str(a.min_time), "--parallel", str(a.parallel)],
+                                     env=e)
+                if o:
+                    ours.append(o["throughput_per_s"])
+                q, err2, _ = run_json(["node", ORTREF, "--model", path, "--inputs", ",".join(ins), "--bench",
+                                       "--threads", "1", "--warmup", str(a.warmup), "--min-time", str(a.min_time),
+                                       "--parallel", str(a.parallel)])
+                if q:
+                    theirs.append(q["throughput_per_s"])
+            p = {"model": m["name"], "workers": a.parallel, "ours_per_s": ours, "ort_per_s": theirs,
+                 "loadavg_1min": round(os.getloadavg()[0], 2)}
+            if ours and theirs:
+                p["ratio_ours_over_ort"] = round(statistics.median(ours) / statistics.median(theirs), 3)
+            par.append(p)
+            print(f"  {m['name']:<20}{fmt(statistics.median(ours) if ours else None, 10, 1)}"
+                  f"{fmt(statistics.median(theirs) if theirs else None, 10, 1)}"
+                  f"{fmt(p.get('ratio_ours_over_ort'), 8, 2)}", flush=True)
+
+    geo = {}
+    for t in threads:
+        for key in ("speedup_fp32", "speedup_bf16"):
+            sel = [r for r in rows if r["threads"] == t and r["model"] in TARGETS and key in r]
+            g = geomean([r[key] for r in sel])
+            if g:
+                geo[f"{key}_t{t}"] = {"geomean": round(g, 3), "models": len(sel),
+                                      "worst": min((r[key], r["model"]) for r in sel)}
     res = {
-        "what": "median latency per inference, ms; openacl via aclmdlExecute (bench/mdl_bench), ORT 'ORT ms' "
-                "is onnxruntime-node's median minus the binding's per-call cost (an Identity model with the "
-                "same inputs and output shapes: an upper bound, so it slightly favours ORT)",
+        "what": "ms per inference, median of per-round medians and the smallest minimum; openacl via "
+                "aclmdlExecute (bench/mdl_bench), ORT via onnxruntime-node with the binding's per-call cost "
+                "(Identity model, same I/O) subtracted; speedup = ORT / openacl (> 1: openacl faster); "
+                "mem_kb = peak RSS minus each runtime's empty-process baseline",
         "date": datetime.datetime.now().isoformat(timespec="seconds"),
         "host": {"cpu": cpu_model(), "nproc": os.cpu_count(), "kernel": platform.release()},
-        "ort_version": refs.ort_version(), "min_time_s": a.min_time, "warmup": a.warmup,
-        "repeat": a.repeat, "threads": threads, "wall_s": round(time.time() - t_start, 1),
+        "ort_version": refs.ort_version(), "min_time_s": a.min_time, "warmup": a.warmup, "rounds": a.rounds,
+        "threads": threads, "wall_s": round(time.time() - t_start, 1),
+        "baseline_rss_kb": {"openacl": (base_ours or {}).get("baseline_rss_kb"),
+                            "ort": (base_ort or {}).get("baseline_rss_kb")},
         "loadavg_start": [round(x, 2) for x in load0], "loadavg_end": [round(x, 2) for x in os.getloadavg()],
-        "results": rows,
+        "geomean": geo, "results": rows, "throughput": par,
     }
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
     with open(a.out, "w") as f:
         json.dump(res, f, indent=1)
-    print(f"\nours/ORT < 1 means openacl is faster. ORT ms has the binding's cost subtracted "
-          f"(column 'binding'). Written {a.out} in {res['wall_s']} s")
-    if any(r.get("openacl") and r["openacl"]["cpu_per_wall"] > 1.3 * r["threads"] for r in rows):
-        print("note: openacl used more CPU than its thread count in some runs "
-              "(is OPENACL_THREADS honoured?)")
+    print()
+    for k, v in geo.items():
+        print(f"{k}: geometric mean {v['geomean']:.2f}x over {v['models']} target models "
+              f"(lowest {v['worst'][0]:.2f}x, {v['worst'][1]})")
+    print(f"speedup = ORT / openacl (> 1: openacl faster). Written {a.out} in {res['wall_s']} s")
 
 
 if __name__ == "__main__":

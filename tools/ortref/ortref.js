@@ -10,6 +10,13 @@
 //       own per-call cost (Identity models with the same I/O) so callers can subtract it
 //   node tools/ortref/ortref.js --model M --info
 //       prints the model's inputs/outputs as ORT sees them
+//   --bench --parallel N: throughput of N sessions (each with the intra-op
+//       threads given) running concurrently for --min-time
+//   node tools/ortref/ortref.js --empty
+//       the memory baseline: the runtime loaded, no session
+// --bench results include the resident set before the session is created
+// (baseline_rss_kb) and the process's peak after the timed runs, before the
+// binding-overhead sessions (peak_rss_kb).
 //
 // Inputs are matched to the model's inputs in order, or by name with name=path.
 // Session: graph optimization "all", CPU EP, intra-op threads N (default 1),
@@ -32,7 +39,7 @@ function loadOrt() {
 
 function parseArgs(argv) {
   const a = { threads: 1, warmup: 5, minTime: 3, minRuns: 10, overheadTime: 1, bench: false,
-    info: false, overhead: true, inputs: [] };
+    info: false, overhead: true, inputs: [], parallel: 0, empty: false };
   for (let i = 0; i < argv.length; i++) {
     const k = argv[i];
     const val = () => {
@@ -56,6 +63,8 @@ function parseArgs(argv) {
       case '--min-runs': a.minRuns = num(); break;
       case '--overhead-time': a.overheadTime = num(); break;
       case '--no-overhead': a.overhead = false; break;
+      case '--parallel': a.parallel = num(); break;
+      case '--empty': a.empty = true; break;
       case '-h': case '--help':
         process.stdout.write(fs.readFileSync(__filename, 'utf8').split('\n').slice(1, 18)
           .map((l) => l.replace(/^\/\/ ?/, '')).join('\n') + '\n');
@@ -64,20 +73,48 @@ function parseArgs(argv) {
       default: throw new Error(`unknown argument '${k}' (see --help)`);
     }
   }
+  if (a.empty) return a;
   if (!a.model) throw new Error('--model is required');
   if (!a.bench && !a.info && !a.outdir) throw new Error('--outdir is required (or --bench / --info)');
   return a;
 }
 
-function sessionOptions(threads) {
+function sessionOptions(threads, extra) {
   return {
     executionProviders: ['cpu'],
     graphOptimizationLevel: 'all',
     intraOpNumThreads: threads,
     interOpNumThreads: 1,
     executionMode: 'sequential',
+    ...(extra || {}),
   };
 }
+
+const rssKb = () => Math.round(process.memoryUsage().rss / 1024);
+const peakKb = () => process.resourceUsage().maxRSS;
+
+// Throughput: n sessions, each running back to back until the deadline, all
+// at once (the binding runs each session's inference on its own worker).
+async function parallelBench(ort, args, base) {
+  const sessions = [];
+  for (let i = 0; i < args.parallel; i++) {
+    sessions.push(await ort.InferenceSession.create(args.model, sessionOptions(args.threads)));
+  }
+  const feeds = makeFeeds(ort, sessions[0], args.inputs);
+  for (const s of sessions) for (let i = 0; i < args.warmup; i++) await s.run(feeds);
+  const t0 = nowMs(), end = t0 + args.minTime * 1000;
+  const counts = await Promise.all(sessions.map(async (s) => {
+    let n = 0;
+    while (nowMs() < end) { await s.run(feeds); n++; }
+    return { n, ms: nowMs() - t0 };
+  }));
+  const per = counts.map((c) => Math.round((c.n / (c.ms / 1000)) * 1000) / 1000);
+  for (const s of sessions) await s.release();
+  return { model: args.model, runtime: 'onnxruntime-node', parallel: args.parallel, threads: args.threads,
+    throughput_per_s: Math.round(per.reduce((x, y) => x + y, 0) * 1000) / 1000, per_worker_per_s: per,
+    baseline_rss_kb: base, peak_rss_kb: peakKb() };
+}
+
 
 const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
 
@@ -165,6 +202,16 @@ async function measureOverhead(ort, args, feeds, outputs) {
 async function main() {
   const args = parseArgs(process.argv.slice(2));
   const { ort, version } = loadOrt();
+  const base = rssKb();
+  if (args.empty) {
+    console.log(JSON.stringify({ runtime: 'onnxruntime-node', ort_version: version, baseline_rss_kb: base,
+      peak_rss_kb: peakKb() }, null, 1));
+    return;
+  }
+  if (args.bench && args.parallel) {
+    console.log(JSON.stringify({ ...(await parallelBench(ort, args, base)), ort_version: version }, null, 1));
+    return;
+  }
   const tc = nowMs();
   const session = await ort.InferenceSession.create(args.model, sessionOptions(args.threads));
   const createMs = nowMs() - tc;
@@ -196,10 +243,11 @@ async function main() {
   }
 
   const lat = await timeLoop(session, feeds, args.warmup, args.minTime, args.minRuns);
+  const peak = peakKb();
   const result = {
     model: args.model, runtime: 'onnxruntime-node', ort_version: version, threads: args.threads,
     session_create_ms: Math.round(createMs * 100) / 100, first_run_ms: Math.round(firstMs * 100) / 100,
-    warmup: args.warmup, latency_ms: stats(lat),
+    warmup: args.warmup, latency_ms: stats(lat), baseline_rss_kb: base, peak_rss_kb: peak,
   };
   if (args.overhead) {
     const ov = await measureOverhead(ort, args, feeds, outs);
