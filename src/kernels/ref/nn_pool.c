@@ -116,10 +116,13 @@ static float ld(const void *p, int dt, int64_t i)
     return nn_loadf(p, dt, (size_t)i);
 }
 
+/* 8-bit results saturate: an empty MaxPool window (all padding) holds the
+ * lowest float, which becomes the type's lowest value as in ONNX Runtime;
+ * converting an out-of-range float to an integer is undefined behaviour. */
 static void st(void *p, int dt, int64_t i, float v)
 {
-    if (dt == G_U8) ((uint8_t *)p)[i] = (uint8_t)v;
-    else if (dt == G_I8) ((int8_t *)p)[i] = (int8_t)v;
+    if (dt == G_U8) ((uint8_t *)p)[i] = (uint8_t)(v > 0.f ? (v < 255.f ? v : 255.f) : 0.f);
+    else if (dt == G_I8) ((int8_t *)p)[i] = (int8_t)(v > -128.f ? (v < 127.f ? v : 127.f) : -128.f);
     else nn_storef(p, dt, (size_t)i, v);
 }
 
