@@ -150,6 +150,9 @@ static int rnn_dims_of(const g_node *n, const rnn_state *s, const k_tensor *in, 
     d->B = s->layout ? x->d[0] : x->d[1];
     d->I = x->d[2];
     d->H = s->hidden >= 0 ? s->hidden : r->d[2];
+    /* hidden_size comes from the model: bound it before multiplying */
+    if (d->H < 0 || d->H > ((int64_t)1 << 40))
+        return ew_fail(n, EW_EINVAL, "hidden size %lld is out of range", (long long)d->H);
     int64_t GH = s->ngates * d->H;
     if (w->d[0] != s->ndir || w->d[1] != GH || w->d[2] != d->I || r->d[0] != s->ndir ||
         r->d[1] != GH || r->d[2] != d->H)
