@@ -12,6 +12,7 @@
  * output) cannot take NHWC. */
 #include "graph/passes.h"
 #include "graph/errs.h"
+#include "graph/precision.h"
 #include "core/core.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -172,7 +173,23 @@ static int predict(g_graph *g, g_node *n, int *lay)
     return r && r != K_NEED_DATA ? -1 : 0;
 }
 
+static int layout_pass(g_graph *g);
+
+/* Storage decisions: layouts, then bfloat16 activations (graph/precision.h),
+ * which need the layouts final. */
 int graph_pass_layout(g_graph *g)
+{
+    int rc = layout_pass(g);
+    if (rc || !g || !g->n_nodes) return rc;
+    int bf16 = 0;
+    for (int i = 0; i < g->n_nodes && !bf16; i++) bf16 = graph_node_bf16(&g->nodes[i]);
+    if (!bf16) return 0;
+    /* the bf16 pass asks the bound kernels: bind what the layouts changed */
+    if ((rc = graph_toposort(g)) || (rc = graph_bind_infer(g, 0))) return rc;
+    return graph_pass_bf16_act(g);
+}
+
+static int layout_pass(g_graph *g)
 {
     if (!g || !g->n_nodes) return 0;
     const char *off = getenv("OPENACL_NO_LAYOUT");   /* debugging and tests: pass disabled */

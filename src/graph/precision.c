@@ -1,5 +1,6 @@
-/* bfloat16 marks (see precision.h). */
+/* bfloat16 marks and activations (see precision.h). */
 #include "graph/precision.h"
+#include "kernels/kernel.h"
 #include "core/core.h"
 #include "acl/acl_base.h"
 #include <stdlib.h>
@@ -41,4 +42,84 @@ int graph_mark_bf16(g_graph *g)
     }
     acl_log(1, "precision: %d convolutions and matrix products may compute in bfloat16", marked);
     return 0;
+}
+
+/* From the oneDNN convolution (kernels/dnnl/dn_conv.c) when linked in:
+ * whether bound node n computes in bf16 and can read (as_producer 0) or
+ * write (1) a bf16 activation. */
+int dn_conv_bf16_io(const g_node *n, int as_producer) __attribute__((weak));
+
+static int set_int_attr(g_node *n, const char *name, int64_t v)
+{
+    for (int i = 0; i < n->n_attr; i++)
+        if (!strcmp(n->attr[i].name, name)) {
+            n->attr[i].type = G_AT_INT;
+            n->attr[i].i = v;
+            return 0;
+        }
+    g_attr *a = realloc(n->attr, (size_t)(n->n_attr + 1) * sizeof *a);
+    if (!a) return acl_fail(ACL_ERROR_BAD_ALLOC, "precision pass: out of memory");
+    n->attr = a;
+    a = &n->attr[n->n_attr];
+    memset(a, 0, sizeof *a);
+    if (!(a->name = strdup(name))) return acl_fail(ACL_ERROR_BAD_ALLOC, "precision pass: out of memory");
+    a->type = G_AT_INT;
+    a->i = v;
+    n->n_attr++;
+    return 0;
+}
+
+static void unbind(g_node *n)
+{
+    if (n->op && n->op->fini && n->state) n->op->fini(n->state);
+    n->op = NULL;
+    n->state = NULL;
+}
+
+int graph_pass_bf16_act(g_graph *g)
+{
+    if (!dn_conv_bf16_io) return 0;
+    int any = 0;
+    for (int i = 0; i < g->n_nodes && !any; i++) any = graph_node_bf16(&g->nodes[i]);
+    if (!any) return 0;
+    /* per tensor: -1 not a candidate, else the number of consumers seen */
+    int *ok = calloc((size_t)g->n_t + 1, sizeof *ok);
+    unsigned char *touch = calloc((size_t)g->n_nodes + 1, 1);
+    if (!ok || !touch) { free(ok); free(touch); return acl_fail(ACL_ERROR_BAD_ALLOC, "precision pass: out of memory"); }
+    for (int t = 0; t < g->n_t; t++) {
+        const g_tensor *x = &g->t[t];
+        ok[t] = x->kind == G_TK_ACT && !x->is_output && x->dtype == G_F32 && x->producer >= 0 && x->nuse > 0 &&
+                dn_conv_bf16_io(&g->nodes[x->producer], 1) && g->nodes[x->producer].out[0] == t ? 0 : -1;
+    }
+    for (int i = 0; i < g->n_nodes; i++) {
+        const g_node *n = &g->nodes[i];
+        for (int j = 0; j < n->n_in; j++) {
+            int t = n->in[j];
+            if (t < 0 || ok[t] < 0) continue;
+            if (j != 0 || !dn_conv_bf16_io(n, 0)) ok[t] = -1;
+            else ok[t]++;
+        }
+    }
+    int rc = 0, count = 0;
+    for (int t = 0; t < g->n_t && !rc; t++) {
+        if (ok[t] <= 0 || ok[t] != g->t[t].nuse) continue;
+        g_node *p = &g->nodes[g->t[t].producer];
+        if ((rc = set_int_attr(p, G_ATTR_BF16_OUT, 1))) break;
+        touch[g->t[t].producer] = 1;
+        g->t[t].dtype = G_BF16;
+        count++;
+    }
+    /* producers and every reader of a changed tensor bind again */
+    for (int i = 0; i < g->n_nodes && !rc; i++) {
+        const g_node *n = &g->nodes[i];
+        for (int j = 0; j < n->n_in && !touch[i]; j++)
+            if (n->in[j] >= 0 && g->t[n->in[j]].dtype == G_BF16 && ok[n->in[j]] > 0) touch[i] = 1;
+    }
+    for (int i = 0; i < g->n_nodes && !rc; i++)
+        if (touch[i]) unbind(&g->nodes[i]);
+    if (!rc && count)
+        acl_log(1, "precision pass: %d activations between bfloat16 convolutions kept in bfloat16", count);
+    free(ok);
+    free(touch);
+    return rc;
 }

@@ -17,4 +17,14 @@ int graph_mark_bf16(g_graph *g);
 /* Whether n carries the mark. */
 int graph_node_bf16(const g_node *n);
 
+/* Set on a convolution whose output is stored as bfloat16. */
+#define G_ATTR_BF16_OUT "_oa_bf16_out"
+
+/* After the layout pass: an activation written by a bf16 convolution and
+ * read only (as the data input) by bf16 convolutions is stored as bf16
+ * (half the memory traffic, no conversion on the reader). The producers get
+ * G_ATTR_BF16_OUT; producers and readers are unbound for the pipeline to
+ * bind and infer again. Returns 0 or an aclError. */
+int graph_pass_bf16_act(g_graph *g);
+
 #endif

@@ -1,7 +1,8 @@
 /* bfloat16 execution (eng_opts.precision / OPENACL_PRECISION): the marked
  * convolutions and matrix products of a small net compute in bf16 (weights
  * packed as bf16: the weight area shrinks), the layer reading the graph
- * input stays f32, and the result agrees with the f32 run within bf16's
+ * input stays f32, the activation between the two 1x1 convolutions is
+ * stored as bf16, and the result agrees with the f32 run within bf16's
  * rounding. On a CPU without native bf16 the model must run as f32
  * unchanged. Model from make_models.py (argv[1] folder). */
 #include "engine/eng_priv.h"
@@ -33,7 +34,7 @@ static void *read_file(const char *path, size_t *len)
 }
 
 static int run(const void *buf, size_t len, int precision, const float *x, float *y, size_t *wbytes,
-               int *marked)
+               int *marked, int *bf16_acts)
 {
     eng_opts o = { .threads = 1, .precision = precision };
     eng_model *m = NULL;
@@ -41,8 +42,9 @@ static int run(const void *buf, size_t len, int precision, const float *x, float
     CHECK(rc == 0, "load (precision %d): %s", precision, rc ? aclGetRecentErrMsg() : "");
     if (rc) return rc;
     *wbytes = eng_weight_size(m);
-    *marked = 0;
+    *marked = *bf16_acts = 0;
     for (int i = 0; i < m->g->n_nodes; i++) *marked += graph_node_bf16(&m->g->nodes[i]);
+    for (int t = 0; t < m->g->n_t; t++) *bf16_acts += m->g->t[t].dtype == G_BF16;
     k_tensor in = { .dtype = G_F32, .shape = { .rank = 4, .d = { 1, 16, 16, 16 } }, .data = (void *)x,
                     .nbytes = 16 * 16 * 16 * 4 };
     k_tensor out = { .data = y, .nbytes = 10 * 4 };
@@ -64,15 +66,17 @@ int main(int argc, char **argv)
     for (int i = 0; i < 16 * 16 * 16; i++) x[i] = (float)((i * 7919) % 1000) / 500.0f - 1.0f;
     float y32[10], y16[10], yenv[10];
     size_t w32 = 0, w16 = 0, wenv = 0;
-    int m32 = 0, m16 = 0, menv = 0;
+    int m32 = 0, m16 = 0, menv = 0, a32 = 0, a16 = 0, aenv = 0;
     unsetenv("OPENACL_PRECISION");
-    run(buf, len, ENG_PRECISION_DEFAULT, x, y32, &w32, &m32);
-    run(buf, len, ENG_PRECISION_BF16, x, y16, &w16, &m16);
+    run(buf, len, ENG_PRECISION_DEFAULT, x, y32, &w32, &m32, &a32);
+    run(buf, len, ENG_PRECISION_BF16, x, y16, &w16, &m16, &a16);
     setenv("OPENACL_PRECISION", "bf16", 1);
-    run(buf, len, ENG_PRECISION_DEFAULT, x, yenv, &wenv, &menv);
-    CHECK(m32 == 0, "f32 load marked %d nodes", m32);
-    /* the 3x3 conv reads the input (stays f32); the 1x1 conv and Gemm are marked */
-    CHECK(m16 == 2 && menv == 2, "marked nodes: %d (opts), %d (env), expected 2", m16, menv);
+    run(buf, len, ENG_PRECISION_DEFAULT, x, yenv, &wenv, &menv, &aenv);
+    CHECK(m32 == 0 && a32 == 0, "f32 load marked %d nodes, %d bf16 tensors", m32, a32);
+    /* the 3x3 conv reads the input (stays f32); the 1x1 convs and Gemm are marked */
+    CHECK(m16 == 3 && menv == 3, "marked nodes: %d (opts), %d (env), expected 3", m16, menv);
+    /* conv2 -> conv3 only: one bf16 activation where the CPU has bf16 */
+    CHECK(a16 == (dn_has_bf16() ? 1 : 0), "bf16 activations: %d", a16);
     double amax = 0, dmax = 0;
     for (int i = 0; i < 10; i++) {
         amax = fmax(amax, fabs(y32[i]));
@@ -82,8 +86,8 @@ int main(int argc, char **argv)
     CHECK(amax > 0.01, "degenerate reference (max |y| %g)", amax);
     CHECK(dmax <= 0.02 * amax, "bf16 differs from f32 by %g (max |y| %g)", dmax, amax);
     if (dn_has_bf16()) {
-        /* 1x1 (32x32) and Gemm (10x32) weights at 2 bytes instead of 4 */
-        CHECK(w16 < w32 && w32 - w16 >= (32 * 32 + 10 * 32) * 2 - 256, "weights f32 %zu, bf16 %zu", w32, w16);
+        /* two 1x1 (32x32) and Gemm (10x32) weights at 2 bytes instead of 4 */
+        CHECK(w16 < w32 && w32 - w16 >= (2 * 32 * 32 + 10 * 32) * 2 - 256, "weights f32 %zu, bf16 %zu", w32, w16);
         CHECK(dmax > 0, "bf16 run identical to f32: bf16 not used?");
     } else {
         CHECK(w16 == w32 && dmax == 0, "no native bf16: expected the f32 result (weights %zu/%zu, diff %g)",

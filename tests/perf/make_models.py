@@ -36,20 +36,24 @@ g = helper.make_graph(
 onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/dyn_nz.onnx")
 
 # bf16_net.onnx: x[1,16,16,16] -> Conv3x3 16->32 -> Relu -> Conv1x1 32->32 -> Relu
-#   -> GlobalAveragePool -> Flatten -> Gemm 32->10 -> y[1,10]
+#   -> Conv1x1 32->32 -> Relu -> GlobalAveragePool -> Flatten -> Gemm 32->10 -> y[1,10]
 rng = np.random.default_rng(7)
 def rnd(*s):
     return (rng.standard_normal(s) / np.sqrt(np.prod(s[1:]))).astype(np.float32)
 w1, b1, w2, b2 = rnd(32, 16, 3, 3), rnd(32), rnd(32, 32, 1, 1), rnd(32)
+w3, b3 = rnd(32, 32, 1, 1), rnd(32)
 wf, bf = rnd(10, 32), rnd(10)
 inits = [helper.make_tensor(n, TensorProto.FLOAT, a.shape, a.flatten())
-         for n, a in (("w1", w1), ("b1", b1), ("w2", w2), ("b2", b2), ("wf", wf), ("bf", bf))]
+         for n, a in (("w1", w1), ("b1", b1), ("w2", w2), ("b2", b2), ("w3", w3), ("b3", b3),
+                      ("wf", wf), ("bf", bf))]
 g = helper.make_graph(
     [helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
      helper.make_node("Relu", ["c1"], ["r1"]),
      helper.make_node("Conv", ["r1", "w2", "b2"], ["c2"]),
      helper.make_node("Relu", ["c2"], ["r2"]),
-     helper.make_node("GlobalAveragePool", ["r2"], ["p"]),
+     helper.make_node("Conv", ["r2", "w3", "b3"], ["c3"]),
+     helper.make_node("Relu", ["c3"], ["r3"]),
+     helper.make_node("GlobalAveragePool", ["r3"], ["p"]),
      helper.make_node("Flatten", ["p"], ["f"]),
      helper.make_node("Gemm", ["f", "wf", "bf"], ["y"], transB=1)],
     "bf16_net",

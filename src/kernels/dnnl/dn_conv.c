@@ -14,7 +14,8 @@ typedef struct dconv {
     nn_post po;
     nn_dw dw;         /* fused depthwise step */
     int transposed, has_bias;
-    int bf16;         /* bfloat16 compute (node marked, CPU has it); f32 in and out */
+    int bf16;         /* bfloat16 compute (node marked, CPU has it) */
+    int out_bf16;     /* the output activation is stored as bf16 (G_ATTR_BF16_OUT) */
     /* the configuration the primitives were built for */
     int built, fallback, nthr;
     nn_win w;
@@ -61,8 +62,10 @@ static int dconv_init_common(g_graph *g, g_node *n, void **state, int transposed
     if (!dn_engine()) return K_DECLINE;
     if (n->n_in < 2 || n->in[0] < 0 || n->in[1] < 0) return K_DECLINE;
     /* float32 activations, constant float32 weights (and bias) */
+    /* a bf16-marked convolution may read a bf16 activation (graph/precision.h) */
+    int in_bf16 = n->in[0] >= 0 && g->t[n->in[0]].dtype == G_BF16 && graph_node_bf16(n) && dn_has_bf16();
     for (int i = 0; i < n->n_in && i < 6; i++)
-        if (n->in[i] >= 0 && g->t[n->in[i]].dtype != G_F32) return K_DECLINE;
+        if (n->in[i] >= 0 && g->t[n->in[i]].dtype != G_F32 && !(i == 0 && in_bf16)) return K_DECLINE;
     if (!nn_is_const(g, n, 1)) return K_DECLINE;
     for (int i = NN_DW_W; i < n->n_in && i <= NN_DW_B; i++)
         if (n->in[i] >= 0 && !nn_is_const(g, n, i)) return K_DECLINE;
@@ -79,6 +82,7 @@ static int dconv_init_common(g_graph *g, g_node *n, void **state, int transposed
     s->has_bias = n->n_in > 2 && n->in[2] >= 0;
     /* constant folding computes exactly; a fused depthwise step stays f32 */
     s->bf16 = graph_node_bf16(n) && !nn_is_const(g, n, 0) && !s->dw.on && dn_has_bf16();
+    s->out_bf16 = s->bf16 && !s->transposed && !s->po.has_add && g_attr_int(n, G_ATTR_BF16_OUT, 0);
     *state = s;
     return 0;
 }
@@ -101,7 +105,7 @@ static int dconv_infer(const g_node *n, void *state, const k_tensor *in, k_tenso
                         g_shape_str(&in[NN_ADD_INPUT].shape, a, sizeof a),
                         g_shape_str(&out[0].shape, b, sizeof b));
     }
-    out[0].dtype = G_F32;
+    out[0].dtype = s->out_bf16 ? G_BF16 : G_F32;
     out[0].layout = nn_out_layout(n, &out[0].shape);
     return 0;
 }
@@ -208,9 +212,10 @@ static int dconv_build(const g_node *n, dconv *s, const k_tensor *in, const k_te
     /* bf16: the source is converted in the reorder to the compute layout,
      * the destination stays f32 (post-ops and the next node read f32) */
     dnnl_data_type_t cdt = s->bf16 ? dnnl_bf16 : dnnl_f32;
-    int ok = !dn_md_act(&x_c, &s->xs, 1, cdt) && !dn_md_act(&y_c, &ys, 1, dnnl_f32) &&
-             !dn_md_act(&x_u, &s->xs, s->xl == G_LAYOUT_NHWC, dnnl_f32) &&
-             !dn_md_act(&y_u, &ys, s->yl == G_LAYOUT_NHWC, dnnl_f32) &&
+    int ok = !dn_md_act(&x_c, &s->xs, 1, cdt) &&
+             !dn_md_act(&y_c, &ys, 1, s->bf16 && s->out_bf16 ? dnnl_bf16 : dnnl_f32) &&
+             !dn_md_act(&x_u, &s->xs, s->xl == G_LAYOUT_NHWC, in[0].dtype == G_BF16 ? dnnl_bf16 : dnnl_f32) &&
+             !dn_md_act(&y_u, &ys, s->yl == G_LAYOUT_NHWC, s->out_bf16 ? dnnl_bf16 : dnnl_f32) &&
              !dn_md_act(&a_u, &ys, s->al == G_LAYOUT_NHWC, dnnl_f32) &&
              !dn_md_act(&ya_c, &ya, 1, dnnl_f32) && !user_wmd(s, C, M, &w_user);
     if (ok && s->dw.on) {
@@ -319,6 +324,10 @@ static int dconv_build(const g_node *n, dconv *s, const k_tensor *in, const k_te
             s->packed_ok = 0;
             return dconv_build(n, s, in, out, nthr);
         }
+        if (in[0].dtype == G_BF16 || s->out_bf16)
+            return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "node '%s' (%s, impl dnnl): no oneDNN "
+                            "primitive for this configuration with bfloat16 activations", n->name,
+                            n->op_type);
         acl_log(1, "node '%s' (%s): oneDNN declined the configuration (%s), reference loops "
                 "used", n->name, n->op_type, neg_pad ? "output padding exceeds end padding" :
                 s->fallback ? "kept" : "no primitive");
@@ -593,6 +602,17 @@ static const k_op k_convt_dnnl = {
     .packed_inputs = (1u << 1) | (1u << 2), .adopt = dconv_adopt,
 };
 K_REGISTER(k_convt_dnnl);
+
+/* For the precision pass (graph/precision.h): whether bound node n computes
+ * in bf16 through oneDNN and may read (as_producer 0) or write (1) its data
+ * activation as bf16. */
+int dn_conv_bf16_io(const g_node *n, int as_producer)
+{
+    if (!n->op || n->op != &k_conv_dnnl || !n->state) return 0;
+    const dconv *s = n->state;
+    if (!s->bf16 || s->dw.on || s->transposed) return 0;
+    return as_producer ? !s->po.has_add : 1;
+}
 
 /* For the fusion pass: whether oneDNN runs a 1x1 convolution C -> M on an
  * H x W plane with post-ops pa followed by the depthwise step d as one
