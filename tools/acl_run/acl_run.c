@@ -1145,6 +1145,10 @@ int main(int argc, char **argv)
         run_err("--model %s: %s", o.model, errno ? strerror(errno) : "not a regular file");
         goto out;
     }
+    /* --profile: the engine reads OPENACL_PROFILE at the first run and
+     * writes the trace when the process exits */
+    if (o.profile_path)
+        setenv("OPENACL_PROFILE", o.profile_path, 1);
     aclError arc = aclInit(o.acl_json_path);
     if (arc && arc != ACL_ERROR_REPEAT_INITIALIZE) {
         run_acl_err(arc, "aclInit(%s)", o.acl_json_path ? o.acl_json_path : "NULL");

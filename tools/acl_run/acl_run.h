@@ -51,6 +51,7 @@ typedef struct run_opts {
     const char *json_path;            /* --json: "-" is stdout */
     const char *acl_json_path;        /* --acl_json_path: aclInit configuration */
     int debug;                        /* per-run times, as msame prints them */
+    const char *profile_path;         /* --profile: Chrome trace of every operator (OPENACL_PROFILE) */
 } run_opts;
 
 /* Parses argv; on error prints a message and returns RUN_EXIT_USAGE; for

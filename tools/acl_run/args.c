@@ -42,6 +42,8 @@ static const char usage_text[] =
     "  --json FILE           also write a machine-readable summary (FILE '-' = stdout;\n"
     "                        the human-readable report then goes to stderr)\n"
     "  --acl_json_path FILE  configuration passed to aclInit\n"
+    "  --profile FILE        per-operator profile of every run as a Chrome trace\n"
+    "                        (OPENACL_PROFILE; open in chrome://tracing or Perfetto)\n"
     "  --debug true|false    print the time of every run (as msame)\n"
     "  --help                this text\n"
     "\n"
@@ -362,6 +364,11 @@ int run_parse_args(int argc, char **argv, run_opts *o)
         } else if (!strcmp(flag, "--acl_json_path")) {
             TAKE_VALUE();
             o->acl_json_path = v;
+        } else if (!strcmp(flag, "--profile")) {   /* performance helper's addition */
+            TAKE_VALUE();
+            if (!*v)
+                return bad(flag, v, "empty");
+            o->profile_path = v;
         } else if (!strcmp(flag, "--debug")) {
             TAKE_VALUE();
             rc = parse_bool(flag, v, &o->debug);
