@@ -2,6 +2,8 @@
  * when input shapes changed -> run -> release inputs after their last use. */
 #include "engine/exec.h"
 #include "engine/eng_prof.h"
+#include "engine/eng_priv.h"
+#include <omp.h>
 #include "graph/errs.h"
 #include "graph/passes.h"
 #include "core/core.h"
@@ -177,6 +179,7 @@ int eng_dyn_run(eng_dyn *d, k_tensor *vals, unsigned char *owned, int threads)
     eng_prof_init();
     double t_run = eng_prof_on ? eng_prof_now() : 0;
     int rc = dyn_run(d, vals, owned, threads);
+    if (threads > 0 && omp_get_max_threads() != threads) omp_set_num_threads(threads);
     if (eng_prof_on) eng_prof_run(d->g, 1, t_run, eng_prof_now());
     /* only graph outputs leave; everything else returns to the pool */
     for (int t = 0; t < d->g->n_t; t++)
@@ -262,6 +265,9 @@ static int dyn_run(eng_dyn *d, k_tensor *vals, unsigned char *owned, int threads
             owned[ti] = 1;
             d->cap[ti] = cap;
         }
+        /* small nodes run (and oneDNN builds) on the calling thread alone */
+        int nt = eng_node_threads(n, in, out, threads);
+        if (nt != omp_get_max_threads()) omp_set_num_threads(nt);
         if ((rc = ensure_plan(d, i, n, in, out))) return rc;
         size_t sb = d->nc[i].scratch_bytes;
         if (sb > d->scratch_cap) {
@@ -272,7 +278,7 @@ static int dyn_run(eng_dyn *d, k_tensor *vals, unsigned char *owned, int threads
                                 "of scratch", n->name, n->op_type, sb);
             d->scratch_cap = sb;
         }
-        k_ctx ctx = { .threads = threads, .scratch = sb ? d->scratch : NULL, .scratch_bytes = sb };
+        k_ctx ctx = { .threads = nt, .scratch = sb ? d->scratch : NULL, .scratch_bytes = sb };
         double t0 = eng_prof_on ? eng_prof_now() : 0;
         if ((rc = n->op->run(n, n->state, in, out, &ctx)))
             return acl_fail(rc, "node '%s' (%s, opset %d) failed", n->name, n->op_type, n->opset);

@@ -19,6 +19,7 @@ typedef struct step {
     k_tensor *in, *out;
     size_t scratch_off, scratch_bytes;
     size_t packed_off, packed_bytes;
+    int threads;              /* 1: a small node run on the calling thread alone; 0: the model's */
 } step;
 
 /* An output whose value must be copied at the end of a run. */
@@ -110,6 +111,9 @@ void eng_shapes_get_stats(const eng_model *m, eng_shapes_stats *st);
 /* The precision a load uses: o->precision, else OPENACL_PRECISION
  * (ENG_PRECISION_FP32 or ENG_PRECISION_BF16). */
 int eng_precision_of(const eng_opts *o);
+/* Threads node n runs with given the budget `threads` (eng_threads.c):
+ * 1 for nodes too small to gain from a parallel region, else `threads`. */
+int eng_node_threads(const g_node *n, const k_tensor *in, const k_tensor *out, int threads);
 /* eng_load without the shape cache (what the cache itself loads with). */
 int eng_load_fixed(const void *buf, size_t len, const eng_opts *o, eng_model **out);
 

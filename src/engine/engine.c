@@ -247,6 +247,7 @@ int eng_prepare_steps(eng_model *m)
     g_graph *g = m->g;
     int rc = 0, ns = g->n_nodes, nslots = 0;
     load_threads(m);
+    int budget = m->threads > 0 ? m->threads : omp_get_max_threads();
     for (int i = 0; i < ns; i++) nslots += g->nodes[i].n_in + g->nodes[i].n_out + 2 * GRAPH_IO_PAD;
     m->steps = calloc((size_t)ns + 1, sizeof *m->steps);
     m->slots = calloc((size_t)nslots + 1, sizeof *m->slots);
@@ -276,6 +277,9 @@ int eng_prepare_steps(eng_model *m)
             s->out[j].nbytes = k_nbytes(&s->out[j]);
         }
         size_t pb = 0, sb = 0;
+        /* small nodes plan (oneDNN: build) for the one thread they run on */
+        s->threads = eng_node_threads(n, s->in, s->out, budget);
+        if (s->threads != omp_get_max_threads()) omp_set_num_threads(s->threads);
         if (n->op->plan && (rc = n->op->plan(n, n->state, s->in, s->out, &pb, &sb))) {
             acl_fail(rc, "model load: node '%s' (%s, opset %d): planning failed", n->name,
                      n->op_type, n->opset);
@@ -284,6 +288,7 @@ int eng_prepare_steps(eng_model *m)
         s->packed_bytes = pb;
         s->scratch_bytes = scratch[i] = sb;
     }
+    if (omp_get_max_threads() != budget) omp_set_num_threads(budget);
     if (m->rec) {
         if ((rc = g_graph_link(g))) goto done;
         if (use_recorded_plan(m, scratch)) goto done;
@@ -667,18 +672,24 @@ static int run_static(eng_model *m, char *work, const k_tensor *in, k_tensor *ou
         case REF_OUTPUT: f->slot->data = out[f->idx].data; break;
         }
     }
-    int threads = set_threads(m);
+    int threads = set_threads(m), cur = threads;
     for (int s = 0; s < m->n_steps; s++) {
         step *st = &m->steps[s];
         const g_node *n = st->n;
-        k_ctx ctx = { .threads = threads, .scratch = st->scratch_bytes ? work + st->scratch_off : NULL,
+        int nt = st->threads == 1 ? 1 : threads;
+        /* kernels that open their own parallel regions read the pool size */
+        if (nt != cur) { omp_set_num_threads(nt); cur = nt; }
+        k_ctx ctx = { .threads = nt, .scratch = st->scratch_bytes ? work + st->scratch_off : NULL,
                       .scratch_bytes = st->scratch_bytes };
         double t0 = eng_prof_on ? eng_prof_now() : 0;
-        if ((rc = n->op->run(n, n->state, st->in, st->out, &ctx)))
+        if ((rc = n->op->run(n, n->state, st->in, st->out, &ctx))) {
+            if (cur != threads) omp_set_num_threads(threads);
             return acl_fail(rc, "model execute: node '%s' (%s, opset %d) failed", n->name,
                             n->op_type, n->opset);
+        }
         if (eng_prof_on) eng_prof_node(m->g, n, &st->out[0], t0, eng_prof_now());
     }
+    if (cur != threads) omp_set_num_threads(threads);
     for (int c = 0; c < m->n_copies; c++) {
         const out_copy *cp = &m->copies[c];
         const void *src = cp->kind == REF_INPUT ? in[cp->idx].data :

@@ -1,0 +1,73 @@
+/* How many threads one node runs with (engine.h / exec.h callers).
+ *
+ * A parallel region costs a thread wake-up and a barrier: a few
+ * microseconds on free cores, tens to hundreds when the cores are shared and
+ * the partner thread has to be scheduled first. Nodes with less work than
+ * that (most of a VAD or a BERT's elementwise and shape ops, the squeeze-
+ * excite convolutions on 1x1 planes) are faster on the calling thread
+ * alone, as ONNX Runtime's cost model does too. The estimate is rough on
+ * purpose: bytes touched at a single core's streaming rate, or arithmetic of
+ * convolutions and matrix products at a single core's fp32 rate. The
+ * decision is made once per shape (static plans: at load), so oneDNN builds
+ * each primitive for the thread count it will run with. */
+#include "engine/eng_priv.h"
+#include <stdlib.h>
+#include <string.h>
+
+/* Below this estimated single-thread time (microseconds) a node runs on one
+ * thread. OPENACL_SMALL_OP_US overrides (0: never). */
+#define SMALL_OP_US 40.0
+
+static double small_op_us(void)
+{
+    static double v = -1;
+    if (v < 0) {
+        const char *e = getenv("OPENACL_SMALL_OP_US");
+        char *end = NULL;
+        double x = e && *e ? strtod(e, &end) : SMALL_OP_US;
+        v = (e && *e && (end == e || *end || x < 0)) ? SMALL_OP_US : x;
+    }
+    return v;
+}
+
+static double numel(const k_tensor *t)
+{
+    if (!t || t->shape.rank < 0) return 0;
+    double n = 1;
+    for (int i = 0; i < t->shape.rank; i++) n *= t->shape.d[i] > 0 ? (double)t->shape.d[i] : 0;
+    return n;
+}
+
+int eng_node_threads(const g_node *n, const k_tensor *in, const k_tensor *out, int threads)
+{
+    if (threads <= 1) return threads;
+    double limit = small_op_us();
+    if (limit <= 0) return threads;
+    /* subgraph bodies run their own nodes with the budget */
+    for (int i = 0; i < n->n_attr; i++)
+        if (n->attr[i].type == G_AT_GRAPH) return threads;
+    double bytes = 0, flops = 0;
+    for (int j = 0; j < n->n_in; j++)
+        if (n->in[j] >= 0) bytes += numel(&in[j]) * (double)(g_dtype_size(in[j].dtype) ? g_dtype_size(in[j].dtype) : 4);
+    for (int j = 0; j < n->n_out; j++)
+        if (n->out[j] >= 0) bytes += numel(&out[j]) * (double)(g_dtype_size(out[j].dtype) ? g_dtype_size(out[j].dtype) : 4);
+    const char *op = n->op_type;
+    if ((!strcmp(op, "Conv") || !strcmp(op, "ConvTranspose")) && n->n_in > 1 && n->in[1] >= 0 &&
+        in[1].shape.rank >= 2 && in[1].shape.d[0] > 0) {
+        /* per output element: weights / output channels multiply-adds */
+        double per = numel(&in[1]) / (double)in[1].shape.d[!strcmp(op, "ConvTranspose") ? 1 : 0];
+        flops = 2 * numel(&out[0]) * per;
+        if (!strcmp(op, "ConvTranspose")) flops = 2 * numel(&in[0]) * numel(&in[1]) / (double)in[1].shape.d[0];
+    } else if ((!strcmp(op, "MatMul") || !strcmp(op, "Gemm")) && in[0].shape.rank >= 1) {
+        int64_t k = in[0].shape.d[in[0].shape.rank - 1];
+        if (!strcmp(op, "Gemm") && g_attr_int(n, "transA", 0) && in[0].shape.rank == 2) k = in[0].shape.d[0];
+        flops = 2 * numel(&out[0]) * (double)(k > 0 ? k : 1);
+    } else {
+        flops = 4 * numel(&out[0]);   /* elementwise work, transcendental-ish */
+    }
+    /* a core streams ~8 GB/s (8000 bytes/us) and computes ~60 GFLOP/s in
+     * the shapes these kernels meet */
+    double us = bytes / 8000.0;
+    if (flops / 60000.0 > us) us = flops / 60000.0;
+    return us < limit ? 1 : threads;
+}
