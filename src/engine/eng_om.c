@@ -73,7 +73,7 @@ static const char *isa_name(int isa)
     }
 }
 
-static char g_abi[48];
+static char g_abi[64];
 static pthread_once_t g_abi_once = PTHREAD_ONCE_INIT;
 
 static void abi_init(void)
@@ -83,7 +83,10 @@ static void abi_init(void)
     const char *nm = isa_name(isa);
     char ib[24];
     if (!nm) { snprintf(ib, sizeof ib, "isa%#x", isa); nm = ib; }
-    snprintf(g_abi, sizeof g_abi, "openacl %s dnnl %d.%d.%d %s", OPENACL_VERSION_STRING, v->major, v->minor,
+    /* "p2": revision of the kernels' packed formats; bump it whenever a
+     * kernel packs differently (p2: constant-B MatMuls over 3-D inputs
+     * flattened to 2-D, bf16 packing) */
+    snprintf(g_abi, sizeof g_abi, "openacl %s dnnl %d.%d.%d %s p2", OPENACL_VERSION_STRING, v->major, v->minor,
              v->patch, nm);
 }
 

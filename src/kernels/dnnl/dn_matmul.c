@@ -173,6 +173,22 @@ static int dmm_build(const g_node *n, dmm *s, const k_tensor *in, const k_tensor
         y2.d[rr - 2] = M;
         y2.d[rr - 1] = N;
     }
+    /* A[..., M, K] x a constant B[K, N] (transformers' projections): one
+     * 2-D product over all rows of A. oneDNN leaves the weights of a
+     * batched product with broadcast B in the plain layout (brgemm then runs
+     * at half speed); 2-D gets them packed. */
+    int b_flat = 1;
+    for (int i = 0; i + 2 < s->bs.rank; i++) b_flat &= s->bs.d[i] == 1;
+    int c_rows1 = s->c_kind != C_BINARY || s->cs.rank < 2 || s->cs.d[s->cs.rank - 2] == 1;
+    if (s->b_const && !s->ta && rr > 2 && b_flat && c_rows1 && s->as.rank == rr) {
+        int64_t rows = 1;
+        for (int i = 0; i < rr - 2; i++) rows *= y2.d[i];
+        M *= rows;
+        rr = 2;
+        y2.rank = 2;
+        y2.d[0] = M;
+        y2.d[1] = N;
+    }
     int64_t wn = g_shape_numel(&in[1].shape);
     dnnl_memory_desc_t a_md, b_md, b_any, y_md, c_md, add_md, a_c, b_c;
     md_mat(&a_md, rr, &s->as, 0, s->ta, M, K, 0);
