@@ -44,6 +44,12 @@ char *acl_err_take(void);
  * resets it. Backs aclrtGetLastError / aclrtPeekAtLastError. */
 int acl_last_error(int clear);
 
+/* Addition (engine): while on (per thread), acl_fail records nothing and
+ * logs at DEBUG only: for attempts whose failure the caller handles (the
+ * engine trying a static program for new input shapes). Returns the
+ * previous setting, for nesting. */
+int acl_err_quiet(int on);
+
 /* Short description of an error code ("argument check failed"), or "". */
 const char *acl_err_desc(int code);
 

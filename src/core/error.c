@@ -323,6 +323,7 @@ typedef struct err_tls {
 #define OA_ERRMSG_OOM 1152
 static __thread char tl_oom_msg[OA_ERRMSG_OOM], tl_oom_ret[OA_ERRMSG_OOM];
 static __thread int tl_oom_set;
+static __thread int tl_quiet;   /* acl_err_quiet: failures expected and handled */
 
 static pthread_key_t g_err_key;
 static pthread_once_t g_err_once = PTHREAD_ONCE_INIT;
@@ -351,8 +352,25 @@ static err_tls *err_get(void)
     return t;
 }
 
+int acl_err_quiet(int on)
+{
+    int prev = tl_quiet;
+    tl_quiet = on;
+    return prev;
+}
+
 static void err_record(int code, const char *fmt, va_list ap, int level)
 {
+    if (tl_quiet) {
+        /* an attempt the caller recovers from: debug log only, the thread's
+         * message and last error stay as they were */
+        if (acl_log_enabled(0)) {
+            char line[1024];
+            vsnprintf(line, sizeof(line), fmt, ap);
+            acl_log(0, "(recovered) %s [%s %d]", line, acl_err_name(code), code);
+        }
+        return;
+    }
     char line[1024];
     int n = vsnprintf(line, sizeof(line), fmt, ap);
     if (n < 0) n = 0;

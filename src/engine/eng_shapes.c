@@ -106,7 +106,9 @@ static eng_model *build_prog(eng_model *m, const k_tensor *in)
         for (int i = 0; i < m->n_in; i++) { names[i] = m->ins[i].name; shapes[i] = in[i].shape; }
         eng_opts o = { .threads = s->threads, .base_dir = s->base_dir, .n_fix = m->n_in,
                        .fix_names = names, .fix_shapes = shapes, .precision = s->precision };
+        int quiet = acl_err_quiet(1);   /* a failure here only means: stay dynamic */
         int rc = eng_load_fixed(s->src, s->len, &o, &p);
+        acl_err_quiet(quiet);
         if (!rc && !eng_is_static(p)) { eng_free(p); p = NULL; }
         else if (rc) {
             acl_log(1, "shape cache: the model does not load with its inputs fixed (error %d); "
