@@ -329,6 +329,18 @@ void ksh_copy_nd(void *dst, const int64_t *dst_st, const void *src, const int64_
         if (dims[i] == 1) continue;
         d[r] = dims[i]; ss[r] = src_st[i]; ds[r] = dst_st[i]; r++;
     }
+    /* walk the destination in memory order (any axis order copies the same
+     * elements): a channels-last tensor's channel axis, logically second,
+     * becomes the inner run, so NHWC concats and slices copy rows instead
+     * of single elements (PP-OCR det's channel concat: 8.4 ms -> memcpy) */
+    for (int i = 1; i < r; i++) {
+        int64_t td = d[i], ts = ss[i], tds = ds[i], key = tds < 0 ? -tds : tds;
+        int j = i - 1;
+        for (; j >= 0 && (ds[j] < 0 ? -ds[j] : ds[j]) < key; j--) {
+            d[j + 1] = d[j]; ss[j + 1] = ss[j]; ds[j + 1] = ds[j];
+        }
+        d[j + 1] = td; ss[j + 1] = ts; ds[j + 1] = tds;
+    }
     /* merge an outer axis into the inner group when both sides are contiguous */
     int m = 0;
     int64_t cd[KSH_MAXR], cs[KSH_MAXR], cds[KSH_MAXR];
