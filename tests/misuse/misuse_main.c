@@ -114,11 +114,7 @@ static void fixture_up(mx_fix *f, int state)
     FX_OK(aclrtCreateEvent(&f->dead_event));
     FX_OK(aclrtDestroyEvent(f->dead_event));
     FX_OK(aclrtMalloc(&f->dev, 4096, ACL_MEM_MALLOC_NORMAL_ONLY));
-    FX_OK(aclrtMalloc(&f->dead_dev, 4096, ACL_MEM_MALLOC_NORMAL_ONLY));
-    FX_OK(aclrtFree(f->dead_dev));
     FX_OK(aclrtMallocHost(&f->host, 4096));
-    FX_OK(aclrtMallocHost(&f->dead_host, 4096));
-    FX_OK(aclrtFreeHost(f->dead_host));
     FX_OK(aclmdlLoadFromFile(g_model, &f->model));
     FX_OK(aclmdlLoadFromFile(g_model, &f->dead_model));
     FX_OK(aclmdlUnload(f->dead_model));
@@ -130,6 +126,12 @@ static void fixture_up(mx_fix *f, int state)
     f->ds_out = aclmdlCreateDataset();
     FX_OK(aclmdlAddDatasetBuffer(f->ds_in, aclCreateDataBuffer(f->dev, 24)));
     FX_OK(aclmdlAddDatasetBuffer(f->ds_out, aclCreateDataBuffer((char *)f->dev + 1024, 24)));
+    /* freed memory last, so no later fixture allocation reuses its address;
+     * kept large so a small allocation of a case cannot land on it either */
+    FX_OK(aclrtMalloc(&f->dead_dev, 1 << 20, ACL_MEM_MALLOC_NORMAL_ONLY));
+    FX_OK(aclrtFree(f->dead_dev));
+    FX_OK(aclrtMallocHost(&f->dead_host, 1 << 20));
+    FX_OK(aclrtFreeHost(f->dead_host));
     aclGetRecentErrMsg();
 }
 
