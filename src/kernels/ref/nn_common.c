@@ -115,6 +115,17 @@ int nn_win_resolve(const g_node *n, nn_win *w, int nsp, const int64_t *in_sp)
     w->nsp = nsp;
     for (int i = 0; i < nsp; i++) {
         int64_t in = in_sp[i], k = w->k[i], s = w->s[i], d = w->d[i];
+        /* every size here comes from the model: bounded first, so that the
+         * window arithmetic below cannot overflow int64 */
+        const int64_t lim = (int64_t)1 << 24, big = (int64_t)1 << 36;
+        if (k > big || in > big || s < 1 || s > lim || d < 1 || d > lim || w->pb[i] < 0 || w->pb[i] > lim ||
+            w->pe[i] < 0 || w->pe[i] > lim ||
+            (w->kind == NN_CONVT && (w->opad[i] < 0 || w->opad[i] > lim ||
+                                     (w->has_oshape && (w->oshape[i] < 0 || w->oshape[i] > big)))))
+            return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (%s, opset %d): spatial axis %d: size "
+                            "%lld, kernel %lld, stride %lld, dilation %lld, pads %lld/%lld out of range",
+                            n->name, n->op_type, n->opset, i, (long long)in, (long long)k, (long long)s,
+                            (long long)d, (long long)w->pb[i], (long long)w->pe[i]);
         int64_t ext = (k - 1) * d + 1, out;
         w->in[i] = in;
         if (k < 1)
