@@ -90,6 +90,7 @@ struct eng_model {
 
     /* dynamic ONNX models: static programs per input-shape signature (eng_shapes.c) */
     struct eng_shapes *shapes;
+    int bind_spent;           /* a bind released plain weights: no second attempt */
 };
 
 /* Static programs per input shape for dynamic models (eng_shapes.c). keep:

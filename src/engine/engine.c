@@ -491,12 +491,38 @@ int eng_weights_in_image(const eng_model *m)
 
 /* Fills one program's part of the weight area w (shared by gears) and packs
  * or adopts its kernels' weights. */
+/* Frees constant t's plain copy once the weight area holds what runs need. */
+static void drop_plain(eng_model *m, int t)
+{
+    g_graph *g = m->g;
+    if (!g->t[t].data || (m->pack_only[t] && m->keep_plain)) return;   /* the compiler still writes them */
+    if (!m->borrowed || !m->borrowed[t]) free(g->t[t].data);
+    g->t[t].data = NULL;
+}
+
 static int bind_program(eng_model *m, char *w)
 {
     g_graph *g = m->g;
+    /* Plain copies go as soon as nothing needs them, so the peak of a load
+     * is about one copy of the weights, not the plain and packed sets
+     * together (ResNet-50: ~100 MB less). A failed bind therefore leaves
+     * the model unusable (callers free it). */
+    int *last = calloc((size_t)g->n_t + 1, sizeof *last);
+    if (!last) return acl_fail(ACL_ERROR_BAD_ALLOC, "eng_bind_weights: out of memory");
+    for (int t = 0; t < g->n_t; t++) last[t] = -1;
+    for (int s = 0; s < m->n_steps; s++) {
+        const step *st = &m->steps[s];
+        if (!st->packed_bytes || !st->n->op->pack) continue;
+        for (int j = 0; j < st->n->n_in; j++)
+            if (st->n->in[j] >= 0 && m->pack_only[st->n->in[j]]) last[st->n->in[j]] = s;
+    }
     if (!m->adopt)
         for (int t = 0; t < g->n_t; t++)
-            if (m->const_off[t] >= 0) memcpy(w + m->const_off[t], g->t[t].data, g->t[t].nbytes);
+            if (m->const_off[t] >= 0) {
+                memcpy(w + m->const_off[t], g->t[t].data, g->t[t].nbytes);
+                if (!m->pack_only[t] && !m->dyn) drop_plain(m, t);
+            }
+    m->bind_spent = 1;
     for (int s = 0; s < m->n_steps; s++) {
         step *st = &m->steps[s];
         const g_node *n = st->n;
@@ -509,17 +535,20 @@ static int bind_program(eng_model *m, char *w)
         }
         int rc = m->adopt ? n->op->adopt(n, n->state, st->in, st->out, w + st->packed_off)
                           : n->op->pack(n, n->state, st->in, st->out, w + st->packed_off);
-        if (rc)
+        if (rc) {
+            free(last);
             return acl_fail(rc, "eng_bind_weights: node '%s' (%s): %s failed", n->name, n->op_type,
                             m->adopt ? "adopting the compiled packed weights" : "packing");
+        }
+        for (int j = 0; j < n->n_in; j++)
+            if (n->in[j] >= 0 && last[n->in[j]] == s && !m->dyn) drop_plain(m, n->in[j]);
     }
+    free(last);
     /* the weight area now holds the only copy the run needs */
     for (int t = 0; t < g->n_t; t++) {
         if (m->const_off[t] < 0 && !m->pack_only[t]) continue;
         if (m->dyn && m->const_off[t] >= 0) eng_dyn_set_const(m->dyn, t, w + m->const_off[t]);
-        if (m->pack_only[t] && m->keep_plain) continue;     /* the compiler still writes them */
-        if (!m->borrowed || !m->borrowed[t]) free(g->t[t].data);
-        g->t[t].data = NULL;
+        drop_plain(m, t);
     }
     /* slots of packed-only constants were pointed at the old copies for pack() */
     for (int r = 0; r < m->n_refs; r++)
@@ -537,6 +566,9 @@ int eng_bind_weights(eng_model *m, void *weights)
     if (weights && ((uintptr_t)weights & 63))
         return acl_fail(ACL_ERROR_MEMORY_ADDRESS_UNALIGNED, "eng_bind_weights: weight memory %p "
                         "is not 64-byte aligned", weights);
+    if (m->bind_spent)
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "eng_bind_weights: an earlier bind failed after "
+                        "releasing the model's plain weights; load the model again");
     load_threads(m);
     int owned = 0;
     if (!weights && eng_weights_in_image(m)) {
