@@ -137,9 +137,23 @@ static int sub_setup(g_graph *g, g_node *n, cf_state *s, cf_sub *b, g_graph *bod
         const g_tensor *pt = &g->t[n->in[found]];
         body->t[t].dtype = pt->dtype;
         body->t[t].shape = pt->shape;
+        if (pt->kind == G_TK_CONST && pt->data && !g_is_container(pt->dtype)) {
+            /* an outer constant becomes the body's own, so folding sees it:
+             * exported recurrent layers re-slice and concatenate their
+             * captured weights on every run otherwise (silero VAD: ~1 MB
+             * copied per inference) */
+            void *copy = malloc(pt->nbytes ? pt->nbytes : 1);
+            if (!copy) return acl_fail(ACL_ERROR_BAD_ALLOC, "control flow: out of memory");
+            memcpy(copy, pt->data, pt->nbytes);
+            body->t[t].kind = G_TK_CONST;
+            body->t[t].data = copy;
+            body->t[t].nbytes = pt->nbytes;
+            continue;
+        }
         b->cap_t[c] = t;
         b->cap_in[c++] = found;
     }
+    b->ncap = c;
     int rc = graph_prepare_sub(body);
     if (rc) return rc;
     b->d = eng_dyn_new(body);
