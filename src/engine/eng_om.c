@@ -804,7 +804,7 @@ static int bind_loaded(const char *api, const char *src, g_graph *g, const eng_r
         for (int pass = 0; pass < 2; pass++)
             for (int k = 0; k < nc; k++)
                 if ((want && !strcmp(cand[k]->impl, want)) == (pass == 0)) ord[no++] = cand[k];
-        memcpy(cand, ord, (size_t)nc * sizeof *cand);
+        for (int k = 0; k < no; k++) cand[k] = ord[k];
         int bound = 0;
         for (int k = 0; k < nc && !bound; k++) {
             void *st = NULL;
