@@ -35,14 +35,14 @@ g = helper.make_graph(
     [helper.make_tensor_value_info("y", TensorProto.INT64, [1, "K"])])
 onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/dyn_nz.onnx")
 
-# bf16_net.onnx: x[1,16,16,16] -> Conv3x3 16->32 -> Relu -> Conv1x1 32->32 -> Relu
-#   -> Conv1x1 32->32 -> Relu -> GlobalAveragePool -> Flatten -> Gemm 32->10 -> y[1,10]
+# bf16_net.onnx: x[1,16,32,32] -> Conv3x3 16->64 -> Relu -> Conv1x1 64->64 -> Relu
+#   -> Conv1x1 64->64 -> Relu -> GlobalAveragePool -> Flatten -> Gemm 64->10 -> y[1,10]
 rng = np.random.default_rng(7)
 def rnd(*s):
     return (rng.standard_normal(s) / np.sqrt(np.prod(s[1:]))).astype(np.float32)
-w1, b1, w2, b2 = rnd(32, 16, 3, 3), rnd(32), rnd(32, 32, 1, 1), rnd(32)
-w3, b3 = rnd(32, 32, 1, 1), rnd(32)
-wf, bf = rnd(10, 32), rnd(10)
+w1, b1, w2, b2 = rnd(64, 16, 3, 3), rnd(64), rnd(64, 64, 1, 1), rnd(64)
+w3, b3 = rnd(64, 64, 1, 1), rnd(64)
+wf, bf = rnd(10, 64), rnd(10)
 inits = [helper.make_tensor(n, TensorProto.FLOAT, a.shape, a.flatten())
          for n, a in (("w1", w1), ("b1", b1), ("w2", w2), ("b2", b2), ("w3", w3), ("b3", b3),
                       ("wf", wf), ("bf", bf))]
@@ -57,6 +57,6 @@ g = helper.make_graph(
      helper.make_node("Flatten", ["p"], ["f"]),
      helper.make_node("Gemm", ["f", "wf", "bf"], ["y"], transB=1)],
     "bf16_net",
-    [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16, 16, 16])],
+    [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16, 32, 32])],
     [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 10])], inits)
 onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/bf16_net.onnx")

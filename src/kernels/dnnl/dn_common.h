@@ -17,6 +17,10 @@ int dn_check(dnnl_status_t st, const g_node *n, const char *what);
 /* Whether the CPU computes bfloat16 natively (AVX512-BF16 or newer):
  * only then do marked nodes (graph/precision.h) run in bf16. */
 int dn_has_bf16(void);
+/* Marked convolutions and matrix products below this many FLOPs (with f32
+ * tensors around them) compute in f32: converting the operands costs more
+ * than bf16 saves (silero VAD's convolutions, squeeze-excite layers). */
+#define DN_BF16_MIN_FLOPS 2.0e6
 
 /* Aligns byte offsets inside packed/scratch areas. */
 static inline size_t dn_align(size_t x) { return (x + 63) & ~(size_t)63; }

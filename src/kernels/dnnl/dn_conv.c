@@ -197,6 +197,11 @@ static int dconv_build(const g_node *n, dconv *s, const k_tensor *in, const k_te
     if (!r) r = nn_conv_dw_shape(n, &s->dw, in, &ys);
     if (r) return r;
     s->xs = in[0].shape; s->ys = ys; s->ws = in[1].shape;
+    if (s->bf16 && !s->have_wmd && in[0].dtype == G_F32 && !s->out_bf16 &&
+        2.0 * (double)g_shape_numel(&ys) * (double)g_shape_numel(&in[1].shape) /
+            (double)(in[1].shape.d[s->transposed ? 1 : 0] > 0 ? in[1].shape.d[s->transposed ? 1 : 0] : 1) <
+            DN_BF16_MIN_FLOPS)
+        s->bf16 = 0;   /* too small: converting costs more than bf16 saves */
     s->xl = in[0].layout; s->yl = out[0].layout;
     s->al = s->po.has_add ? in[NN_ADD_INPUT].layout : 0;
     s->nthr = nthr;

@@ -161,6 +161,8 @@ static int dmm_build(const g_node *n, dmm *s, const k_tensor *in, const k_tensor
     if (has_in(n, 2)) s->cs = in[2].shape;
     s->nthr = nthr;
     int64_t M = s->M, K = s->K, N = s->N;
+    if (s->bf16 && !s->have_wmd && 2.0 * (double)g_shape_numel(&ys) * (double)K < DN_BF16_MIN_FLOPS)
+        s->bf16 = 0;   /* too small: converting costs more than bf16 saves */
     int rr = ys.rank;   /* matmul rank: the output's, at least 2 */
     g_shape y2 = ys;
     if (!s->gemm) {
