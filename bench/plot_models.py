@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """Plots bench/results/models.json (run_models.py): per model and thread
 count, the speedup over ONNX Runtime float32 (ORT ms / openacl ms, higher is
-better; 1.0 = parity) of openacl float32 and, when measured, bfloat16.
+better; 1.0 = parity) of openacl float32 and, when measured, bfloat16. Rows
+whose ORT time is mostly the Node binding's own cost (a tiny MLP) are left
+out: their ratio means nothing.
 
   plot_models.py [--results bench/results/models.json] [--out bench/results/models.png]
 
@@ -26,7 +28,8 @@ def main():
     except ImportError:
         sys.exit("plot_models: python3-matplotlib is missing (scripts/setup.sh installs it)")
     res = json.load(open(a.results))
-    rows = res["results"]
+    # rows whose ORT time is mostly the Node binding's cost have no meaningful ratio
+    rows = [r for r in res["results"] if not r.get("note")]
     threads = sorted({r["threads"] for r in rows})
     models = []
     for r in rows:
