@@ -36,3 +36,10 @@ target_compile_options(bf16_test PRIVATE ${OA_WARN})
 add_test(NAME bf16 COMMAND sh -c "mkdir -p '${OA_PERF_MODELS}' && /usr/bin/python3 \\
   '${CMAKE_CURRENT_LIST_DIR}/make_models.py' '${OA_PERF_MODELS}' && '$<TARGET_FILE:bf16_test>' '${OA_PERF_MODELS}'")
 set_tests_properties(bf16 PROPERTIES TIMEOUT 60 LABELS "sanitize")
+
+# The SiLU pass behind convolutions ending in SiLU, against double precision.
+add_executable(silu_test ${CMAKE_CURRENT_LIST_DIR}/silu_test.c)
+target_link_libraries(silu_test PRIVATE ascendcl_internal m)
+target_compile_options(silu_test PRIVATE ${OA_WARN})
+add_test(NAME silu COMMAND silu_test)
+set_tests_properties(silu PROPERTIES TIMEOUT 30 LABELS "sanitize")

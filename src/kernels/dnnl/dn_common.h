@@ -22,6 +22,10 @@ int dn_has_bf16(void);
  * than bf16 saves (silero VAD's convolutions, squeeze-excite layers). */
 #define DN_BF16_MIN_FLOPS 2.0e6
 
+/* y = y * sigmoid(y) in place (dn_silu.c): the fast path for a fused
+ * chain's final SiLU, on up to `threads` threads. */
+void dn_silu_f32(float *y, size_t n, int threads);
+
 /* Aligns byte offsets inside packed/scratch areas. */
 static inline size_t dn_align(size_t x) { return (x + 63) & ~(size_t)63; }
 

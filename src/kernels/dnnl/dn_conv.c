@@ -16,6 +16,8 @@ typedef struct dconv {
     int transposed, has_bias;
     int bf16;         /* bfloat16 compute (node marked, CPU has it) */
     int out_bf16;     /* the output activation is stored as bf16 (G_ATTR_BF16_OUT) */
+    int silu_tail;    /* the chain's final SiLU runs as dn_silu_f32 over the output */
+    nn_post po_dn;    /* the chain oneDNN applies (po without that SiLU) */
     /* the configuration the primitives were built for */
     int built, fallback, nthr;
     nn_win w;
@@ -83,6 +85,10 @@ static int dconv_init_common(g_graph *g, g_node *n, void **state, int transposed
     /* constant folding computes exactly; a fused depthwise step stays f32 */
     s->bf16 = graph_node_bf16(n) && !nn_is_const(g, n, 0) && !s->dw.on && dn_has_bf16();
     s->out_bf16 = s->bf16 && !s->transposed && !s->po.has_add && g_attr_int(n, G_ATTR_BF16_OUT, 0);
+    s->po_dn = s->po;
+    s->silu_tail = !s->dw.on && !s->out_bf16 && s->po.n > 0 && s->po.kind[s->po.n - 1] == NN_PO_SILU &&
+                   s->po.a[s->po.n - 1] == 1.0f && !getenv("OPENACL_DNNL_SWISH");
+    if (s->silu_tail) s->po_dn.n--;
     *state = s;
     return 0;
 }
@@ -175,7 +181,7 @@ static dnnl_status_t conv_pd(const g_node *n, const dconv *s, dnnl_alg_kind_t al
     st = dnnl_primitive_attr_create(&attr);
     if (st == dnnl_success) st = dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
     if (st == dnnl_success && !s->dw.on &&
-        dn_post_ops(n, &s->po, add_sum ? NULL : y_c, NULL, attr, add_idx))
+        dn_post_ops(n, &s->po_dn, add_sum ? NULL : y_c, NULL, attr, add_idx))
         st = dnnl_unimplemented;
     if (st == dnnl_success && s->dw.on && dn_dw_post_ops(n, &s->po, &s->dw, attr))
         st = dnnl_unimplemented;
@@ -583,7 +589,9 @@ static int dconv_run(const g_node *n, void *state, const k_tensor *in, k_tensor 
         if ((r = set_h(n, s->m_yu, out[0].data)) || (r = exec2(n, s->re_y, strm, s->m_y, s->m_yu)))
             return r;
     }
-    return dn_check(dnnl_stream_wait(strm), n, "stream wait");
+    if ((r = dn_check(dnnl_stream_wait(strm), n, "stream wait"))) return r;
+    if (s->silu_tail) dn_silu_f32(out[0].data, (size_t)g_shape_numel(&s->ys), nthr);
+    return 0;
 }
 
 static int dconv_accepts(const g_node *n, void *state, int idx, int layout)
