@@ -86,7 +86,7 @@ static int dconv_init_common(g_graph *g, g_node *n, void **state, int transposed
     s->bf16 = graph_node_bf16(n) && !nn_is_const(g, n, 0) && !s->dw.on && dn_has_bf16();
     s->out_bf16 = s->bf16 && !s->transposed && !s->po.has_add && g_attr_int(n, G_ATTR_BF16_OUT, 0);
     s->po_dn = s->po;
-    s->silu_tail = !s->dw.on && !s->out_bf16 && s->po.n > 0 && s->po.kind[s->po.n - 1] == NN_PO_SILU &&
+    s->silu_tail = !s->dw.on && s->po.n > 0 && s->po.kind[s->po.n - 1] == NN_PO_SILU &&
                    s->po.a[s->po.n - 1] == 1.0f && !getenv("OPENACL_DNNL_SWISH");
     if (s->silu_tail) s->po_dn.n--;
     *state = s;
@@ -590,7 +590,8 @@ static int dconv_run(const g_node *n, void *state, const k_tensor *in, k_tensor 
             return r;
     }
     if ((r = dn_check(dnnl_stream_wait(strm), n, "stream wait"))) return r;
-    if (s->silu_tail) dn_silu_f32(out[0].data, (size_t)g_shape_numel(&s->ys), nthr);
+    if (s->silu_tail && out[0].dtype == G_BF16) dn_silu_bf16(out[0].data, (size_t)g_shape_numel(&s->ys), nthr);
+    else if (s->silu_tail) dn_silu_f32(out[0].data, (size_t)g_shape_numel(&s->ys), nthr);
     return 0;
 }
 
