@@ -19,7 +19,8 @@ ORT: ortref --empty, node with onnxruntime-node loaded, no session).
 
 --parallel N adds a throughput section: N workers each with 1 thread (openacl:
 N devices with threads_per_device 1; ORT: N sessions with 1 intra-op thread,
-concurrent), total inferences per second.
+each in its own Node worker thread), total inferences per second.
+--throughput-only runs just that section into the existing results file.
 
 Writes bench/results/models.json.
 
@@ -92,6 +93,8 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--bf16", action="store_true", help="also openacl with OPENACL_PRECISION=bf16")
     ap.add_argument("--parallel", type=int, default=0, help="throughput with N 1-thread workers")
+    ap.add_argument("--throughput-only", action="store_true",
+                    help="only the throughput section, merged into the existing --out file")
     ap.add_argument("--out", default=os.path.join(REPO, "bench", "results", "models.json"))
     a = ap.parse_args()
 
@@ -116,7 +119,7 @@ def main():
     print(hdr)
     print("-" * len(hdr), flush=True)
     rows = []
-    for m in models:
+    for m in (models if not a.throughput_only else []):
         ins = refs.ensure_inputs(a.models, m)
         path = os.path.join(a.models, m["file"])
         binding = None
@@ -240,6 +243,12 @@ def main():
         "loadavg_start": [round(x, 2) for x in load0], "loadavg_end": [round(x, 2) for x in os.getloadavg()],
         "geomean": geo, "results": rows, "throughput": par,
     }
+    if a.throughput_only and os.path.exists(a.out):
+        old = json.load(open(a.out))
+        old["throughput"] = par
+        old["throughput_date"] = res["date"]
+        old["throughput_loadavg"] = res["loadavg_end"]
+        res, geo = old, old.get("geomean", {})
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
     with open(a.out, "w") as f:
         json.dump(res, f, indent=1)

@@ -11,7 +11,8 @@
 //   node tools/ortref/ortref.js --model M --info
 //       prints the model's inputs/outputs as ORT sees them
 //   --bench --parallel N: throughput of N sessions (each with the intra-op
-//       threads given) running concurrently for --min-time
+//       threads given, each in its own worker thread) running concurrently
+//       for --min-time
 //   node tools/ortref/ortref.js --empty
 //       the memory baseline: the runtime loaded, no session
 // --bench results include the resident set before the session is created
@@ -93,26 +94,36 @@ function sessionOptions(threads, extra) {
 const rssKb = () => Math.round(process.memoryUsage().rss / 1024);
 const peakKb = () => process.resourceUsage().maxRSS;
 
-// Throughput: n sessions, each running back to back until the deadline, all
-// at once (the binding runs each session's inference on its own worker).
-async function parallelBench(ort, args, base) {
-  const sessions = [];
-  for (let i = 0; i < args.parallel; i++) {
-    sessions.push(await ort.InferenceSession.create(args.model, sessionOptions(args.threads)));
-  }
-  const feeds = makeFeeds(ort, sessions[0], args.inputs);
-  for (const s of sessions) for (let i = 0; i < args.warmup; i++) await s.run(feeds);
-  const t0 = nowMs(), end = t0 + args.minTime * 1000;
-  const counts = await Promise.all(sessions.map(async (s) => {
-    let n = 0;
-    while (nowMs() < end) { await s.run(feeds); n++; }
-    return { n, ms: nowMs() - t0 };
-  }));
-  const per = counts.map((c) => Math.round((c.n / (c.ms / 1000)) * 1000) / 1000);
-  for (const s of sessions) await s.release();
+// Throughput: n sessions, each in its own worker thread (the binding runs
+// an inference on the calling JS thread, so sessions sharing one thread take
+// turns), running back to back from a common start until the deadline.
+async function parallelBench(args, base) {
+  const { Worker } = require('worker_threads');
+  const start = Date.now() + 1500 + 300 * args.parallel;   /* after every session is created */
+  const end = start + args.minTime * 1000;
+  const per = await Promise.all(Array.from({ length: args.parallel }, () => new Promise((resolve, reject) => {
+    const w = new Worker(__filename, { workerData: { args, start, end } });
+    w.once('message', resolve);
+    w.once('error', reject);
+  })));
   return { model: args.model, runtime: 'onnxruntime-node', parallel: args.parallel, threads: args.threads,
-    throughput_per_s: Math.round(per.reduce((x, y) => x + y, 0) * 1000) / 1000, per_worker_per_s: per,
-    baseline_rss_kb: base, peak_rss_kb: peakKb() };
+    throughput_per_s: Math.round(per.reduce((x, y) => x + y, 0) * 1000) / 1000,
+    per_worker_per_s: per.map((v) => Math.round(v * 1000) / 1000), baseline_rss_kb: base, peak_rss_kb: peakKb() };
+}
+
+async function parallelWorker({ args, start, end }) {
+  const { parentPort } = require('worker_threads');
+  const { ort } = loadOrt();
+  const s = await ort.InferenceSession.create(args.model, sessionOptions(args.threads));
+  const feeds = makeFeeds(ort, s, args.inputs);
+  for (let i = 0; i < args.warmup; i++) await s.run(feeds);
+  while (Date.now() < start) await new Promise((r) => setTimeout(r, 1));
+  let n = 0;
+  const t0 = nowMs();
+  while (Date.now() < end) { await s.run(feeds); n++; }
+  const rate = n / ((nowMs() - t0) / 1000);
+  await s.release();
+  parentPort.postMessage(rate);
 }
 
 
@@ -209,7 +220,7 @@ async function main() {
     return;
   }
   if (args.bench && args.parallel) {
-    console.log(JSON.stringify({ ...(await parallelBench(ort, args, base)), ort_version: version }, null, 1));
+    console.log(JSON.stringify({ ...(await parallelBench(args, base)), ort_version: version }, null, 1));
     return;
   }
   const tc = nowMs();
@@ -262,7 +273,8 @@ async function main() {
   console.log(JSON.stringify(result, null, 1));
 }
 
-main().catch((e) => {
+const wt = require('worker_threads');
+(wt.isMainThread ? main() : parallelWorker(wt.workerData)).catch((e) => {
   process.stderr.write(`ortref: ${e && e.message ? e.message : e}\n`);
   process.exit(1);
 });
