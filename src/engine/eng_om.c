@@ -581,8 +581,16 @@ static int r_graph(rdctx *c, int depth, int main_graph, g_graph **out, eng_rec *
             v[i] = or_i32(r);
             if (r->bad || v[i] < 0 || (uint32_t)v[i] >= nt) return bad(c, "graph input/output index");
             if (!k && g->t[v[i]].kind != G_TK_INPUT) return bad(c, "graph input is not an input tensor");
+            /* the engine keeps exactly the flagged tensors alive past a run */
+            if (k && !g->t[v[i]].is_output) return bad(c, "graph output is not flagged as an output");
         }
     }
+    uint32_t flagged = 0;
+    for (uint32_t t = 0; t < nt; t++) flagged += g->t[t].is_output ? 1u : 0u;
+    for (int i = 0; i < g->n_outputs; i++)
+        for (int j = 0; j < i; j++)
+            if (g->outputs[j] == g->outputs[i]) { flagged++; break; }
+    if (flagged != (uint32_t)g->n_outputs) return bad(c, "tensor flagged as an output but not listed");
     uint32_t nn = or_count(r, 40, MAX_ITEMS);
     if (r->bad) return bad(c, "node count");
     if (main_graph) {
