@@ -23,10 +23,12 @@ models: deps
 	@bash scripts/models.sh
 
 # The whole suite: the release build's tests, then the runtime and API
-# tests again under AddressSanitizer+UBSan and under ThreadSanitizer.
+# tests again under AddressSanitizer+UBSan and under ThreadSanitizer, then a
+# short reproducible libFuzzer run of every parser of untrusted bytes.
 test: build models
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 900
 	$(MAKE) --no-print-directory test-asan test-tsan
+	$(MAKE) --no-print-directory fuzz FUZZ_MODE=ci
 
 test-fast: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 900
@@ -46,11 +48,12 @@ test-tsan: deps
 # input in $(BUILD)-fuzz/fuzz/<target>/artifacts (commit it under
 # tests/fuzz/regressions/<target>/ once fixed). See docs/reliability.md.
 FUZZ_SECONDS ?= 60
+FUZZ_MODE ?=
 fuzz: deps
 	cmake -S . -B $(BUILD)-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
 	  -DCMAKE_CXX_COMPILER=clang++ -DOPENACL_SANITIZE=address -DOPENACL_FUZZ=ON $(CMAKE_FLAGS)
 	cmake --build $(BUILD)-fuzz -j $(JOBS) --target fuzz_targets
-	cd $(BUILD)-fuzz && FUZZ_SECONDS=$(FUZZ_SECONDS) ctest --output-on-failure -R '^fuzz_run_' \
+	cd $(BUILD)-fuzz && FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_MODE=$(FUZZ_MODE) ctest --output-on-failure -R '^fuzz_run_' \
 	  --timeout $$(( $(FUZZ_SECONDS) * 2 + 600 ))
 
 # Concurrency stress: 8 threads x 4 streams x 3 models with callbacks, every

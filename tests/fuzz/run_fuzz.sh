@@ -5,6 +5,10 @@
 # file-name pattern of seed files. WORKDIR keeps the growing corpus
 # (corpus/), the seeds actually used (seeds/: files up to 1 MiB), crash
 # artifacts (artifacts/) and the last run's log and statistics (last.log).
+# FUZZ_MODE=ci makes the run reproducible instead: a fresh corpus, libFuzzer
+# seed FUZZ_RANDOM_SEED (default 1) and exactly FUZZ_CI_RUNS inputs (set per
+# target by tests/fuzz/part.cmake), so a CI failure is the code's, not the
+# dice's, and replays the same way anywhere.
 # Exit status: libFuzzer's (non-zero when it found a crash, leak or timeout).
 set -e
 bin=$1; work=$2; dict=$3; shift 3
@@ -20,7 +24,13 @@ if [ ! -f "$work/seeds/.done" ]; then
     done
     touch "$work/seeds/.done"
 fi
-set -- -max_total_time="$secs" -rss_limit_mb=4096 -malloc_limit_mb=2048 -timeout=30 \
+if [ "${FUZZ_MODE:-}" = ci ]; then
+    rm -rf "$work/corpus" && mkdir -p "$work/corpus"
+    set -- -runs="${FUZZ_CI_RUNS:-50000}" -seed="${FUZZ_RANDOM_SEED:-1}" -max_total_time=600
+else
+    set -- -max_total_time="$secs"
+fi
+set -- "$@" -rss_limit_mb=4096 -malloc_limit_mb=2048 -timeout=30 \
     -max_len=1048576 -print_final_stats=1 -artifact_prefix="$work/artifacts/"
 [ "$dict" != "-" ] && set -- "$@" -dict="$dict"
 echo "$bin $* $work/corpus $work/seeds"
