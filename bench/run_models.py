@@ -4,27 +4,37 @@
 For each model of models/manifest.json marked for benchmarking and each
 thread count, runs openacl (bench/mdl_bench through the public API, threads
 via OPENACL_THREADS; optionally also with OPENACL_PRECISION=bf16) and ORT
-(tools/ortref/ortref.js --bench, intra-op threads, float32) alternately, each
-in a fresh process on the same seeded inputs, for --rounds rounds (the order
-rotates every round). Per point it keeps every round's median and minimum,
-and reports the median of the round medians and the smallest minimum.
+(intra-op threads, float32) alternately, each in a fresh process on the same
+seeded inputs, for --rounds rounds (the order rotates every round). Per point
+it keeps every round's median and minimum, and reports the median of the
+round medians and the smallest minimum.
 
-ORT's times have the Node binding's per-call cost subtracted (measured by
-ortref with an Identity model of the same inputs and output shapes, in the
-first round; an upper bound, so it slightly favours ORT).
+How ORT runs (--ort-runner; models.json records which):
+  c     bench/ortc's ort_bench: a C program that dlopen()s the npm package's
+        libonnxruntime.so.1 and calls ORT's C API (Run on OrtValues made
+        once), the same way mdl_bench calls openacl. Nothing is subtracted.
+        The default when ort_bench is built (next to --mdl-bench, or
+        --ort-bench) and loads the library.
+  node  tools/ortref/ortref.js --bench (onnxruntime-node). ORT's times have
+        the Node binding's per-call cost subtracted (measured by ortref with
+        an Identity model of the same inputs and output shapes, in the first
+        round; an upper bound, so it slightly favours ORT).
 
 Memory (1-thread rounds): each runtime's peak resident set minus its own
 empty baseline (openacl: mdl_bench --empty, after aclInit/aclrtSetDevice;
-ORT: ortref --empty, node with onnxruntime-node loaded, no session).
+ORT c: ort_bench --empty, library loaded and OrtEnv created; ORT node:
+ortref --empty, node with onnxruntime-node loaded, no session).
 
 --parallel N adds a throughput section: N workers each with 1 thread (openacl:
 N devices with threads_per_device 1; ORT: N sessions with 1 intra-op thread,
-each in its own Node worker thread), total inferences per second.
+each on its own thread -- a pthread with c, a Node worker thread with node),
+total inferences per second.
 --throughput-only runs just that section into the existing results file.
 
 Writes bench/results/models.json.
 
-  run_models.py --mdl-bench BUILD/mdl_bench [--threads 1,2] [--rounds 3] [--min-time 1.5]
+  run_models.py --mdl-bench BUILD/mdl_bench [--ort-runner c|node] [--ort-bench BUILD/ort_bench]
+                [--threads 1,2] [--rounds 3] [--min-time 1.5]
                 [--only resnet50,bert4] [--bf16] [--parallel 2] [--out FILE]"""
 import argparse
 import datetime
@@ -96,6 +106,10 @@ def main():
     ap.add_argument("--throughput-only", action="store_true",
                     help="only the throughput section, merged into the existing --out file")
     ap.add_argument("--out", default=os.path.join(REPO, "bench", "results", "models.json"))
+    ap.add_argument("--ort-runner", choices=["c", "node"], default=None,
+                    help="ORT from C (bench/ortc ort_bench) or through Node (tools/ortref); "
+                         "default c when ort_bench is built and finds the library")
+    ap.add_argument("--ort-bench", default=None, help="ort_bench binary (default: next to --mdl-bench)")
     a = ap.parse_args()
 
     if not os.path.exists(os.path.join(a.models, "manifest.json")):
@@ -109,8 +123,18 @@ def main():
     if load0[0] > 0.75 * (os.cpu_count() or 1):
         print(f"warning: load average {load0[0]:.1f} on {os.cpu_count()} CPUs: other work competes "
               "for the cores; absolute numbers are not representative and ratios are noisy", flush=True)
+    ort_bench = a.ort_bench or os.path.join(os.path.dirname(os.path.abspath(a.mdl_bench)), "ort_bench")
+    base_ort_c, err_c, _ = run_json([ort_bench, "--empty"]) if os.access(ort_bench, os.X_OK) else \
+        (None, f"no {ort_bench}", 1)
+    runner = a.ort_runner or ("c" if base_ort_c else "node")
+    if runner == "c" and not base_ort_c:
+        sys.exit(f"bench: --ort-runner c: {err_c}")
+    if runner == "c":
+        base_ort, e2 = base_ort_c, None
+    else:
+        base_ort, e2, _ = run_json(["node", ORTREF, "--empty"])
+    print(f"ORT runner: {runner} ({ort_bench if runner == 'c' else ORTREF})", flush=True)
     base_ours, e1, _ = run_json([a.mdl_bench, "--empty"])
-    base_ort, e2, _ = run_json(["node", ORTREF, "--empty"])
     if e1 or e2:
         print(f"note: no memory baseline ({e1 or e2})")
     variants = [("fp32", {})] + ([("bf16", {"OPENACL_PRECISION": "bf16"})] if a.bf16 else [])
@@ -146,6 +170,20 @@ def main():
                                                "cpu_per_wall": o["cpu_per_wall"]})
                         if base_ours and "peak_rss_kb" in o:
                             mem[key].append(o["peak_rss_kb"] - base_ours["baseline_rss_kb"])
+                    elif runner == "c":
+                        o, err, rc = run_json([ort_bench, "--model", path, "--inputs", ",".join(ins),
+                                               "--threads", str(t), "--warmup", str(a.warmup),
+                                               "--min-time", str(a.min_time)])
+                        if not o:
+                            errs.append("ORT: " + err.splitlines()[-1])
+                            continue
+                        L = o["latency_ms"]
+                        res["ort"].append({"median": L["median"], "min": L["min"], "raw_median": L["median"]})
+                        extra.setdefault("ort", {"session_create_ms": o["session_create_ms"],
+                                                 "first_run_ms": o["first_run_ms"],
+                                                 "cpu_per_wall": o["cpu_per_wall"]})
+                        if base_ort and "peak_rss_kb" in o:
+                            mem["ort"].append(o["peak_rss_kb"] - base_ort["baseline_rss_kb"])
                     else:
                         cmd = ["node", ORTREF, "--model", path, "--inputs", ",".join(ins), "--bench",
                                "--threads", str(t), "--warmup", str(a.warmup), "--min-time", str(a.min_time)]
@@ -207,9 +245,10 @@ def main():
                                      env=e)
                 if o:
                     ours.append(o["throughput_per_s"])
-                q, err2, _ = run_json(["node", ORTREF, "--model", path, "--inputs", ",".join(ins), "--bench",
-                                       "--threads", "1", "--warmup", str(a.warmup), "--min-time", str(a.min_time),
-                                       "--parallel", str(a.parallel)])
+                ort_cmd = ([ort_bench, "--model", path, "--inputs", ",".join(ins)] if runner == "c" else
+                           ["node", ORTREF, "--model", path, "--inputs", ",".join(ins), "--bench"])
+                q, err2, _ = run_json(ort_cmd + ["--threads", "1", "--warmup", str(a.warmup),
+                                                 "--min-time", str(a.min_time), "--parallel", str(a.parallel)])
                 if q:
                     theirs.append(q["throughput_per_s"])
             p = {"model": m["name"], "workers": a.parallel, "ours_per_s": ours, "ort_per_s": theirs,
@@ -229,11 +268,14 @@ def main():
             if g:
                 geo[f"{key}_t{t}"] = {"geomean": round(g, 3), "models": len(sel),
                                       "worst": min((r[key], r["model"]) for r in sel)}
+    how_ort = ("ORT via its C API from C (bench/ortc/ort_bench: Run on OrtValues made once, nothing subtracted)"
+               if runner == "c" else
+               "ORT via onnxruntime-node with the binding's per-call cost (Identity model, same I/O) subtracted")
     res = {
         "what": "ms per inference, median of per-round medians and the smallest minimum; openacl via "
-                "aclmdlExecute (bench/mdl_bench), ORT via onnxruntime-node with the binding's per-call cost "
-                "(Identity model, same I/O) subtracted; speedup = ORT / openacl (> 1: openacl faster); "
+                f"aclmdlExecute (bench/mdl_bench), {how_ort}; speedup = ORT / openacl (> 1: openacl faster); "
                 "mem_kb = peak RSS minus each runtime's empty-process baseline",
+        "ort_runner": runner,
         "date": datetime.datetime.now().isoformat(timespec="seconds"),
         "host": {"cpu": cpu_model(), "nproc": os.cpu_count(), "kernel": platform.release()},
         "ort_version": refs.ort_version(), "min_time_s": a.min_time, "warmup": a.warmup, "rounds": a.rounds,
@@ -246,6 +288,7 @@ def main():
     if a.throughput_only and os.path.exists(a.out):
         old = json.load(open(a.out))
         old["throughput"] = par
+        old["throughput_ort_runner"] = runner
         old["throughput_date"] = res["date"]
         old["throughput_loadavg"] = res["loadavg_end"]
         res, geo = old, old.get("geomean", {})
