@@ -591,6 +591,7 @@ static int dconv_run(const g_node *n, void *state, const k_tensor *in, k_tensor 
     }
     if ((r = dn_check(dnnl_stream_wait(strm), n, "stream wait"))) return r;
     if (s->silu_tail && out[0].dtype == G_BF16) dn_silu_bf16(out[0].data, (size_t)g_shape_numel(&s->ys), nthr);
+    else if (s->silu_tail && s->bf16) dn_silu_f32_fast(out[0].data, (size_t)g_shape_numel(&s->ys), nthr);
     else if (s->silu_tail) dn_silu_f32(out[0].data, (size_t)g_shape_numel(&s->ys), nthr);
     return 0;
 }
