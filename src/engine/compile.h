@@ -38,6 +38,11 @@ typedef struct eng_compile_req {
     /* progress: stage of program k of n ("import", "optimise", "pack", "write") */
     void (*progress)(void *ctx, int k, int n, const char *stage);
     void *progress_ctx;
+    /* Addition (precision): enum eng_precision the programs are built and
+     * packed for, recorded in the image. ENG_PRECISION_DEFAULT is float32:
+     * the compiler does not read OPENACL_PRECISION. ENG_PRECISION_BF16 is
+     * refused where eng_cpu_bf16() is 0. */
+    int precision;
 } eng_compile_req;
 
 /* Compiles; *image (malloc'd, *image_len bytes) is the compiled model. */
@@ -46,6 +51,11 @@ int eng_compile(const void *onnx, size_t len, const eng_compile_req *r, void **i
 /* Kernel ABI of this build and CPU ("openacl 0.1.0 dnnl 2.6.3 avx512_core"):
  * a compiled model's packed weights are adopted only where it is the same. */
 const char *eng_kernel_abi(void);
+
+/* Addition (precision): 1 when oneDNN can compute in bfloat16 on this CPU
+ * (effective ISA avx512_core_bf16 or avx512_core_amx; ONEDNN_MAX_CPU_ISA
+ * caps it), else 0. */
+int eng_cpu_bf16(void);
 
 /* Writes a compiled model's structure as JSON (atc --mode=1): header,
  * sections, gears, inputs/outputs, and per program its nodes (op, kernel,

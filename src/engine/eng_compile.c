@@ -1,7 +1,7 @@
 /* atc's driver (compile.h): per gear, import the ONNX model, apply the
  * compile options (input shapes, float16 inputs, output types), run the full
- * pipeline (eng_build: folding, fusion, layout, memory plan) and pack the
- * weights; then write every program into one image. */
+ * pipeline (eng_build: folding, fusion, layout, memory plan, bf16 marks when
+ * asked) and pack the weights; then write every program into one image. */
 #include "engine/compile.h"
 #include "engine/eng_priv.h"
 #include "graph/errs.h"
@@ -187,6 +187,15 @@ int eng_compile(const void *onnx, size_t len, const eng_compile_req *r, void **i
     int n = r->gear_kind ? r->n_gears : 1;
     if (r->gear_kind && (n < 1 || n > ENG_MAX_GEARS || r->gear_nvals < 1))
         return acl_fail(ACL_ERROR_INVALID_PARAM, "atc: %d gears of %d values", n, r->gear_nvals);
+    /* the compiler decides the precision; OPENACL_PRECISION is a load-time
+     * setting for ONNX models and is not read here */
+    int prec = r->precision == ENG_PRECISION_BF16 ? ENG_PRECISION_BF16 : ENG_PRECISION_FP32;
+    if (r->precision != ENG_PRECISION_DEFAULT && r->precision != ENG_PRECISION_FP32 &&
+        r->precision != ENG_PRECISION_BF16)
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "atc: precision %d is not one of enum eng_precision", r->precision);
+    if (prec == ENG_PRECISION_BF16 && !eng_cpu_bf16())
+        return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "atc: bfloat16 compute needs a CPU with AVX512-BF16 or AMX "
+                        "(oneDNN's ISA here: %s); weights are packed for the compiling machine", eng_kernel_abi());
     eng_model **progs = calloc((size_t)n, sizeof *progs);
     g_shape *shp = calloc((size_t)r->n_shapes + 1, sizeof *shp);
     const char **names = NULL;
@@ -257,6 +266,7 @@ int eng_compile(const void *onnx, size_t len, const eng_compile_req *r, void **i
         o.fix_names = r->shape_names;
         o.fix_shapes = shp;
         o.fix_override = 1;
+        o.precision = prec;
         progress(r, k, n, "optimise");
         if ((rc = eng_build(g, &o, &progs[k]))) break;   /* g is the model's now */
         if (r->gear_kind && !progs[k]->is_static) { rc = not_static(progs[k], k, n); break; }
@@ -288,6 +298,7 @@ int eng_compile(const void *onnx, size_t len, const eng_compile_req *r, void **i
         x.input_format = r->input_format;
         x.framework = r->framework;
         x.cmdline = r->cmdline;
+        x.precision = prec;
         x.progress = r->progress;
         x.progress_ctx = r->progress_ctx;
         rc = eng_export(&x, image, image_len);

@@ -13,12 +13,17 @@
  * implementation the compiler chose (or, if this build lacks it, the best
  * that accepts the node), re-inferred and compared with what the file
  * records. Packed weights are adopted in place when the file's kernel ABI is
- * this build's; otherwise they are packed again from the plain copies. */
+ * this build's and every packed node plans for the thread count it was
+ * packed with (EXEC section); otherwise they are packed again from the plain
+ * copies. A program compiled for bfloat16 runs in bfloat16 whatever
+ * OPENACL_PRECISION says; where this load cannot compute in bfloat16 it
+ * falls back to float32 (bf16 activations widened, weights packed again). */
 #include "engine/eng_priv.h"
 #include "engine/compile.h"
 #include "om/om.h"
 #include "graph/errs.h"
 #include "graph/passes.h"
+#include "graph/precision.h"
 #include "onnx/onnx_import.h"
 #include "core/core.h"
 #include <oneapi/dnnl/dnnl.h>
@@ -32,6 +37,8 @@
 #define MAX_STR (1u << 20)
 #define MAX_ITEMS (1u << 24)
 #define INFO_VERSION 1
+#define EXEC_VERSION 1
+#define MAX_THREADS_REC 65536u
 
 enum { DK_NONE = 0, DK_BLOB = 1, DK_INLINE = 2 };
 enum { REGION_WEIGHTS = 0, REGION_PLAIN = 1 };
@@ -94,6 +101,22 @@ const char *eng_kernel_abi(void)
 {
     pthread_once(&g_abi_once, abi_init);
     return g_abi;
+}
+
+int eng_cpu_bf16(void)
+{
+    dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
+    return isa == dnnl_cpu_isa_avx512_core_bf16 || isa == dnnl_cpu_isa_avx512_core_amx;
+}
+
+static const char *precision_name(int p) { return p == ENG_PRECISION_BF16 ? "bf16" : "fp32"; }
+
+/* The first main-graph node carrying the bf16 mark, -1 if none. */
+static int first_bf16_node(const g_graph *g)
+{
+    for (int i = 0; g && i < g->n_nodes; i++)
+        if (graph_node_bf16(&g->nodes[i])) return i;
+    return -1;
 }
 
 int eng_is_compiled(const void *buf, size_t len) { return om_is_image(buf, len); }
@@ -276,7 +299,7 @@ int eng_export(const eng_export_req *req, void **image, size_t *len)
         return acl_fail(ACL_ERROR_INVALID_PARAM, "compiled model: nothing to write");
     blobstore bs;
     memset(&bs, 0, sizeof bs);
-    om_buf info = {0}, progs = {0}, blobs = {0};
+    om_buf info = {0}, progs = {0}, blobs = {0}, exec = {0};
     int rc = 0;
     const eng_model *p0 = req->progs[0];
 
@@ -318,6 +341,24 @@ int eng_export(const eng_export_req *req, void **image, size_t *len)
         rc = w_graph(&progs, &bs, m, m->g, 0);
         if (req->progress) req->progress(req->progress_ctx, k, req->n_progs, "writing");
     }
+    /* EXEC (format 1.1): the compute precision, and per node the thread
+     * count it was planned and packed with (oneDNN's weight blocking can
+     * depend on it: a load that plans another count must pack again) */
+    int prec = req->precision;
+    if (prec != ENG_PRECISION_FP32 && prec != ENG_PRECISION_BF16) {
+        prec = ENG_PRECISION_FP32;
+        for (int k = 0; k < req->n_progs; k++)
+            if (first_bf16_node(req->progs[k]->g) >= 0) prec = ENG_PRECISION_BF16;
+    }
+    ob_u32(&exec, EXEC_VERSION);
+    ob_u32(&exec, (uint32_t)prec);
+    ob_u32(&exec, (uint32_t)req->n_progs);
+    for (int k = 0; k < req->n_progs && !rc; k++) {
+        const eng_model *m = req->progs[k];
+        ob_u32(&exec, (uint32_t)m->g->n_nodes);
+        for (int i = 0; i < m->g->n_nodes; i++)
+            ob_u32(&exec, m->is_static && m->steps && i < m->n_steps ? (uint32_t)m->steps[i].threads : 0u);
+    }
     /* BLOBS */
     ob_u32(&blobs, (uint32_t)bs.n);
     for (int i = 0; i < bs.n; i++) {
@@ -326,21 +367,24 @@ int eng_export(const eng_export_req *req, void **image, size_t *len)
         ob_u64(&blobs, bs.e[i].off);
         ob_u64(&blobs, bs.e[i].size);
     }
-    if (!rc && (info.oom || progs.oom || blobs.oom || bs.oom))
+    if (!rc && (info.oom || progs.oom || blobs.oom || exec.oom || bs.oom))
         rc = acl_fail(ACL_ERROR_BAD_ALLOC, "compiled model: out of memory");
     if (!rc) {
-        om_wsection sec[5] = {
+        /* EXEC is optional: a 1.0 reader skips it and runs the programs as
+         * they are (the bf16 marks are node attributes) */
+        om_wsection sec[6] = {
             { OM_SEC_INFO, OM_SF_REQUIRED, info.p, info.len },
             { OM_SEC_PROGRAMS, OM_SF_REQUIRED, progs.p, progs.len },
             { OM_SEC_BLOBS, OM_SF_REQUIRED, blobs.p, blobs.len },
             { OM_SEC_WEIGHTS, OM_SF_REQUIRED | OM_SF_CHUNKED, bs.rt.p, bs.rt.len },
             { OM_SEC_PLAIN, OM_SF_REQUIRED | OM_SF_CHUNKED, bs.plain.p, bs.plain.len },
+            { OM_SEC_EXEC, 0, exec.p, exec.len },
         };
         char producer[32];
         snprintf(producer, sizeof producer, "openacl atc %s", OPENACL_VERSION_STRING);
-        rc = om_assemble(sec, 5, eng_kernel_abi(), producer, image, len);
+        rc = om_assemble(sec, 6, eng_kernel_abi(), producer, image, len);
     }
-    ob_free(&info); ob_free(&progs); ob_free(&blobs); ob_free(&bs.rt); ob_free(&bs.plain);
+    ob_free(&info); ob_free(&progs); ob_free(&blobs); ob_free(&exec); ob_free(&bs.rt); ob_free(&bs.plain);
     free(bs.e);
     return rc;
 }
@@ -791,6 +835,89 @@ static int r_blobs(const char *api, const char *src, const om_file *f, blobtab *
     return 0;
 }
 
+/* EXEC section (format 1.1, optional): what the programs were built for. */
+typedef struct execrec {
+    int present;
+    int precision;            /* enum eng_precision */
+    int n_progs;
+    uint32_t *n_nodes;        /* per program */
+    uint32_t **threads;       /* per program, per node: planned thread count (0: not planned) */
+} execrec;
+
+static void exec_free(execrec *x)
+{
+    for (int k = 0; x->threads && k < x->n_progs; k++) free(x->threads[k]);
+    free(x->threads);
+    free(x->n_nodes);
+    memset(x, 0, sizeof *x);
+}
+
+static int r_exec(const char *api, const char *src, const om_file *f, int n_progs, execrec *x)
+{
+    memset(x, 0, sizeof *x);
+    const om_section *s = om_find(f, OM_SEC_EXEC);
+    if (!s) return 0;
+    om_rd r;
+    or_init(&r, f->base + s->off, (size_t)s->size);
+    uint32_t ver = or_u32(&r);
+    if (!r.bad && ver != EXEC_VERSION) {
+        /* optional: a later layout of it is ignored, the file runs as a 1.0 one */
+        acl_log(1, "%s: compiled model %s: execution section version %u is not known to this build: ignored",
+                api, src, ver);
+        return 0;
+    }
+    uint32_t prec = or_u32(&r), np = or_u32(&r);
+    const char *why = NULL;
+    if (r.bad) why = "truncated";
+    else if (prec != ENG_PRECISION_FP32 && prec != ENG_PRECISION_BF16) why = "unknown precision";
+    else if ((int)np != n_progs || np > ENG_MAX_GEARS) why = "program count differs from the info section";
+    if (!why) {
+        x->n_nodes = calloc((size_t)np + 1, sizeof *x->n_nodes);
+        x->threads = calloc((size_t)np + 1, sizeof *x->threads);
+        if (!x->n_nodes || !x->threads) { exec_free(x); return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", api); }
+        x->n_progs = (int)np;
+    }
+    for (uint32_t k = 0; k < np && !why; k++) {
+        uint32_t nn = or_count(&r, 4, MAX_ITEMS);
+        if (r.bad) { why = "node count"; break; }
+        x->n_nodes[k] = nn;
+        x->threads[k] = malloc(((size_t)nn + 1) * sizeof **x->threads);
+        if (!x->threads[k]) { exec_free(x); return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", api); }
+        for (uint32_t i = 0; i < nn && !why; i++) {
+            x->threads[k][i] = or_u32(&r);
+            if (x->threads[k][i] > MAX_THREADS_REC) why = "thread count out of range";
+        }
+    }
+    if (!why && (r.bad || r.pos != r.len)) why = r.bad ? "truncated" : "bytes after the last program";
+    if (why) {
+        exec_free(x);
+        return acl_fail(ACL_ERROR_PARSE_MODEL, "%s: compiled model %s is malformed: execution section: %s", api, src,
+                        why);
+    }
+    x->present = 1;
+    x->precision = (int)prec;
+    return 0;
+}
+
+/* A bf16 program where this load cannot compute in bf16: the activations
+ * the compiler stored as bf16 (written by a convolution marked
+ * G_ATTR_BF16_OUT) become float32 again, so the kernels (which then compute
+ * in float32) agree with the recorded types; their recorded arena places no
+ * longer fit, so the memory plan is made again. */
+static int widen_bf16(g_graph *g, eng_rec *rec)
+{
+    int n = 0;
+    for (int t = 0; t < g->n_t; t++) {
+        g_tensor *x = &g->t[t];
+        if (x->dtype != G_BF16 || x->kind != G_TK_ACT || x->producer < 0 || x->producer >= g->n_nodes) continue;
+        if (!g_attr_int(&g->nodes[x->producer], G_ATTR_BF16_OUT, 0)) continue;
+        x->dtype = G_F32;
+        rec->mem_offset[t] = -1;
+        n++;
+    }
+    return n;
+}
+
 /* Binds every node of a loaded program: the implementation the compiler
  * chose first, then (if this build lacks it or it declines) the others in
  * priority order. */
@@ -891,10 +1018,14 @@ static int check_inferred(const char *api, const char *src, g_graph *g, int is_s
 typedef struct loaded {
     eng_model *m;
     eng_rec rec;
+    int bf16;                 /* compiled for bf16 (recorded, or marked in a 1.0 file) */
+    int widened;              /* bf16 activations made float32 (no bf16 on this load) */
 } loaded;
 
-/* Reads and binds one program; planning happens after all are read. */
-static int load_program(rdctx *c, const eng_opts *o, int abi_match, loaded *L, int *changed)
+/* Reads and binds one program; planning happens after all are read.
+ * prec: the precision the file records (0: none recorded, a 1.0 file);
+ * can_bf16: whether this load's kernels can compute in bf16. */
+static int load_program(rdctx *c, const eng_opts *o, int abi_match, int prec, int can_bf16, loaded *L, int *changed)
 {
     om_rd *r = &c->r;
     uint32_t flags = or_u32(r);
@@ -908,6 +1039,13 @@ static int load_program(rdctx *c, const eng_opts *o, int abi_match, loaded *L, i
     L->rec.abi_match = abi_match;
     int rc = r_graph(c, 0, 1, &m->g, &L->rec, &m->borrowed);
     if (rc) return rc;
+    int marked = first_bf16_node(m->g);
+    if (prec == ENG_PRECISION_FP32 && marked >= 0)
+        return acl_fail(ACL_ERROR_PARSE_MODEL, "%s: compiled model %s is malformed: it records float32 compute, but "
+                        "node '%s' (%s) is marked for bfloat16", c->api, c->src, m->g->nodes[marked].name,
+                        m->g->nodes[marked].op_type);
+    L->bf16 = prec == ENG_PRECISION_BF16 || (!prec && marked >= 0);
+    if (L->bf16 && !can_bf16) L->widened = widen_bf16(m->g, &L->rec) + 1;
     if ((rc = bind_loaded(c->api, c->src, m->g, &L->rec, changed))) return rc;
     if ((rc = check_inferred(c->api, c->src, m->g, flags & 1))) return rc;
     m->rec = &L->rec;
@@ -1019,6 +1157,32 @@ static int assemble_gears(const char *api, const char *src, eng_model *top, load
     return 0;
 }
 
+/* Whether program k's packed nodes plan for the thread counts they were
+ * packed with: oneDNN picks weight blockings per thread count (bf16 1x1
+ * convolutions: 48 or 64 output channels per block, the same byte size), so
+ * stored weights are only valid for the same count. */
+static int threads_agree(const char *api, const char *src, const loaded *L, const execrec *ex, int k)
+{
+    const eng_model *m = L->m;
+    if (!m->is_static) return 1;   /* dynamic programs pack per shape at run time */
+    if (!ex->present) {
+        if (!L->bf16) return 1;
+        acl_log(2, "%s: compiled model %s computes in bfloat16 and records no thread counts (format 1.0): "
+                "weights are packed again at load (compile it again for instant loads)", api, src);
+        return 0;
+    }
+    for (int i = 0; i < m->n_steps && (uint32_t)i < ex->n_nodes[k]; i++) {
+        const step *s = &m->steps[i];
+        if (!s->packed_bytes || !s->n->op->pack || (uint32_t)s->threads == ex->threads[k][i]) continue;
+        acl_log(2, "%s: compiled model %s: node '%s' (%s) was packed for %u thread(s), this load runs it on %d: "
+                "weights are packed again at load (compile with OPENACL_THREADS=%d, the runtime's thread count, "
+                "for instant loads)", api, src, s->n->name, s->n->op_type, ex->threads[k][i], s->threads,
+                m->threads > 0 ? m->threads : s->threads);
+        return 0;
+    }
+    return 1;
+}
+
 static void prefetch(const unsigned char *p, size_t n)
 {
     uintptr_t a = (uintptr_t)p & ~(uintptr_t)4095, e = ((uintptr_t)p + n + 4095) & ~(uintptr_t)4095;
@@ -1061,7 +1225,10 @@ int eng_load_compiled(const char *api, const char *src, const void *buf, size_t 
     loaded *L = NULL;
     eng_model *top = NULL;
     int changed = 0;
+    execrec ex;
+    memset(&ex, 0, sizeof ex);
     if ((rc = r_blobs(api, src, &f, &bt))) goto done;
+    if ((rc = r_exec(api, src, &f, n_progs, &ex))) goto done;
     /* every run-time weight byte is checked before any kernel reads it;
      * populating the mapping's page tables in one call is cheaper than
      * faulting each page in during the check */
@@ -1078,15 +1245,44 @@ int eng_load_compiled(const char *api, const char *src, const void *buf, size_t 
     or_init(&c.r, f.base + sp->off, (size_t)sp->size);
     uint32_t np = or_u32(&c.r);
     if (c.r.bad || (int)np != n_progs) { rc = bad(&c, "program count differs from the info section"); goto done; }
-    for (int k = 0; k < n_progs && !rc; k++) rc = load_program(&c, o, abi_match, &L[k], &changed);
+    /* bf16 compute needs oneDNN's bf16 kernels (reference kernels are f32) */
+    int can_bf16 = eng_cpu_bf16() && !k_force_ref();
+    for (int k = 0; k < n_progs && !rc; k++)
+        rc = load_program(&c, o, abi_match, ex.present ? ex.precision : 0, can_bf16, &L[k], &changed);
     if (!rc && c.r.pos != c.r.len) rc = bad(&c, "bytes after the last program");
+    for (int k = 0; k < n_progs && !rc && ex.present; k++)
+        if (ex.n_nodes[k] != (uint32_t)L[k].m->g->n_nodes)
+            rc = acl_fail(ACL_ERROR_PARSE_MODEL, "%s: compiled model %s is malformed: the execution section "
+                          "records %u nodes for program %d, which has %d", api, src, ex.n_nodes[k], k,
+                          L[k].m->g->n_nodes);
     if (rc) goto done;
+    int bf16 = 0, widened = 0;
+    for (int k = 0; k < n_progs; k++) { bf16 |= L[k].bf16; widened |= L[k].widened; }
+    if (widened)
+        acl_log(2, "%s: compiled model %s was compiled for bfloat16 compute, but %s: it runs in float32 (weights "
+                "packed again from its plain copies, memory planned again)", api, src,
+                k_force_ref() ? "OPENACL_FORCE_REF selects the reference kernels (float32 only)"
+                              : "this CPU has no bfloat16 instructions");
+    else if (bf16)
+        acl_log(1, "%s: compiled model %s computes in bfloat16 (convolutions and matrix products)", api, src);
+    {   /* precedence: a compiled model runs in the precision it was compiled for */
+        const char *pe = getenv("OPENACL_PRECISION");
+        int have = bf16 ? ENG_PRECISION_BF16 : ENG_PRECISION_FP32;
+        if ((o && o->precision) || (pe && *pe)) {
+            int want = eng_precision_of(o);
+            if (want != have)
+                acl_log(2, "%s: compiled model %s was compiled for %s compute; %s asks for %s, which applies to "
+                        "ONNX models only (atc --precision_mode chooses a compiled model's)", api, src,
+                        precision_name(have), o && o->precision ? "the load option" : "OPENACL_PRECISION",
+                        precision_name(want));
+        }
+    }
     /* planning: the recorded plans are reused where this build agrees */
-    int adopt = 1;
+    int adopt = !widened;
     for (int k = 0; k < n_progs && !rc; k++) {
         eng_model *m = L[k].m;
         if (m->is_static) rc = eng_prepare_steps(m);
-        if (!rc) adopt = adopt && eng_can_adopt(m);
+        if (!rc && adopt) adopt = eng_can_adopt(m) && threads_agree(api, src, &L[k], &ex, k);
     }
     if (rc) goto done;
     const om_section *spl = om_find(&f, OM_SEC_PLAIN);
@@ -1156,6 +1352,7 @@ done:
     if (top) { top->release = NULL; eng_free(top); }
     free(bt.e);
     free(vals);
+    exec_free(&ex);
     eng_om_meta_free(meta);
     return rc;
 }
@@ -1298,7 +1495,9 @@ int eng_om_dump_json(const char *src, const void *image, size_t len, char **json
     if ((rc = r_info(api, src, f.base + si->off, (size_t)si->size, &meta, &gk, &ng, &nv, &vals, &np))) return rc;
     blobtab bt;
     if ((rc = r_blobs(api, src, &f, &bt))) { eng_om_meta_free(meta); free(vals); return rc; }
-    static const char *const secnames[] = { "", "info", "programs", "blobs", "weights", "plain", "sums" };
+    execrec ex;
+    if ((rc = r_exec(api, src, &f, np, &ex))) { free(bt.e); eng_om_meta_free(meta); free(vals); return rc; }
+    static const char *const secnames[] = { "", "info", "programs", "blobs", "weights", "plain", "sums", "exec" };
     cJSON *root = cJSON_CreateObject();
     char ver[16];
     snprintf(ver, sizeof ver, "%u.%u", f.major, f.minor);
@@ -1311,7 +1510,7 @@ int eng_om_dump_json(const char *src, const void *image, size_t len, char **json
     cJSON *secs = cJSON_AddArrayToObject(root, "sections");
     for (int i = 0; i < f.n_sec; i++) {
         cJSON *e = cJSON_CreateObject();
-        cJSON_AddStringToObject(e, "name", f.sec[i].id <= OM_SEC_SUMS ? secnames[f.sec[i].id] : "?");
+        cJSON_AddStringToObject(e, "name", f.sec[i].id <= OM_SEC_EXEC ? secnames[f.sec[i].id] : "?");
         cJSON_AddItemToObject(e, "offset", j_i64((int64_t)f.sec[i].off));
         cJSON_AddItemToObject(e, "bytes", j_i64((int64_t)f.sec[i].size));
         cJSON_AddStringToObject(e, "checksum", f.sec[i].flags & OM_SF_CHUNKED ? "crc32c per MiB" : "crc32c");
@@ -1321,6 +1520,11 @@ int eng_om_dump_json(const char *src, const void *image, size_t len, char **json
     cJSON_AddStringToObject(cmp, "framework", meta->framework ? meta->framework : "");
     cJSON_AddStringToObject(cmp, "soc_version", meta->soc_version ? meta->soc_version : "");
     cJSON_AddStringToObject(cmp, "precision_mode", meta->precision_mode ? meta->precision_mode : "");
+    /* the compute precision: recorded (EXEC), or for 1.0 files what the
+     * node marks say (set after the programs are read) */
+    cJSON *precision = cJSON_AddStringToObject(cmp, "precision", precision_name(ex.present ? ex.precision : 0));
+    cJSON_AddStringToObject(cmp, "precision_source", ex.present ? "recorded" : "node marks (no execution section)");
+    int any_marked = 0;
     cJSON_AddStringToObject(cmp, "input_format", meta->input_format ? meta->input_format : "");
     cJSON_AddStringToObject(cmp, "command", meta->cmdline ? meta->cmdline : "");
     cJSON *gears = cJSON_AddObjectToObject(root, "gears");
@@ -1370,6 +1574,17 @@ int eng_om_dump_json(const char *src, const void *image, size_t len, char **json
         rc = c.r.bad ? bad(&c, "program header") : r_graph(&c, 0, 1, &g, &rec, &borrowed);
         if (!rc) {
             cJSON *p = j_graph(g, &rec, &bt, borrowed);
+            any_marked |= first_bf16_node(g) >= 0;
+            if (ex.present && ex.n_nodes[k] != (uint32_t)g->n_nodes) {
+                rc = acl_fail(ACL_ERROR_PARSE_MODEL, "%s: compiled model %s is malformed: the execution section "
+                              "records %u nodes for program %d, which has %d", api, src, ex.n_nodes[k], k, g->n_nodes);
+            } else if (ex.present) {
+                /* the thread count each node was planned (and its weights packed) with */
+                cJSON *ns = cJSON_GetObjectItemCaseSensitive(p, "nodes");
+                int i = 0;
+                for (cJSON *e = ns ? ns->child : NULL; e; e = e->next, i++)
+                    if (ex.threads[k][i]) cJSON_AddNumberToObject(e, "planned_threads", ex.threads[k][i]);
+            }
             cJSON_AddBoolToObject(p, "static", flags & 1);
             cJSON_AddItemToObject(p, "work_bytes", j_i64((int64_t)work));
             if (gk) {
@@ -1385,6 +1600,7 @@ int eng_om_dump_json(const char *src, const void *image, size_t len, char **json
         free(borrowed);
         rec_free(&rec);
     }
+    if (!rc && !ex.present && any_marked) cJSON_SetValuestring(precision, precision_name(ENG_PRECISION_BF16));
     if (!rc) {
         *json = cJSON_Print(root);
         if (!*json) rc = acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", api);
@@ -1392,6 +1608,7 @@ int eng_om_dump_json(const char *src, const void *image, size_t len, char **json
     cJSON_Delete(root);
     free(bt.e);
     free(vals);
+    exec_free(&ex);
     eng_om_meta_free(meta);
     return rc;
 }

@@ -167,6 +167,10 @@ typedef struct eng_export_req {
     const char *producer, *soc_version, *precision_mode, *input_format, *framework, *cmdline;
     void (*progress)(void *ctx, int k, int n, const char *stage);
     void *progress_ctx;
+    /* Addition: enum eng_precision the programs were built for (recorded in
+     * the EXEC section); ENG_PRECISION_DEFAULT: bf16 when a node carries the
+     * bf16 mark, else fp32. */
+    int precision;
 } eng_export_req;
 int eng_export(const eng_export_req *req, void **image, size_t *len);
 

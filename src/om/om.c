@@ -413,7 +413,7 @@ int om_is_image(const void *buf, size_t len)
     return buf && len >= OM_MAGIC_LEN && !memcmp(buf, OM_MAGIC, OM_MAGIC_LEN);
 }
 
-static int known_section(uint32_t id) { return id >= OM_SEC_INFO && id <= OM_SEC_SUMS; }
+static int known_section(uint32_t id) { return id >= OM_SEC_INFO && id <= OM_SEC_EXEC; }
 
 int om_open(const char *api, const char *src, const void *buf, size_t len, om_file *f)
 {

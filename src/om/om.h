@@ -14,7 +14,7 @@ extern "C" {
 #define OM_MAGIC_LEN 8
 extern const unsigned char OM_MAGIC[OM_MAGIC_LEN];   /* "OACLMDL\0" */
 #define OM_VERSION_MAJOR 1
-#define OM_VERSION_MINOR 0
+#define OM_VERSION_MINOR 1                   /* 1.1: the optional EXEC section */
 #define OM_HEADER_SIZE 128
 #define OM_SECTION_ENTRY 32
 #define OM_MAX_SECTIONS 64
@@ -29,6 +29,7 @@ enum {
     OM_SEC_WEIGHTS = 4,   /* run-time weights (constants + packed), chunk-checked */
     OM_SEC_PLAIN = 5,     /* plain copies of packed-only weights, for re-packing */
     OM_SEC_SUMS = 6,      /* chunk CRCs of the chunked sections, in table order */
+    OM_SEC_EXEC = 7,      /* (1.1, optional) compute precision, per-node planned thread counts */
 };
 /* Section flags. */
 #define OM_SF_REQUIRED 1u     /* a reader that does not know the id must refuse the file */

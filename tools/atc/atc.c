@@ -2,12 +2,14 @@
  * An ONNX model in, an openacl compiled model (<output>.om, docs/om-format.md)
  * out, with static shapes fixed, the graph optimised and planned, weights
  * packed, and optionally dynamic gears (batch / image size / dims). With
- * --mode=1 it writes a compiled model's structure as JSON.
+ * --mode=1 it writes a compiled model's structure as JSON. The bfloat16
+ * precision modes build and pack the model for bf16 compute (recorded in
+ * the file); OPENACL_THREADS, when set, is the thread count it plans for.
  *
  *   atc --model=m.onnx --framework=5 --output=out [--input_shape=...]
  *       [--dynamic_batch_size=1,2,4 | --dynamic_image_size=h,w;h,w | --dynamic_dims=...]
  *       [--input_format=NCHW|ND|NCDHW] [--input_fp16_nodes=a;b] [--output_type=FP16|node:i:T;...]
- *       [--precision_mode=...] [--soc_version=...] [--log=...]
+ *       [--precision_mode=...|--precision_mode_v2=...] [--soc_version=...] [--log=...]
  *   atc --mode=1 --om=out.om --json=out.json
  *
  * Messages follow ATC's shape ("E10001: Value [...] for parameter [...] is
@@ -64,8 +66,10 @@ static void usage(FILE *f)
             "  --input_fp16_nodes    \"in1;in2\": these float32 inputs take float16\n"
             "  --output_type         FP32, FP16, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64,\n"
             "                        DOUBLE, or per output \"node:index:TYPE;...\"\n"
-            "  --precision_mode      force_fp32 | cube_fp16in_fp32out | must_keep_origin_dtype (default)\n"
-            "  --precision_mode_v2   origin | cube_fp16in_fp32out\n"
+            "  --precision_mode      force_fp32 | cube_fp16in_fp32out | must_keep_origin_dtype (default) |\n"
+            "                        allow_fp32_to_bf16 | allow_mix_precision_bf16 (convolutions and matrix\n"
+            "                        products in bfloat16, float32 accumulation; CPUs with AVX512-BF16/AMX)\n"
+            "  --precision_mode_v2   origin | cube_fp16in_fp32out | mixed_bfloat16\n"
             "  --soc_version         recorded in the model\n"
             "  --log                 debug | info | warning | error | null (default)\n"
             "  --mode                0 = compile (default), 1 = compiled model to JSON (--om, --json)\n");
@@ -425,19 +429,18 @@ static int mode_compile(int argc, char **argv)
         return fail_value("input_shape_range", g_flags[F_INPUT_SHAPE_RANGE].val,
                           "deprecated and not supported: give ranges in --input_shape (\"name:1~8,3,224,224\")");
 
-    /* precision */
+    /* precision: float32 unless a bfloat16 mode is asked for (the cube
+     * operators, convolutions and matrix products, then compute in bf16
+     * with float32 accumulation; every other operator stays float32) */
     const char *pm = g_flags[F_PRECISION].val, *pm2 = g_flags[F_PRECISION_V2].val;
     if (pm && pm2) return fail("E10001", "--precision_mode and --precision_mode_v2 cannot be used together");
     const char *precision = "must_keep_origin_dtype";
+    int prec = ENG_PRECISION_FP32;
     if (pm) {
         if (!strcmp(pm, "force_fp32") || !strcmp(pm, "cube_fp16in_fp32out") || !strcmp(pm, "must_keep_origin_dtype"))
             precision = pm;
         else if (!strcmp(pm, "allow_fp32_to_bf16") || !strcmp(pm, "allow_mix_precision_bf16"))
-            return fail_value("precision_mode", pm, "bfloat16 computation is not supported by this build: %s",
-                              strstr(eng_kernel_abi(), "bf16") || strstr(eng_kernel_abi(), "amx")
-                                  ? "this CPU has bfloat16 instructions, but openacl's oneDNN kernels compute in "
-                                    "float32 only (they decline other types); use force_fp32"
-                                  : "this CPU has no bfloat16 instructions; use force_fp32");
+            precision = pm, prec = ENG_PRECISION_BF16;
         else if (!strcmp(pm, "force_fp16") || !strcmp(pm, "allow_fp32_to_fp16") || !strcmp(pm, "allow_mix_precision") ||
                  !strcmp(pm, "allow_mix_precision_fp16"))
             return fail_value("precision_mode", pm, "openacl's kernels compute in the model's own types (float32); "
@@ -449,13 +452,32 @@ static int mode_compile(int argc, char **argv)
     }
     if (pm2) {
         if (!strcmp(pm2, "origin") || !strcmp(pm2, "cube_fp16in_fp32out")) precision = pm2;
-        else if (!strcmp(pm2, "fp16") || !strcmp(pm2, "mixed_float16") || !strcmp(pm2, "mixed_bfloat16") ||
-                 !strcmp(pm2, "cube_hif8") || !strcmp(pm2, "mixed_hif8"))
+        else if (!strcmp(pm2, "mixed_bfloat16")) precision = pm2, prec = ENG_PRECISION_BF16;
+        else if (!strcmp(pm2, "fp16") || !strcmp(pm2, "mixed_float16") || !strcmp(pm2, "cube_hif8") ||
+                 !strcmp(pm2, "mixed_hif8"))
             return fail_value("precision_mode_v2", pm2, "openacl's kernels compute in the model's own types; use "
-                              "origin or cube_fp16in_fp32out");
+                              "origin, cube_fp16in_fp32out or mixed_bfloat16");
         else
             return fail_value("precision_mode_v2", pm2, "expected fp16, origin, cube_fp16in_fp32out, mixed_float16, "
                               "mixed_bfloat16, cube_hif8 or mixed_hif8");
+    }
+    if (prec == ENG_PRECISION_BF16 && !eng_cpu_bf16())
+        return fail_value(pm ? "precision_mode" : "precision_mode_v2", pm ? pm : pm2,
+                          "bfloat16 compute needs a CPU with AVX512-BF16 or AMX, and this one has neither (%s); "
+                          "weights are packed for the compiling machine, so compile on the target machine or use "
+                          "%s", eng_kernel_abi(), pm ? "force_fp32" : "origin");
+    const char *env_prec = getenv("OPENACL_PRECISION");
+    if (env_prec && *env_prec)
+        printf("ATC: OPENACL_PRECISION=%s is not read by atc (it applies to ONNX models at load); this model "
+               "computes in %s as --precision_mode%s gives\n", env_prec,
+               prec == ENG_PRECISION_BF16 ? "bfloat16" : "float32", pm2 ? "_v2" : "");
+    /* the thread count the runtime will use: oneDNN packs some weights per
+     * thread count, and a load with another count packs them again */
+    int threads = 0;
+    {
+        int64_t t = 0;
+        const char *et = getenv("OPENACL_THREADS");
+        if (et && *et && parse_i64(et, &t) && t >= 1 && t <= 1024) threads = (int)t;
     }
 
     /* formats and shapes */
@@ -613,13 +635,13 @@ static int mode_compile(int argc, char **argv)
         else strcpy(dir, ".");
         char *cmd = join_args(argc, argv);
         eng_compile_req r = {
-            .base_dir = dir, .threads = 0, .n_shapes = n_shapes, .shape_names = snames, .shapes = sv,
+            .base_dir = dir, .threads = threads, .n_shapes = n_shapes, .shape_names = snames, .shapes = sv,
             .lo = lo, .hi = hi, .gear_kind = gear_kind, .n_gears = n_gears, .gear_nvals = width,
             .gear_vals = gvals, .n_fp16 = n_fp16, .fp16_inputs = (const char *const *)fp16, .out_dtype = out_dtype,
             .n_out_types = n_ot, .out_type_node = ot_node, .out_type_index = ot_index, .out_type_dtype = ot_dtype,
             .soc_version = g_flags[F_SOC].val ? g_flags[F_SOC].val : "", .precision_mode = precision,
             .input_format = fmt, .framework = "5 (ONNX)", .cmdline = cmd, .progress = on_progress,
-            .progress_ctx = &pr,
+            .progress_ctx = &pr, .precision = prec,
         };
         void *img = NULL;
         size_t img_len = 0;
@@ -635,9 +657,9 @@ static int mode_compile(int argc, char **argv)
             memcpy(path + ol, ".om", 4);
             rc = write_file(path, img, img_len);
             if (!rc)
-                printf("ATC: wrote %s (%zu bytes, %s%d program%s) in %.2f s\n", path, img_len,
+                printf("ATC: wrote %s (%zu bytes, %s%d program%s, %s compute) in %.2f s\n", path, img_len,
                        gear_kind ? "gears: " : "", gear_kind ? n_gears : 1, (gear_kind ? n_gears : 1) > 1 ? "s" : "",
-                       secs);
+                       prec == ENG_PRECISION_BF16 ? "bfloat16" : "float32", secs);
             free(path);
         }
         free(img);
