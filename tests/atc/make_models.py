@@ -11,7 +11,13 @@ Models:
         whatever H and W are (batch and image-size gears)
   two   data[1,S,4] @ W[4,3] -> out_a[1,S,3]; mask[T,4] -> Relu*2 -> out_b[T,4]
         (dims gears over S and T)
-  mlp   x[N,8] -> MatMul + Add + Relu -> y[N,6] (range-dynamic)"""
+  mlp   x[N,8] -> MatMul + Add + Relu -> y[N,6] (range-dynamic)
+  bfnet x[1,16,32,32] -> Conv 3x3 (32) -> Relu -> Conv 1x1 (64) -> Relu -> Conv 1x1 (64)
+        -> Relu -> feat; feat -> GlobalAveragePool -> Flatten -> Gemm (10) -> y: compiled
+        for float32 (bfnet_fp32.om) and with --precision_mode=allow_fp32_to_bf16
+        (bfnet_bf16.om; the 1x1 convolutions are large enough to compute in bf16).
+        Where the CPU has no bf16, atc must refuse that: bf16_unsupported.txt is
+        written instead and the bf16 checks skip."""
 import os
 import subprocess
 import sys
@@ -44,10 +50,13 @@ def save_case(case, inputs, outputs):
         np.ascontiguousarray(a).tofile(os.path.join(OUT, "%s.out%d.bin" % (case, i)))
 
 
-def atc(*args):
+def atc(*args, may_refuse=None):
     p = subprocess.run([ATC, *args], capture_output=True, text=True)
+    if p.returncode != 0 and may_refuse and may_refuse in p.stderr:
+        return p.stderr
     if p.returncode != 0:
         sys.exit("atc %s failed:\n%s%s" % (" ".join(args), p.stdout, p.stderr))
+    return None
 
 
 # ---- cnn ----
@@ -123,4 +132,56 @@ x = rng.standard_normal((5, 8)).astype(np.float32)
 save_case("mlp_5", [x], [np.maximum(x @ mw + mb, 0)])
 atc("--model=" + OUT + "/mlp.onnx", "--framework=5", "--output=" + OUT + "/mlp_range", "--input_shape=x:1~16,8")
 atc("--model=" + OUT + "/mlp.onnx", "--framework=5", "--output=" + OUT + "/mlp_dyn")
+
+# ---- bfnet (bfloat16 compute) ----
+def he(shape):
+    fan_in = int(np.prod(shape[1:]))
+    return (rng.standard_normal(shape) * np.sqrt(2.0 / fan_in)).astype(np.float32)
+
+
+bw = [he((32, 16, 3, 3)), he((64, 32, 1, 1)), he((64, 64, 1, 1)), he((64, 64, 1, 1))]
+bb = [(rng.standard_normal(w.shape[0]) * 0.1).astype(np.float32) for w in bw]
+fw = he((10, 64))
+fb = (rng.standard_normal(10) * 0.1).astype(np.float32)
+nodes, inits, cur = [], [], "x"
+for i, (w, b) in enumerate(zip(bw, bb)):
+    nodes.append(helper.make_node("Conv", [cur, "w%d" % i, "b%d" % i], ["c%d" % i], name="conv%d" % i,
+                                  pads=[1, 1, 1, 1] if w.shape[2] == 3 else [0, 0, 0, 0]))
+    cur = "feat" if i == len(bw) - 1 else "r%d" % i
+    nodes.append(helper.make_node("Relu", ["c%d" % i], [cur]))
+    inits += [numpy_helper.from_array(w, "w%d" % i), numpy_helper.from_array(b, "b%d" % i)]
+nodes += [helper.make_node("GlobalAveragePool", ["feat"], ["p"]), helper.make_node("Flatten", ["p"], ["f"]),
+          helper.make_node("Gemm", ["f", "fw", "fb"], ["y"], transB=1)]
+inits += [numpy_helper.from_array(fw, "fw"), numpy_helper.from_array(fb, "fb")]
+bfnet = mk(nodes, [vi("x", [1, 16, 32, 32])], [vi("feat", [1, 64, 32, 32]), vi("y", [1, 10])], inits)
+onnx.save_model(bfnet, os.path.join(OUT, "bfnet.onnx"))
+
+
+def bfnet_ref(x):
+    a = x.astype(np.float64)
+    for w, b in zip(bw, bb):
+        k = w.shape[2]
+        n, c, h, wd = a.shape
+        ap = np.pad(a, ((0, 0), (0, 0), (k // 2, k // 2), (k // 2, k // 2)))
+        o = np.zeros((n, w.shape[0], h, wd))
+        for dy in range(k):
+            for dx in range(k):
+                o += np.einsum("nchw,oc->nohw", ap[:, :, dy:dy + h, dx:dx + wd], w[:, :, dy, dx])
+        a = np.maximum(o + b[None, :, None, None], 0)
+    y = a.mean(axis=(2, 3)) @ fw.T.astype(np.float64) + fb
+    return [a.astype(np.float32), y.astype(np.float32)]
+
+
+x = rng.standard_normal((1, 16, 32, 32)).astype(np.float32)
+save_case("bfnet", [x], bfnet_ref(x))
+atc("--model=" + OUT + "/bfnet.onnx", "--framework=5", "--output=" + OUT + "/bfnet_fp32")
+why = atc("--model=" + OUT + "/bfnet.onnx", "--framework=5", "--output=" + OUT + "/bfnet_bf16",
+          "--precision_mode=allow_fp32_to_bf16", may_refuse="needs a CPU with AVX512-BF16 or AMX")
+flag = os.path.join(OUT, "bf16_unsupported.txt")
+if why:
+    with open(flag, "w") as f:
+        f.write(why)
+    print("atc test models: this CPU has no bf16: bfnet_bf16.om not built")
+elif os.path.exists(flag):
+    os.unlink(flag)
 print("atc test models: ok ->", OUT)

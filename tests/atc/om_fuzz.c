@@ -11,7 +11,11 @@
  *   - truncation at every length class, wrong section offsets and sizes,
  *     huge counts written over every aligned word of the metadata;
  *   - format versions: a newer major is refused as such, an unknown optional
- *     section is skipped, an unknown required one refused.
+ *     section is skipped, an unknown required one refused; a 1.1 file made
+ *     1.0 (no EXEC section) still loads and runs;
+ *   - the EXEC section of a bf16 program: adopted in place when the thread
+ *     counts agree, packed again when a node's differs or (1.0) none is
+ *     recorded; a float32 record over bf16-marked nodes is refused.
  * Deterministic (fixed PRNG seed). Usage: om_fuzz <dir with *.om> */
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,15 +60,31 @@ static unsigned char *read_file(const char *path, size_t *len)
 }
 
 static void *xalloc(void *ctx, size_t n) { (void)ctx; return malloc(n ? n : 1); }
+static void no_release(void *ctx) { (void)ctx; }
 
-/* Loads, binds and runs once (gear 0) on zero inputs; 0 when it ran. */
-static int load_run(const unsigned char *img, size_t len, int *ran)
+/* The thread count atc compiled the fixture for (OPENACL_THREADS, else the
+ * OpenMP default, as here with 0). */
+static int env_threads(void)
+{
+    const char *e = getenv("OPENACL_THREADS");
+    int t = e ? atoi(e) : 0;
+    return t > 0 && t <= 1024 ? t : 0;
+}
+
+/* Loads, binds and runs once (gear 0) on zero inputs; 0 when it ran.
+ * in_image (may be NULL): whether the weights were used in place (adopted). */
+static int load_run2(const unsigned char *img, size_t len, int *ran, int *in_image)
 {
     eng_model *m = NULL;
     *ran = 0;
-    int rc = eng_load_compiled("om_fuzz", "image", img, len, NULL, &m);
+    eng_opts o;
+    memset(&o, 0, sizeof o);
+    o.threads = env_threads();
+    o.release = no_release;   /* the image outlives the model: adoption possible */
+    int rc = eng_load_compiled("om_fuzz", "image", img, len, &o, &m);
     free(acl_err_take());
     if (rc) return rc;
+    if (in_image) *in_image = eng_weights_in_image(m);
     rc = eng_bind_weights(m, NULL);
     int ni = eng_num_inputs(m), no = eng_num_outputs(m), gear = eng_gear_count(m) ? 0 : -1;
     k_tensor *in = calloc((size_t)ni + 1, sizeof *in), *out = calloc((size_t)no + 1, sizeof *out);
@@ -96,6 +116,94 @@ static int load_run(const unsigned char *img, size_t len, int *ran)
     free(out);
     eng_free(m);
     return rc;
+}
+
+static int load_run(const unsigned char *img, size_t len, int *ran) { return load_run2(img, len, ran, NULL); }
+
+/* The section table entry of section id, or NULL. */
+static unsigned char *sec_entry(unsigned char *img, uint32_t want)
+{
+    uint64_t table;
+    uint32_t n;
+    memcpy(&table, img + 24, 8);
+    memcpy(&n, img + 32, 4);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t id;
+        memcpy(&id, img + table + 32 * i, 4);
+        if (id == want) return img + table + 32 * i;
+    }
+    return NULL;
+}
+
+static unsigned char *sec_data(unsigned char *img, uint32_t id)
+{
+    unsigned char *e = sec_entry(img, id);
+    uint64_t off;
+    if (!e) return NULL;
+    memcpy(&off, e + 8, 8);
+    return img + off;
+}
+
+/* A 1.1 image as a 1.0 writer would have left it: minor 0, the EXEC section
+ * renamed to an id no reader knows (optional, so skipped). */
+static void make_v10(unsigned char *img, size_t len)
+{
+    uint16_t minor = 0;
+    uint32_t id = 77;
+    memcpy(img + 10, &minor, 2);
+    unsigned char *e = sec_entry(img, OM_SEC_EXEC);
+    if (e) memcpy(e, &id, 4);
+    om_reseal(img, len);
+}
+
+/* bfnet_bf16.om (make_models.py): EXEC = u32 version, u32 precision, u32
+ * programs (1), u32 nodes, u32 threads per node; node 1 is a packed 1x1 conv. */
+static void test_exec(const unsigned char *orig, size_t len)
+{
+    unsigned char *img = malloc(len);
+    int ran = 0, in_image = -1, rc;
+    memcpy(img, orig, len);
+    unsigned char *x = sec_data(img, OM_SEC_EXEC);
+    EXPECT(x != NULL, "bfnet_bf16.om has no EXEC section");
+    if (!x) { free(img); return; }
+    uint32_t v[5];
+    memcpy(v, x, sizeof v);
+    EXPECT(v[0] == 1 && v[1] == ENG_PRECISION_BF16 && v[2] == 1 && v[3] == 7 && v[4] >= 1,
+           "EXEC header %u %u %u %u %u", v[0], v[1], v[2], v[3], v[4]);
+    rc = load_run2(img, len, &ran, &in_image);
+    EXPECT(rc == 0 && ran && in_image == 1, "bf16 image, same threads: rc %d ran %d adopted %d", rc, ran, in_image);
+    /* node 1 recorded with another thread count: packed again, same run */
+    uint32_t other = v[4] + 1;
+    memcpy(x + 16 + 4, &other, 4);
+    om_reseal(img, len);
+    in_image = -1;
+    rc = load_run2(img, len, &ran, &in_image);
+    EXPECT(rc == 0 && ran && in_image == 0, "bf16 image, other threads: rc %d ran %d adopted %d", rc, ran, in_image);
+    /* float32 recorded over bf16-marked nodes: refused */
+    memcpy(img, orig, len);
+    uint32_t fp32 = ENG_PRECISION_FP32, seven = 7;
+    memcpy(x + 4, &fp32, 4);
+    om_reseal(img, len);
+    eng_model *m = NULL;
+    rc = eng_load_compiled("om_fuzz", "fp32-marked", img, len, NULL, &m);
+    char *msg = acl_err_take();
+    EXPECT(rc && msg && strstr(msg, "records float32 compute, but node"), "fp32 record over bf16 marks: %d %s", rc,
+           msg ? msg : "");
+    free(msg);
+    eng_free(m);
+    /* an unknown precision value: refused */
+    memcpy(x + 4, &seven, 4);
+    om_reseal(img, len);
+    rc = load_run(img, len, &ran);
+    EXPECT(rc != 0, "precision 7 accepted");
+    /* the same file as format 1.0 (no EXEC): runs, packed again (no record
+     * of the thread counts its bf16 weights were packed for) */
+    memcpy(img, orig, len);
+    make_v10(img, len);
+    in_image = -1;
+    rc = load_run2(img, len, &ran, &in_image);
+    EXPECT(rc == 0 && ran && in_image == 0, "bf16 image as 1.0: rc %d ran %d adopted %d", rc, ran, in_image);
+    free(img);
 }
 
 /* Which bytes a load checks: header, table and section contents, except
@@ -201,6 +309,20 @@ static void fuzz_image(const char *name, const unsigned char *orig, size_t len)
         load_run(img, len, &ran);
         words++;
     }
+    {   /* the EXEC section lies after the weights: its words too */
+        memcpy(img, orig, len);
+        unsigned char *e = sec_entry(img, OM_SEC_EXEC);
+        uint64_t off = 0, size = 0;
+        if (e) { memcpy(&off, e + 8, 8); memcpy(&size, e + 16, 8); }
+        for (size_t at = (size_t)off; e && at + 4 <= off + size; at += 4) {
+            uint64_t v = vals[rnd() % (sizeof vals / sizeof vals[0])];
+            memcpy(img, orig, len);
+            memcpy(img + at, &v, at + 8 <= off + size && (rnd() & 1) ? 8 : 4);
+            om_reseal(img, len);
+            load_run(img, len, &ran);
+            words++;
+        }
+    }
     /* 4. truncation */
     for (size_t n = 0; n < len; n += 1 + len / 97) {
         memcpy(img, orig, len);
@@ -226,10 +348,12 @@ static void fuzz_image(const char *name, const unsigned char *orig, size_t len)
                 memcpy(img + table + 32 * i + 8 + 8 * f, &v, 8);
                 om_reseal(img, len);
                 rc = load_run(img, len, &ran);
-                /* a moved section must be refused, unless it holds nothing or
-                 * is the plain weights, only read when re-packing */
-                EXPECT(rc != 0 || f == 1 || ssize == 0 || sid == OM_SEC_PLAIN, "%s: section %u moved by %lld and "
-                       "loaded", name, i, (long long)deltas[k]);
+                /* a moved section must be refused, unless it holds nothing, is
+                 * the plain weights (only read when re-packing) or the
+                 * optional EXEC section (a version this build does not know is
+                 * skipped: the file then runs as format 1.0) */
+                EXPECT(rc != 0 || f == 1 || ssize == 0 || sid == OM_SEC_PLAIN || sid == OM_SEC_EXEC,
+                       "%s: section %u moved by %lld and loaded", name, i, (long long)deltas[k]);
             }
         }
     }
@@ -252,35 +376,51 @@ static void test_versions(const unsigned char *orig, size_t len)
     char *msg = acl_err_take();
     EXPECT(rc && msg && strstr(msg, "written by a newer openacl"), "newer major: %d %s", rc, msg ? msg : "");
     free(msg);
-    /* an unknown section id: skipped when optional, refused when required */
-    uint64_t table;
-    memcpy(&table, orig + 24, 8);
+    /* an unknown section id (the EXEC section's entry renamed): skipped when
+     * optional (the image then loads and runs as a 1.0 one), refused when
+     * required */
     for (int req = 0; req < 2; req++) {
         memcpy(img, orig, len);
+        unsigned char *e = sec_entry(img, OM_SEC_EXEC);
+        EXPECT(e != NULL, "no EXEC section");
+        if (!e) break;
         uint32_t id = 77, fl = req ? OM_SF_REQUIRED : 0;
-        memcpy(img + table + 32 * 5, &id, 4);   /* the plain-weights section: not needed when adopting */
-        memcpy(img + table + 32 * 5 + 4, &fl, 4);
+        memcpy(e, &id, 4);
+        memcpy(e + 4, &fl, 4);
         om_reseal(img, len);
         rc = load_run(img, len, &ran);
         msg = acl_err_take();
         if (req) EXPECT(rc != 0, "unknown required section accepted");
+        else EXPECT(rc == 0 && ran, "unknown optional section: not loaded (%d)", rc);
         free(msg);
     }
+    memcpy(img, orig, len);
+    make_v10(img, len);
+    rc = load_run(img, len, &ran);
+    EXPECT(rc == 0 && ran, "a format 1.0 image (no EXEC) does not load and run: %d", rc);
     free(img);
 }
 
 int main(int argc, char **argv)
 {
     if (argc < 2) { fprintf(stderr, "usage: %s <dir>\n", argv[0]); return 2; }
-    static const char *const files[] = { "cnn_batch.om", "two_dims.om", "mlp_range.om", "cnn_hw.om", "cnn_fp16.om" };
+    static const char *const files[] = { "cnn_batch.om", "two_dims.om", "mlp_range.om", "cnn_hw.om", "cnn_fp16.om",
+                                         "bfnet_bf16.om" };
     test_crc();
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         char path[1024];
         size_t len;
         snprintf(path, sizeof path, "%s/%s", argv[1], files[i]);
+        FILE *probe = fopen(path, "rb");
+        if (!probe && !strcmp(files[i], "bfnet_bf16.om")) {
+            printf("%s: not built (no bf16 on this CPU): skipped\n", files[i]);
+            continue;
+        }
+        if (probe) fclose(probe);
         unsigned char *img = read_file(path, &len);
         fuzz_image(files[i], img, len);
         if (i == 0) test_versions(img, len);
+        if (!strcmp(files[i], "bfnet_bf16.om")) test_exec(img, len);
         free(img);
     }
     if (g_fail) { fprintf(stderr, "om_fuzz: %d failure(s)\n", g_fail); return 1; }

@@ -1,8 +1,8 @@
 # tests/atc: the offline compiler and compiled models. The fixture builds
 # small ONNX models with numpy references and compiles them with atc; the
 # tests run every kind of gear through the public API, every atc flag error,
-# the compiled-model reader on damaged files, and a real model (skipped, 77,
-# without scripts/models.sh).
+# the compiled-model reader on damaged files, bfloat16 compiles, and a real
+# model (skipped, 77, without scripts/models.sh).
 set(OA_ATC_MODELS ${CMAKE_CURRENT_BINARY_DIR}/atc_models)
 add_test(NAME atc_models
   COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/make_models.py $<TARGET_FILE:atc> ${OA_ATC_MODELS})
@@ -36,3 +36,20 @@ add_test(NAME atc_real_model
   COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/real_model.py $<TARGET_FILE:atc>
           $<TARGET_FILE:openacl-run> ${CMAKE_CURRENT_BINARY_DIR}/atc_real_scratch)
 set_tests_properties(atc_real_model PROPERTIES LABELS "models" SKIP_RETURN_CODE 77 TIMEOUT 900)
+
+# bfloat16 compiled models (atc --precision_mode=allow_fp32_to_bf16) through
+# openacl-run: recorded precision, smaller weights, bf16 results equal to the
+# ONNX model's bf16 path at 2 and 1 threads, OPENACL_PRECISION ignored, float32
+# fallback without bf16 (ONEDNN_MAX_CPU_ISA) or with OPENACL_FORCE_REF. The
+# test net always (77 where the CPU has no bf16), mobilenet_v2 with the model
+# set (77 without scripts/models.sh).
+add_test(NAME atc_bf16
+  COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/bf16_run.py $<TARGET_FILE:atc> $<TARGET_FILE:openacl-run>
+          ${OA_ATC_MODELS} ${CMAKE_CURRENT_BINARY_DIR}/atc_bf16_scratch)
+set_tests_properties(atc_bf16 PROPERTIES FIXTURES_REQUIRED atc_models LABELS "sanitize" SKIP_RETURN_CODE 77
+  TIMEOUT 300)
+add_test(NAME atc_bf16_real
+  COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/bf16_run.py $<TARGET_FILE:atc> $<TARGET_FILE:openacl-run>
+          ${OA_ATC_MODELS} ${CMAKE_CURRENT_BINARY_DIR}/atc_bf16_scratch --real)
+set_tests_properties(atc_bf16_real PROPERTIES FIXTURES_REQUIRED atc_models LABELS "models" SKIP_RETURN_CODE 77
+  TIMEOUT 300)

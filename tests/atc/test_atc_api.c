@@ -2,10 +2,13 @@
  * size, dims) compiled by atc, run per gear against numpy's outputs, with
  * every documented error of the gear calls; range-dynamic compiled models
  * next to the same ONNX model loaded directly; float16 I/O; the memory
- * loads; damaged files. Models come from make_models.py (fixture). */
+ * loads; damaged files; a model compiled for bfloat16 compute next to its
+ * float32 compile. Models come from make_models.py (fixture). */
 #include "../mdl/mdl_test.h"
 
+#include <math.h>
 #include <stdint.h>
+#include <unistd.h>
 
 #define TOL 1e-4f
 
@@ -471,6 +474,82 @@ static void test_loads(void)
     free(img);
 }
 
+#define BF_FEAT (64 * 32 * 32)
+
+static double rel_l2(const float *a, const float *b, size_t n)
+{
+    double num = 0, den = 0;
+    for (size_t i = 0; i < n; i++) {
+        double d = (double)a[i] - (double)b[i];
+        num += d * d;
+        den += (double)b[i] * (double)b[i];
+    }
+    return sqrt(num / (den > 0 ? den : 1));
+}
+
+/* Loads a bfnet compile, runs it once, copies both outputs back. */
+static void run_bfnet(const char *file, float *feat, float *y, size_t *weight)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s", path_of(file));
+    size_t work = 0;
+    *weight = 0;
+    CHECK_OK(aclmdlQuerySize(path, &work, weight));
+    uint32_t id = 0;
+    if (aclmdlLoadFromFile(path, &id) != ACL_SUCCESS) {
+        fprintf(stderr, "%s: load failed: %s\n", file, aclGetRecentErrMsg());
+        g_failures++;
+        return;
+    }
+    size_t xl;
+    void *x = dev_from_file("bfnet", "in", 0, &xl), *fd = dev_alloc(BF_FEAT * 4), *yd = dev_alloc(40);
+    aclDataBuffer *ib[1], *ob[2];
+    aclmdlDataset *in = ds_of(1, (void *[]){ x }, (size_t[]){ xl }, ib);
+    aclmdlDataset *out = ds_of(2, (void *[]){ fd, yd }, (size_t[]){ BF_FEAT * 4, 40 }, ob);
+    CHECK_OK(aclmdlExecute(id, in, out));
+    aclrtMemcpy(feat, BF_FEAT * 4, fd, BF_FEAT * 4, ACL_MEMCPY_DEVICE_TO_HOST);
+    aclrtMemcpy(y, 40, yd, 40, ACL_MEMCPY_DEVICE_TO_HOST);
+    ds_free(in, 1, ib); ds_free(out, 2, ob);
+    aclrtFree(x); aclrtFree(fd); aclrtFree(yd);
+    CHECK_OK(aclmdlUnload(id));
+}
+
+/* atc --precision_mode=allow_fp32_to_bf16: the compiled model computes in
+ * bf16 by itself (no environment), within bf16's error of the exact result
+ * and measurably off float32's; its packed weights are smaller; and
+ * OPENACL_PRECISION does not change a compiled model either way. */
+static void test_bf16(void)
+{
+    if (access(path_of("bf16_unsupported.txt"), F_OK) == 0) {
+        printf("atc api: no bfloat16 on this CPU: bf16 checks skipped\n");
+        return;
+    }
+    size_t len, w32 = 0, w16 = 0, wx = 0;
+    float *want_feat = read_all(path_of("bfnet.out0.bin"), &len), *want_y = read_all(path_of("bfnet.out1.bin"), &len);
+    float *f32 = calloc(BF_FEAT, 4), *f16 = calloc(BF_FEAT, 4), *fx = calloc(BF_FEAT, 4);
+    float y32[10] = { 0 }, y16[10] = { 0 }, yx[10] = { 0 };
+    unsetenv("OPENACL_PRECISION");
+    run_bfnet("bfnet_fp32.om", f32, y32, &w32);
+    run_bfnet("bfnet_bf16.om", f16, y16, &w16);
+    double e32 = rel_l2(f32, want_feat, BF_FEAT), e16 = rel_l2(f16, want_feat, BF_FEAT);
+    double ey32 = rel_l2(y32, want_y, 10), ey16 = rel_l2(y16, want_y, 10);
+    printf("atc api: bfnet weights fp32 %zu bytes, bf16 %zu; rel. L2 error feat fp32 %.2e bf16 %.2e, logits fp32 "
+           "%.2e bf16 %.2e\n", w32, w16, e32, e16, ey32, ey16);
+    CHECK(e32 < 1e-5 && ey32 < 1e-5);
+    CHECK(e16 > 1e-4);                  /* it did compute in bf16 (8-bit mantissas) */
+    CHECK(e16 < 3e-2 && ey16 < 3e-2);   /* within bf16's error */
+    /* the three 1x1 convolutions' 10240 weights are packed as bf16: 20 KB less */
+    CHECK(w16 + 18000 <= w32);
+    setenv("OPENACL_PRECISION", "fp32", 1);
+    run_bfnet("bfnet_bf16.om", fx, yx, &wx);
+    CHECK(wx == w16 && !memcmp(fx, f16, BF_FEAT * 4) && !memcmp(yx, y16, 40));
+    setenv("OPENACL_PRECISION", "bf16", 1);
+    run_bfnet("bfnet_fp32.om", fx, yx, &wx);
+    CHECK(wx == w32 && !memcmp(fx, f32, BF_FEAT * 4) && !memcmp(yx, y32, 40));
+    unsetenv("OPENACL_PRECISION");
+    free(want_feat); free(want_y); free(f32); free(f16); free(fx);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -489,6 +568,7 @@ int main(int argc, char **argv)
     run_dynamic("mlp.onnx", 0);
     test_fp16();
     test_loads();
+    test_bf16();
     CHECK_OK(aclrtResetDevice(0));
     CHECK_OK(aclFinalize());
     if (g_failures) {

@@ -2,7 +2,10 @@
 """atc's command line: every flag error ATC reports (exit status 1, an
 "E1xxxx:" line naming the parameter and the reason, then "ATC run failed"),
 the successful paths (--help, --version, --mode=1 JSON) and the progress
-display (only when stderr is a terminal).
+display (only when stderr is a terminal); the precision modes: every bf16
+spelling compiles for bf16 compute (JSON says so), fp16 and unknown modes are
+refused, and a CPU without bf16 (ONEDNN_MAX_CPU_ISA=AVX512_CORE caps it)
+refuses the bf16 modes.
 Run: test_atc_cli.py <atc> <models dir from make_models.py> <scratch dir>"""
 import json
 import os
@@ -18,19 +21,20 @@ OUT = "--output=" + os.path.join(SCRATCH, "out")
 failures = []
 
 
-def run(*args):
-    return subprocess.run([ATC, *args], capture_output=True, text=True, timeout=120)
+def run(*args, env=None):
+    return subprocess.run([ATC, *args], capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, **env) if env else None)
 
 
-def expect_error(args, needle):
-    p = run(*args)
+def expect_error(args, needle, env=None):
+    p = run(*args, env=env)
     text = p.stdout + p.stderr
     if p.returncode != 1 or needle not in text or "ATC run failed" not in p.stderr:
         failures.append("atc %s: rc %d, wanted %r in:\n%s" % (" ".join(args), p.returncode, needle, text))
 
 
-def expect_ok(args, needle=""):
-    p = run(*args)
+def expect_ok(args, needle="", env=None):
+    p = run(*args, env=env)
     if p.returncode != 0 or needle not in p.stdout:
         failures.append("atc %s: rc %d, wanted %r:\n%s%s" % (" ".join(args), p.returncode, needle, p.stdout, p.stderr))
     return p
@@ -78,10 +82,18 @@ cases = [
     (base + ["--input_shape=x:4~2,3,8,8"], "is not a range"),
     (base + ["--input_shape=nosuch:1,3,8,8"], "'nosuch' is not an input of the model"),
     (base + ["--precision_mode=force_fp16"], "compute in the model's own types"),
-    (base + ["--precision_mode=allow_fp32_to_bf16"], "bfloat16 computation is not supported"),
+    (base + ["--precision_mode=allow_fp32_to_fp16"], "compute in the model's own types"),
+    (base + ["--precision_mode=allow_mix_precision"], "compute in the model's own types"),
+    (base + ["--precision_mode=allow_mix_precision_fp16"], "compute in the model's own types"),
     (base + ["--precision_mode=fast"], "expected force_fp32"),
+    (base + ["--precision_mode=allow_fp32_to_BF16"], "expected force_fp32"),
+    (base + ["--precision_mode=bf16"], "expected force_fp32"),
     (base + ["--precision_mode=force_fp32", "--precision_mode_v2=origin"], "cannot be used together"),
-    (base + ["--precision_mode_v2=mixed_float16"], "use origin or cube_fp16in_fp32out"),
+    (base + ["--precision_mode=allow_fp32_to_bf16", "--precision_mode_v2=mixed_bfloat16"], "cannot be used together"),
+    (base + ["--precision_mode_v2=mixed_float16"], "use origin, cube_fp16in_fp32out or mixed_bfloat16"),
+    (base + ["--precision_mode_v2=fp16"], "use origin, cube_fp16in_fp32out or mixed_bfloat16"),
+    (base + ["--precision_mode_v2=mixed_hif8"], "use origin, cube_fp16in_fp32out or mixed_bfloat16"),
+    (base + ["--precision_mode_v2=bfloat16"], "expected fp16, origin"),
     (base + ["--input_format=NHWC"], "ONNX models take NCHW, ND or NCDHW"),
     (base + ["--output_type=FP8"], "expected FP32"),
     (base + ["--output_type=Gemm:0:BAD"], "unknown type"),
@@ -112,7 +124,9 @@ js = os.path.join(SCRATCH, "out.json")
 expect_ok(["--mode=1", "--om=" + om, "--json=" + js], "ATC run success")
 try:
     d = json.load(open(js))
-    assert d["format"] == "openacl compiled model" and d["version"] == "1.0", d["format"]
+    assert d["format"] == "openacl compiled model" and d["version"] == "1.1", (d["format"], d["version"])
+    assert d["compile"]["precision"] == "fp32" and d["compile"]["precision_source"] == "recorded", d["compile"]
+    assert "exec" in [s["name"] for s in d["sections"]], d["sections"]
     assert d["gears"] == {"kind": "dynamic_batch_size", "values": [[1], [2]]}, d["gears"]
     assert d["compile"]["soc_version"] == "Ascend310P3", d["compile"]
     assert d["inputs"][0]["shape"] == [-1, 3, 8, 8], d["inputs"]
@@ -123,6 +137,45 @@ try:
     assert d["programs"][1]["work_bytes"] > 0
 except (AssertionError, KeyError, ValueError) as e:
     failures.append("--mode=1 JSON: %r" % (e,))
+
+
+def precision_of(om_base):
+    js = om_base + ".json"
+    q = run("--mode=1", "--om=" + om_base + ".om", "--json=" + js)
+    if q.returncode != 0:
+        return "dump failed: " + q.stderr
+    d = json.load(open(js))
+    nodes = [n for p in d["programs"] for n in p["nodes"]]
+    marked = sum(1 for n in nodes if n.get("attributes", {}).get("_oa_bf16") == 1)
+    return "%s/%s/%d" % (d["compile"]["precision"], d["compile"]["precision_mode"], marked)
+
+
+# the bf16 spellings (ATC's two --precision_mode values and the v2 one); the
+# cnn's Conv reads the input (kept f32), its Gemm gets the bf16 mark
+BF16 = not os.path.exists(os.path.join(MODELS, "bf16_unsupported.txt"))
+bf16_modes = [("--precision_mode=allow_fp32_to_bf16", "allow_fp32_to_bf16"),
+              ("--precision_mode=allow_mix_precision_bf16", "allow_mix_precision_bf16"),
+              ("--precision_mode_v2=mixed_bfloat16", "mixed_bfloat16")]
+for flag, mode in bf16_modes:
+    ob = os.path.join(SCRATCH, "bf_" + mode)
+    if BF16:
+        expect_ok([CNN, "--framework=5", "--output=" + ob, flag], "bfloat16 compute")
+        got = precision_of(ob)
+        if got != "bf16/%s/1" % mode:
+            failures.append("%s: JSON precision/mode/marked nodes %r, expected bf16/%s/1" % (flag, got, mode))
+    else:
+        expect_error([CNN, "--framework=5", "--output=" + ob, flag], "needs a CPU with AVX512-BF16 or AMX")
+    # a CPU without bf16 refuses every spelling, naming the flag
+    expect_error([CNN, "--framework=5", "--output=" + ob + "_nocpu", flag],
+                 "[--%s] is invalid. Reason: bfloat16 compute needs a CPU with AVX512-BF16 or AMX" %
+                 flag[2:].split("=")[0], env={"ONEDNN_MAX_CPU_ISA": "AVX512_CORE"})
+# atc does not read OPENACL_PRECISION: it says so and compiles for float32
+of = os.path.join(SCRATCH, "env_fp32")
+expect_ok([CNN, "--framework=5", "--output=" + of], "OPENACL_PRECISION=bf16 is not read by atc",
+          env={"OPENACL_PRECISION": "bf16"})
+if precision_of(of) != "fp32/must_keep_origin_dtype/0":
+    failures.append("OPENACL_PRECISION=bf16 leaked into atc: %r" % precision_of(of))
+
 # no progress lines without a terminal, a progress display with one
 if "\r[" in p.stderr:
     failures.append("progress written to a non-terminal stderr: %r" % p.stderr)
@@ -146,6 +199,6 @@ if q.returncode != 0 or b"gear 3/3" not in tty or b"\r[" not in tty:
 
 if failures:
     print("\n\n".join(failures))
-    print("test_atc_cli: %d failure(s) of %d checks" % (len(failures), len(cases) + 6))
+    print("test_atc_cli: %d failure(s) of %d checks" % (len(failures), len(cases) + 7 + 3 * len(bf16_modes)))
     sys.exit(1)
 print("test_atc_cli: ok (%d error cases)" % len(cases))
