@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Real-model benchmark, openacl vs ONNX Runtime side by side (see
-# bench/run_models.py). Builds the model set if needed and mdl_bench.
+# bench/run_models.py). Builds the model set if needed, mdl_bench and
+# ort_bench (ONNX Runtime through its C API, the peer).
 #   bench/models.sh [BUILD_DIR] [--threads 1,2] [--min-time 3] [--only a,b] [--repeat N]
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
@@ -12,4 +13,6 @@ if ! cmake --build "$build" --target mdl_bench -j "$(nproc)" >/dev/null 2>&1; th
   [ -x "$build/mdl_bench" ] || { echo "bench: cannot build $build/mdl_bench" >&2; exit 1; }
   echo "bench: build of mdl_bench failed; using the existing $build/mdl_bench and its library" >&2
 fi
+cmake --build "$build" --target ort_bench -j "$(nproc)" >/dev/null 2>&1 ||
+  echo "bench: ort_bench did not build; ONNX Runtime is measured through Node instead" >&2
 exec /usr/bin/python3 "$here/bench/run_models.py" --mdl-bench "$build/mdl_bench" "$@"
