@@ -47,11 +47,13 @@ test-tsan: deps
 # untrusted bytes, each run FUZZ_SECONDS from its seeds; a crash leaves its
 # input in $(BUILD)-fuzz/fuzz/<target>/artifacts (commit it under
 # tests/fuzz/regressions/<target>/ once fixed). See docs/reliability.md.
+# Warnings are not errors here: gcc's release build holds that line, and a
+# clang-only warning should not stop the fuzzing.
 FUZZ_SECONDS ?= 60
 FUZZ_MODE ?=
 fuzz: deps
 	cmake -S . -B $(BUILD)-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
-	  -DCMAKE_CXX_COMPILER=clang++ -DOPENACL_SANITIZE=address -DOPENACL_FUZZ=ON $(CMAKE_FLAGS)
+	  -DCMAKE_CXX_COMPILER=clang++ -DOPENACL_SANITIZE=address -DOPENACL_FUZZ=ON $(CMAKE_FLAGS) -DOPENACL_WERROR=OFF
 	cmake --build $(BUILD)-fuzz -j $(JOBS) --target fuzz_targets
 	cd $(BUILD)-fuzz && FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_MODE=$(FUZZ_MODE) ctest --output-on-failure -R '^fuzz_run_' \
 	  --timeout $$(( $(FUZZ_SECONDS) * 2 + 600 ))

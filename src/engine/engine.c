@@ -213,9 +213,11 @@ static int use_recorded_plan(eng_model *m, const size_t *scratch)
         int64_t ne = g_shape_numel(&x->shape);
         size_t bytes = ne > 0 ? (size_t)ne * g_dtype_size(x->dtype) : 0;
         if (off < 0 || (size_t)off > r->work_size || bytes > r->work_size - (size_t)off) return 0;
+        if ((size_t)off % PLAN_ALIGN) return 0;   /* kernels rely on the planner's alignment */
     }
     for (int i = 0; i < m->n_steps; i++)
-        if (r->scratch_off[i] > r->work_size || r->scratch_bytes[i] > r->work_size - r->scratch_off[i])
+        if (r->scratch_off[i] > r->work_size || r->scratch_bytes[i] > r->work_size - r->scratch_off[i] ||
+            r->scratch_off[i] % PLAN_ALIGN)
             return 0;
     for (int t = 0; t < g->n_t; t++) g->t[t].mem_offset = r->mem_offset[t];
     for (int i = 0; i < m->n_steps; i++) m->steps[i].scratch_off = r->scratch_off[i];
