@@ -23,6 +23,7 @@
 #include "om/om.h"
 #include "graph/errs.h"
 #include "graph/passes.h"
+#include "graph/plan.h"
 #include "graph/precision.h"
 #include "onnx/onnx_import.h"
 #include "core/core.h"
@@ -590,6 +591,8 @@ static int r_graph(rdctx *c, int depth, int main_graph, g_graph **out, eng_rec *
         int64_t mo = or_i64(r);
         uint64_t nb = or_u64(r);
         if (r->bad) return bad(c, "truncated tensor");
+        /* the planner places every buffer at a multiple of PLAN_ALIGN; kernels rely on it */
+        if (mo > 0 && mo % PLAN_ALIGN) return bad(c, "arena offset not aligned");
         if (main_graph) { rec->mem_offset[t] = mo < 0 ? -1 : mo; rec->const_off[t] = -1; }
         if (dk != DK_NONE && x->kind != G_TK_CONST) return bad(c, "data on a tensor that is not a constant");
         if (dk == DK_NONE) continue;
@@ -680,6 +683,7 @@ static int r_graph(rdctx *c, int depth, int main_graph, g_graph **out, eng_rec *
         int32_t pblob = or_i32(r);
         uint64_t so = or_u64(r), sb = or_u64(r);
         if (r->bad) return bad(c, "truncated node plan");
+        if (so % PLAN_ALIGN) return bad(c, "scratch offset not aligned");
         if (main_graph) {
             rec->packed_bytes[i] = (size_t)pb;
             rec->scratch_off[i] = (size_t)so;
