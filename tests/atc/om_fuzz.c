@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "engine/compile.h"
 #include "engine/engine.h"
 #include "om/om.h"
 
@@ -203,6 +204,15 @@ static void test_exec(const unsigned char *orig, size_t len)
     in_image = -1;
     rc = load_run2(img, len, &ran, &in_image);
     EXPECT(rc == 0 && ran && in_image == 0, "bf16 image as 1.0: rc %d ran %d adopted %d", rc, ran, in_image);
+    /* atc --mode=1 on it: the precision the node marks say */
+    char *js = NULL;
+    rc = eng_om_dump_json("v10", img, len, &js);
+    const char *pr = js ? strstr(js, "\"precision\":") : NULL;
+    if (pr) pr += strlen("\"precision\":");
+    while (pr && (*pr == ' ' || *pr == '\t')) pr++;
+    EXPECT(rc == 0 && pr && !strncmp(pr, "\"bf16\"", 6) && strstr(js, "node marks (no execution section)"),
+           "1.0 dump: rc %d, precision %.12s", rc, pr ? pr : "(none)");
+    free(js);
     free(img);
 }
 
