@@ -72,7 +72,9 @@ static void usage(FILE *f)
             "  --precision_mode_v2   origin | cube_fp16in_fp32out | mixed_bfloat16\n"
             "  --soc_version         recorded in the model\n"
             "  --log                 debug | info | warning | error | null (default)\n"
-            "  --mode                0 = compile (default), 1 = compiled model to JSON (--om, --json)\n");
+            "  --mode                0 = compile (default), 1 = compiled model to JSON (--om, --json)\n\n"
+            "  environment: OPENACL_THREADS = the thread count the runtime will use (weights are packed for\n"
+            "  it; default: OpenMP's); OPENACL_PRECISION is not read (the precision flags decide)\n");
 }
 
 /* ---- messages ---- */
@@ -468,9 +470,9 @@ static int mode_compile(int argc, char **argv)
                           "%s", eng_kernel_abi(), pm ? "force_fp32" : "origin");
     const char *env_prec = getenv("OPENACL_PRECISION");
     if (env_prec && *env_prec)
-        printf("ATC: OPENACL_PRECISION=%s is not read by atc (it applies to ONNX models at load); this model "
-               "computes in %s as --precision_mode%s gives\n", env_prec,
-               prec == ENG_PRECISION_BF16 ? "bfloat16" : "float32", pm2 ? "_v2" : "");
+        printf("ATC: OPENACL_PRECISION=%s is not read by atc (it applies to ONNX models at load); the precision "
+               "comes from --precision_mode / --precision_mode_v2: %s here\n", env_prec,
+               prec == ENG_PRECISION_BF16 ? "bfloat16" : "float32");
     /* the thread count the runtime will use: oneDNN packs some weights per
      * thread count, and a load with another count packs them again */
     int threads = 0;
