@@ -61,7 +61,11 @@ static int cs_init(g_graph *g, g_node *n, void **state)
 {
     if (n->n_in != 2 || n->in[0] < 0 || n->in[1] < 0 || n->n_out != 1) return K_DECLINE;
     const g_tensor *a = &g->t[n->in[0]], *b = &g->t[n->in[1]];
-    int xi = is_chan_vec(&b->shape, &a->shape) ? 0 : is_chan_vec(&a->shape, &b->shape) ? 1 : -1;
+    /* when both are [N, C, 1, 1] the float32 one is the scale (a bf16
+     * activation may stand at either input) */
+    int xi = is_chan_vec(&b->shape, &a->shape) && b->dtype == G_F32   ? 0
+             : is_chan_vec(&a->shape, &b->shape) && a->dtype == G_F32 ? 1
+                                                                      : -1;
     if (xi < 0) return K_DECLINE;
     const g_tensor *x = xi ? b : a, *s = xi ? a : b;
     /* only the bf16 activations this kernel exists for; float32 stays with
