@@ -419,9 +419,16 @@ static int r_shape(rdctx *c, g_shape *s)
     memset(s, 0, sizeof *s);
     if (c->r.bad || rank < -1 || rank > G_MAX_RANK) return bad(c, "tensor rank out of range");
     s->rank = rank;
+    /* the known part of a shape is bounded like a whole one (2^37 elements,
+     * 1 TiB of doubles), so no later size computation can overflow when the
+     * unknown dims are filled in */
+    const int64_t lim = (int64_t)1 << 37;
+    int64_t known = 1;
     for (int i = 0; i < rank; i++) {
         s->d[i] = or_i64(&c->r);
         if (s->d[i] < -1) return bad(c, "negative dimension");
+        if (s->d[i] > lim || (s->d[i] > 0 && known > lim / s->d[i])) return bad(c, "dimension too large");
+        if (s->d[i] >= 0) known *= s->d[i];
     }
     return c->r.bad ? bad(c, "truncated shape") : 0;
 }
