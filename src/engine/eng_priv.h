@@ -73,6 +73,7 @@ struct eng_model {
     int keep_plain;           /* compiling: binding keeps packed-only constants' plain data */
     int adopt;                /* binding adopts the image's packed weights instead of packing */
     eng_rec *rec;             /* the program's recorded plan while loading */
+    int plan_recorded;        /* the memory plan is the image's, not planned here */
     const unsigned char *img_w;  /* the image's run-time weight region (adopt) */
     size_t img_w_len;
     void (*release)(void *);  /* image handed over by the caller (eng_opts.keep_image) */

@@ -194,8 +194,11 @@ static int tensor_ref(const eng_model *m, int t, int *kind, int64_t *idx)
 }
 
 /* The recorded memory plan, used when this build plans every node's scratch
- * as the compiler did; bounds are checked so a damaged file cannot point a
- * kernel outside the arena. */
+ * as the compiler did and the plan is sound: every buffer inside the arena,
+ * aligned, and no two buffers live at once sharing a byte. A damaged file
+ * could otherwise point a kernel outside the arena, or lay one node's
+ * scratch (where oneDNN keeps pointers) over the tensor it writes. Anything
+ * else is planned again. */
 static int use_recorded_plan(eng_model *m, const size_t *scratch)
 {
     g_graph *g = m->g;
@@ -205,23 +208,11 @@ static int use_recorded_plan(eng_model *m, const size_t *scratch)
     /* never more than every buffer side by side: a damaged size cannot
      * make the runtime allocate absurd amounts */
     if (r->work_size > plan_graph_naive(g, scratch)) return 0;
-    for (int t = 0; t < g->n_t; t++) {
-        const g_tensor *x = &g->t[t];
-        int64_t off = r->mem_offset[t];
-        int arena = x->kind == G_TK_ACT && x->producer >= 0 && !x->is_output;
-        if (!arena) { if (off >= 0) return 0; continue; }
-        int64_t ne = g_shape_numel(&x->shape);
-        size_t bytes = ne > 0 ? (size_t)ne * g_dtype_size(x->dtype) : 0;
-        if (off < 0 || (size_t)off > r->work_size || bytes > r->work_size - (size_t)off) return 0;
-        if ((size_t)off % PLAN_ALIGN) return 0;   /* kernels rely on the planner's alignment */
-    }
-    for (int i = 0; i < m->n_steps; i++)
-        if (r->scratch_off[i] > r->work_size || r->scratch_bytes[i] > r->work_size - r->scratch_off[i] ||
-            r->scratch_off[i] % PLAN_ALIGN)
-            return 0;
+    if (!plan_graph_check(g, r->mem_offset, r->scratch_bytes, r->scratch_off, r->work_size)) return 0;
     for (int t = 0; t < g->n_t; t++) g->t[t].mem_offset = r->mem_offset[t];
     for (int i = 0; i < m->n_steps; i++) m->steps[i].scratch_off = r->scratch_off[i];
     m->work_size = r->work_size;
+    m->plan_recorded = 1;
     return 1;
 }
 
@@ -294,7 +285,8 @@ int eng_prepare_steps(eng_model *m)
     if (m->rec) {
         if ((rc = g_graph_link(g))) goto done;
         if (use_recorded_plan(m, scratch)) goto done;
-        acl_log(1, "compiled model: scratch sizes differ on this build: memory plan recomputed");
+        acl_log(1, "compiled model: recorded memory plan not usable (scratch sizes differ on this build, or "
+                   "buffers live at once overlap): planned again");
     }
     if ((rc = plan_graph(g, scratch, scratch_off, &m->work_size))) goto done;
     for (int i = 0; i < ns; i++) m->steps[i].scratch_off = scratch_off[i];
@@ -485,6 +477,15 @@ const eng_io *eng_output(const eng_model *m, int i) { return m && i >= 0 && i < 
 int eng_is_static(const eng_model *m) { return m ? m->is_static : 0; }
 size_t eng_work_size(const eng_model *m) { return m && m->is_static ? m->work_size : 0; }
 size_t eng_weight_size(const eng_model *m) { return m ? m->weight_size : 0; }
+
+int eng_plan_from_image(const eng_model *m)
+{
+    if (!m) return 0;
+    if (!m->gears) return m->plan_recorded;
+    for (int k = 0; k < m->n_gears; k++)
+        if (!m->gears[k] || !m->gears[k]->plan_recorded) return 0;
+    return 1;
+}
 
 int eng_weights_in_image(const eng_model *m)
 {

@@ -114,6 +114,9 @@ int eng_load_compiled(const char *api, const char *src, const void *buf, size_t 
 /* 1 when eng_bind_weights(m, NULL) will use the image's weights in place,
  * so the caller need not allocate eng_weight_size bytes. */
 int eng_weights_in_image(const eng_model *m);
+/* 1 when the memory plan is the compiled image's own (it passed
+ * plan_graph_check), 0 when it was planned at load. */
+int eng_plan_from_image(const eng_model *m);
 
 int eng_gear_kind(const eng_model *m);          /* enum eng_gear_kind */
 int eng_gear_count(const eng_model *m);

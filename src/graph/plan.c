@@ -132,6 +132,23 @@ static int is_view(const g_graph *g, const g_node *n)
     return a >= 0 && a == b && x->dtype == y->dtype && x->layout == y->layout;
 }
 
+/* Lifetimes (see plan.h): last[t] is the step of t's last reader (its
+ * producer when nothing reads it) and root[t] the tensor whose storage a
+ * view output t shares (t itself for the rest); a shared buffer lives until
+ * the last use of any tensor viewing it. Both arrays are g->n_t + 1 long. */
+static void lifetimes(const g_graph *g, int *last, int *root)
+{
+    for (int t = 0; t < g->n_t; t++) { last[t] = g->t[t].producer; root[t] = t; }
+    for (int i = 0; i < g->n_nodes; i++) {
+        const g_node *n = &g->nodes[i];
+        for (int j = 0; j < n->n_in; j++) if (n->in[j] >= 0) last[n->in[j]] = i;
+        if (is_view(g, n) && in_arena(&g->t[n->in[0]]) && in_arena(&g->t[n->out[0]]))
+            root[n->out[0]] = root[n->in[0]];
+    }
+    for (int t = 0; t < g->n_t; t++)
+        if (root[t] != t && last[t] > last[root[t]]) last[root[t]] = last[t];
+}
+
 int plan_graph(g_graph *g, const size_t *scratch_bytes, size_t *scratch_off, size_t *arena)
 {
     int rc = g_graph_link(g);
@@ -148,16 +165,7 @@ int plan_graph(g_graph *g, const size_t *scratch_bytes, size_t *scratch_off, siz
         free(last); free(items); free(owner);
         return acl_fail(ACL_ERROR_BAD_ALLOC, "memory plan: out of memory");
     }
-    for (int t = 0; t < g->n_t; t++) { last[t] = g->t[t].producer; root[t] = t; }
-    for (int i = 0; i < g->n_nodes; i++) {
-        const g_node *n = &g->nodes[i];
-        for (int j = 0; j < n->n_in; j++) if (n->in[j] >= 0) last[n->in[j]] = i;
-        if (is_view(g, n) && in_arena(&g->t[n->in[0]]) && in_arena(&g->t[n->out[0]]))
-            root[n->out[0]] = root[n->in[0]];
-    }
-    /* a shared buffer lives until the last use of any tensor viewing it */
-    for (int t = 0; t < g->n_t; t++)
-        if (root[t] != t && last[t] > last[root[t]]) last[root[t]] = last[t];
+    lifetimes(g, last, root);
     int ni = 0;
     for (int t = 0; t < g->n_t; t++) {
         g_tensor *x = &g->t[t];
@@ -194,6 +202,82 @@ int plan_graph(g_graph *g, const size_t *scratch_bytes, size_t *scratch_off, siz
     *arena = sz;
     free(last); free(items); free(owner); free(root);
     return 0;
+}
+
+/* One buffer of a plan being checked. */
+typedef struct chk_item { size_t off, end; int first, last; } chk_item;
+static int by_first(const void *a, const void *b)
+{
+    const chk_item *x = a, *y = b;
+    return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* Sweeps the steps in order, holding the buffers live at the current step
+ * sorted by offset; as they never overlap one another, a new buffer only
+ * needs comparing with its two neighbours there. */
+#define CHECK_WORK_BUDGET ((uint64_t)1 << 26)
+static int items_disjoint(chk_item *it, int n)
+{
+    qsort(it, (size_t)n, sizeof *it, by_first);
+    chk_item *live = malloc(((size_t)n + 1) * sizeof *live);
+    if (!live) return 0;
+    int nl = 0, ok = 1, cur = n ? it[0].first - 1 : 0;
+    uint64_t work = 0;
+    for (int k = 0; k < n && ok; k++) {
+        const chk_item *x = &it[k];
+        if (x->first != cur) {   /* a new step: drop what died before it */
+            int w = 0;
+            for (int j = 0; j < nl; j++) if (live[j].last >= x->first) live[w++] = live[j];
+            work += (uint64_t)nl;
+            nl = w;
+            cur = x->first;
+        }
+        int lo = 0, hi = nl;   /* first live buffer starting at or after x */
+        while (lo < hi) {
+            int mid = (lo + hi) / 2;
+            if (live[mid].off < x->off) lo = mid + 1; else hi = mid;
+        }
+        if ((lo > 0 && live[lo - 1].end > x->off) || (lo < nl && live[lo].off < x->end)) { ok = 0; break; }
+        memmove(live + lo + 1, live + lo, (size_t)(nl - lo) * sizeof *live);
+        live[lo] = *x;
+        nl++;
+        work += (uint64_t)(nl - lo);
+        if (work > CHECK_WORK_BUDGET) ok = 0;
+    }
+    free(live);
+    return ok;
+}
+
+int plan_graph_check(const g_graph *g, const int64_t *mem_offset, const size_t *scratch_bytes,
+                     const size_t *scratch_off, size_t arena)
+{
+    int *last = malloc(((size_t)g->n_t + 1) * sizeof *last), *root = malloc(((size_t)g->n_t + 1) * sizeof *root);
+    chk_item *it = malloc(((size_t)g->n_t + (size_t)g->n_nodes + 1) * sizeof *it);
+    int ok = last && root && it, n = 0;
+    if (ok) lifetimes(g, last, root);
+    for (int t = 0; ok && t < g->n_t; t++) {
+        const g_tensor *x = &g->t[t];
+        if (!in_arena(x)) { ok = mem_offset[t] < 0; continue; }
+        int64_t numel = g_shape_numel(&x->shape), off = mem_offset[t];
+        size_t es = g_dtype_size(x->dtype);
+        if (numel < 0 || !es || off < 0 || (size_t)off > arena || (size_t)off % PLAN_ALIGN) { ok = 0; break; }
+        if ((uint64_t)numel > (arena - (size_t)off) / es) { ok = 0; break; }
+        size_t size = (size_t)numel * es;
+        /* a view sharing its root's storage exactly is part of the root's buffer */
+        if (root[t] != t && mem_offset[root[t]] == off) continue;
+        if (size) it[n++] = (chk_item){ (size_t)off, (size_t)off + size, x->producer, last[t] };
+    }
+    for (int i = 0; ok && scratch_bytes && i < g->n_nodes; i++) {
+        if (!scratch_bytes[i]) continue;
+        if (scratch_off[i] > arena || scratch_bytes[i] > arena - scratch_off[i] || scratch_off[i] % PLAN_ALIGN) {
+            ok = 0;
+            break;
+        }
+        it[n++] = (chk_item){ scratch_off[i], scratch_off[i] + scratch_bytes[i], i, i };
+    }
+    if (ok) ok = items_disjoint(it, n);
+    free(last); free(root); free(it);
+    return ok;
 }
 
 size_t plan_graph_naive(const g_graph *g, const size_t *scratch_bytes)

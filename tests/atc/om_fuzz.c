@@ -72,10 +72,22 @@ static int env_threads(void)
     return t > 0 && t <= 1024 ? t : 0;
 }
 
+static int g_plan_from_image;   /* of the last load_run2 */
+
 /* Loads, binds and runs once (gear 0) on zero inputs; 0 when it ran.
  * in_image (may be NULL): whether the weights were used in place (adopted). */
 static int load_run2(const unsigned char *img, size_t len, int *ran, int *in_image)
 {
+    static long ncall;
+    ncall++;
+    const char *tr = getenv("OM_FUZZ_TRACE");
+    if (tr) {
+        fprintf(stderr, "call %ld\n", ncall);
+        if (atol(tr) == ncall) {
+            FILE *f = fopen("om_fuzz_call.om", "wb");
+            if (f) { fwrite(img, 1, len, f); fclose(f); }
+        }
+    }
     eng_model *m = NULL;
     *ran = 0;
     eng_opts o;
@@ -86,6 +98,8 @@ static int load_run2(const unsigned char *img, size_t len, int *ran, int *in_ima
     free(acl_err_take());
     if (rc) return rc;
     if (in_image) *in_image = eng_weights_in_image(m);
+    /* (a range-dynamic model has no memory plan to record) */
+    g_plan_from_image = eng_is_static(m) || eng_gear_count(m) ? eng_plan_from_image(m) : 1;
     rc = eng_bind_weights(m, NULL);
     int ni = eng_num_inputs(m), no = eng_num_outputs(m), gear = eng_gear_count(m) ? 0 : -1;
     k_tensor *in = calloc((size_t)ni + 1, sizeof *in), *out = calloc((size_t)no + 1, sizeof *out);
@@ -271,6 +285,7 @@ static void fuzz_image(const char *name, const unsigned char *orig, size_t len)
     memcpy(img, orig, len);
     rc = load_run(img, len, &ran);
     EXPECT(rc == 0 && ran, "%s: the intact image does not load and run (%d)", name, rc);
+    EXPECT(g_plan_from_image, "%s: the intact image's memory plan was not used", name);
     unsigned char *cov = coverage(orig, len);
 
     /* 1. bit flips, checksums untouched: covered bytes are refused */
@@ -413,7 +428,17 @@ static void test_versions(const unsigned char *orig, size_t len)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) { fprintf(stderr, "usage: %s <dir>\n", argv[0]); return 2; }
+    if (argc < 2) { fprintf(stderr, "usage: %s <dir> | --one <file.om> [times]\n", argv[0]); return 2; }
+    if (!strcmp(argv[1], "--one") && argc >= 3) {
+        /* one image (as OM_FUZZ_TRACE=<call> saved it), loaded and run again and again */
+        size_t len;
+        unsigned char *img = read_file(argv[2], &len);
+        int times = argc > 3 ? atoi(argv[3]) : 1, ran = 0, rc = 0;
+        for (int t = 0; t < times; t++) rc = load_run(img, len, &ran);
+        printf("rc %d ran %d\n", rc, ran);
+        free(img);
+        return 0;
+    }
     static const char *const files[] = { "cnn_batch.om", "two_dims.om", "mlp_range.om", "cnn_hw.om", "cnn_fp16.om",
                                          "bfnet_bf16.om" };
     test_crc();
