@@ -21,6 +21,8 @@
 #include "core/core.h"
 #include "acl/error_codes/ge_error_codes.h"
 #include <omp.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -424,7 +426,7 @@ int eng_load_fixed(const void *buf, size_t len, const eng_opts *o, eng_model **o
         return acl_fail(ACL_ERROR_INVALID_PARAM, "model load: %d fixed shapes but no names/shapes",
                         o->n_fix);
     g_graph *g = NULL;
-    int rc = onnx_import(buf, len, o ? o->base_dir : NULL, &g);
+    int rc = onnx_import_ex(buf, len, o ? o->base_dir : NULL, o ? o->drop : NULL, o ? o->drop_ctx : NULL, &g);
     if (rc) return rc;
     return eng_build(g, o, out);
 }
@@ -503,6 +505,22 @@ static void drop_plain(eng_model *m, int t)
     g->t[t].data = NULL;
 }
 
+/* Copies a plain constant into the weight area; when the copy is the last
+ * use of an owned buffer, its pages are released behind the copy (a large
+ * embedding table is then never resident twice). */
+static void copy_plain(char *dst, void *src, size_t n, int release)
+{
+    const size_t chunk = (size_t)1 << 20;
+    if (!release || n < 2 * chunk) { memcpy(dst, src, n); return; }
+    uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+    for (size_t off = 0; off < n; off += chunk) {
+        size_t k = n - off < chunk ? n - off : chunk;
+        memcpy(dst + off, (char *)src + off, k);
+        uintptr_t a = ((uintptr_t)src + off + pg - 1) & ~(pg - 1), b = ((uintptr_t)src + off + k) & ~(pg - 1);
+        if (b > a) madvise((void *)a, b - a, MADV_DONTNEED);   /* freed right after: contents not needed */
+    }
+}
+
 static int bind_program(eng_model *m, char *w)
 {
     g_graph *g = m->g;
@@ -522,8 +540,10 @@ static int bind_program(eng_model *m, char *w)
     if (!m->adopt)
         for (int t = 0; t < g->n_t; t++)
             if (m->const_off[t] >= 0) {
-                memcpy(w + m->const_off[t], g->t[t].data, g->t[t].nbytes);
-                if (!m->pack_only[t] && !m->dyn) drop_plain(m, t);
+                int last_use = !m->pack_only[t] && !m->dyn;
+                int own = last_use && (!m->borrowed || !m->borrowed[t]);
+                copy_plain(w + m->const_off[t], g->t[t].data, g->t[t].nbytes, own);
+                if (last_use) drop_plain(m, t);
             }
     m->bind_spent = 1;
     for (int s = 0; s < m->n_steps; s++) {

@@ -39,6 +39,11 @@ typedef struct eng_opts {
      * bfloat16 with float32 accumulation (weights packed as bf16; tensors
      * between nodes stay float32). */
     int precision;
+    /* Addition (load peak): for ONNX, the image is a file's mapping; the
+     * loader calls drop(drop_ctx, p, n) for bytes it will not read again
+     * (onnx_import_ex). NULL: the image is left alone. */
+    void (*drop)(void *ctx, const void *p, size_t n);
+    void *drop_ctx;
 } eng_opts;
 
 enum eng_precision { ENG_PRECISION_DEFAULT = 0, ENG_PRECISION_FP32 = 1, ENG_PRECISION_BF16 = 2 };

@@ -173,6 +173,19 @@ void mdl_file_close(mdl_file *f)
     memset(f, 0, sizeof *f);
 }
 
+/* The ONNX loader is done with these bytes of the file mapping: their pages
+ * leave the resident set (the mapping is private and never written, so a
+ * later read would fetch them from the file again). */
+static void drop_mapped_pages(void *ctx, const void *p, size_t n)
+{
+    const mdl_file *f = ctx;
+    uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), lo = (uintptr_t)f->data, hi = lo + f->size;
+    uintptr_t a = ((uintptr_t)p + pg - 1) & ~(pg - 1), b = ((uintptr_t)p + n) & ~(pg - 1);
+    if (a < lo) a = lo;
+    if (b > hi) b = hi & ~(pg - 1);
+    if (b > a) madvise((void *)a, b - a, MADV_DONTNEED);
+}
+
 /* A file mapping handed over to a compiled model that uses it in place. */
 static void release_mapping(void *ctx)
 {
@@ -211,6 +224,10 @@ int mdl_engine_open(const char *api, const char *src, const void *buf, size_t le
         if (keep)
             memset(own, 0, sizeof *own);   /* the engine unmaps it */
         return ACL_SUCCESS;
+    }
+    if (own && own->data && buf == own->data) {
+        o.drop = drop_mapped_pages;
+        o.drop_ctx = own;
     }
     rc = eng_load(buf, len, &o, out);
     if (rc) {

@@ -32,6 +32,13 @@ extern "C" {
  * ordering see the use. */
 int onnx_import(const void *buf, size_t len, const char *base_dir, g_graph **out);
 
+/* The same, told that the bytes of buf are backed by a file: drop(drop_ctx,
+ * p, n) is called for ranges of buf the import will not read again (their
+ * pages may leave memory: a read would fetch them from the file again), so
+ * a load holds the weights about once instead of twice at its peak. */
+int onnx_import_ex(const void *buf, size_t len, const char *base_dir, void (*drop)(void *ctx, const void *p, size_t n),
+                   void *drop_ctx, g_graph **out);
+
 /* Whether a subgraph tensor is a capture of an outer value. */
 int onnx_is_capture(const g_graph *sub, int t);
 

@@ -25,3 +25,13 @@ add_test(NAME mdl_header_cpp COMMAND test_mdl_header_cpp)
 # output buffer and the dataset's tensor descriptor.
 add_test(NAME mdl_dynamic_output COMMAND test_mdl_flow ${OA_MDL_MODELS} --dynamic-output)
 set_tests_properties(mdl_dynamic_output PROPERTIES FIXTURES_REQUIRED mdl_models LABELS "sanitize" TIMEOUT 120)
+
+# An ONNX file's weights are held about once while loading (file pages
+# released behind the copies): a 64 MiB embedding in a fresh process, plus
+# the protobuf shapes that must take the plain path (checked for values).
+add_executable(test_load_peak ${CMAKE_CURRENT_LIST_DIR}/test_load_peak.c ${CMAKE_SOURCE_DIR}/tests/fuzz/onnx_writer.c)
+target_include_directories(test_load_peak PRIVATE ${CMAKE_SOURCE_DIR}/tests/fuzz)
+target_link_libraries(test_load_peak PRIVATE ascendcl)
+target_compile_options(test_load_peak PRIVATE ${OA_WARN})
+add_test(NAME mdl_load_peak COMMAND test_load_peak ${OA_MDL_SCRATCH})
+set_tests_properties(mdl_load_peak PROPERTIES LABELS "sanitize" TIMEOUT 300)
