@@ -284,7 +284,13 @@ int64_t g_attr_int(const g_node *n, const char *name, int64_t def)
     const g_attr *a = g_node_attr(n, name);
     if (!a) return def;
     if (a->type == G_AT_INT) return a->i;
-    if (a->type == G_AT_FLOAT) return (int64_t)a->f;
+    if (a->type == G_AT_FLOAT) {
+        /* an integer attribute written as a float: out-of-range values (and
+         * NaN) saturate, so the op's own range check refuses them */
+        if (a->f >= 9.2e18f) return INT64_MAX;
+        if (!(a->f > -9.2e18f)) return INT64_MIN;
+        return (int64_t)a->f;
+    }
     return def;
 }
 
