@@ -201,7 +201,7 @@ static int tensor_ref(const eng_model *m, int t, int *kind, int64_t *idx)
  * could otherwise point a kernel outside the arena, or lay one node's
  * scratch (where oneDNN keeps pointers) over the tensor it writes. Anything
  * else is planned again. */
-static int use_recorded_plan(eng_model *m, const size_t *scratch)
+static int use_recorded_plan(eng_model *m, const size_t *scratch, const int *inplace)
 {
     g_graph *g = m->g;
     const eng_rec *r = m->rec;
@@ -210,7 +210,7 @@ static int use_recorded_plan(eng_model *m, const size_t *scratch)
     /* never more than every buffer side by side: a damaged size cannot
      * make the runtime allocate absurd amounts */
     if (r->work_size > plan_graph_naive(g, scratch)) return 0;
-    if (!plan_graph_check(g, r->mem_offset, r->scratch_bytes, r->scratch_off, r->work_size)) return 0;
+    if (!plan_graph_check(g, r->mem_offset, r->scratch_bytes, r->scratch_off, inplace, r->work_size)) return 0;
     for (int t = 0; t < g->n_t; t++) g->t[t].mem_offset = r->mem_offset[t];
     for (int i = 0; i < m->n_steps; i++) m->steps[i].scratch_off = r->scratch_off[i];
     m->work_size = r->work_size;
@@ -250,7 +250,8 @@ int eng_prepare_steps(eng_model *m)
     m->copies = calloc((size_t)m->n_out + 1, sizeof *m->copies);
     size_t *scratch = calloc((size_t)ns + 1, sizeof *scratch);
     size_t *scratch_off = calloc((size_t)ns + 1, sizeof *scratch_off);
-    if (!m->steps || !m->slots || !m->refs || !m->copies || !scratch || !scratch_off) {
+    int *inplace = calloc((size_t)ns + 1, sizeof *inplace);
+    if (!m->steps || !m->slots || !m->refs || !m->copies || !scratch || !scratch_off || !inplace) {
         rc = acl_fail(ACL_ERROR_BAD_ALLOC, "model load: out of memory");
         goto done;
     }
@@ -282,18 +283,19 @@ int eng_prepare_steps(eng_model *m)
         }
         s->packed_bytes = pb;
         s->scratch_bytes = scratch[i] = sb;
+        inplace[i] = n->op->inplace ? n->op->inplace(n, n->state) : -1;
     }
     if (omp_get_max_threads() != budget) omp_set_num_threads(budget);
     if (m->rec) {
         if ((rc = g_graph_link(g))) goto done;
-        if (use_recorded_plan(m, scratch)) goto done;
+        if (use_recorded_plan(m, scratch, inplace)) goto done;
         acl_log(1, "compiled model: recorded memory plan not usable (scratch sizes differ on this build, or "
                    "buffers live at once overlap): planned again");
     }
-    if ((rc = plan_graph(g, scratch, scratch_off, &m->work_size))) goto done;
+    if ((rc = plan_graph_inplace(g, scratch, inplace, scratch_off, &m->work_size))) goto done;
     for (int i = 0; i < ns; i++) m->steps[i].scratch_off = scratch_off[i];
 done:
-    free(scratch); free(scratch_off);
+    free(scratch); free(scratch_off); free(inplace);
     return rc;
 }
 

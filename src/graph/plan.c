@@ -132,24 +132,56 @@ static int is_view(const g_graph *g, const g_node *n)
     return a >= 0 && a == b && x->dtype == y->dtype && x->layout == y->layout;
 }
 
+static size_t tensor_bytes(const g_tensor *x)
+{
+    int64_t numel = g_shape_numel(&x->shape);
+    return numel < 0 ? (size_t)-1 : (size_t)numel * g_dtype_size(x->dtype);
+}
+
 /* Lifetimes (see plan.h): last[t] is the step of t's last reader (its
- * producer when nothing reads it) and root[t] the tensor whose storage a
- * view output t shares (t itself for the rest); a shared buffer lives until
- * the last use of any tensor viewing it. Both arrays are g->n_t + 1 long. */
-static void lifetimes(const g_graph *g, int *last, int *root)
+ * producer when nothing reads it) and root[t] the tensor whose storage t
+ * shares (a view's output, or an output granted its input's storage by
+ * inplace[], may be NULL; t itself for the rest); a shared buffer lives until
+ * the last use of any tensor in it. Both arrays are g->n_t + 1 long. */
+static void lifetimes(const g_graph *g, const int *inplace, int *last, int *root)
 {
     for (int t = 0; t < g->n_t; t++) { last[t] = g->t[t].producer; root[t] = t; }
     for (int i = 0; i < g->n_nodes; i++) {
         const g_node *n = &g->nodes[i];
         for (int j = 0; j < n->n_in; j++) if (n->in[j] >= 0) last[n->in[j]] = i;
-        if (is_view(g, n) && in_arena(&g->t[n->in[0]]) && in_arena(&g->t[n->out[0]]))
-            root[n->out[0]] = root[n->in[0]];
     }
-    for (int t = 0; t < g->n_t; t++)
-        if (root[t] != t && last[t] > last[root[t]]) last[root[t]] = last[t];
+    /* in node order, so a buffer's last use is known when a later node
+     * asks to take it over: every reader of a member after node i reads a
+     * member made at or before i, whose own last use is already counted */
+    for (int i = 0; i < g->n_nodes; i++) {
+        const g_node *n = &g->nodes[i];
+        int from = -1, to = n->n_out > 0 ? n->out[0] : -1;
+        if (is_view(g, n) && in_arena(&g->t[n->in[0]]) && in_arena(&g->t[to])) {
+            from = n->in[0];
+        } else if (inplace && inplace[i] >= 0 && inplace[i] < n->n_in && to >= 0 && n->in[inplace[i]] >= 0) {
+            int t = n->in[inplace[i]], r = root[t];
+            const g_tensor *x = &g->t[r], *y = &g->t[to];
+            int other = 0;   /* the node must not read the same storage through another input */
+            for (int j = 0; j < n->n_in; j++)
+                if (j != inplace[i] && n->in[j] >= 0 && root[n->in[j]] == r) other = 1;
+            if (!other && in_arena(&g->t[t]) && in_arena(y) && last[r] == i && x->dtype == y->dtype &&
+                tensor_bytes(x) == tensor_bytes(y) && tensor_bytes(y) != (size_t)-1)
+                from = t;
+        }
+        if (from < 0) continue;
+        int r = root[from];
+        root[to] = r;
+        if (last[to] > last[r]) last[r] = last[to];
+    }
 }
 
 int plan_graph(g_graph *g, const size_t *scratch_bytes, size_t *scratch_off, size_t *arena)
+{
+    return plan_graph_inplace(g, scratch_bytes, NULL, scratch_off, arena);
+}
+
+int plan_graph_inplace(g_graph *g, const size_t *scratch_bytes, const int *inplace, size_t *scratch_off,
+                       size_t *arena)
 {
     int rc = g_graph_link(g);
     if (rc) return rc;
@@ -165,7 +197,7 @@ int plan_graph(g_graph *g, const size_t *scratch_bytes, size_t *scratch_off, siz
         free(last); free(items); free(owner);
         return acl_fail(ACL_ERROR_BAD_ALLOC, "memory plan: out of memory");
     }
-    lifetimes(g, last, root);
+    lifetimes(g, inplace, last, root);
     int ni = 0;
     for (int t = 0; t < g->n_t; t++) {
         g_tensor *x = &g->t[t];
@@ -249,12 +281,12 @@ static int items_disjoint(chk_item *it, int n)
 }
 
 int plan_graph_check(const g_graph *g, const int64_t *mem_offset, const size_t *scratch_bytes,
-                     const size_t *scratch_off, size_t arena)
+                     const size_t *scratch_off, const int *inplace, size_t arena)
 {
     int *last = malloc(((size_t)g->n_t + 1) * sizeof *last), *root = malloc(((size_t)g->n_t + 1) * sizeof *root);
     chk_item *it = malloc(((size_t)g->n_t + (size_t)g->n_nodes + 1) * sizeof *it);
     int ok = last && root && it, n = 0;
-    if (ok) lifetimes(g, last, root);
+    if (ok) lifetimes(g, inplace, last, root);
     for (int t = 0; ok && t < g->n_t; t++) {
         const g_tensor *x = &g->t[t];
         if (!in_arena(x)) { ok = mem_offset[t] < 0; continue; }
@@ -263,7 +295,7 @@ int plan_graph_check(const g_graph *g, const int64_t *mem_offset, const size_t *
         if (numel < 0 || !es || off < 0 || (size_t)off > arena || (size_t)off % PLAN_ALIGN) { ok = 0; break; }
         if ((uint64_t)numel > (arena - (size_t)off) / es) { ok = 0; break; }
         size_t size = (size_t)numel * es;
-        /* a view sharing its root's storage exactly is part of the root's buffer */
+        /* a view or in-place output sharing its root's storage exactly is part of the root's buffer */
         if (root[t] != t && mem_offset[root[t]] == off) continue;
         if (size) it[n++] = (chk_item){ (size_t)off, (size_t)off + size, x->producer, last[t] };
     }

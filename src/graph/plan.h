@@ -30,16 +30,23 @@ size_t plan_assign(plan_item *items, int n);
  * Squeeze, Unsqueeze, Identity) shares its input's storage; scratch_bytes[i] (may be NULL) is node i's
  * scratch, its offset goes to scratch_off[i]. *arena gets the size. */
 int plan_graph(g_graph *g, const size_t *scratch_bytes, size_t *scratch_off, size_t *arena);
+/* The same, where inplace[i] (may be NULL) is the input of node i whose
+ * storage its output 0 may take over (k_op.inplace), -1 for none: granted
+ * when that input's buffer (with every view of it) is read by nothing after
+ * node i and has output 0's byte size and dtype. */
+int plan_graph_inplace(g_graph *g, const size_t *scratch_bytes, const int *inplace, size_t *scratch_off,
+                       size_t *arena);
 
 /* Checks a plan made elsewhere (a compiled model's): mem_offset[t] for every
  * tensor (-1 outside the arena) and scratch_off[i] for node i's
  * scratch_bytes[i]. Returns 1 when every arena buffer lies aligned inside
  * [0, arena) and no two buffers live at the same step share a byte (a view's
- * output may share its input's storage exactly, as plan_graph places it);
+ * output, or an output granted its input's storage (inplace, may be NULL),
+ * may share that storage exactly, as plan_graph_inplace places it);
  * 0 otherwise, and also when out of memory or when checking would take far
  * longer than planning (the caller then plans again). */
 int plan_graph_check(const g_graph *g, const int64_t *mem_offset, const size_t *scratch_bytes,
-                     const size_t *scratch_off, size_t arena);
+                     const size_t *scratch_off, const int *inplace, size_t arena);
 
 /* Sum of the sizes of the arena tensors and scratch (no reuse), for tests
  * and reports. */

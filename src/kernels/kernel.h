@@ -89,6 +89,14 @@ typedef struct k_op {
      * the plain copies the compiled model also keeps. */
     int (*adopt)(const g_node *n, void *state, const k_tensor *in, const k_tensor *out,
                  void *packed);
+    /* Optional (addition, memory plan). Asked after plan(): the index of an
+     * input whose storage output 0 may take over (run() then finds
+     * out[0].data == in[i].data and must compute correctly in place), or
+     * -1. The planner grants it only when that input is read by nothing
+     * after this node and has output 0's byte size; the kernel must keep
+     * computing correctly in place from then on (never a different
+     * algorithm that reads the input after writing the output). */
+    int (*inplace)(const g_node *n, void *state);
 } k_op;
 
 /* Register a k_op: the registry collects every K_REGISTER in the library

@@ -571,7 +571,7 @@ static void test_view_alias(void)
               (long long)g->t[ta].mem_offset, (long long)g->t[tv].mem_offset, arena);
         int64_t off[64];
         for (int t = 0; t < g->n_t && t < 64; t++) off[t] = g->t[t].mem_offset;
-        CHECK(g->n_t <= 64 && plan_graph_check(g, off, NULL, NULL, arena) == 1,
+        CHECK(g->n_t <= 64 && plan_graph_check(g, off, NULL, NULL, NULL, arena) == 1,
               "a view sharing its input's storage passes the plan check");
     }
     g_graph_free(g);
@@ -622,34 +622,89 @@ static void test_plan_check(void)
         int64_t off[64];
         for (int t = 0; t < g->n_t && t < 64; t++) off[t] = g->t[t].mem_offset;
         int t1 = g_tensor_find(g, "t1"), t2 = g_tensor_find(g, "t2");
-        CHECK(plan_graph_check(g, off, sb, so, arena) == 1 && arena < plan_graph_naive(g, sb),
+        CHECK(plan_graph_check(g, off, sb, so, NULL, arena) == 1 && arena < plan_graph_naive(g, sb),
               "the planner's own plan (buffers reused: %zu of %zu bytes) is accepted", arena,
               plan_graph_naive(g, sb));
         size_t so2[6];
         memcpy(so2, so, sizeof so);
         so2[2] = (size_t)off[t1];   /* node 2 reads t1: its scratch over its input */
-        CHECK(plan_graph_check(g, off, sb, so2, arena) == 0, "scratch over a live input refused");
+        CHECK(plan_graph_check(g, off, sb, so2, NULL, arena) == 0, "scratch over a live input refused");
         memcpy(so2, so, sizeof so);
         so2[2] = (size_t)off[t2];   /* ... over its output */
-        CHECK(plan_graph_check(g, off, sb, so2, arena) == 0, "scratch over the output refused");
+        CHECK(plan_graph_check(g, off, sb, so2, NULL, arena) == 0, "scratch over the output refused");
         so2[2] = so[2] + 64;
-        CHECK(plan_graph_check(g, off, sb, so2, arena) == 0, "scratch running past the arena refused");
+        CHECK(plan_graph_check(g, off, sb, so2, NULL, arena) == 0, "scratch running past the arena refused");
         so2[2] = so[2] + 1;
-        CHECK(plan_graph_check(g, off, sb, so2, arena + 64) == 0, "misaligned scratch refused");
+        CHECK(plan_graph_check(g, off, sb, so2, NULL, arena + 64) == 0, "misaligned scratch refused");
         int64_t off2[64];
         memcpy(off2, off, sizeof off);
         off2[t2] = off[t1];         /* t1 is read while t2 is written */
-        CHECK(plan_graph_check(g, off2, sb, so, arena) == 0, "two live tensors at one offset refused");
+        CHECK(plan_graph_check(g, off2, sb, so, NULL, arena) == 0, "two live tensors at one offset refused");
         memcpy(off2, off, sizeof off);
         off2[t2] = (int64_t)arena;  /* moved to free space above the arena */
-        CHECK(plan_graph_check(g, off2, sb, so, arena + 4032) == 1, "a buffer moved to free space accepted");
+        CHECK(plan_graph_check(g, off2, sb, so, NULL, arena + 4032) == 1, "a buffer moved to free space accepted");
         memcpy(off2, off, sizeof off);
         off2[g_tensor_find(g, "y")] = 0;   /* a graph output has no arena storage */
-        CHECK(plan_graph_check(g, off2, sb, so, arena) == 0, "an arena offset on a graph output refused");
+        CHECK(plan_graph_check(g, off2, sb, so, NULL, arena) == 0, "an arena offset on a graph output refused");
         memcpy(off2, off, sizeof off);
         off2[t1] = -1;
-        CHECK(plan_graph_check(g, off2, sb, so, arena) == 0, "an arena tensor without an offset refused");
-        CHECK(plan_graph_check(g, off, sb, so, arena - 64) == 0, "a plan larger than its arena refused");
+        CHECK(plan_graph_check(g, off2, sb, so, NULL, arena) == 0, "an arena tensor without an offset refused");
+        CHECK(plan_graph_check(g, off, sb, so, NULL, arena - 64) == 0, "a plan larger than its arena refused");
+    }
+    g_graph_free(g);
+    T_free_all();
+}
+
+/* plan_graph_inplace: an output takes over an input's storage when the
+ * kernel asks, the input dies at that node and no other input of the node
+ * reads the same storage; plan_graph_check accepts exactly that sharing. */
+static void test_plan_inplace(void)
+{
+    gb b;
+    gb_init(&b);
+    static const int64_t d[1] = { 1000 };
+    b.ins[b.g.n_input++] = vi("x", 1, 1, d, NULL);
+    char prev[16] = "x", cur[16];
+    for (int i = 0; i < 5; i++) {
+        snprintf(cur, sizeof cur, "t%d", i);
+        char nm[16];
+        snprintf(nm, sizeof nm, "s%d", i);
+        Onnx__NodeProto *s = node("TScale", nm, prev, NULL, cur);
+        node_attr_f(s, "k", 1.5f);
+        b.nodes[b.g.n_node++] = s;
+        strcpy(prev, cur);
+    }
+    b.nodes[b.g.n_node++] = node("Add", "twice", "t4", "t4", "u");   /* reads t4 through both inputs */
+    Onnx__NodeProto *s = node("TScale", "last", "u", NULL, "y");
+    node_attr_f(s, "k", 1.5f);
+    b.nodes[b.g.n_node++] = s;
+    b.outs[b.g.n_output++] = vi("y", 1, 1, d, NULL);
+    size_t len;
+    void *buf = gb_pack(&b, &len);
+    g_graph *g = NULL;
+    int rc = onnx_import(buf, len, NULL, &g);
+    if (!rc) rc = graph_optimize(g);
+    size_t arena = 0, arena0 = 0;
+    int inplace[8] = { 0, 0, 0, 0, 0, 0, 0, 0 };
+    if (!rc) rc = plan_graph(g, NULL, NULL, &arena0);
+    if (!rc) rc = plan_graph_inplace(g, NULL, inplace, NULL, &arena);
+    CHECK(rc == 0 && g->n_nodes == 7, "in-place chain plans: %d (%d nodes)", rc, g ? g->n_nodes : -1);
+    if (!rc && g->n_nodes == 7) {
+        int64_t off[64];
+        for (int t = 0; t < g->n_t && t < 64; t++) off[t] = g->t[t].mem_offset;
+        int t0 = g_tensor_find(g, "t0"), t4 = g_tensor_find(g, "t4"), u = g_tensor_find(g, "u");
+        int same = 1;
+        for (int i = 1; i < 5; i++) {
+            char nm[8];
+            snprintf(nm, sizeof nm, "t%d", i);
+            same &= off[g_tensor_find(g, nm)] == off[t0];
+        }
+        CHECK(same, "t1..t4 take over t0's storage");
+        CHECK(off[u] != off[t4], "Add(t4, t4) may not write over t4 while reading it twice");
+        CHECK(arena <= arena0, "in-place plan no larger: %zu vs %zu", arena, arena0);
+        CHECK(plan_graph_check(g, off, NULL, NULL, inplace, arena) == 1, "the in-place plan passes the check");
+        CHECK(plan_graph_check(g, off, NULL, NULL, NULL, arena) == 0,
+              "without the in-place grants the shared storage is an overlap");
     }
     g_graph_free(g);
     T_free_all();
@@ -1493,6 +1548,7 @@ int main(void)
     test_planner_graph();
     test_view_alias();
     test_plan_check();
+    test_plan_inplace();
     test_passes();
     test_packed_only_constant();
     test_static_run();

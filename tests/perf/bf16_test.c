@@ -7,6 +7,7 @@
  * unchanged. Model from make_models.py (argv[1] folder). */
 #include "engine/eng_priv.h"
 #include "graph/precision.h"
+#include "kernels/ref/nn_common.h"
 #include "acl/acl.h"
 #include <math.h>
 #include <stdio.h>
@@ -54,6 +55,63 @@ static int run(const void *buf, size_t len, int precision, const float *x, float
     return rc;
 }
 
+/* bf16_res.onnx: the residual addend `a` lends its storage to the bf16
+ * convolution that adds it (sum post-op, granted by the memory plan), so
+ * that convolution reads the addend from, and writes its result over, the
+ * same buffer. Both precisions against numpy's float64 result, twice each
+ * (the buffer holds the output after a run; the next run recomputes a). */
+static void residual_block(const char *dir)
+{
+    char path[1024];
+    size_t len, xl = 0, yl = 0;
+    snprintf(path, sizeof path, "%s/bf16_res.onnx", dir);
+    void *buf = read_file(path, &len);
+    snprintf(path, sizeof path, "%s/bf16_res_x.bin", dir);
+    float *x = read_file(path, &xl);
+    snprintf(path, sizeof path, "%s/bf16_res_y.bin", dir);
+    float *ref = read_file(path, &yl);
+    const size_t ny = 16 * 28 * 28;
+    CHECK(buf && x && ref && xl == 64 * 28 * 28 * 4 && yl == ny * 4, "bf16_res files in %s", dir);
+    float *y = malloc(ny * sizeof *y);
+    double amax = 0;
+    for (size_t i = 0; ref && i < ny; i++) amax = fmax(amax, fabs(ref[i]));
+    for (int prec = ENG_PRECISION_FP32; buf && x && ref && y && prec <= ENG_PRECISION_BF16; prec++) {
+        eng_opts o = { .threads = 1, .precision = prec };
+        eng_model *m = NULL;
+        int rc = eng_load(buf, len, &o, &m);
+        CHECK(rc == 0, "bf16_res load (precision %d): %s", prec, rc ? aclGetRecentErrMsg() : "");
+        if (rc) continue;
+        int ta = g_tensor_find(m->g, "a"), shared = 0;
+        for (int i = 0; ta >= 0 && i < m->g->n_nodes; i++) {
+            const g_node *n = &m->g->nodes[i];
+            if (n->n_in > NN_ADD_INPUT && n->in[NN_ADD_INPUT] == ta && n->out[0] >= 0)
+                shared = m->g->t[n->out[0]].mem_offset == m->g->t[ta].mem_offset;
+        }
+        if (prec == ENG_PRECISION_BF16 && dn_has_bf16())
+            CHECK(shared, "bf16: the residual conv's output does not take over the addend's storage");
+        for (int rep = 0; rep < 2; rep++) {
+            k_tensor in = { .dtype = G_F32, .shape = { .rank = 4, .d = { 1, 64, 28, 28 } }, .data = x,
+                            .nbytes = xl };
+            k_tensor out = { .data = y, .nbytes = ny * 4 };
+            memset(y, 0, ny * 4);
+            rc = eng_run(m, NULL, &in, 1, &out, 1, NULL, NULL);
+            CHECK(rc == 0, "bf16_res run (precision %d): %s", prec, rc ? aclGetRecentErrMsg() : "");
+            double d = 0;
+            for (size_t i = 0; i < ny; i++) d = fmax(d, fabs(y[i] - ref[i]));
+            double tol = prec == ENG_PRECISION_BF16 ? 0.03 * amax : 1e-4 * amax;
+            CHECK(d <= tol, "bf16_res precision %d run %d: max error %g (max |y| %g, in place %d)", prec, rep, d,
+                  amax, shared);
+            if (rep == 1) printf("bf16_res precision %d: max error %.3g of %.3g, addend storage shared %d\n", prec, d,
+                                 amax, shared);
+        }
+        eng_free(m);
+    }
+    free(y);
+    free(buf);
+    free(x);
+    free(ref);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) { fprintf(stderr, "usage: bf16_test DIR\n"); return 2; }
@@ -98,5 +156,7 @@ int main(int argc, char **argv)
     free(buf);
     printf("bf16_test: %d checks, %d failures (native bf16: %d, max diff %.3g of %.3g)\n", checks, failures,
            dn_has_bf16(), dmax, amax);
+    residual_block(argv[1]);
+    printf("bf16_test: %d checks, %d failures after the residual block\n", checks, failures);
     return failures ? 1 : 0;
 }

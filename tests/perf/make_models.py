@@ -3,6 +3,7 @@
   dyn_conv.onnx  x[N,3,H,W] -> Conv 3x3 (pads 1, 4 filters, bias) -> *0.5 -> +0.25 -> Relu -> y
   dyn_nz.onnx    x[N] -> NonZero -> y (int64 [1, K]: shape depends on the data)
   bf16_net.onnx  a small static conv net (3x3, 1x1, pooling, Gemm) with seeded weights
+  bf16_res.onnx  a residual block (the addend may lend its storage to the conv adding it)
 Weights are fixed formulas the C test recomputes (w = ((o*7 + i*3 + k) % 11 - 5) / 8)."""
 import sys
 import numpy as np
@@ -60,3 +61,41 @@ g = helper.make_graph(
     [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16, 32, 32])],
     [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 10])], inits)
 onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/bf16_net.onnx")
+
+# bf16_res.onnx: a residual block whose addend may give its storage to the
+# convolution that adds it (sum post-op, dn_conv inplace):
+#   x[1,64,28,28] -> Conv1x1 -> Relu = a -> Conv3x3 -> Relu -> Conv1x1 (+ a) -> Relu = r
+#   -> Conv1x1 64->16 -> y[1,16,28,28]; x and numpy's float64 y in raw float32 files
+w1, b1, w2, b2 = rnd(64, 64, 1, 1), rnd(64), rnd(64, 64, 3, 3), rnd(64)
+w3, b3, w4, b4 = rnd(64, 64, 1, 1), rnd(64), rnd(16, 64, 1, 1), rnd(16)
+x = rng.standard_normal((1, 64, 28, 28)).astype(np.float32)
+def conv(v, wt, bias, pad=0):
+    v = np.pad(v.astype(np.float64), ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    k = wt.shape[2]
+    H, W = v.shape[2] - k + 1, v.shape[3] - k + 1
+    o = np.zeros((1, wt.shape[0], H, W))
+    for i in range(k):
+        for j in range(k):
+            o += np.einsum("oc,nchw->nohw", wt[:, :, i, j].astype(np.float64), v[:, :, i:i + H, j:j + W])
+    return o + bias.astype(np.float64)[None, :, None, None]
+a = np.maximum(conv(x, w1, b1), 0)
+r = np.maximum(conv(np.maximum(conv(a, w2, b2, 1), 0), w3, b3) + a, 0)
+y = conv(r, w4, b4)
+inits = [helper.make_tensor(n, TensorProto.FLOAT, v.shape, v.flatten())
+         for n, v in (("w1", w1), ("b1", b1), ("w2", w2), ("b2", b2), ("w3", w3), ("b3", b3),
+                      ("w4", w4), ("b4", b4))]
+g = helper.make_graph(
+    [helper.make_node("Conv", ["x", "w1", "b1"], ["c1"]),
+     helper.make_node("Relu", ["c1"], ["a"]),
+     helper.make_node("Conv", ["a", "w2", "b2"], ["c2"], pads=[1, 1, 1, 1]),
+     helper.make_node("Relu", ["c2"], ["r2"]),
+     helper.make_node("Conv", ["r2", "w3", "b3"], ["c3"]),
+     helper.make_node("Add", ["c3", "a"], ["s"]),
+     helper.make_node("Relu", ["s"], ["r"]),
+     helper.make_node("Conv", ["r", "w4", "b4"], ["y"])],
+    "bf16_res",
+    [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 64, 28, 28])],
+    [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 16, 28, 28])], inits)
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/bf16_res.onnx")
+x.tofile(f"{out}/bf16_res_x.bin")
+y.astype(np.float32).tofile(f"{out}/bf16_res_y.bin")
