@@ -311,7 +311,9 @@ static int dconv_build(const g_node *n, dconv *s, const k_tensor *in, const k_te
              * older jit kernels, in bfloat16 about half as fast (ResNet-50's
              * expanding 1x1 layers at 56x56: 1.12 -> 0.55 ms). The sum reads
              * the addend from the destination, which the memory plan lets be
-             * the addend's own storage (dconv_inplace), so nothing is copied */
+             * the addend's own storage (dconv_inplace), so nothing is copied.
+             * In float32 the jit 1x1 kernels are as fast as brgemm (ResNet-50:
+             * 21.6 ms for those layers against 23.0), so they stay */
             if (st == dnnl_success && s->po.has_add && !s->add_sum && s->bf16 && !dn_impl_has(pd, "brg")) {
                 dnnl_primitive_desc_t pd2 = NULL;
                 int idx2 = -1;
