@@ -294,11 +294,35 @@ static int dconv_build(const g_node *n, dconv *s, const k_tensor *in, const k_te
             int dw = s->w.group > 1 && s->w.group == C && C == M && nsp == 2;
             /* with a fused depthwise step the descriptor names the first
              * convolution's output; the primitive writes the second's */
+            /* oneDNN 2.6's brgemm kernels take a residual add only as a sum
+             * post-op: with the full-tensor binary one it falls back to the
+             * older jit kernels, in bfloat16 about half as fast (ResNet-50's
+             * expanding 1x1 layers at 56x56: 1.12 -> 0.55 ms). The sum reads
+             * the addend from the destination, which the memory plan lets be
+             * the addend's own storage (dconv_inplace), so nothing is copied.
+             * So a bf16 residual convolution asks for the sum first and keeps
+             * it when oneDNN's first choice is brgemm (one descriptor; walking
+             * the whole implementation list costs a millisecond a layer).
+             * In float32 the jit 1x1 kernels are as fast as brgemm (ResNet-50:
+             * 21.6 ms for those layers against 23.0), so they stay. After the
+             * plan gave the output the addend's storage (sum_kept) it is
+             * always the sum. */
             int keep = s->sum_kept && s->po.has_add;
-            st = conv_pd(n, s, s->transposed ? dnnl_deconvolution_direct : dnnl_convolution_direct,
-                         &x_c, &w_any, &b_md, s->dw.on ? &ya_c : &y_c, strides, dil, pl, pr, keep,
-                         dw ? "jit_dw" : keep ? "brg" : NULL, &pd, &s->add_idx);
-            if (st == dnnl_success && keep) s->add_sum = 1;
+            if (keep || (s->po.has_add && s->bf16 && !s->transposed && !s->dw.on)) {
+                st = conv_pd(n, s, dnnl_convolution_direct, &x_c, &w_any, &b_md, &y_c, strides, dil, pl, pr, 1,
+                             NULL, &pd, &s->add_idx);
+                if (st == dnnl_success && (keep || dn_impl_has(pd, "brg"))) {
+                    s->add_sum = 1;
+                } else {
+                    if (pd) dnnl_primitive_desc_destroy(pd);
+                    pd = NULL;
+                    st = dnnl_unimplemented;
+                }
+            }
+            if (!s->add_sum)
+                st = conv_pd(n, s, s->transposed ? dnnl_deconvolution_direct : dnnl_convolution_direct,
+                             &x_c, &w_any, &b_md, s->dw.on ? &ya_c : &y_c, strides, dil, pl, pr, 0,
+                             dw ? "jit_dw" : NULL, &pd, &s->add_idx);
             if (st == dnnl_success && s->dw.on &&
                 (!dn_impl_has(pd, "jit_1x1") || dn_is_ref_impl(pd) ||
                  !dnnl_memory_desc_equal(dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0), &y_c))) {
@@ -306,30 +330,9 @@ static int dconv_build(const g_node *n, dconv *s, const k_tensor *in, const k_te
                 pd = NULL;
                 st = dnnl_unimplemented;
             }
-            /* oneDNN 2.6's brgemm kernels take a residual add only as a sum
-             * post-op: with the full-tensor binary one it falls back to the
-             * older jit kernels, in bfloat16 about half as fast (ResNet-50's
-             * expanding 1x1 layers at 56x56: 1.12 -> 0.55 ms). The sum reads
-             * the addend from the destination, which the memory plan lets be
-             * the addend's own storage (dconv_inplace), so nothing is copied.
-             * In float32 the jit 1x1 kernels are as fast as brgemm (ResNet-50:
-             * 21.6 ms for those layers against 23.0), so they stay */
-            if (st == dnnl_success && s->po.has_add && !s->add_sum && s->bf16 && !dn_impl_has(pd, "brg")) {
-                dnnl_primitive_desc_t pd2 = NULL;
-                int idx2 = -1;
-                if (conv_pd(n, s, dnnl_convolution_direct, &x_c, &w_any, &b_md, &y_c, strides, dil, pl, pr, 1,
-                            "brg", &pd2, &idx2) == dnnl_success && dn_impl_has(pd2, "brg")) {
-                    dnnl_primitive_desc_destroy(pd);
-                    pd = pd2;
-                    s->add_sum = 1;
-                    s->add_idx = idx2;
-                } else if (pd2) {
-                    dnnl_primitive_desc_destroy(pd2);
-                }
-            }
             /* oneDNN 2.6's gemm-based convolution gets binary post-ops wrong
              * (grouped convolutions): there the residual add is a sum post-op */
-            if (st == dnnl_success && s->po.has_add && dn_impl_has(pd, "gemm")) {
+            if (st == dnnl_success && s->po.has_add && !s->add_sum && dn_impl_has(pd, "gemm")) {
                 dnnl_primitive_desc_destroy(pd);
                 pd = NULL;
                 s->add_sum = 1;
