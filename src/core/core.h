@@ -53,6 +53,12 @@ int acl_err_quiet(int on);
 /* Short description of an error code ("argument check failed"), or "". */
 const char *acl_err_desc(int code);
 
+/* Lets the whole pages inside [p, p + n) leave memory (madvise
+ * MADV_DONTNEED; partial pages at either end are kept). Only for bytes
+ * nobody reads again: in anonymous memory they read back as zeros, in a
+ * private read-only file mapping they are fetched from the file again. */
+void oa_pages_release(const void *p, size_t n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -21,8 +21,6 @@
 #include "core/core.h"
 #include "acl/error_codes/ge_error_codes.h"
 #include <omp.h>
-#include <sys/mman.h>
-#include <unistd.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -510,16 +508,13 @@ static void drop_plain(eng_model *m, int t)
 /* Copies a plain constant into the weight area; when the copy is the last
  * use of an owned buffer, its pages are released behind the copy (a large
  * embedding table is then never resident twice). */
-static void copy_plain(char *dst, void *src, size_t n, int release)
+static void copy_plain(char *dst, const char *src, size_t n, int release)
 {
     const size_t chunk = (size_t)1 << 20;
-    if (!release || n < 2 * chunk) { memcpy(dst, src, n); return; }
-    uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
     for (size_t off = 0; off < n; off += chunk) {
         size_t k = n - off < chunk ? n - off : chunk;
-        memcpy(dst + off, (char *)src + off, k);
-        uintptr_t a = ((uintptr_t)src + off + pg - 1) & ~(pg - 1), b = ((uintptr_t)src + off + k) & ~(pg - 1);
-        if (b > a) madvise((void *)a, b - a, MADV_DONTNEED);   /* freed right after: contents not needed */
+        memcpy(dst + off, src + off, k);
+        if (release) oa_pages_release(src + off, k);
     }
 }
 

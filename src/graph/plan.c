@@ -138,6 +138,24 @@ static size_t tensor_bytes(const g_tensor *x)
     return numel < 0 ? (size_t)-1 : (size_t)numel * g_dtype_size(x->dtype);
 }
 
+/* Node i (input j asked for by its kernel) may write output 0 over input j's
+ * buffer when both live in the arena, the buffer (root r, with every tensor
+ * sharing it) is read by nothing after node i nor through another input of
+ * node i, and it has output 0's dtype and byte size. */
+static int inplace_ok(const g_graph *g, int i, int j, const int *last, const int *root)
+{
+    const g_node *n = &g->nodes[i];
+    if (j < 0 || j >= n->n_in || n->in[j] < 0 || n->n_out < 1 || n->out[0] < 0) return 0;
+    int r = root[n->in[j]];
+    const g_tensor *x = &g->t[r], *y = &g->t[n->out[0]];
+    if (!in_arena(&g->t[n->in[j]]) || !in_arena(y) || last[r] != i || x->dtype != y->dtype ||
+        tensor_bytes(y) == (size_t)-1 || tensor_bytes(x) != tensor_bytes(y))
+        return 0;
+    for (int k = 0; k < n->n_in; k++)
+        if (k != j && n->in[k] >= 0 && root[n->in[k]] == r) return 0;
+    return 1;
+}
+
 /* Lifetimes (see plan.h): last[t] is the step of t's last reader (its
  * producer when nothing reads it) and root[t] the tensor whose storage t
  * shares (a view's output, or an output granted its input's storage by
@@ -155,21 +173,11 @@ static void lifetimes(const g_graph *g, const int *inplace, int *last, int *root
      * member made at or before i, whose own last use is already counted */
     for (int i = 0; i < g->n_nodes; i++) {
         const g_node *n = &g->nodes[i];
-        int from = -1, to = n->n_out > 0 ? n->out[0] : -1;
-        if (is_view(g, n) && in_arena(&g->t[n->in[0]]) && in_arena(&g->t[to])) {
-            from = n->in[0];
-        } else if (inplace && inplace[i] >= 0 && inplace[i] < n->n_in && to >= 0 && n->in[inplace[i]] >= 0) {
-            int t = n->in[inplace[i]], r = root[t];
-            const g_tensor *x = &g->t[r], *y = &g->t[to];
-            int other = 0;   /* the node must not read the same storage through another input */
-            for (int j = 0; j < n->n_in; j++)
-                if (j != inplace[i] && n->in[j] >= 0 && root[n->in[j]] == r) other = 1;
-            if (!other && in_arena(&g->t[t]) && in_arena(y) && last[r] == i && x->dtype == y->dtype &&
-                tensor_bytes(x) == tensor_bytes(y) && tensor_bytes(y) != (size_t)-1)
-                from = t;
-        }
+        int from = -1;
+        if (is_view(g, n) && in_arena(&g->t[n->in[0]]) && in_arena(&g->t[n->out[0]])) from = n->in[0];
+        else if (inplace && inplace_ok(g, i, inplace[i], last, root)) from = n->in[inplace[i]];
         if (from < 0) continue;
-        int r = root[from];
+        int r = root[from], to = n->out[0];
         root[to] = r;
         if (last[to] > last[r]) last[r] = last[to];
     }

@@ -178,12 +178,8 @@ void mdl_file_close(mdl_file *f)
  * later read would fetch them from the file again). */
 static void drop_mapped_pages(void *ctx, const void *p, size_t n)
 {
-    const mdl_file *f = ctx;
-    uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), lo = (uintptr_t)f->data, hi = lo + f->size;
-    uintptr_t a = ((uintptr_t)p + pg - 1) & ~(pg - 1), b = ((uintptr_t)p + n) & ~(pg - 1);
-    if (a < lo) a = lo;
-    if (b > hi) b = hi & ~(pg - 1);
-    if (b > a) madvise((void *)a, b - a, MADV_DONTNEED);
+    (void)ctx;
+    oa_pages_release(p, n);
 }
 
 /* A file mapping handed over to a compiled model that uses it in place. */

@@ -1087,26 +1087,39 @@ static int pb_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
     return -1;
 }
 
+/* A run of bytes inside the buffer being parsed. */
+typedef struct pb_span { const uint8_t *p; size_t n; } pb_span;
+
+/* Reads one field at *p (advanced past it): its key, and for a
+ * length-delimited field (wire type 2) its payload. -1: a wire format this
+ * does not handle (protobuf-c will judge). */
+static int pb_field(const uint8_t **p, const uint8_t *end, uint64_t *key, pb_span *payload)
+{
+    uint64_t v;
+    if (pb_varint(p, end, key)) return -1;
+    switch (*key & 7) {
+    case 0: return pb_varint(p, end, &v);
+    case 1: if (end - *p < 8) return -1; *p += 8; return 0;
+    case 5: if (end - *p < 4) return -1; *p += 4; return 0;
+    case 2:
+        if (pb_varint(p, end, &v) || v > (uint64_t)(end - *p)) return -1;
+        *payload = (pb_span){ *p, (size_t)v };
+        *p += v;
+        return 0;
+    default: return -1;
+    }
+}
+
 /* 0: fine or malformed (protobuf-c will say); -1: nested too deep. */
 static int pb_depth_check(const uint8_t *p, const uint8_t *end, int kind, int depth)
 {
     if (depth > PB_MAX_DEPTH) return -1;
     while (p < end) {
-        uint64_t key, v;
-        if (pb_varint(&p, end, &key)) return 0;
-        switch (key & 7) {
-        case 0: if (pb_varint(&p, end, &v)) return 0; break;
-        case 1: if (end - p < 8) return 0; p += 8; break;
-        case 5: if (end - p < 4) return 0; p += 4; break;
-        case 2: {
-            if (pb_varint(&p, end, &v) || v > (uint64_t)(end - p)) return 0;
-            int ck = mk_child(kind, key >> 3);
-            if (ck != MK_NONE && pb_depth_check(p, p + v, ck, depth + 1)) return -1;
-            p += v;
-            break;
-        }
-        default: return 0;
-        }
+        uint64_t key;
+        pb_span f;
+        if (pb_field(&p, end, &key, &f)) return 0;
+        int ck = (key & 7) == 2 ? mk_child(kind, key >> 3) : MK_NONE;
+        if (ck != MK_NONE && pb_depth_check(f.p, f.p + f.n, ck, depth + 1)) return -1;
     }
     return 0;
 }
@@ -1149,8 +1162,6 @@ static int uses_default_domain(const Onnx__GraphProto *gp, int depth)
  * field, so a model with the graph (or a tensor with raw_data) twice, or
  * one whose non-initializer part is large (weights in Constant nodes),
  * takes the plain path. */
-typedef struct pb_span { const uint8_t *p; size_t n; } pb_span;
-
 /* Splits one message's bytes into fields: the payloads of field `want`
  * (length-delimited) go to hits (at most max_hits; *n_hits counts all), the
  * encodings of every other field are appended to rest (when not NULL).
@@ -1159,29 +1170,19 @@ static int pb_split(const uint8_t *p, const uint8_t *end, uint64_t want, pb_span
                     size_t *n_hits, uint8_t *rest, size_t *rest_len)
 {
     *n_hits = 0;
-    if (rest_len) *rest_len = 0;
+    *rest_len = 0;
     while (p < end) {
         const uint8_t *f0 = p;
-        uint64_t key, v;
-        if (pb_varint(&p, end, &key)) return -1;
-        switch (key & 7) {
-        case 0: if (pb_varint(&p, end, &v)) return -1; break;
-        case 1: if (end - p < 8) return -1; p += 8; break;
-        case 5: if (end - p < 4) return -1; p += 4; break;
-        case 2:
-            if (pb_varint(&p, end, &v) || v > (uint64_t)(end - p)) return -1;
-            if ((key >> 3) == want) {
-                if (*n_hits < max_hits) hits[*n_hits] = (pb_span){ p, (size_t)v };
-                (*n_hits)++;
-                p += v;
-                continue;
-            }
-            p += v;
-            break;
-        default: return -1;
+        uint64_t key;
+        pb_span f;
+        if (pb_field(&p, end, &key, &f)) return -1;
+        if ((key & 7) == 2 && (key >> 3) == want) {
+            if (*n_hits < max_hits) hits[*n_hits] = f;
+            (*n_hits)++;
+            continue;
         }
-        if (rest) { memcpy(rest + *rest_len, f0, (size_t)(p - f0)); }
-        if (rest_len) *rest_len += (size_t)(p - f0);
+        if (rest) memcpy(rest + *rest_len, f0, (size_t)(p - f0));
+        *rest_len += (size_t)(p - f0);
     }
     return 0;
 }
@@ -1214,8 +1215,7 @@ static Onnx__TensorProto *unpack_tensor_lowpeak(pb_span t, void (*drop)(void *, 
         memcpy(data + off, raw.p + off, k);
         drop(ctx, raw.p + off, k);
     }
-    if (tp->has_raw_data && tp->raw_data.data) free(tp->raw_data.data);   /* (not there: split out) */
-    tp->has_raw_data = 1;
+    tp->has_raw_data = 1;   /* (the one raw_data field was split out of rest) */
     tp->raw_data.data = data;
     tp->raw_data.len = raw.n;
     return tp;

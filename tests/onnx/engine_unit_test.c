@@ -488,23 +488,32 @@ static void test_planner(void)
     }
 }
 
+/* Adds input x[1000] and a chain of n TScale (k 1.5) nodes s0..s{n-1}
+ * writing t0, t1, ...; the last writes `last` instead (NULL: t{n-1}). */
+static void tscale_chain(gb *b, int n, const char *last)
+{
+    static const int64_t d[1] = { 1000 };
+    b->ins[b->g.n_input++] = vi("x", 1, 1, d, NULL);
+    char prev[16] = "x", cur[16];
+    for (int i = 0; i < n; i++) {
+        if (i == n - 1 && last) snprintf(cur, sizeof cur, "%s", last);
+        else snprintf(cur, sizeof cur, "t%d", i);
+        char nm[16];
+        snprintf(nm, sizeof nm, "s%d", i);
+        Onnx__NodeProto *s = node("TScale", nm, prev, NULL, cur);
+        node_attr_f(s, "k", 1.5f);
+        b->nodes[b->g.n_node++] = s;
+        strcpy(prev, cur);
+    }
+}
+
 /* A chain x -> TScale -> t1 -> TScale -> t2 ... -> y: intermediates reuse two slots. */
 static void test_planner_graph(void)
 {
     gb b;
     gb_init(&b);
     static const int64_t d[1] = { 1000 };
-    b.ins[b.g.n_input++] = vi("x", 1, 1, d, NULL);
-    char prev[16] = "x", cur[16];
-    for (int i = 0; i < 8; i++) {
-        snprintf(cur, sizeof cur, i == 7 ? "y" : "t%d", i);
-        char nm[16];
-        snprintf(nm, sizeof nm, "s%d", i);
-        Onnx__NodeProto *s = node("TScale", nm, prev, NULL, cur);
-        node_attr_f(s, "k", 1.5f);
-        b.nodes[b.g.n_node++] = s;
-        strcpy(prev, cur);
-    }
+    tscale_chain(&b, 8, "y");
     b.outs[b.g.n_output++] = vi("y", 1, 1, d, NULL);
     size_t len;
     void *buf = gb_pack(&b, &len);
@@ -598,17 +607,7 @@ static void test_plan_check(void)
     gb b;
     gb_init(&b);
     static const int64_t d[1] = { 1000 };
-    b.ins[b.g.n_input++] = vi("x", 1, 1, d, NULL);
-    char prev[16] = "x", cur[16];
-    for (int i = 0; i < 6; i++) {
-        snprintf(cur, sizeof cur, i == 5 ? "y" : "t%d", i);
-        char nm[16];
-        snprintf(nm, sizeof nm, "s%d", i);
-        Onnx__NodeProto *s = node("TScale", nm, prev, NULL, cur);
-        node_attr_f(s, "k", 1.5f);
-        b.nodes[b.g.n_node++] = s;
-        strcpy(prev, cur);
-    }
+    tscale_chain(&b, 6, "y");
     b.outs[b.g.n_output++] = vi("y", 1, 1, d, NULL);
     size_t len;
     void *buf = gb_pack(&b, &len);
@@ -663,17 +662,7 @@ static void test_plan_inplace(void)
     gb b;
     gb_init(&b);
     static const int64_t d[1] = { 1000 };
-    b.ins[b.g.n_input++] = vi("x", 1, 1, d, NULL);
-    char prev[16] = "x", cur[16];
-    for (int i = 0; i < 5; i++) {
-        snprintf(cur, sizeof cur, "t%d", i);
-        char nm[16];
-        snprintf(nm, sizeof nm, "s%d", i);
-        Onnx__NodeProto *s = node("TScale", nm, prev, NULL, cur);
-        node_attr_f(s, "k", 1.5f);
-        b.nodes[b.g.n_node++] = s;
-        strcpy(prev, cur);
-    }
+    tscale_chain(&b, 5, NULL);
     b.nodes[b.g.n_node++] = node("Add", "twice", "t4", "t4", "u");   /* reads t4 through both inputs */
     Onnx__NodeProto *s = node("TScale", "last", "u", NULL, "y");
     node_attr_f(s, "k", 1.5f);

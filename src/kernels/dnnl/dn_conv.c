@@ -304,9 +304,7 @@ static int dconv_build(const g_node *n, dconv *s, const k_tensor *in, const k_te
              * it when oneDNN's first choice is brgemm (one descriptor; walking
              * the whole implementation list costs a millisecond a layer).
              * In float32 the jit 1x1 kernels are as fast as brgemm (ResNet-50:
-             * 21.6 ms for those layers against 23.0), so they stay. After the
-             * plan gave the output the addend's storage (sum_kept) it is
-             * always the sum. */
+             * 21.6 ms for those layers against 23.0), so they stay. */
             int keep = s->sum_kept && s->po.has_add;
             if (keep || (s->po.has_add && s->bf16 && !s->transposed && !s->dw.on)) {
                 st = conv_pd(n, s, dnnl_convolution_direct, &x_c, &w_any, &b_md, &y_c, strides, dil, pl, pr, 1,
@@ -319,7 +317,10 @@ static int dconv_build(const g_node *n, dconv *s, const k_tensor *in, const k_te
                     st = dnnl_unimplemented;
                 }
             }
-            if (!s->add_sum)
+            /* (never the binary post-op once the output shares the addend's
+             * storage: without a sum descriptor the reference loops run,
+             * which read each addend value before writing its output) */
+            if (!s->add_sum && !keep)
                 st = conv_pd(n, s, s->transposed ? dnnl_deconvolution_direct : dnnl_convolution_direct,
                              &x_c, &w_any, &b_md, s->dw.on ? &ya_c : &y_c, strides, dil, pl, pr, 0,
                              dw ? "jit_dw" : NULL, &pd, &s->add_idx);
