@@ -18,12 +18,16 @@
 #include <string.h>
 
 /* How many pause loops a libgomp thread spins before sleeping when the
- * user set nothing (libgomp's own default is 300000). Measured with
- * MobileNetV2 on 2 shared cores: 1000 is as fast as libgomp's default when
- * the cores are free (the next parallel region of an inference starts
- * within the spin) and within 20 % of passive waiting under load, where
- * libgomp's default is 2-10x slower. */
-#define OMPENV_DEFAULT_SPIN "1000"
+ * user set nothing (libgomp's own default is 300000, several ms). 20000 is
+ * about half a millisecond: long enough to span the gap between two
+ * parallel regions of an inference even when the threads finish a region
+ * unevenly, short enough that busy cores are not starved. Measured at 2
+ * threads on 2 vCPUs (BENCHMARKS.md): on a quiet VM 1000 let workers fall
+ * asleep between layers, and waking a sleeping vCPU cost up to 3x the
+ * latency (EfficientNet-B0 7.2 vs 8.0-25 ms, MobileNetV3 6.1 vs 16.8 ms);
+ * with 3-5 busy loops in the same VM 20000 is as good as 1000 and libgomp's
+ * default is 2-3x slower. */
+#define OMPENV_DEFAULT_SPIN "20000"
 
 static char g_applied[96];
 
