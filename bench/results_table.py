@@ -24,14 +24,16 @@ def main():
     bf16 = any("bf16" in r for r in rows)
     print(f"Run {d['date']}, {d['host']['cpu']} x{d['host']['nproc']}, ORT {d.get('ort_version')}, "
           f"{d['rounds']} rounds of {d['min_time_s']} s per point, load average "
-          f"{d['loadavg_start'][0]:.1f} at start, {d['loadavg_end'][0]:.1f} at end.\n")
+          f"{d['loadavg_start'][0]:.1f} at start, {d['loadavg_end'][0]:.1f} at end"
+          + (f", {d['steal_pct']:.0f} % of the vCPUs' time taken by the host (steal)"
+             if isinstance(d.get("steal_pct"), (int, float)) else "") + ".\n")
     hdr = "| model | thr | openacl fp32 ms (min) | ORT fp32 ms (min) | **fp32 speedup** |"
     sep = "|---|---|---|---|---|"
     if bf16:
         hdr += " openacl bf16 ms (min) | **bf16 speedup** |"
         sep += "---|---|"
-    print(hdr + " load |")
-    print(sep + "---|")
+    print(hdr + " load | steal |")
+    print(sep + "---|---|")
     for r in rows:
         o, q, b = r.get("fp32", {}), r.get("ort", {}), r.get("bf16", {})
         line = (f"| {r['model']} | {r['threads']} | {f(o.get('median_ms'), 3)} ({f(o.get('min_ms'), 3)}) | "
@@ -40,6 +42,8 @@ def main():
             line += f" {f(b.get('median_ms'), 3)} ({f(b.get('min_ms'), 3)}) | **{f(r.get('speedup_bf16'))}x** |"
         loads = r.get("loadavg_1min", [])
         line += f" {min(loads):.1f}-{max(loads):.1f} |" if loads else " - |"
+        st = r.get("steal_pct")
+        line += f" {st:.0f} % |" if isinstance(st, (int, float)) else " - |"
         if r.get("note"):
             line += f" {r['note']}"
         print(line)

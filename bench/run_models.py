@@ -57,6 +57,23 @@ TARGETS = ["resnet50", "mobilenet_v2", "efficientnet_b0", "bert4", "ocr_det", "o
            "ocr_cls_b8", "vad"]
 
 
+def cpu_steal():
+    """(steal, total) jiffies of all CPUs from /proc/stat, or None: time the
+    hypervisor gave this VM's vCPUs to other guests."""
+    try:
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    return (v[7], sum(v[:8])) if len(v) >= 8 else None
+
+
+def steal_pct(s0, s1):
+    if not s0 or not s1 or s1[1] <= s0[1]:
+        return None
+    return round(100.0 * (s1[0] - s0[0]) / (s1[1] - s0[1]), 1)
+
+
 def run_json(cmd, env=None, timeout=900):
     p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
     if p.returncode != 0:
@@ -120,6 +137,7 @@ def main():
               if (m["name"] in only if only else m.get("bench", True))]
     t_start = time.time()
     load0 = os.getloadavg()
+    steal0 = cpu_steal()
     if load0[0] > 0.75 * (os.cpu_count() or 1):
         print(f"warning: load average {load0[0]:.1f} on {os.cpu_count()} CPUs: other work competes "
               "for the cores; absolute numbers are not representative and ratios are noisy", flush=True)
@@ -139,7 +157,7 @@ def main():
         print(f"note: no memory baseline ({e1 or e2})")
     variants = [("fp32", {})] + ([("bf16", {"OPENACL_PRECISION": "bf16"})] if a.bf16 else [])
     hdr = (f"{'model':<20}{'thr':>4}{'ours ms':>10}{'min':>9}{'ORT ms':>10}{'min':>9}{'ORT/ours':>9}"
-           + (f"{'bf16 ms':>10}{'ORT/bf16':>9}" if a.bf16 else "") + f"{'load':>7}")
+           + (f"{'bf16 ms':>10}{'ORT/bf16':>9}" if a.bf16 else "") + f"{'load':>7}{'steal%':>7}")
     print(hdr)
     print("-" * len(hdr), flush=True)
     rows = []
@@ -153,6 +171,7 @@ def main():
             mem = {v: [] for v, _ in variants}
             mem["ort"] = []
             errs, loads, extra = [], [], {}
+            st0 = cpu_steal()
             for r in range(a.rounds):
                 order = [("ours", v, env) for v, env in variants] + [("ort", "ort", None)]
                 order = order[r % len(order):] + order[:r % len(order)]
@@ -205,7 +224,7 @@ def main():
                             mem["ort"].append(o["peak_rss_kb"] - base_ort["baseline_rss_kb"])
                 loads.append(round(os.getloadavg()[0], 2))
             row = {"model": m["name"], "threads": t, "errors": errs, "loadavg_1min": loads,
-                   "binding_overhead_ms": binding}
+                   "steal_pct": steal_pct(st0, cpu_steal()), "binding_overhead_ms": binding}
             for key in list(res):
                 if res[key]:
                     row[key] = summary(res[key])
@@ -227,7 +246,7 @@ def main():
                     f"{fmt(row.get('speedup_fp32'), 9, 2)}")
             if a.bf16:
                 line += f"{fmt(b.get('median_ms'), 10, 3)}{fmt(row.get('speedup_bf16'), 9, 2)}"
-            print(line + f"{fmt(max(loads) if loads else None, 7, 1)}", flush=True)
+            print(line + f"{fmt(max(loads) if loads else None, 7, 1)}{fmt(row['steal_pct'], 7, 1)}", flush=True)
             for e in errs + ([row["note"]] if "note" in row else []):
                 print(f"    {e}", flush=True)
 
@@ -283,6 +302,7 @@ def main():
         "baseline_rss_kb": {"openacl": (base_ours or {}).get("baseline_rss_kb"),
                             "ort": (base_ort or {}).get("baseline_rss_kb")},
         "loadavg_start": [round(x, 2) for x in load0], "loadavg_end": [round(x, 2) for x in os.getloadavg()],
+        "steal_pct": steal_pct(steal0, cpu_steal()),
         "geomean": geo, "results": rows, "throughput": par,
     }
     if a.throughput_only and os.path.exists(a.out):
