@@ -21,12 +21,13 @@
  * user set nothing (libgomp's own default is 300000, several ms). 20000 is
  * about half a millisecond: long enough to span the gap between two
  * parallel regions of an inference even when the threads finish a region
- * unevenly, short enough that busy cores are not starved. Measured at 2
- * threads on 2 vCPUs (BENCHMARKS.md): on a quiet VM 1000 let workers fall
- * asleep between layers, and waking a sleeping vCPU cost up to 3x the
- * latency (EfficientNet-B0 7.2 vs 8.0-25 ms, MobileNetV3 6.1 vs 16.8 ms);
- * with 3-5 busy loops in the same VM 20000 is as good as 1000 and libgomp's
- * default is 2-3x slower. */
+ * unevenly. Measured at 2 threads on 2 vCPUs (BENCHMARKS.md): with 1000 the
+ * workers fell asleep between layers, and waking a sleeping vCPU of this VM
+ * cost up to 2.5x the latency (EfficientNet-B0 7.2-10.8 ms with 20000
+ * against 8.0-26.8 ms, MobileNetV3-Large 6.1 against 16.8 ms); with 3 busy
+ * processes in the same VM both counts are level, with 5 a 1000-loop spin
+ * or passive waiting is better (docs/config.md says so) and libgomp's
+ * default is worse still. */
 #define OMPENV_DEFAULT_SPIN "20000"
 
 static char g_applied[96];
