@@ -132,10 +132,13 @@ static int is_view(const g_graph *g, const g_node *n)
     return a >= 0 && a == b && x->dtype == y->dtype && x->layout == y->layout;
 }
 
+/* Byte size of a tensor's value; (size_t)-1 when not static or not a
+ * plain element type. */
 static size_t tensor_bytes(const g_tensor *x)
 {
     int64_t numel = g_shape_numel(&x->shape);
-    return numel < 0 ? (size_t)-1 : (size_t)numel * g_dtype_size(x->dtype);
+    size_t es = g_dtype_size(x->dtype);
+    return numel < 0 || !es ? (size_t)-1 : (size_t)numel * es;
 }
 
 /* Node i (input j asked for by its kernel) may write output 0 over input j's
@@ -149,7 +152,7 @@ static int inplace_ok(const g_graph *g, int i, int j, const int *last, const int
     int r = root[n->in[j]];
     const g_tensor *x = &g->t[r], *y = &g->t[n->out[0]];
     if (!in_arena(&g->t[n->in[j]]) || !in_arena(y) || last[r] != i || x->dtype != y->dtype ||
-        tensor_bytes(y) == (size_t)-1 || tensor_bytes(x) != tensor_bytes(y))
+        tensor_bytes(x) == (size_t)-1 || tensor_bytes(x) != tensor_bytes(y))
         return 0;
     for (int k = 0; k < n->n_in; k++)
         if (k != j && n->in[k] >= 0 && root[n->in[k]] == r) return 0;
@@ -211,16 +214,13 @@ int plan_graph_inplace(g_graph *g, const size_t *scratch_bytes, const int *inpla
         g_tensor *x = &g->t[t];
         x->mem_offset = -1;
         if (!in_arena(x) || root[t] != t) continue;
-        int64_t numel = g_shape_numel(&x->shape);
-        size_t es = g_dtype_size(x->dtype);
-        if (numel < 0 || !es) {
-            free(last); free(items); free(owner);
-            free(root);
-        return acl_fail(ACL_ERROR_INTERNAL_ERROR, "memory plan: tensor '%s' has no static "
+        size_t size = tensor_bytes(x);
+        if (size == (size_t)-1) {
+            free(last); free(items); free(owner); free(root);
+            return acl_fail(ACL_ERROR_INTERNAL_ERROR, "memory plan: tensor '%s' has no static "
                             "size", x->name);
         }
-        items[ni] = (plan_item){ .size = (size_t)numel * es, .first = x->producer,
-                                 .last = last[t] };
+        items[ni] = (plan_item){ .size = size, .first = x->producer, .last = last[t] };
         owner[ni++] = t;
     }
     for (int i = 0; scratch_bytes && i < g->n_nodes; i++) {
@@ -326,8 +326,8 @@ size_t plan_graph_naive(const g_graph *g, const size_t *scratch_bytes)
     for (int t = 0; t < g->n_t; t++) {
         const g_tensor *x = &g->t[t];
         if (!in_arena(x)) continue;
-        int64_t numel = g_shape_numel(&x->shape);
-        if (numel > 0) s += round_up((size_t)numel * g_dtype_size(x->dtype));
+        size_t size = tensor_bytes(x);
+        if (size != (size_t)-1) s += round_up(size);
     }
     for (int i = 0; scratch_bytes && i < g->n_nodes; i++) s += round_up(scratch_bytes[i]);
     return s;

@@ -542,6 +542,23 @@ static void test_planner_graph(void)
     T_free_all();
 }
 
+/* Packs the model built in b, imports and optimises it; *buf and *len get
+ * the packed bytes (freed with the test's allocations). */
+static int import_opt(gb *b, g_graph **g, void **buf, size_t *len)
+{
+    *buf = gb_pack(b, len);
+    *g = NULL;
+    int rc = onnx_import(*buf, *len, NULL, g);
+    return rc ? rc : graph_optimize(*g);
+}
+
+/* The planned tensor offsets, as plan_graph_check takes them (the test
+ * graphs have fewer than 64 tensors). */
+static void plan_offsets(const g_graph *g, int64_t off[64])
+{
+    for (int t = 0; t < g->n_t && t < 64; t++) off[t] = g->t[t].mem_offset;
+}
+
 /* A view op's output shares its input's arena storage. */
 static void test_view_alias(void)
 {
@@ -565,10 +582,9 @@ static void test_view_alias(void)
     b.nodes[b.g.n_node++] = s2;
     b.outs[b.g.n_output++] = vi("y", 1, 2, d2, NULL);
     size_t len;
-    void *buf = gb_pack(&b, &len);
-    g_graph *g = NULL;
-    int rc = onnx_import(buf, len, NULL, &g);
-    if (!rc) rc = graph_optimize(g);
+    void *buf;
+    g_graph *g;
+    int rc = import_opt(&b, &g, &buf, &len);
     size_t arena = 0;
     if (!rc) rc = plan_graph(g, NULL, NULL, &arena);
     CHECK(rc == 0, "view model plans: %d", rc);
@@ -579,7 +595,7 @@ static void test_view_alias(void)
               "Reshape output shares its input's storage (offsets %lld %lld, arena %zu)",
               (long long)g->t[ta].mem_offset, (long long)g->t[tv].mem_offset, arena);
         int64_t off[64];
-        for (int t = 0; t < g->n_t && t < 64; t++) off[t] = g->t[t].mem_offset;
+        plan_offsets(g, off);
         CHECK(g->n_t <= 64 && plan_graph_check(g, off, NULL, NULL, NULL, arena) == 1,
               "a view sharing its input's storage passes the plan check");
     }
@@ -610,16 +626,15 @@ static void test_plan_check(void)
     tscale_chain(&b, 6, "y");
     b.outs[b.g.n_output++] = vi("y", 1, 1, d, NULL);
     size_t len;
-    void *buf = gb_pack(&b, &len);
-    g_graph *g = NULL;
-    int rc = onnx_import(buf, len, NULL, &g);
+    void *buf;
+    g_graph *g;
+    int rc = import_opt(&b, &g, &buf, &len);
     size_t arena = 0, sb[6] = { 4000, 0, 4000, 4000, 0, 4000 }, so[6] = { 0 };
-    if (!rc) rc = graph_optimize(g);
     if (!rc) rc = plan_graph(g, sb, so, &arena);
     CHECK(rc == 0 && g->n_nodes == 6, "chain plans: %d", rc);
     if (!rc && g->n_nodes == 6) {
         int64_t off[64];
-        for (int t = 0; t < g->n_t && t < 64; t++) off[t] = g->t[t].mem_offset;
+        plan_offsets(g, off);
         int t1 = g_tensor_find(g, "t1"), t2 = g_tensor_find(g, "t2");
         CHECK(plan_graph_check(g, off, sb, so, NULL, arena) == 1 && arena < plan_graph_naive(g, sb),
               "the planner's own plan (buffers reused: %zu of %zu bytes) is accepted", arena,
@@ -669,10 +684,9 @@ static void test_plan_inplace(void)
     b.nodes[b.g.n_node++] = s;
     b.outs[b.g.n_output++] = vi("y", 1, 1, d, NULL);
     size_t len;
-    void *buf = gb_pack(&b, &len);
-    g_graph *g = NULL;
-    int rc = onnx_import(buf, len, NULL, &g);
-    if (!rc) rc = graph_optimize(g);
+    void *buf;
+    g_graph *g;
+    int rc = import_opt(&b, &g, &buf, &len);
     size_t arena = 0, arena0 = 0;
     int inplace[8] = { 0, 0, 0, 0, 0, 0, 0, 0 };
     if (!rc) rc = plan_graph(g, NULL, NULL, &arena0);
@@ -680,7 +694,7 @@ static void test_plan_inplace(void)
     CHECK(rc == 0 && g->n_nodes == 7, "in-place chain plans: %d (%d nodes)", rc, g ? g->n_nodes : -1);
     if (!rc && g->n_nodes == 7) {
         int64_t off[64];
-        for (int t = 0; t < g->n_t && t < 64; t++) off[t] = g->t[t].mem_offset;
+        plan_offsets(g, off);
         int t0 = g_tensor_find(g, "t0"), t4 = g_tensor_find(g, "t4"), u = g_tensor_find(g, "u");
         int same = 1;
         for (int i = 1; i < 5; i++) {

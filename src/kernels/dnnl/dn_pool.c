@@ -124,16 +124,11 @@ static int dpool_build(const g_node *n, dpool *s, const k_tensor *in, const k_te
     /* oneDNN's reference pooling (dilated windows, among others) costs
      * about four times the CPU of the loops below: 45 CPU-s against 11 s on
      * a 60x80 dilated MaxPool over 1000x1768 */
-    if (rs == dnnl_success && dn_is_ref_impl(pd)) {
-        acl_log(1, "node '%s' (%s): oneDNN offers only its reference pooling, openacl's loops used",
-                n->name, n->op_type);
-        rs = dnnl_unimplemented;
-    } else if (rs != dnnl_success) {
-        acl_log(1, "node '%s' (%s): oneDNN declined the configuration, reference loops used",
-                n->name, n->op_type);
-    }
-    if (rs != dnnl_success) {
+    int ref = rs == dnnl_success && dn_is_ref_impl(pd);
+    if (rs != dnnl_success || ref) {
         if (pd) dnnl_primitive_desc_destroy(pd);
+        acl_log(1, "node '%s' (%s): %s, openacl's reference loops used", n->name, n->op_type,
+                ref ? "oneDNN offers only its reference pooling" : "oneDNN declined the configuration");
         s->fallback = 1;
         s->scratch = 0;
         s->built = 1;
