@@ -144,16 +144,23 @@ static int set_attr_float(g_node *n, const char *name, float v)
     return 0;
 }
 
-static int write_post(g_node *n, const nn_post *p)
+/* The post-op list p as the attributes <prefix>_ops/_alpha/_beta. */
+static int write_post_as(g_node *n, const char *prefix, const nn_post *p)
 {
     int64_t k[NN_MAX_PO];
     float a[NN_MAX_PO], b[NN_MAX_PO];
+    char name[64];
     for (int i = 0; i < p->n; i++) { k[i] = p->kind[i]; a[i] = p->a[i]; b[i] = p->b[i]; }
-    int r = set_attr_ints(n, "_oa_post_ops", k, p->n);
-    if (!r) r = set_attr_floats(n, "_oa_post_alpha", a, p->n);
-    if (!r) r = set_attr_floats(n, "_oa_post_beta", b, p->n);
+    snprintf(name, sizeof name, "%s_ops", prefix);
+    int r = set_attr_ints(n, name, k, p->n);
+    snprintf(name, sizeof name, "%s_alpha", prefix);
+    if (!r) r = set_attr_floats(n, name, a, p->n);
+    snprintf(name, sizeof name, "%s_beta", prefix);
+    if (!r) r = set_attr_floats(n, name, b, p->n);
     return r;
 }
+
+static int write_post(g_node *n, const nn_post *p) { return write_post_as(n, "_oa_post", p); }
 
 /* ---- graph edits ---- */
 
@@ -723,6 +730,113 @@ static int fuse_dw(fz *f, int ai)
     return 1;
 }
 
+/* ---- squeeze-excite ---- */
+
+/* The live node writing tensor t (fused nodes take over their absorbed
+ * consumers' outputs, so the tensor's producer field may be stale). */
+static int producer_of(const fz *f, int t)
+{
+    const g_graph *g = f->g;
+    for (int i = 0; i < g->n_nodes; i++) {
+        if (f->dead[i]) continue;
+        for (int j = 0; j < g->nodes[i].n_out; j++)
+            if (g->nodes[i].out[j] == t) return i;
+    }
+    return -1;
+}
+
+/* Whether Conv node c is a plain product of its [N, cin, 1, 1] input fit
+ * for openacl.SqueezeExcite: float32 constant weights [M, cin, 1, 1] and
+ * bias, group 1, no padding, unit strides and dilations, and nothing fused
+ * but activations. *m = M. */
+static int se_conv(const fz *f, const g_node *c, int64_t cin, int64_t *m, nn_post *p)
+{
+    const g_graph *g = f->g;
+    if (!is_op(c, "Conv") || c->n_out != 1 || c->n_in < 2 || c->n_in > 3) return 0;
+    const g_tensor *w = cst(g, c->in[1]);
+    if (!w || w->dtype != G_F32 || w->shape.rank != 4 || w->shape.d[1] != cin ||
+        w->shape.d[2] != 1 || w->shape.d[3] != 1)
+        return 0;
+    const g_tensor *b = in_t(c, 2) >= 0 ? cst(g, c->in[2]) : NULL;
+    if (in_t(c, 2) >= 0 && (!b || b->dtype != G_F32 || b->shape.rank != 1 || b->shape.d[0] != w->shape.d[0]))
+        return 0;
+    if (g_attr_int(c, "group", 1) != 1 || !ints_all(c, "strides", 1, 2) || !ints_all(c, "pads", 0, 4) ||
+        !ints_all(c, "dilations", 1, 2) || g_node_attr(c, "_oa_dw_stride"))
+        return 0;
+    if (nn_post_parse(c, p) || p->has_add) return 0;
+    *m = w->shape.d[0];
+    return 1;
+}
+
+/* GlobalAveragePool(x) -> Conv 1x1 -> Conv 1x1 -> Mul(x, .) as one
+ * openacl.SqueezeExcite node (kernels/ref/nn_se.c), which the Mul node
+ * becomes. Returns 1 when done, 0 when not applicable, < 0 error. */
+static int fuse_se(fz *f, int mi)
+{
+    g_graph *g = f->g;
+    g_node *mul = &g->nodes[mi];
+    if (!is_op(mul, "Mul") || mul->n_in != 2 || mul->n_out != 1 || mul->in[0] < 0 || mul->in[1] < 0)
+        return 0;
+    for (int k = 0; k < 2; k++) {
+        int xt = mul->in[k], st = mul->in[1 - k], slot;
+        const g_tensor *x = &g->t[xt], *sv = &g->t[st];
+        if (x->dtype != G_F32 || x->kind == G_TK_CONST || x->shape.rank != 4 || !g_shape_known(&x->shape))
+            continue;
+        int64_t N = x->shape.d[0], C = x->shape.d[1], R, M;
+        if (sv->shape.rank != 4 || sv->shape.d[0] != N || sv->shape.d[1] != C || sv->shape.d[2] != 1 ||
+            sv->shape.d[3] != 1 || single_use(f, st, &slot) != mi)
+            continue;
+        int c2 = producer_of(f, st);
+        if (c2 < 0 || g->nodes[c2].n_in < 1) continue;
+        int ht = g->nodes[c2].in[0];
+        int c1 = ht >= 0 && single_use(f, ht, &slot) == c2 && slot == 0 ? producer_of(f, ht) : -1;
+        if (c1 < 0 || g->nodes[c1].n_in < 1) continue;
+        int gt = g->nodes[c1].in[0];
+        int gp = gt >= 0 && single_use(f, gt, &slot) == c1 && slot == 0 ? producer_of(f, gt) : -1;
+        if (gp < 0) continue;
+        const g_node *pool = &g->nodes[gp];
+        if (!is_op(pool, "GlobalAveragePool") || pool->n_in != 1 || pool->in[0] != xt || pool->n_out != 1)
+            continue;
+        nn_post p1, p2;
+        if (!se_conv(f, &g->nodes[c1], C, &R, &p1) || !se_conv(f, &g->nodes[c2], R, &M, &p2) || M != C)
+            continue;
+        /* the Mul becomes the block: inputs x, W1, b1, W2, b2 */
+        int *in = realloc(mul->in, 5 * sizeof *in);
+        if (!in) return -oom();
+        mul->in = in;
+        mul->n_in = 5;
+        in[0] = xt;
+        in[1] = g->nodes[c1].in[1];
+        in[2] = in_t(&g->nodes[c1], 2);
+        in[3] = g->nodes[c2].in[1];
+        in[4] = in_t(&g->nodes[c2], 2);
+        char *op = strdup("SqueezeExcite"), *dom = strdup("openacl");
+        if (!op || !dom) { free(op); free(dom); return -oom(); }
+        free(mul->op_type);
+        free(mul->domain);
+        mul->op_type = op;
+        mul->domain = dom;
+        mul->opset = 1;
+        for (int i = 0; i < mul->n_attr; i++) g_attr_clear(&mul->attr[i]);
+        mul->n_attr = 0;
+        int rc = 0;
+        if (p1.n) rc = write_post_as(mul, "_oa_se_post", &p1);
+        if (!rc && p2.n) rc = write_post(mul, &p2);
+        /* bf16-marked products: the block may keep its weights in bf16 */
+        if (!rc && graph_node_bf16(&g->nodes[c1]) && graph_node_bf16(&g->nodes[c2])) {
+            g_attr *a = attr_slot(mul, G_ATTR_BF16);
+            if (!a || !(a->name = strdup(G_ATTR_BF16))) return -oom();
+            a->type = G_AT_INT;
+            a->i = 1;
+        }
+        if (rc) return -rc;
+        f->dead[gp] = f->dead[c1] = f->dead[c2] = 1;
+        unbind(mul);
+        return 1;
+    }
+    return 0;
+}
+
 int graph_pass_fuse(g_graph *g)
 {
     if (!g || !g->n_nodes) return 0;
@@ -762,6 +876,15 @@ int graph_pass_fuse(g_graph *g)
         int r = fuse_dw(&f, i);
         if (r < 0) rc = -r;
         else f.nfused += r;
+    }
+    /* third round: squeeze-excite blocks, their products now carrying
+     * their activations */
+    const char *se_off = getenv("OPENACL_NO_SE_FUSE");
+    for (int i = 0; i < g->n_nodes && !rc && !(se_off && *se_off && strcmp(se_off, "0")); i++) {
+        if (f.dead[i]) continue;
+        int r = fuse_se(&f, i);
+        if (r < 0) rc = -r;
+        else f.nfused += 3 * r;
     }
     if (!rc && f.nfused) {
         acl_log(1, "fusion pass: %d nodes absorbed into convolutions and matrix products", f.nfused);

@@ -5,7 +5,11 @@ branch, global pool, Gemm) and mbnet_tiny (Clip as Relu6, depthwise convs,
 an inverted residual, HardSwish, x*sigmoid(x), HardSigmoid, ConvTranspose +
 LeakyRelu, AveragePool, a graph output inside the channels-last region,
 hard-swish written as Add/Clip/Mul/Div with a scalar affine step after it,
-MatMul + bias + GELU written with Erf). Random weights from a fixed seed.
+MatMul + bias + GELU written with Erf) and se_tiny (squeeze-excite blocks:
+EfficientNet's SiLU/Sigmoid after a SiLU depthwise conv, MobileNetV3's
+ReLU/HardSigmoid with the Mul operands swapped and no squeeze bias, one over
+a residual sum, channel counts off the 16-lane grid). Random weights from a
+fixed seed.
 usage: make_nets.py <out-dir>"""
 import os
 import sys
@@ -113,6 +117,32 @@ def mbnet_tiny(path):
     finish(path, [1, 3, 40, 40], [y, mid], [[1, 5], [1, 16, 20, 20]])
 
 
+def silu(x):
+    return node("Mul", [x, node("Sigmoid", [x])])
+
+
+def se(x, c, r, kind, bias1=True, swap=False):
+    g = node("GlobalAveragePool", [x])
+    h = conv(g, c, r, 1, bias=bias1)
+    h = silu(h) if kind == "silu" else node("Relu", [h])
+    s = conv(h, r, c, 1)
+    s = node("Sigmoid", [s]) if kind == "silu" else node("HardSigmoid", [s], alpha=1.0 / 6, beta=0.5)
+    return node("Mul", [s, x] if swap else [x, s])
+
+
+def se_tiny(path):
+    x = silu(bn(conv("x", 3, 16, 3, 1, bias=False), 16))                  # 16 x 64 x 64
+    d = silu(bn(conv(x, 16, 16, 3, 1, group=16, bias=False), 16))
+    x = bn(conv(se(d, 16, 4, "silu"), 16, 24, 1, bias=False), 24)        # EfficientNet
+    e = node("Relu", [conv(x, 24, 40, 1)])
+    d = node("Relu", [conv(e, 40, 40, 3, 2, group=40)])                  # 40 x 32 x 32
+    y = se(d, 40, 10, "hard", bias1=False, swap=True)                    # MobileNetV3
+    y = conv(y, 40, 40, 1)
+    r = node("Add", [y, d])
+    y = conv(se(r, 40, 8, "silu"), 40, 24, 1)                            # over a sum
+    finish(path, [1, 3, 64, 64], [y], [[1, 24, 32, 32]])
+
+
 def numpy_const(v):
     n = name("shape")
     inits.append(numpy_helper.from_array(np.asarray(v, dtype=np.int64), n))
@@ -124,3 +154,4 @@ if __name__ == "__main__":
     os.makedirs(out, exist_ok=True)
     resnet_tiny(os.path.join(out, "resnet_tiny.onnx"))
     mbnet_tiny(os.path.join(out, "mbnet_tiny.onnx"))
+    se_tiny(os.path.join(out, "se_tiny.onnx"))

@@ -3,12 +3,14 @@
  * reference kernels, (c) fused, channels-last, on the oneDNN kernels, and
  * the outputs must agree. The optimised graph is also inspected: the
  * absorbed ops are gone and consecutive convolutions exchange NHWC
- * tensors without reorders.
- * usage: knn_graph <dir with resnet_tiny.onnx and mbnet_tiny.onnx> */
+ * tensors without reorders; squeeze-excite blocks became one node each.
+ * usage: knn_graph <dir with resnet_tiny.onnx, mbnet_tiny.onnx, se_tiny.onnx> */
 #include "engine/engine.h"
 #include "graph/passes.h"
 #include "onnx/onnx_import.h"
 #include "knn_util.h"
+
+int dn_has_bf16(void);   /* kernels/dnnl/dn_common.c */
 
 static void *read_all(const char *path, size_t *len)
 {
@@ -28,12 +30,15 @@ static void *read_all(const char *path, size_t *len)
 
 /* Loads and runs the model once on a fixed random input; outputs (plain
  * float32) are returned in outs[]. */
+static int g_precision;   /* enum eng_precision for run_model */
+
 static int run_model(const void *buf, size_t len, int threads, float **outs, size_t *cnt, int *nout)
 {
     eng_model *m = NULL;
     eng_opts o;
     memset(&o, 0, sizeof o);
     o.threads = threads;
+    o.precision = g_precision;
     int rc = eng_load(buf, len, &o, &m);
     if (rc) return rc;
     const eng_io *xi = eng_input(m, 0);
@@ -79,11 +84,12 @@ static void inspect(const void *buf, size_t len, const char *model)
     if (!rc) rc = graph_optimize(g);
     CHECK(!rc, "%s: import/optimise failed: %d", model, rc);
     if (rc) { g_graph_free(g); return; }
-    int conv = 0, reorder = 0, leftover = 0, nhwc_links = 0, plain_links = 0;
+    int conv = 0, reorder = 0, leftover = 0, nhwc_links = 0, plain_links = 0, se = 0;
     for (int i = 0; i < g->n_nodes; i++) {
         const g_node *n = &g->nodes[i];
         if (!strcmp(n->op_type, "Conv")) conv++;
         if (!strcmp(n->op_type, "Reorder")) reorder++;
+        if (!strcmp(n->op_type, "SqueezeExcite")) se++;
         static const char *const gone[] = { "BatchNormalization", "Relu", "Clip", "HardSwish",
                                             "Sigmoid", "LeakyRelu", "HardSigmoid", "Add", "Mul", "Div",
                                             "Erf" };
@@ -108,6 +114,10 @@ static void inspect(const void *buf, size_t len, const char *model)
           plain_links);
     for (int i = 0; i < g->n_outputs; i++)
         CHECK(g->t[g->outputs[i]].layout == G_LAYOUT_PLAIN, "%s: output %d not plain", model, i);
+    if (!strcmp(model, "se_tiny.onnx")) {
+        printf("%s: %d SqueezeExcite nodes\n", model, se);
+        CHECK(se == 3, "%s: %d SqueezeExcite nodes, want 3", model, se);
+    }
     g_graph_free(g);
 }
 
@@ -155,6 +165,33 @@ static void check_model(const char *dir, const char *file)
     } else {
         CHECK(0, "%s: runs disagree on output count or failed", file);
     }
+    if (!strcmp(file, "se_tiny.onnx") && dn_has_bf16() && ref[0]) {
+        /* bf16: the squeeze-excite node writes bf16 activations and keeps
+         * its products' weights in bf16 (2 threads), and also reads bf16
+         * ones (1 thread, OPENACL_BF16_SE=2) */
+        float *b[MAXO] = {0}, *b1[MAXO] = {0};
+        int nb = 0, nb1 = 0;
+        g_precision = ENG_PRECISION_BF16;
+        rc = run_model(buf, len, 0, b, cnt, &nb);
+        CHECK(!rc && nb == n1, "%s: bf16 run failed: %d", file, rc);
+        /* one thread, with the depthwise outputs (the node's x) in bf16 too */
+        setenv("OPENACL_BF16_SE", "2", 1);
+        rc = run_model(buf, len, 1, b1, cnt, &nb1);
+        unsetenv("OPENACL_BF16_SE");
+        CHECK(!rc && nb1 == n1, "%s: bf16 run with 1 thread failed: %d", file, rc);
+        g_precision = 0;
+        if (b[0] && b1[0]) {
+            size_t at = 0;
+            double e = cmp_f32(b[0], ref[0], cnt[0], 5e-2, 5e-2, &at);
+            double e1 = cmp_f32(b1[0], ref[0], cnt[0], 5e-2, 5e-2, &at);
+            int same = !memcmp(b[0], fast[0], cnt[0] * sizeof(float));
+            printf("%s bf16: %.3g / %.3g (1 thread, bf16 depthwise outputs) x bf16 tolerance\n", file, e, e1);
+            CHECK(e <= 1 && e1 <= 1, "%s: bf16 differs from float32 beyond bf16 error: %.3g / %.3g x tol",
+                  file, e, e1);
+            CHECK(!same, "%s: bf16 run gave the float32 result bit for bit", file);
+        }
+        for (int i = 0; i < MAXO; i++) { free(b[i]); free(b1[i]); }
+    }
     for (int i = 0; i < MAXO; i++) { free(ref[i]); free(fref[i]); free(fast[i]); free(fast1[i]); }
     inspect(buf, len, file);
     free(buf);
@@ -165,6 +202,7 @@ int main(int argc, char **argv)
     const char *dir = argc > 1 ? argv[1] : ".";
     check_model(dir, "resnet_tiny.onnx");
     check_model(dir, "mbnet_tiny.onnx");
+    check_model(dir, "se_tiny.onnx");
     if (knn_fails) { printf("%d failures\n", knn_fails); return 1; }
     printf("all passed\n");
     return 0;

@@ -14,7 +14,7 @@
 #include <math.h>
 #include <omp.h>
 #if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
+#include "kernels/silu16.h"
 #define DN_SILU_AVX512 1
 #endif
 
@@ -48,45 +48,6 @@ static void silu_bf16_scalar(uint16_t *y, size_t n)
 }
 
 #ifdef DN_SILU_AVX512
-/* x * sigmoid(x) on 16 lanes, ~3e-7 relative: 17 instructions */
-__attribute__((target("avx512f")))
-static inline __m512 silu16(__m512 x)
-{
-    /* e^-z = 2^k e^-r' with z clamped so 2^k stays finite, k = round(-z log2 e),
-     * r' = z + k ln2; the polynomial is e^r at r = -r' (signs alternate) */
-    const __m512 one = _mm512_set1_ps(1.0f), two = _mm512_set1_ps(2.0f);
-    __m512 z = _mm512_max_ps(_mm512_min_ps(x, _mm512_set1_ps(88.0f)), _mm512_set1_ps(-88.0f));
-    __m512 k = _mm512_roundscale_ps(_mm512_mul_ps(z, _mm512_set1_ps(-1.44269504088896341f)),
-                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m512 r = _mm512_fmadd_ps(k, _mm512_set1_ps(0.693145751953125f), z);
-    r = _mm512_fmadd_ps(k, _mm512_set1_ps(1.428606765330187e-06f), r);
-    __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(-0.008290314115583897f), r, _mm512_set1_ps(0.04189793020486832f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(-0.1666763573884964f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.4999915063381195f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(-0.9999997019767761f));
-    p = _mm512_fmadd_ps(p, r, one);
-    __m512 d = _mm512_add_ps(one, _mm512_scalef_ps(p, k));
-    __m512 rc = _mm512_rcp14_ps(d);
-    return _mm512_mul_ps(_mm512_mul_ps(x, rc), _mm512_fnmadd_ps(d, rc, two));
-}
-
-/* bf16-grade: 11 instructions, < 2e-4 relative. Below -88 2^t overflows to
- * infinity and the reciprocal to 0 (result -0, as the limit; -inf gives NaN,
- * as x/(1+e^-x) does); t is clamped only from below, so silu(+inf) = +inf. */
-__attribute__((target("avx512f")))
-static inline __m512 silu16_fast(__m512 x)
-{
-    __m512 t = _mm512_mul_ps(x, _mm512_set1_ps(-1.44269504088896341f));
-    t = _mm512_max_ps(t, _mm512_set1_ps(-126.0f));
-    __m512 k = _mm512_roundscale_ps(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m512 f = _mm512_sub_ps(t, k);
-    __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(0.05500892549753189f), f, _mm512_set1_ps(0.2422109842300415f));
-    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(0.6932829022407532f));
-    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(1.0f));
-    __m512 d = _mm512_add_ps(_mm512_set1_ps(1.0f), _mm512_scalef_ps(p, k));
-    return _mm512_mul_ps(x, _mm512_rcp14_ps(d));
-}
-
 __attribute__((target("avx512f")))
 static void silu_avx512(float *y, size_t n)
 {

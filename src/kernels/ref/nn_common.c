@@ -233,6 +233,15 @@ int nn_post_parse(const g_node *n, nn_post *p)
     return r;
 }
 
+int nn_se_post_parse(const g_node *n, nn_post *p)
+{
+    int r = post_parse(n, "_oa_se_post_ops", "_oa_se_post_alpha", "_oa_se_post_beta", p);
+    if (!r && p->has_add)
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (%s): the squeeze step's post-op "
+                        "list cannot add", n->name, n->op_type);
+    return r;
+}
+
 int nn_dw_parse(const g_node *n, nn_dw *d)
 {
     memset(d, 0, sizeof *d);

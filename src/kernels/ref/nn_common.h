@@ -73,6 +73,11 @@ typedef struct nn_post {
 /* Reads the _oa_post_* attributes (none: n = 0). */
 int nn_post_parse(const g_node *n, nn_post *p);
 
+/* openacl.SqueezeExcite (graph/fuse.c, kernels/ref/nn_se.c): the first
+ * (squeeze) product's activations in _oa_se_post_ops / _oa_se_post_alpha /
+ * _oa_se_post_beta, the second's in the usual _oa_post_* list. No add. */
+int nn_se_post_parse(const g_node *n, nn_post *p);
+
 /* A depthwise 3x3 convolution (pads 1) fused after a Conv by the fusion
  * pass (MobileNet's expand + depthwise pair): attribute _oa_dw_stride (1 or
  * 2), input 4 its weights [M,1,3,3], input 5 its bias [M] (optional), and
