@@ -1,7 +1,7 @@
 /* mdl_bench: latency of one model through openacl's public API, the way an
  * application sees it (aclmdlExecute on device buffers prepared once):
  *   mdl_bench --model M [--inputs a.npy,...] [--warmup 5] [--min-time 3] [--min-runs 10]
- *             [--parallel N] [--empty]
+ *             [--parallel N] [--empty] [--ab "NAME=VALUE ..." --ab ... [--block N]]
  * Prints one JSON object: load time, first run, per-run latency statistics,
  * the CPU time per wall time of the timed loop (a check that the thread
  * setting, OPENACL_THREADS, is honoured) and memory: the resident set after
@@ -12,6 +12,14 @@
  *     OPENACL_THREADS), each with its own load of the model, run for
  *     --min-time; reports runs per second in total and per thread.
  *   --empty: only init and set the device; reports the baseline memory.
+ *   --ab "NAME=VALUE ..." (given 2..4 times; "-" for none): A/B within one
+ *     process. One copy of the model is loaded per variant with those
+ *     environment variables set during its load (the passes read them
+ *     there), then the copies run in turns, --block runs each, until every
+ *     copy has --min-runs runs and --min-time has passed. Slow drifts of a
+ *     shared machine (frequency, neighbours, steal) then hit every variant
+ *     alike, which separate processes minutes apart do not; reports each
+ *     variant's median and its ratio to the first.
  * Without --inputs, inputs are filled with fixed pseudo-random values
  * (static shapes only). */
 #include <math.h>
@@ -269,6 +277,109 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
+/* Sets the variables of a "NAME=VALUE NAME=VALUE" list (saving what they
+ * were into saved[]) or, with restore, puts the saved values back. */
+#define AB_MAX_VARS 8
+typedef struct ab_env { char *name[AB_MAX_VARS], *old[AB_MAX_VARS]; int n; } ab_env;
+
+static int ab_apply(const char *spec, ab_env *e)
+{
+    memset(e, 0, sizeof *e);
+    if (!strcmp(spec, "-"))
+        return 0;
+    char *copy = strdup(spec);
+    for (char *save = NULL, *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+        char *eq = strchr(t, '=');
+        if (!eq || eq == t || e->n == AB_MAX_VARS) {
+            fprintf(stderr, "mdl_bench: --ab wants up to %d NAME=VALUE settings, got '%s'\n",
+                    AB_MAX_VARS, spec);
+            free(copy);
+            return -1;
+        }
+        *eq = 0;
+        const char *old = getenv(t);
+        e->name[e->n] = strdup(t);
+        e->old[e->n] = old ? strdup(old) : NULL;
+        e->n++;
+        setenv(t, eq + 1, 1);
+    }
+    free(copy);
+    return 0;
+}
+
+static void ab_restore(ab_env *e)
+{
+    for (int i = 0; i < e->n; i++) {
+        if (e->old[i])
+            setenv(e->name[i], e->old[i], 1);
+        else
+            unsetenv(e->name[i]);
+        free(e->name[i]);
+        free(e->old[i]);
+    }
+    e->n = 0;
+}
+
+#define AB_MAX 4
+
+static int run_ab(const char *model, char **files, int nfiles, char **spec, int nv, int warmup,
+                  double min_time, int min_runs, int block)
+{
+    inst b[AB_MAX];
+    double *lat[AB_MAX] = { 0 };
+    size_t n = 0, cap = 0;
+    int rc = 1;
+    memset(b, 0, sizeof b);
+    for (int v = 0; v < nv; v++) {
+        ab_env e;
+        if (ab_apply(spec[v], &e))
+            goto done;
+        int bad = inst_setup(&b[v], model, files, nfiles);
+        ab_restore(&e);
+        if (bad)
+            goto done;
+        for (int k = 0; k < warmup + 1; k++)
+            if (acl_check(aclmdlExecute(b[v].id, b[v].in, b[v].out), "aclmdlExecute"))
+                goto done;
+    }
+    double start = now_ms();
+    while (n < (size_t)min_runs || now_ms() - start < min_time * 1e3) {
+        if (n + (size_t)block > cap) {
+            cap = (n + (size_t)block) * 2;
+            for (int v = 0; v < nv; v++)
+                lat[v] = realloc(lat[v], cap * sizeof(double));
+        }
+        for (int v = 0; v < nv; v++)
+            for (int k = 0; k < block; k++) {
+                double t = now_ms();
+                if (acl_check(aclmdlExecute(b[v].id, b[v].in, b[v].out), "aclmdlExecute"))
+                    goto done;
+                lat[v][n + (size_t)k] = now_ms() - t;
+            }
+        n += (size_t)block;
+    }
+    printf("{\n \"model\": \"%s\",\n \"runtime\": \"openacl\",\n \"runs_each\": %zu,\n \"variants\": [",
+           model, n);
+    double base = 0;
+    for (int v = 0; v < nv; v++) {
+        qsort(lat[v], n, sizeof(double), cmp_double);
+        double med = n % 2 ? lat[v][n / 2] : (lat[v][n / 2 - 1] + lat[v][n / 2]) / 2;
+        if (v == 0)
+            base = med;
+        printf("%s\n  {\"env\": \"%s\", \"median_ms\": %.4f, \"p25_ms\": %.4f, \"min_ms\": %.4f, "
+               "\"vs_first\": %.4f}", v ? "," : "", spec[v], med, lat[v][n / 4], lat[v][0],
+               base > 0 ? med / base : 0.0);
+    }
+    printf("\n ]\n}\n");
+    rc = 0;
+done:
+    for (int v = 0; v < nv; v++) {
+        inst_free(&b[v]);
+        free(lat[v]);
+    }
+    return rc;
+}
+
 static int run_parallel(const char *model, char **files, int nfiles, int npar, int warmup,
                         double min_time, long base_kb)
 {
@@ -309,7 +420,8 @@ static int run_parallel(const char *model, char **files, int nfiles, int npar, i
 int main(int argc, char **argv)
 {
     const char *model = NULL, *inputs = NULL;
-    int warmup = 5, min_runs = 10, npar = 0, empty = 0;
+    int warmup = 5, min_runs = 10, npar = 0, empty = 0, nab = 0, block = 10;
+    char *ab[AB_MAX];
     double min_time = 3.0;
     for (int i = 1; i < argc; i++) {
         if (i + 1 < argc && strcmp(argv[i], "--model") == 0)
@@ -326,14 +438,22 @@ int main(int argc, char **argv)
             npar = atoi(argv[++i]);
         else if (strcmp(argv[i], "--empty") == 0)
             empty = 1;
+        else if (i + 1 < argc && strcmp(argv[i], "--ab") == 0 && nab < AB_MAX)
+            ab[nab++] = argv[++i];
+        else if (i + 1 < argc && strcmp(argv[i], "--block") == 0)
+            block = atoi(argv[++i]);
         else {
             fprintf(stderr, "usage: mdl_bench --model M [--inputs a.npy,...] [--warmup N] "
-                            "[--min-time S] [--min-runs N] [--parallel N] [--empty]\n");
+                            "[--min-time S] [--min-runs N] [--parallel N] [--empty]\n"
+                            "       [--ab \"NAME=VALUE ...\" --ab ... (2 to %d variants) [--block N]]\n",
+                    AB_MAX);
             return 2;
         }
     }
-    if ((!model && !empty) || min_runs < 1 || npar < 0 || npar > MAX_PAR) {
-        fprintf(stderr, "mdl_bench: --model is required (--parallel 1..%d)\n", MAX_PAR);
+    if ((!model && !empty) || min_runs < 1 || npar < 0 || npar > MAX_PAR || nab == 1 || block < 1 ||
+        (nab && npar)) {
+        fprintf(stderr, "mdl_bench: --model is required (--parallel 1..%d; --ab 2..%d times, not with "
+                        "--parallel; --block >= 1)\n", MAX_PAR, AB_MAX);
         return 2;
     }
     const char *missing = first_missing();
@@ -368,6 +488,10 @@ int main(int argc, char **argv)
     }
     if (npar) {
         rc = run_parallel(model, files, nfiles, npar, warmup, min_time, base_kb);
+        goto done;
+    }
+    if (nab) {
+        rc = run_ab(model, files, nfiles, ab, nab, warmup, min_time, min_runs, block);
         goto done;
     }
     if (inst_setup(&b, model, files, nfiles))
