@@ -49,8 +49,27 @@ def main():
         print(line)
     print()
     for k, v in d.get("geomean", {}).items():
+        if k.startswith("paired_"):
+            continue
         print(f"- {k}: **{v['geomean']:.2f}x** over {v['models']} target models (lowest {v['worst'][0]:.2f}x, "
               f"{v['worst'][1]})")
+    if d.get("paired"):
+        vs = [v for v in ("fp32", "bf16") if any(v in p for p in d["paired"])]
+        print(f"\nPaired in one process (`--paired {d.get('paired_s', 0):g}`: turns of 0.5 s, "
+              f"{d.get('paired_s', 0):g} s per runtime; speedup = median over turn pairs of ORT / openacl):\n")
+        print("| model | thr | " + " | ".join(f"openacl {v} ms | ORT ms | **{v} speedup**" for v in vs) + " |")
+        print("|---|---|" + "---|---|---|" * len(vs))
+        for p in d["paired"]:
+            cells = []
+            for v in vs:
+                q = p.get(v, {})
+                cells.append(f"{f(q.get('ours_ms'), 3)} | {f(q.get('ort_ms'), 3)} | **{f(q.get('speedup'))}x**")
+            print(f"| {p['model']} | {p['threads']} | " + " | ".join(cells) + " |")
+        print()
+        for k, v in d.get("geomean", {}).items():
+            if k.startswith("paired_"):
+                print(f"- {k}: **{v['geomean']:.2f}x** over {v['models']} target models "
+                      f"(lowest {v['worst'][0]:.2f}x, {v['worst'][1]})")
     print("\n| model | openacl fp32 MB | openacl bf16 MB | ORT MB |")
     print("|---|---|---|---|")
     for r in rows:

@@ -31,11 +31,19 @@ each on its own thread -- a pthread with c, a Node worker thread with node),
 total inferences per second.
 --throughput-only runs just that section into the existing results file.
 
+--paired S adds a paired section: per model, thread count and precision one
+ort_bench --pair-openacl process runs ORT and openacl (its libascendcl.so
+next to --mdl-bench) in turns of 0.5 s until each has run S seconds. A
+shared machine's slow stretches last longer than a turn, so both runtimes
+meet them alike; the speedup reported is the median over turn pairs of
+ORT's median / openacl's median. It complements the per-process rounds,
+whose medians move with the stretches a process happens to land in.
+
 Writes bench/results/models.json.
 
   run_models.py --mdl-bench BUILD/mdl_bench [--ort-runner c|node] [--ort-bench BUILD/ort_bench]
                 [--threads 1,2] [--rounds 3] [--min-time 1.5]
-                [--only resnet50,bert4] [--bf16] [--parallel 2] [--out FILE]"""
+                [--only resnet50,bert4] [--bf16] [--parallel 2] [--paired 3] [--out FILE]"""
 import argparse
 import datetime
 import json
@@ -120,6 +128,8 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--bf16", action="store_true", help="also openacl with OPENACL_PRECISION=bf16")
     ap.add_argument("--parallel", type=int, default=0, help="throughput with N 1-thread workers")
+    ap.add_argument("--paired", type=float, default=0,
+                    help="S seconds per runtime of in-process paired turns (ort_bench --pair-openacl)")
     ap.add_argument("--throughput-only", action="store_true",
                     help="only the throughput section, merged into the existing --out file")
     ap.add_argument("--out", default=os.path.join(REPO, "bench", "results", "models.json"))
@@ -279,7 +289,43 @@ def main():
                   f"{fmt(statistics.median(theirs) if theirs else None, 10, 1)}"
                   f"{fmt(p.get('ratio_ours_over_ort'), 8, 2)}", flush=True)
 
+    paired = []
+    lib = os.path.join(os.path.dirname(os.path.abspath(a.mdl_bench)), "libascendcl.so")
+    if a.paired and runner == "c" and not a.throughput_only:
+        print(f"\npaired in one process, turns of 0.5 s, {a.paired:g} s each (speedup: median over turn pairs)")
+        print(f"{'model':<20}{'thr':>4}" + "".join(f"{v + ' ms':>10}{'ORT ms':>10}{'speedup':>9}" for v, _ in variants))
+        for m in models:
+            ins = refs.ensure_inputs(a.models, m)
+            path = os.path.join(a.models, m["file"])
+            for t in threads:
+                p = {"model": m["name"], "threads": t}
+                line = f"{m['name']:<20}{t:>4}"
+                for v, env in variants:
+                    o, err, _ = run_json([ort_bench, "--model", path, "--inputs", ",".join(ins), "--threads", str(t),
+                                          "--warmup", str(a.warmup), "--min-time", str(a.paired),
+                                          "--pair-openacl", lib], env=dict(os.environ, **env))
+                    if not o:
+                        p.setdefault("errors", []).append(f"{v}: " + (err.splitlines() or ["failed"])[-1])
+                        line += f"{'-':>10}{'-':>10}{'-':>9}"
+                        continue
+                    p[v] = {"ours_ms": o["openacl"]["median_ms"], "ort_ms": o["ort"]["median_ms"],
+                            "speedup": round(o["speedup_turn_median"], 3),
+                            "speedup_of_medians": round(o["speedup"], 3), "turns": o["turns"]}
+                    line += (f"{fmt(p[v]['ours_ms'], 10, 3)}{fmt(p[v]['ort_ms'], 10, 3)}"
+                             f"{fmt(p[v]['speedup'], 9, 2)}")
+                paired.append(p)
+                print(line, flush=True)
+                for e in p.get("errors", []):
+                    print(f"    {e}", flush=True)
+
     geo = {}
+    for t in threads:
+        for v, _ in variants:
+            sel = [p for p in paired if p["threads"] == t and p["model"] in TARGETS and v in p]
+            g = geomean([p[v]["speedup"] for p in sel])
+            if g:
+                geo[f"paired_{v}_t{t}"] = {"geomean": round(g, 3), "models": len(sel),
+                                           "worst": min((p[v]["speedup"], p["model"]) for p in sel)}
     for t in threads:
         for key in ("speedup_fp32", "speedup_bf16"):
             sel = [r for r in rows if r["threads"] == t and r["model"] in TARGETS and key in r]
@@ -303,7 +349,8 @@ def main():
                             "ort": (base_ort or {}).get("baseline_rss_kb")},
         "loadavg_start": [round(x, 2) for x in load0], "loadavg_end": [round(x, 2) for x in os.getloadavg()],
         "steal_pct": steal_pct(steal0, cpu_steal()),
-        "geomean": geo, "results": rows, "throughput": par,
+        "geomean": geo, "results": rows, "throughput": par, "paired": paired,
+        "paired_s": a.paired,
     }
     if a.throughput_only and os.path.exists(a.out):
         old = json.load(open(a.out))

@@ -154,6 +154,24 @@ def main():
                 expect_ok=False)
         check(p.returncode == 1 and "2 inputs" in p.stderr, "wrong input count refused")
 
+        # Paired mode: openacl (the libascendcl.so built next to ort_bench)
+        # and ORT in turns within one process, on the static MLP of the
+        # model set.
+        lib = os.path.join(os.path.dirname(os.path.abspath(bench)), "libascendcl.so")
+        mlp = os.path.join(a.models, "mlp.onnx")
+        if os.path.exists(lib) and os.path.exists(mlp):
+            p = run(bench, ["--model", mlp, "--min-time", "0.3", "--turn", "0.1", "--pair-openacl", lib])
+            o = json.loads(p.stdout) if p.returncode == 0 else {}
+            ok = (o.get("runtime") == "pair" and o.get("turns", 0) >= 1 and
+                  o.get("ort", {}).get("runs", 0) > 0 and o.get("openacl", {}).get("runs", 0) > 0 and
+                  o.get("ort", {}).get("median_ms", 0) > 0 and o.get("openacl", {}).get("median_ms", 0) > 0 and
+                  o.get("speedup_turn_median", 0) > 0)
+            check(ok, "--pair-openacl: both runtimes ran in turns (" + (p.stdout or p.stderr)[-300:] + ")")
+            p = run(bench, ["--model", mlp, "--pair-openacl", os.path.join(d, "nolib.so")], expect_ok=False)
+            check(p.returncode == 1 and "cannot load" in p.stderr, "--pair-openacl with a missing library refused")
+        else:
+            print(f"skip --pair-openacl: no {lib} or {mlp} (scripts/models.sh)")
+
         # Real models against tools/ortref's outputs (same ORT, through Node).
         for name in REAL:
             man = os.path.join(a.models, "manifest.json")

@@ -7,6 +7,17 @@
  *             [--config key=value]... [--ort-lib PATH]
  *   ort_bench --model M [--inputs ...] --outdir D   (one run, outputs saved)
  *   ort_bench --empty                               (memory baseline only)
+ *   ort_bench --model M [--threads N] --pair-openacl LIB [--turn S] [--min-time S]
+ *     Paired mode: the same process also dlopen()s openacl's libascendcl.so
+ *     (LIB), loads the model through AscendCL with --threads threads per
+ *     device (and whatever OPENACL_* variables are set, e.g. OPENACL_PRECISION)
+ *     on the same input data, and the two runtimes take turns of --turn
+ *     seconds (default 0.5, an untimed 0.25 s pause before each) until
+ *     each has run --min-time seconds. A
+ *     shared machine's slow stretches (a neighbour on the host core,
+ *     frequency, steal) last seconds, longer than a turn, so both runtimes
+ *     meet them alike; separate processes seconds apart do not. Reports
+ *     both latencies, their ratio and the median of the per-turn ratios.
  * Session: CPU EP, graph optimisation ORT_ENABLE_ALL, --threads intra-op
  * threads, 1 inter-op thread, sequential execution; the rest ORT's defaults
  * (the same settings as tools/ortref). Inputs and outputs are OrtValues over
@@ -355,6 +366,7 @@ typedef struct sess {
     char *in_name[MAX_IO], *out_name[MAX_IO];
     OrtValue *in[MAX_IO], *out[MAX_IO];
     void *in_buf[MAX_IO], *out_buf[MAX_IO];
+    size_t in_bytes[MAX_IO];
     int out_type[MAX_IO], out_ndim[MAX_IO];
     int64_t out_shape[MAX_IO][MAX_DIMS];
     size_t out_bytes[MAX_IO];
@@ -536,6 +548,7 @@ static int sess_setup(sess *b, const options *o)
         }
         if (!(b->in_buf[i] = buf_alloc(bytes)))
             return -1;
+        b->in_bytes[i] = bytes;
         if (a)
             memcpy(b->in_buf[i], a->data, bytes);
         else
@@ -685,11 +698,224 @@ static int run_parallel(const options *o, int npar, long base_kb)
     return 0;
 }
 
+/* ---- paired mode: openacl in the same process ---- */
+
+#include "acl/acl.h"
+
+#define PAIR_API(X)                                                                             \
+    X(aclInit) X(aclrtSetDevice) X(aclrtResetDevice) X(aclFinalize) X(aclGetRecentErrMsg)       \
+    X(aclrtMalloc) X(aclrtFree) X(aclCreateDataBuffer) X(aclDestroyDataBuffer)                  \
+    X(aclmdlLoadFromFile) X(aclmdlUnload) X(aclmdlCreateDesc) X(aclmdlDestroyDesc)             \
+    X(aclmdlGetDesc) X(aclmdlGetNumInputs) X(aclmdlGetNumOutputs) X(aclmdlGetInputSizeByIndex) \
+    X(aclmdlGetOutputSizeByIndex) X(aclmdlCreateDataset) X(aclmdlDestroyDataset)               \
+    X(aclmdlAddDatasetBuffer) X(aclmdlExecute)
+#define PAIR_FIELD(f) __typeof__(&f) f;
+static struct { PAIR_API(PAIR_FIELD) } acl;
+
+typedef struct oacl {
+    uint32_t id;
+    int loaded;
+    aclmdlDesc *desc;
+    aclmdlDataset *in, *out;
+    void *mem[2 * MAX_IO];
+    int nmem;
+} oacl;
+
+static int acl_ok(aclError rc, const char *what)
+{
+    if (rc == ACL_SUCCESS)
+        return 0;
+    const char *m = acl.aclGetRecentErrMsg ? acl.aclGetRecentErrMsg() : NULL;
+    fprintf(stderr, "ort_bench: %s failed: error %d\n  %s\n", what, (int)rc, m ? m : "(no message)");
+    return -1;
+}
+
+static int oacl_open(const char *lib, int threads)
+{
+    void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        fprintf(stderr, "ort_bench: cannot load %s: %s\n", lib, dlerror());
+        return -1;
+    }
+#define PAIR_SYM(f)                                                                  \
+    if (!(*(void **)&acl.f = dlsym(h, #f))) {                                        \
+        fprintf(stderr, "ort_bench: %s lacks %s\n", lib, #f);                        \
+        return -1;                                                                   \
+    }
+    PAIR_API(PAIR_SYM)
+#undef PAIR_SYM
+    char t[16];
+    snprintf(t, sizeof t, "%d", threads);
+    setenv("OPENACL_THREADS", t, 1);
+    aclError ir = acl.aclInit(NULL);
+    if (ir != ACL_SUCCESS && ir != ACL_ERROR_REPEAT_INITIALIZE && acl_ok(ir, "aclInit"))
+        return -1;
+    return acl_ok(acl.aclrtSetDevice(0), "aclrtSetDevice");
+}
+
+/* The model through AscendCL, fed the ORT session's input bytes. */
+static int oacl_setup(oacl *m, const char *model, const sess *b)
+{
+    if (acl_ok(acl.aclmdlLoadFromFile(model, &m->id), "aclmdlLoadFromFile"))
+        return -1;
+    m->loaded = 1;
+    if (!(m->desc = acl.aclmdlCreateDesc()) || acl_ok(acl.aclmdlGetDesc(m->desc, m->id), "aclmdlGetDesc"))
+        return -1;
+    size_t ni = acl.aclmdlGetNumInputs(m->desc), no = acl.aclmdlGetNumOutputs(m->desc);
+    if (ni != b->n_in || no > MAX_IO) {
+        fprintf(stderr, "ort_bench: openacl sees %zu inputs, ORT %zu\n", ni, b->n_in);
+        return -1;
+    }
+    m->in = acl.aclmdlCreateDataset();
+    m->out = acl.aclmdlCreateDataset();
+    if (!m->in || !m->out)
+        return -1;
+    for (size_t i = 0; i < ni + no; i++) {
+        size_t size = i < ni ? acl.aclmdlGetInputSizeByIndex(m->desc, i)
+                             : acl.aclmdlGetOutputSizeByIndex(m->desc, i - ni);
+        void *p = NULL;
+        if (!size) {
+            fprintf(stderr, "ort_bench: openacl %s %zu has no static size\n", i < ni ? "input" : "output",
+                    i < ni ? i : i - ni);
+            return -1;
+        }
+        if (acl_ok(acl.aclrtMalloc(&p, size, ACL_MEM_MALLOC_HUGE_FIRST), "aclrtMalloc"))
+            return -1;
+        m->mem[m->nmem++] = p;
+        if (i < ni) {
+            /* both runtimes see the same bytes (sizes agree for static shapes) */
+            if (size != b->in_bytes[i]) {
+                fprintf(stderr, "ort_bench: input %zu: openacl wants %zu bytes, ORT has %zu\n", i, size,
+                        b->in_bytes[i]);
+                return -1;
+            }
+            memcpy(p, b->in_buf[i], size);
+        }
+        aclDataBuffer *d = acl.aclCreateDataBuffer(p, size);
+        if (!d || acl.aclmdlAddDatasetBuffer(i < ni ? m->in : m->out, d) != ACL_SUCCESS)
+            return -1;
+    }
+    return 0;
+}
+
+static void oacl_free(oacl *m)
+{
+    if (m->in)
+        acl.aclmdlDestroyDataset(m->in);
+    if (m->out)
+        acl.aclmdlDestroyDataset(m->out);
+    for (int i = 0; i < m->nmem; i++)
+        acl.aclrtFree(m->mem[i]);
+    if (m->desc)
+        acl.aclmdlDestroyDesc(m->desc);
+    if (m->loaded)
+        acl.aclmdlUnload(m->id);
+}
+
+typedef struct series {
+    double *v;
+    size_t n, cap;
+} series;
+
+static int series_add(series *s, double x)
+{
+    if (s->n == s->cap) {
+        size_t c = s->cap ? 2 * s->cap : 1024;
+        double *g = realloc(s->v, c * sizeof *g);
+        if (!g)
+            return -1;
+        s->v = g;
+        s->cap = c;
+    }
+    s->v[s->n++] = x;
+    return 0;
+}
+
+static double median_of(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static int run_pair(const options *o, const char *lib, double turn)
+{
+    sess b;
+    oacl m;
+    memset(&b, 0, sizeof b);
+    memset(&m, 0, sizeof m);
+    series lat[2] = { { 0 } }, turn_med[2] = { { 0 } }, one = { 0 };
+    int rc = 1;
+    if (sess_setup(&b, o) || oacl_open(lib, o->threads) || oacl_setup(&m, o->model, &b))
+        goto done;
+    for (int k = 0; k < o->warmup + 1; k++)
+        if (sess_run(&b) || acl_ok(acl.aclmdlExecute(m.id, m.in, m.out), "aclmdlExecute"))
+            goto done;
+    double spent[2] = { 0, 0 };
+    int turns = 0;
+    /* turn pairs until both runtimes ran min_time and min_runs (ORT first
+     * in even pairs, openacl first in odd ones) */
+    while (spent[0] < o->min_time * 1e3 || spent[1] < o->min_time * 1e3 || lat[0].n < (size_t)o->min_runs ||
+           lat[1].n < (size_t)o->min_runs) {
+        for (int h = 0; h < 2; h++) {
+            int r = (turns + h) % 2;   /* 0 ORT, 1 openacl */
+            one.n = 0;
+            /* untimed pause of 0.25 s: the other runtime's idle workers stop
+             * spinning before this turn starts (OpenMP's GOMP_SPINCOUNT wait
+             * is ~0.5 ms; ORT's pool was seen spinning for over 20 ms, and
+             * took a core from openacl's first runs at 2 threads) */
+            nanosleep(&(struct timespec){ .tv_sec = 0, .tv_nsec = 250 * 1000000L }, NULL);
+            double t0 = now_ms();
+            do {
+                double t = now_ms();
+                if (r == 0 ? sess_run(&b) : acl_ok(acl.aclmdlExecute(m.id, m.in, m.out), "aclmdlExecute"))
+                    goto done;
+                double dt = now_ms() - t;
+                if (series_add(&lat[r], dt) || series_add(&one, dt))
+                    goto done;
+            } while (now_ms() - t0 < turn * 1e3);
+            spent[r] += now_ms() - t0;
+            if (series_add(&turn_med[r], median_of(one.v, one.n)))
+                goto done;
+        }
+        turns++;
+    }
+    /* per pair of adjacent turns: ORT median / openacl median */
+    series ratio = { 0 };
+    for (size_t i = 0; i < turn_med[0].n && i < turn_med[1].n; i++)
+        if (turn_med[1].v[i] > 0 && series_add(&ratio, turn_med[0].v[i] / turn_med[1].v[i]))
+            goto done;
+    double mo = median_of(lat[0].v, lat[0].n), ma = median_of(lat[1].v, lat[1].n);
+    printf("{\n \"model\": ");
+    json_str(o->model);
+    printf(",\n \"runtime\": \"pair\",\n \"ort_version\": \"%s\",\n \"threads\": %d,\n \"turn_s\": %.3f,\n"
+           " \"turns\": %d,\n \"ort\": {\"median_ms\": %.4f, \"min_ms\": %.4f, \"runs\": %zu},\n"
+           " \"openacl\": {\"median_ms\": %.4f, \"min_ms\": %.4f, \"runs\": %zu},\n"
+           " \"speedup\": %.4f,\n \"speedup_turn_median\": %.4f\n}\n",
+           g_version, o->threads, turn, turns, mo, lat[0].v[0], lat[0].n, ma, lat[1].v[0], lat[1].n,
+           ma > 0 ? mo / ma : 0.0, median_of(ratio.v, ratio.n));
+    free(ratio.v);
+    rc = 0;
+done:
+    oacl_free(&m);
+    sess_free(&b);
+    for (int i = 0; i < 2; i++) {
+        free(lat[i].v);
+        free(turn_med[i].v);
+    }
+    free(one.v);
+    if (acl.aclrtResetDevice) {
+        acl.aclrtResetDevice(0);
+        acl.aclFinalize();
+    }
+    return rc;
+}
+
 static void usage(void)
 {
     fprintf(stderr, "usage: ort_bench --model M [--inputs a.npy,...] [--threads N] [--warmup N] [--min-time S]\n"
                     "                 [--min-runs N] [--parallel N] [--iobinding] [--config key=value]...\n"
                     "                 [--outdir D] [--ort-lib PATH]\n"
+                    "       ort_bench --model M [--threads N] [--min-time S] --pair-openacl LIBASCENDCL [--turn S]\n"
                     "       ort_bench --empty [--ort-lib PATH]\n");
 }
 
@@ -701,8 +927,9 @@ int main(int argc, char **argv)
     o.warmup = 5;
     o.min_runs = 10;
     o.min_time = 3.0;
-    const char *inputs = NULL, *lib = NULL, *outdir = NULL;
+    const char *inputs = NULL, *lib = NULL, *outdir = NULL, *pair = NULL;
     int npar = 0, empty = 0;
+    double turn = 0.5;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int has = i + 1 < argc;
@@ -724,6 +951,10 @@ int main(int argc, char **argv)
             outdir = argv[++i];
         else if (has && !strcmp(a, "--ort-lib"))
             lib = argv[++i];
+        else if (has && !strcmp(a, "--pair-openacl"))
+            pair = argv[++i];
+        else if (has && !strcmp(a, "--turn"))
+            turn = atof(argv[++i]);
         else if (has && !strcmp(a, "--config") && o.ncfg < MAX_CFG && strchr(argv[i + 1], '=')) {
             char *kv = argv[++i], *eq = strchr(kv, '=');
             *eq = '\0';
@@ -772,6 +1003,10 @@ int main(int argc, char **argv)
 
     if (npar) {
         rc = run_parallel(&o, npar, base_kb);
+        goto out;
+    }
+    if (pair) {
+        rc = turn > 0 ? run_pair(&o, pair, turn) : 2;
         goto out;
     }
 

@@ -5,6 +5,8 @@ add_executable(ort_bench ${CMAKE_CURRENT_LIST_DIR}/ort_bench.c)
 target_compile_definitions(ort_bench PRIVATE
   ORTC_DEFAULT_LIB="${CMAKE_SOURCE_DIR}/third_party/npm/node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime.so.1")
 target_link_libraries(ort_bench PRIVATE oa_npy ${CMAKE_DL_LIBS} m Threads::Threads)
+# --pair-openacl dlopen()s libascendcl: only its header types are compiled in
+target_include_directories(ort_bench PRIVATE ${CMAKE_SOURCE_DIR}/include)
 target_compile_options(ort_bench PRIVATE ${OA_WARN})
 
 if(OPENACL_BUILD_TESTS)
