@@ -427,6 +427,20 @@ SE_TGT static void scale_rows_v(const void *x, int xb, void *y, int yb, const fl
 }
 #endif
 
+/* An activation list over a small vector: the vector forms when simd. */
+static void apply_act(int simd, const nn_post *p, float *y, size_t len)
+{
+#ifdef SE_AVX512
+    if (simd) {
+        post_v(p, y, len);
+        return;
+    }
+#else
+    (void)simd;
+#endif
+    nn_post_apply(p, y, len, NULL);
+}
+
 /* [a, b) of n split in `parts`, part p, in steps of `unit` */
 static void split(int64_t n, int64_t unit, int parts, int p, int64_t *a, int64_t *b)
 {
@@ -481,9 +495,7 @@ static int se_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
     const char *xd = x->data;
     char *yd = out[0].data;
     const float *w1f = s->w1, *w2f = s->w2t;
-#ifdef SE_AVX512
     const int simd = s->simd;
-#endif
 
 #pragma omp parallel num_threads(threads) if (threads > 1)
     {
@@ -540,11 +552,7 @@ static int se_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
             else
 #endif
             for (int64_t r = r0; r < r1; r++) h[r] = s->b1[r] + dot(w1f + (size_t)(r * C), m, (size_t)C);
-#ifdef SE_AVX512
-            if (simd) post_v(&s->act1, h + r0, (size_t)(r1 - r0));
-            else
-#endif
-            nn_post_apply(&s->act1, h + r0, (size_t)(r1 - r0), NULL);
+            apply_act(simd, &s->act1, h + r0, (size_t)(r1 - r0));
         }
 #pragma omp barrier
         /* 3. excite: s = act2(W2 h + b2), this thread's channels */
@@ -560,11 +568,7 @@ static int se_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
                 for (int64_t r = 0; r < R; r++)
                     for (int64_t c = c0; c < c1; c++) sv[c] += h[r] * w2f[r * C + c];
             }
-#ifdef SE_AVX512
-            if (simd) post_v(&s->act2, sv + c0, (size_t)(c1 - c0));
-            else
-#endif
-            nn_post_apply(&s->act2, sv + c0, (size_t)(c1 - c0), NULL);
+            apply_act(simd, &s->act2, sv + c0, (size_t)(c1 - c0));
         }
 #pragma omp barrier
         /* 4. scale: this thread's rows (pixels when channels-last, else channels) */
