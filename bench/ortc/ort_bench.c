@@ -11,7 +11,7 @@
  *     Paired mode: the same process also dlopen()s openacl's libascendcl.so
  *     (LIB), loads the model through AscendCL with --threads threads per
  *     device (and whatever OPENACL_* variables are set, e.g. OPENACL_PRECISION)
- *     on the same input data, and the two runtimes take turns of --turn
+ *     on the same input data (dynamic inputs with the data's shapes), and the two runtimes take turns of --turn
  *     seconds (default 0.5, an untimed 0.25 s pause before each) until
  *     each has run --min-time seconds. A
  *     shared machine's slow stretches (a neighbour on the host core,
@@ -367,6 +367,8 @@ typedef struct sess {
     OrtValue *in[MAX_IO], *out[MAX_IO];
     void *in_buf[MAX_IO], *out_buf[MAX_IO];
     size_t in_bytes[MAX_IO];
+    int in_ndim[MAX_IO];
+    int64_t in_shape[MAX_IO][MAX_DIMS];
     int out_type[MAX_IO], out_ndim[MAX_IO];
     int64_t out_shape[MAX_IO][MAX_DIMS];
     size_t out_bytes[MAX_IO];
@@ -549,6 +551,8 @@ static int sess_setup(sess *b, const options *o)
         if (!(b->in_buf[i] = buf_alloc(bytes)))
             return -1;
         b->in_bytes[i] = bytes;
+        b->in_ndim[i] = (int)nd;
+        memcpy(b->in_shape[i], shape, nd * sizeof(int64_t));
         if (a)
             memcpy(b->in_buf[i], a->data, bytes);
         else
@@ -708,13 +712,16 @@ static int run_parallel(const options *o, int npar, long base_kb)
     X(aclmdlLoadFromFile) X(aclmdlUnload) X(aclmdlCreateDesc) X(aclmdlDestroyDesc)             \
     X(aclmdlGetDesc) X(aclmdlGetNumInputs) X(aclmdlGetNumOutputs) X(aclmdlGetInputSizeByIndex) \
     X(aclmdlGetOutputSizeByIndex) X(aclmdlCreateDataset) X(aclmdlDestroyDataset)               \
-    X(aclmdlAddDatasetBuffer) X(aclmdlExecute)
+    X(aclmdlAddDatasetBuffer) X(aclmdlExecute) X(aclmdlGetInputDataType) X(aclCreateTensorDesc)      \
+    X(aclDestroyTensorDesc) X(aclmdlSetDatasetTensorDesc) X(aclmdlGetDatasetBuffer) X(aclGetDataBufferAddr)
 #define PAIR_FIELD(f) __typeof__(&f) f;
 static struct { PAIR_API(PAIR_FIELD) } acl;
 
 typedef struct oacl {
     uint32_t id;
     int loaded;
+    size_t n_out_dyn;
+    size_t out_dyn[MAX_IO];     /* outputs the runtime allocates (no static size) */
     aclmdlDesc *desc;
     aclmdlDataset *in, *out;
     void *mem[2 * MAX_IO];
@@ -771,35 +778,51 @@ static int oacl_setup(oacl *m, const char *model, const sess *b)
     if (!m->in || !m->out)
         return -1;
     for (size_t i = 0; i < ni + no; i++) {
-        size_t size = i < ni ? acl.aclmdlGetInputSizeByIndex(m->desc, i)
-                             : acl.aclmdlGetOutputSizeByIndex(m->desc, i - ni);
+        int in = i < ni;
+        size_t size = in ? acl.aclmdlGetInputSizeByIndex(m->desc, i) : acl.aclmdlGetOutputSizeByIndex(m->desc, i - ni);
         void *p = NULL;
-        if (!size) {
-            fprintf(stderr, "ort_bench: openacl %s %zu has no static size\n", i < ni ? "input" : "output",
-                    i < ni ? i : i - ni);
+        /* a dynamic input takes ORT's bytes and shape; a dynamic output is
+         * allocated by the runtime at the first run (a NULL, 0 buffer) */
+        int dyn = size == 0;
+        if (in && dyn)
+            size = b->in_bytes[i];
+        if (size && acl_ok(acl.aclrtMalloc(&p, size, ACL_MEM_MALLOC_HUGE_FIRST), "aclrtMalloc"))
             return -1;
-        }
-        if (acl_ok(acl.aclrtMalloc(&p, size, ACL_MEM_MALLOC_HUGE_FIRST), "aclrtMalloc"))
-            return -1;
-        m->mem[m->nmem++] = p;
-        if (i < ni) {
-            /* both runtimes see the same bytes (sizes agree for static shapes) */
+        if (p)
+            m->mem[m->nmem++] = p;
+        if (in) {
             if (size != b->in_bytes[i]) {
                 fprintf(stderr, "ort_bench: input %zu: openacl wants %zu bytes, ORT has %zu\n", i, size,
                         b->in_bytes[i]);
                 return -1;
             }
             memcpy(p, b->in_buf[i], size);
+        } else if (dyn) {
+            m->out_dyn[m->n_out_dyn++] = i - ni;
         }
         aclDataBuffer *d = acl.aclCreateDataBuffer(p, size);
-        if (!d || acl.aclmdlAddDatasetBuffer(i < ni ? m->in : m->out, d) != ACL_SUCCESS)
+        if (!d || acl.aclmdlAddDatasetBuffer(in ? m->in : m->out, d) != ACL_SUCCESS)
             return -1;
+        if (in && dyn) {
+            aclTensorDesc *td = acl.aclCreateTensorDesc(acl.aclmdlGetInputDataType(m->desc, i), b->in_ndim[i],
+                                                        b->in_shape[i], ACL_FORMAT_ND);
+            int bad = !td || acl_ok(acl.aclmdlSetDatasetTensorDesc(m->in, td, i), "aclmdlSetDatasetTensorDesc");
+            if (td)
+                acl.aclDestroyTensorDesc(td);
+            if (bad)
+                return -1;
+        }
     }
     return 0;
 }
 
 static void oacl_free(oacl *m)
 {
+    for (size_t k = 0; m->out && k < m->n_out_dyn; k++) {
+        void *p = acl.aclGetDataBufferAddr(acl.aclmdlGetDatasetBuffer(m->out, m->out_dyn[k]));
+        if (p)
+            acl.aclrtFree(p);   /* what the runtime allocated for a dynamic output */
+    }
     if (m->in)
         acl.aclmdlDestroyDataset(m->in);
     if (m->out)
