@@ -332,8 +332,10 @@ static int run_ab(const char *model, char **files, int nfiles, char **spec, int 
     memset(b, 0, sizeof b);
     for (int v = 0; v < nv; v++) {
         ab_env e;
-        if (ab_apply(spec[v], &e))
+        if (ab_apply(spec[v], &e)) {
+            ab_restore(&e);
             goto done;
+        }
         int bad = inst_setup(&b[v], model, files, nfiles);
         ab_restore(&e);
         if (bad)

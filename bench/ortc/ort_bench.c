@@ -866,7 +866,7 @@ static int run_pair(const options *o, const char *lib, double turn)
     oacl m;
     memset(&b, 0, sizeof b);
     memset(&m, 0, sizeof m);
-    series lat[2] = { { 0 } }, turn_med[2] = { { 0 } }, one = { 0 };
+    series lat[2] = { { 0 } }, turn_med[2] = { { 0 } }, one = { 0 }, ratio = { 0 };
     int rc = 1;
     if (sess_setup(&b, o) || oacl_open(lib, o->threads) || oacl_setup(&m, o->model, &b))
         goto done;
@@ -903,7 +903,6 @@ static int run_pair(const options *o, const char *lib, double turn)
         turns++;
     }
     /* per pair of adjacent turns: ORT median / openacl median */
-    series ratio = { 0 };
     for (size_t i = 0; i < turn_med[0].n && i < turn_med[1].n; i++)
         if (turn_med[1].v[i] > 0 && series_add(&ratio, turn_med[0].v[i] / turn_med[1].v[i]))
             goto done;
@@ -916,7 +915,6 @@ static int run_pair(const options *o, const char *lib, double turn)
            " \"speedup\": %.4f,\n \"speedup_turn_median\": %.4f\n}\n",
            g_version, o->threads, turn, turns, mo, lat[0].v[0], lat[0].n, ma, lat[1].v[0], lat[1].n,
            ma > 0 ? mo / ma : 0.0, median_of(ratio.v, ratio.n));
-    free(ratio.v);
     rc = 0;
 done:
     oacl_free(&m);
@@ -926,6 +924,7 @@ done:
         free(turn_med[i].v);
     }
     free(one.v);
+    free(ratio.v);
     if (acl.aclrtResetDevice) {
         acl.aclrtResetDevice(0);
         acl.aclFinalize();

@@ -13,6 +13,7 @@
 #include "graph/passes.h"
 #include "graph/errs.h"
 #include "graph/precision.h"
+#include "kernels/ref/nn_common.h"
 #include "core/core.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -206,12 +207,6 @@ static void unbind_node(g_node *n)
     n->state = NULL;
 }
 
-/* openacl.SqueezeExcite, the fused block (kernels/ref/nn_se.c) */
-static int is_se(const g_node *n)
-{
-    return n->domain && !strcmp(n->domain, "openacl") && !strcmp(n->op_type, "SqueezeExcite");
-}
-
 /* Squeeze-excite blocks in bf16 (after graph_pass_bf16_act): a bf16
  * convolution's output read only by GlobalAveragePool and a channel-scale
  * Mul (EfficientNet's depthwise output) is stored as bf16, and the Mul's
@@ -237,7 +232,7 @@ static int bf16_se_pass(g_graph *g)
         int conv_src = deep && p->out[0] == t && dn_conv_bf16_io(p, 1);
         int mul_src = p->n_out == 1 && ((!strcmp(p->op_type, "Mul") && (!p->domain || !*p->domain) &&
                                          (dn_scale_reads_bf16(g, p, 0) || dn_scale_reads_bf16(g, p, 1))) ||
-                                        is_se(p));
+                                        nn_se_bound(p));
         if (!conv_src && !mul_src) continue;
         /* every reader: GAP / channel-scale Mul after a convolution, bf16
          * convolutions (data input) after a Mul */
@@ -249,7 +244,7 @@ static int bf16_se_pass(g_graph *g)
                 seen++;
                 if (conv_src) {
                     ok = dn_scale_reads_bf16(g, c, j);
-                    muls += !strcmp(c->op_type, "Mul") || is_se(c);
+                    muls += !strcmp(c->op_type, "Mul") || nn_se_bound(c);
                 } else {
                     ok = j == 0 && dn_conv_bf16_io(c, 0);
                 }

@@ -273,9 +273,7 @@ K_REGISTER(k_gap_bf16);
  * (which this file then serves), and openacl.SqueezeExcite. */
 int dn_scale_reads_bf16(const g_graph *g, const g_node *n, int slot)
 {
-    /* the fused block (kernels/ref/nn_se.c) reads x as bf16 or float32 */
-    if (n->domain && !strcmp(n->domain, "openacl") && !strcmp(n->op_type, "SqueezeExcite"))
-        return slot == 0;
+    if (nn_se_bound(n)) return slot == 0;   /* reads x as bf16 or float32 */
     if (n->domain && *n->domain) return 0;
     if (!strcmp(n->op_type, "GlobalAveragePool")) return slot == 0 && n->n_in == 1;
     if (strcmp(n->op_type, "Mul") || n->n_in != 2 || n->in[0] < 0 || n->in[1] < 0) return 0;

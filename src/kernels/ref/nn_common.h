@@ -77,6 +77,9 @@ int nn_post_parse(const g_node *n, nn_post *p);
  * (squeeze) product's activations in _oa_se_post_ops / _oa_se_post_alpha /
  * _oa_se_post_beta, the second's in the usual _oa_post_* list. No add. */
 int nn_se_post_parse(const g_node *n, nn_post *p);
+/* Whether node n is bound to an openacl.SqueezeExcite kernel (either
+ * registration; both read and write bf16 activations). */
+int nn_se_bound(const g_node *n);
 
 /* A depthwise 3x3 convolution (pads 1) fused after a Conv by the fusion
  * pass (MobileNet's expand + depthwise pair): attribute _oa_dw_stride (1 or

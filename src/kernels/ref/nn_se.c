@@ -458,6 +458,7 @@ static int se_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
     int64_t N = x->shape.d[0], C = s->C, R = s->R, P = x->shape.d[2] * x->shape.d[3];
     if (!s->w1) {
         /* never planned and packed by the engine (dynamic shapes): own copy */
+        free(s->own_packed);
         s->own_packed = aligned_alloc(64, packed_bytes_of(s));
         if (!s->own_packed)
             return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (openacl.SqueezeExcite): out of memory", n->name);
@@ -609,3 +610,5 @@ static const k_op k_se_ref = {
     .adopt = se_adopt,
 };
 K_REGISTER(k_se_ref);
+
+int nn_se_bound(const g_node *n) { return n->op == &k_se_avx512 || n->op == &k_se_ref; }
