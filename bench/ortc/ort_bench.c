@@ -109,6 +109,7 @@ enum {
        OrtValue **out))                                                                            \
     X(10, OrtStatus *, CreateSessionOptions, (OrtSessionOptions **out))                            \
     X(13, OrtStatus *, SetSessionExecutionMode, (OrtSessionOptions *o, int mode))                  \
+    X(14, OrtStatus *, EnableProfiling, (OrtSessionOptions *o, const char *prefix))                \
     X(23, OrtStatus *, SetSessionGraphOptimizationLevel, (OrtSessionOptions *o, int level))        \
     X(24, OrtStatus *, SetIntraOpNumThreads, (OrtSessionOptions *o, int n))                        \
     X(25, OrtStatus *, SetInterOpNumThreads, (OrtSessionOptions *o, int n))                        \
@@ -353,6 +354,7 @@ typedef struct options {
     npy_array *data;            /* one per input, or NULL: fill */
     int ndata;
     int threads, warmup, min_runs, iobinding;
+    const char *profile; /* ORT's per-node profile (EnableProfiling) file prefix, or NULL */
     double min_time;
     const char *cfg_key[MAX_CFG], *cfg_val[MAX_CFG];
     int ncfg;
@@ -477,6 +479,8 @@ static int sess_setup(sess *b, const options *o)
               ort_ok(ort.SetInterOpNumThreads(so, 1), "SetInterOpNumThreads") ||
               ort_ok(ort.SetSessionExecutionMode(so, ORTC_SEQUENTIAL), "SetSessionExecutionMode") ||
               ort_ok(ort.SetSessionGraphOptimizationLevel(so, ORTC_ENABLE_ALL), "SetSessionGraphOptimizationLevel");
+    if (!bad && o->profile)
+        bad = ort_ok(ort.EnableProfiling(so, o->profile), "EnableProfiling");
     for (int k = 0; !bad && k < o->ncfg; k++)
         bad = ort_ok(ort.AddSessionConfigEntry(so, o->cfg_key[k], o->cfg_val[k]), "AddSessionConfigEntry");
     double t0 = now_ms();
@@ -936,7 +940,7 @@ static void usage(void)
 {
     fprintf(stderr, "usage: ort_bench --model M [--inputs a.npy,...] [--threads N] [--warmup N] [--min-time S]\n"
                     "                 [--min-runs N] [--parallel N] [--iobinding] [--config key=value]...\n"
-                    "                 [--outdir D] [--ort-lib PATH]\n"
+                    "                 [--outdir D] [--ort-lib PATH] [--profile PREFIX]\n"
                     "       ort_bench --model M [--threads N] [--min-time S] --pair-openacl LIBASCENDCL [--turn S]\n"
                     "       ort_bench --empty [--ort-lib PATH]\n");
 }
@@ -975,6 +979,8 @@ int main(int argc, char **argv)
             lib = argv[++i];
         else if (has && !strcmp(a, "--pair-openacl"))
             pair = argv[++i];
+        else if (has && !strcmp(a, "--profile"))
+            o.profile = argv[++i];
         else if (has && !strcmp(a, "--turn"))
             turn = atof(argv[++i]);
         else if (has && !strcmp(a, "--config") && o.ncfg < MAX_CFG && strchr(argv[i + 1], '=')) {

@@ -5,6 +5,9 @@
  * each kernel runs twice to catch state kept between runs.
  * usage: knn_random [iterations-per-op] [seed] */
 #include "knn_util.h"
+#include "graph/precision.h"
+#include "kernels/dnnl/dn_common.h"
+#include "kernels/dnnl/dn_gemv.h"
 
 static int iters = 150;
 
@@ -457,6 +460,199 @@ static void test_matmul(int gemm)
     CHECK(compared > iters / 2, "too few %s configurations compared", gemm ? "Gemm" : "MatMul");
 }
 
+/* Plans node ni with op (init, infer, plan) and returns its packed bytes,
+ * or -1 when it declines or fails. */
+static long long planned_bytes(const k_op *op, g_graph *g, int ni, const k_tensor *in)
+{
+    g_node *n = &g->nodes[ni];
+    void *st = NULL;
+    k_tensor out[2];
+    memset(out, 0, sizeof out);
+    out[0].shape.rank = -1;
+    size_t pb = 0, sb = 0;
+    int r = op->init(g, n, &st);
+    if (!r && op->infer) r = op->infer(n, st, in, out);
+    if (!r) r = op->plan(n, st, in, out, &pb, &sb);
+    if (op->fini) op->fini(st);
+    return r ? -1 : (long long)pb;
+}
+
+/* One-row products with a constant B (dn_gemv.c behind the dnnl MatMul /
+ * Gemm kernel): fp32 against the reference over panel widths (N around
+ * multiples of 16 and 64), odd and even K, transposes, every form of C and
+ * fused post-ops, the packed size proving the streamed form was chosen; a
+ * state packed for one row then run with several (the rows run one at a
+ * time); bf16 against oneDNN's own bf16 product (OPENACL_NO_GEMV=1). */
+static void test_gemv(void)
+{
+    const k_op *ref = NULL, *dn = NULL;
+    int compared = 0, multi = 0, bf = 0;
+    int use = dn_gemv_supported(0);
+    if (!use) { printf("gemv: no AVX-512 here, skipped\n"); return; }
+    for (int it = 0; it < iters; it++) {
+        cfg_io c;
+        memset(&c, 0, sizeof c);
+        c.g = g_graph_new();
+        c.g->opset = 17;
+        int gemm = rnd() % 2, ta = gemm && rnd() % 2, tb = gemm && rnd() % 2;
+        int64_t K = rnd() % 3 ? rndi(1, 80) : rndi(80, 700);
+        int64_t N = rnd() % 2 ? 16 * rndi(1, 9) + rndi(-1, 1) : rndi(1, 300);
+        if (N < 1) N = 1;
+        g_shape as, bs, cs = shp(0, NULL);
+        int64_t ad[3] = { 1, 1, K }, bd[2] = { tb ? N : K, tb ? K : N };
+        int ar = gemm ? 2 : rndi(1, 3);
+        int64_t at2[2] = { K, 1 };
+        as = gemm && ta ? shp(2, at2) : shp(ar, ad + 3 - ar);
+        bs = shp(2, bd);
+        int ck = gemm ? rndi(0, 3) : rndi(0, 1);   /* none, [N], [1,N], scalar */
+        int64_t c1[1] = { N }, c2[2] = { 1, N };
+        if (ck == 1) cs = shp(1, c1);
+        if (ck == 2) cs = shp(2, c2);
+        float alpha = gemm && rnd() % 2 ? 0.5f : 1.f, beta = gemm && rnd() % 2 ? 2.f : 1.f;
+        float *a = rand_buf((size_t)K), *b = rand_buf((size_t)(K * N)), *cc = rand_buf((size_t)N);
+        int t_a = tadd(c.g, "a", G_TK_INPUT, G_F32, as, NULL);
+        int t_b = tadd(c.g, "b", G_TK_CONST, G_F32, bs, b);
+        int t_c = ck ? tadd(c.g, "c", G_TK_CONST, G_F32, cs, cc) : -1;
+        int t_d = tadd(c.g, "d", G_TK_INPUT, G_F32, shp(0, NULL), NULL);
+        int t_y = tadd(c.g, "y", G_TK_ACT, G_F32, shp(0, NULL), NULL);
+        int ins[4] = { t_a, t_b, t_c, t_d }, outs[1] = { t_y };
+        c.node = g_node_add(c.g, gemm ? "Gemm" : "MatMul", "", "mm", 4, ins, 1, outs);
+        g_node *n = &c.g->nodes[c.node];
+        n->opset = 13;
+        if (ta) attr_int(n, "transA", 1);
+        if (tb) attr_int(n, "transB", 1);
+        if (alpha != 1.f) attr_float(n, "alpha", alpha);
+        if (beta != 1.f) attr_float(n, "beta", beta);
+        int has_add;
+        add_post_ops(n, 1, &has_add);
+        if (!has_add) n->in[3] = -1;
+        io_set(&c, 0, a, as, G_LAYOUT_PLAIN);
+        io_set(&c, 1, b, bs, G_LAYOUT_PLAIN);
+        io_borrow(&c, 1, t_b);
+        if (ck) { io_set(&c, 2, cc, cs, G_LAYOUT_PLAIN); io_borrow(&c, 2, t_c); }
+        else { c.logical[2] = cc; c.in[2].dtype = G_UNDEF; }
+        g_shape ys;
+        int64_t m_, k_, n_;
+        if (gemm ? nn_gemm_shape(n, ta, tb, &as, &bs, NULL, &ys, &m_, &k_, &n_)
+                 : nn_matmul_shape(n, &as, &bs, &ys, &m_, &k_, &n_)) { io_free(&c); continue; }
+        if (has_add) io_set(&c, 3, rand_buf((size_t)g_shape_numel(&ys)), ys, G_LAYOUT_PLAIN);
+        char what[200], sa[64], sb[64];
+        snprintf(what, sizeof what, "gemv %s #%d A %s B %s tA %d tB %d alpha %g beta %g C kind %d",
+                 gemm ? "Gemm" : "MatMul", it, g_shape_str(&as, sa, sizeof sa),
+                 g_shape_str(&bs, sb, sizeof sb), ta, tb, alpha, beta, ck);
+        ref = find_impl(n, "ref");
+        dn = find_impl(n, "dnnl");
+        CHECK(ref && dn, "%s: kernels missing", what);
+        if (!ref || !dn) { io_free(&c); continue; }
+        long long pb = planned_bytes(dn, c.g, c.node, c.in);
+        long long want = (long long)dn_align(dn_gemv_packed_bytes(K, N, 0)) +
+                         (ck ? (long long)g_shape_numel(&cs) * 4 : 0);
+        CHECK(pb == want, "%s: packed %lld bytes, the streamed form packs %lld", what, pb, want);
+        if (compare_impls(&c, what, 2e-4, 1e-3) == 1) compared++;
+
+        /* the same state, later run with 3 rows (Gemm without transA) */
+        if (gemm && !ta && !has_add && it % 3 == 0) {
+            void *st = NULL;
+            k_tensor y1[2], y3[2], yr[2];
+            memset(y1, 0, sizeof y1);
+            y1[0].shape.rank = -1;
+            size_t p1 = 0, s1 = 0;
+            int r = dn->init(c.g, n, &st);
+            if (!r) r = dn->infer(n, st, c.in, y1);
+            if (!r) r = dn->plan(n, st, c.in, y1, &p1, &s1);
+            void *pk = galloc(p1), *sc = s1 ? galloc(s1) : NULL;
+            if (!r) r = dn->pack(n, st, c.in, y1, pk);
+            y1[0].nbytes = k_nbytes(&y1[0]);
+            y1[0].data = galloc(y1[0].nbytes);
+            k_ctx ctx = { .threads = omp_get_max_threads(), .scratch = sc, .scratch_bytes = s1 };
+            if (!r) r = dn->run(n, st, c.in, y1, &ctx);
+            k_tensor in3[4];
+            memcpy(in3, c.in, sizeof in3);
+            int64_t a3d[2] = { 3, K };
+            in3[0].shape = shp(2, a3d);
+            in3[0].data = rand_buf((size_t)(3 * K));
+            in3[0].nbytes = (size_t)(3 * K) * 4;
+            memset(y3, 0, sizeof y3);
+            y3[0].shape.rank = -1;
+            if (!r) r = dn->infer(n, st, in3, y3);
+            y3[0].nbytes = k_nbytes(&y3[0]);
+            y3[0].data = galloc(y3[0].nbytes);
+            if (!r) r = dn->run(n, st, in3, y3, &ctx);
+            CHECK(r == 0, "%s: 3 rows on a one-row state: %d", what, r);
+            int rr = drive(ref, c.g, c.node, in3, yr, 0);
+            CHECK(rr == 0, "%s: reference on 3 rows: %d", what, rr);
+            if (!r && !rr) {
+                size_t at = 0;
+                double e = cmp_f32(y3[0].data, yr[0].data, (size_t)(3 * N), 2e-4, 1e-3, &at);
+                CHECK(e <= 1.0, "%s: 3 rows on a one-row state: %.3g x tolerance at %zu", what, e, at);
+                CHECK(guard_ok(y3[0].data, y3[0].nbytes), "%s: 3 rows overran the output", what);
+                multi++;
+            }
+            if (!rr) free(yr[0].data);
+            dn->fini(st);
+            free(in3[0].data);
+            free(y1[0].data);
+            free(y3[0].data);
+            free(pk);
+            free(sc);
+        }
+        io_free(&c);
+    }
+    /* bf16: large enough to compute in bf16 (DN_BF16_MIN_FLOPS) */
+    for (int it = 0; dn_has_bf16() && dn_gemv_supported(1) && it < 6; it++) {
+        cfg_io c;
+        memset(&c, 0, sizeof c);
+        c.g = g_graph_new();
+        c.g->opset = 17;
+        int64_t K = rndi(1100, 1300) | (it & 1), N = rndi(1000, 1100);
+        int64_t ad[2] = { 1, K }, bd[2] = { K, N }, cd[1] = { N };
+        float *a = rand_buf((size_t)K), *b = rand_buf((size_t)(K * N)), *cc = rand_buf((size_t)N);
+        int t_a = tadd(c.g, "a", G_TK_INPUT, G_F32, shp(2, ad), NULL);
+        int t_b = tadd(c.g, "b", G_TK_CONST, G_F32, shp(2, bd), b);
+        int t_c = tadd(c.g, "c", G_TK_CONST, G_F32, shp(1, cd), cc);
+        int t_y = tadd(c.g, "y", G_TK_ACT, G_F32, shp(0, NULL), NULL);
+        int ins[3] = { t_a, t_b, t_c }, outs[1] = { t_y };
+        c.node = g_node_add(c.g, "Gemm", "", "fc", 3, ins, 1, outs);
+        g_node *n = &c.g->nodes[c.node];
+        n->opset = 13;
+        attr_int(n, G_ATTR_BF16, 1);
+        io_set(&c, 0, a, shp(2, ad), G_LAYOUT_PLAIN);
+        io_set(&c, 1, b, shp(2, bd), G_LAYOUT_PLAIN);
+        io_borrow(&c, 1, t_b);
+        io_set(&c, 2, cc, shp(1, cd), G_LAYOUT_PLAIN);
+        io_borrow(&c, 2, t_c);
+        dn = find_impl(n, "dnnl");
+        ref = find_impl(n, "ref");
+        long long pb = dn ? planned_bytes(dn, c.g, c.node, c.in) : -1;
+        long long want = (long long)dn_align(dn_gemv_packed_bytes(K, N, 1)) + N * 4;
+        CHECK(pb == want, "gemv bf16 K %lld N %lld: packed %lld bytes, the streamed bf16 form packs %lld",
+              (long long)K, (long long)N, pb, want);
+        k_tensor yg[2], yo[2], yr[2];
+        int r1 = dn ? drive(dn, c.g, c.node, c.in, yg, 1) : -1;
+        setenv("OPENACL_NO_GEMV", "1", 1);
+        int r2 = dn ? drive(dn, c.g, c.node, c.in, yo, 1) : -1;
+        unsetenv("OPENACL_NO_GEMV");
+        int r3 = drive(ref, c.g, c.node, c.in, yr, 0);
+        CHECK(!r1 && !r2 && !r3, "gemv bf16: runs %d %d %d", r1, r2, r3);
+        if (!r1 && !r2 && !r3) {
+            size_t at = 0;
+            double e = cmp_f32(yg[0].data, yo[0].data, (size_t)N, 1e-3, 1e-4, &at);
+            CHECK(e <= 1.0, "gemv bf16 K %lld N %lld: %.3g x tolerance against oneDNN bf16 at %zu",
+                  (long long)K, (long long)N, e, at);
+            e = cmp_f32(yg[0].data, yr[0].data, (size_t)N, 0.25, 0.0, &at);
+            CHECK(e <= 1.0, "gemv bf16 K %lld N %lld: %.3g x bf16 tolerance against fp32 at %zu",
+                  (long long)K, (long long)N, e, at);
+            bf++;
+        }
+        if (!r1) free(yg[0].data);
+        if (!r2) free(yo[0].data);
+        if (!r3) free(yr[0].data);
+        io_free(&c);
+    }
+    printf("gemv: %d compared, %d run with 3 rows after one, %d bf16\n", compared, multi, bf);
+    CHECK(compared > iters / 2, "too few one-row products compared");
+}
+
 static void test_lrn_reorder(void)
 {
     int compared = 0;
@@ -502,6 +698,7 @@ int main(int argc, char **argv)
     test_pool();
     test_matmul(0);
     test_matmul(1);
+    test_gemv();
     test_lrn_reorder();
     if (knn_fails) { printf("%d failures\n", knn_fails); return 1; }
     printf("all passed\n");

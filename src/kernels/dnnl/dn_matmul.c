@@ -3,8 +3,14 @@
  * into it); a constant Gemm C (times beta) or MatMul's fused bias becomes
  * the primitive's bias; a runtime C with beta 1 is a binary post-op. Batch
  * dims broadcast as in NumPy. What oneDNN refuses runs the reference math
- * inside this kernel on copies packed at load. */
+ * inside this kernel on copies packed at load.
+ *
+ * A product with a constant B whose first build sees one row of A (the
+ * batch-1 classifier) packs B for dn_gemv.c instead, which streams it
+ * sequentially; the state keeps that layout for its life, running later
+ * shapes one row at a time. OPENACL_NO_GEMV=1 keeps oneDNN for these. */
 #include "kernels/dnnl/dn_common.h"
+#include "kernels/dnnl/dn_gemv.h"
 #include "graph/precision.h"
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +36,12 @@ typedef struct dmm {
     void *packed, *own_packed, *own_scratch;
     size_t own_scratch_bytes;
     int packed_ok;
+    int gemv;           /* B packed for dn_gemv (decided at the first build, kept) */
+    int gemv_decided;
+    int64_t rows;       /* gemv: rows of A (batch dims times M) */
+    int64_t bias_n;     /* gemv: bias values (1 or N) */
+    float *own_x;       /* gemv: A's rows gathered when A is transposed */
+    size_t own_x_n;
 } dmm;
 
 static void dmm_release(dmm *s)
@@ -48,7 +60,16 @@ static void dmm_fini(void *state)
     dmm_release(s);
     free(s->own_packed);
     free(s->own_scratch);
+    free(s->own_x);
     free(s);
+}
+
+/* OPENACL_NO_GEMV=1: products with one row stay with oneDNN (A/B runs;
+ * part of the compiled-model kernel ABI, eng_om.c). */
+int dn_gemv_disabled(void)
+{
+    const char *e = getenv("OPENACL_NO_GEMV");   /* read per load: mdl_bench --ab */
+    return e && *e && strcmp(e, "0") != 0;
 }
 
 static int has_in(const g_node *n, int i) { return n->n_in > i && n->in[i] >= 0; }
@@ -163,6 +184,35 @@ static int dmm_build(const g_node *n, dmm *s, const k_tensor *in, const k_tensor
     int64_t M = s->M, K = s->K, N = s->N;
     if (s->bf16 && !s->have_wmd && 2.0 * (double)g_shape_numel(&ys) * (double)K < DN_BF16_MIN_FLOPS)
         s->bf16 = 0;   /* too small: converting costs more than bf16 saves */
+    if (!s->gemv_decided) {
+        /* one row of A, a constant 2-D B, C none or constant: the streamed
+         * matrix-vector form (decided once: the packed layout follows) */
+        s->gemv = s->b_const && s->c_kind != C_BINARY && g_shape_numel(&ys) == N && N > 0 && K > 0 &&
+                  g_shape_numel(&in[1].shape) == K * N && !dn_gemv_disabled() && dn_gemv_supported(s->bf16);
+        s->gemv_decided = 1;
+    }
+    if (s->gemv) {
+        if (g_shape_numel(&in[1].shape) != K * N)
+            return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (%s): B has %lld values, expected "
+                            "[%lld, %lld]", n->name, n->op_type,
+                            (long long)g_shape_numel(&in[1].shape), (long long)K, (long long)N);
+        s->rows = N ? g_shape_numel(&ys) / N : 0;
+        s->wbytes = dn_gemv_packed_bytes(K, N, s->bf16);
+        s->bias_n = 1;
+        if (s->c_kind == C_BIAS) {
+            s->bias_n = g_shape_numel(&s->cs);
+            const g_shape *cs = &s->cs;
+            int64_t cr = cs->rank >= 2 ? cs->d[cs->rank - 2] : 1;
+            if (s->bias_n != N && s->bias_n != 1 && !(cr == s->rows && s->bias_n == s->rows * N))
+                return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (%s): C has %lld values for an "
+                                "output of %lld x %lld", n->name, n->op_type, (long long)s->bias_n,
+                                (long long)s->rows, (long long)N);
+        }
+        s->bbytes = s->c_kind == C_BIAS ? (size_t)s->bias_n * sizeof(float) : 0;
+        s->scratch = dn_gemv_scratch_bytes(K, s->bf16);
+        s->built = 1;
+        return 0;
+    }
     int rr = ys.rank;   /* matmul rank: the output's, at least 2 */
     g_shape y2 = ys;
     if (!s->gemm) {
@@ -321,7 +371,10 @@ static int dmm_pack_into(const g_node *n, dmm *s, const k_tensor *in, void *pack
             for (size_t i = 0; i < cnt; i++) tmp[i] = b[i] * s->alpha;
             b = tmp;
         }
-        if (s->fallback) {
+        if (s->gemv) {
+            dn_gemv_pack(b, s->tb, s->K, s->N, 1.f, s->bf16, packed);
+            r = 0;
+        } else if (s->fallback) {
             memcpy(packed, b, cnt * sizeof(float));
             r = 0;
         } else {
@@ -340,7 +393,7 @@ static int dmm_pack_into(const g_node *n, dmm *s, const k_tensor *in, void *pack
         const float *c = in[2].data;
         size_t cnt = s->bbytes / sizeof(float);
         /* the fallback applies beta itself */
-        float k = (s->gemm && !s->fallback) ? s->beta : 1.f;
+        float k = (s->gemm && (!s->fallback || s->gemv)) ? s->beta : 1.f;
         for (size_t i = 0; i < cnt; i++) dst[i] = c[i] * k;
     }
     s->packed = packed;
@@ -375,6 +428,52 @@ static int set_h(const g_node *n, dnnl_memory_t m, const void *p)
     return dn_check(dnnl_memory_set_data_handle(m, (void *)p), n, "set data handle");
 }
 
+/* The streamed matrix-vector form, one row of A at a time. */
+static int gemv_run(const g_node *n, dmm *s, const k_tensor *in, k_tensor *out, const k_ctx *ctx,
+                    const char *pk)
+{
+    int64_t M = s->M, K = s->K, N = s->N;
+    size_t need = s->scratch;
+    void *scr = ctx && ctx->scratch_bytes >= need ? ctx->scratch : NULL;
+    if (need && !scr) {
+        if (s->own_scratch_bytes < need) {
+            free(s->own_scratch);
+            s->own_scratch_bytes = 0;
+            if (!(s->own_scratch = aligned_alloc(64, dn_align(need))))
+                return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): out of memory", n->name, n->op_type);
+            s->own_scratch_bytes = need;
+        }
+        scr = s->own_scratch;
+    }
+    const float *a = in[0].data;
+    float *y = out[0].data;
+    const float *bias = s->c_kind == C_BIAS ? (const float *)(pk + dn_align(s->wbytes)) : NULL;
+    const float *add = s->po.has_add ? in[NN_ADD_INPUT].data : NULL;
+    int threads = ctx && ctx->threads > 0 ? ctx->threads : 1;
+    for (int64_t r = 0; r < s->rows; r++) {
+        const float *x = a + r * K;
+        if (s->ta && M > 1) {
+            /* A stored [K, M] per batch: gather row m */
+            if (s->own_x_n < (size_t)K) {
+                free(s->own_x);
+                s->own_x_n = 0;
+                if (!(s->own_x = malloc((size_t)K * sizeof(float))))
+                    return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): out of memory", n->name, n->op_type);
+                s->own_x_n = (size_t)K;
+            }
+            const float *ab = a + (r / M) * M * K;
+            for (int64_t k = 0; k < K; k++) s->own_x[k] = ab[k * M + r % M];
+            x = s->own_x;
+        }
+        /* C per row when it has M rows (Gemm's C [M, N]) */
+        const float *br = bias && s->bias_n == s->rows * N ? bias + r * N : bias;
+        int64_t bn = s->bias_n == s->rows * N ? N : s->bias_n;
+        dn_gemv_run(x, pk, K, N, s->bf16, br, bn, y + r * N, scr, threads);
+        if (s->po.n) nn_post_apply(&s->po, y + r * N, (size_t)N, add ? add + r * N : NULL);
+    }
+    return 0;
+}
+
 static int dmm_run(const g_node *n, void *state, const k_tensor *in, k_tensor *out,
                    const k_ctx *ctx)
 {
@@ -392,6 +491,7 @@ static int dmm_run(const g_node *n, void *state, const k_tensor *in, k_tensor *o
         if ((r = dmm_pack_into(n, s, in, s->own_packed))) return r;
     }
     const char *pk = s->packed;
+    if (s->gemv) return gemv_run(n, s, in, out, ctx, pk);
     if (s->fallback) {
         k_tensor t[4];
         int nin = n->n_in < 4 ? n->n_in : 4;
