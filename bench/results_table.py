@@ -27,19 +27,30 @@ def main():
           f"{d['loadavg_start'][0]:.1f} at start, {d['loadavg_end'][0]:.1f} at end"
           + (f", {d['steal_pct']:.0f} % of the vCPUs' time taken by the host (steal)"
              if isinstance(d.get("steal_pct"), (int, float)) else "") + ".\n")
+    rounds = any("speedup_fp32_rounds" in r for r in rows)
     hdr = "| model | thr | openacl fp32 ms (min) | ORT fp32 ms (min) | **fp32 speedup** |"
     sep = "|---|---|---|---|---|"
+    if rounds:
+        hdr += " same-round |"
+        sep += "---|"
     if bf16:
         hdr += " openacl bf16 ms (min) | **bf16 speedup** |"
         sep += "---|---|"
+        if rounds:
+            hdr += " same-round |"
+            sep += "---|"
     print(hdr + " load | steal |")
     print(sep + "---|---|")
     for r in rows:
         o, q, b = r.get("fp32", {}), r.get("ort", {}), r.get("bf16", {})
         line = (f"| {r['model']} | {r['threads']} | {f(o.get('median_ms'), 3)} ({f(o.get('min_ms'), 3)}) | "
                 f"{f(q.get('median_ms'), 3)} ({f(q.get('min_ms'), 3)}) | **{f(r.get('speedup_fp32'))}x** |")
+        if rounds:
+            line += f" {f(r.get('speedup_fp32_rounds'))}x |"
         if bf16:
             line += f" {f(b.get('median_ms'), 3)} ({f(b.get('min_ms'), 3)}) | **{f(r.get('speedup_bf16'))}x** |"
+            if rounds:
+                line += f" {f(r.get('speedup_bf16_rounds'))}x |"
         loads = r.get("loadavg_1min", [])
         line += f" {min(loads):.1f}-{max(loads):.1f} |" if loads else " - |"
         st = r.get("steal_pct")

@@ -7,7 +7,12 @@ via OPENACL_THREADS; optionally also with OPENACL_PRECISION=bf16) and ORT
 (intra-op threads, float32) alternately, each in a fresh process on the same
 seeded inputs, for --rounds rounds (the order rotates every round). Per point
 it keeps every round's median and minimum, and reports the median of the
-round medians and the smallest minimum.
+round medians and the smallest minimum. The speedup is ORT's median of round
+medians over openacl's; "same-round" speedups (speedup_fp32_rounds,
+speedup_bf16_rounds) are the median over rounds of ORT's round median over
+openacl's in the same round: the processes of one round run within a few
+seconds of each other, so a slow stretch of the shared host that outlasts a
+round weighs on both sides of that round's ratio.
 
 How ORT runs (--ort-runner; models.json records which):
   c     bench/ortc's ort_bench: a C program that dlopen()s the npm package's
@@ -194,7 +199,7 @@ def main():
                             errs.append(f"openacl {key}: " + err.splitlines()[-1])
                             continue
                         L = o["latency_ms"]
-                        res[key].append({"median": L["median"], "min": L["min"]})
+                        res[key].append({"median": L["median"], "min": L["min"], "round": r})
                         extra.setdefault(key, {"load_ms": o["load_ms"], "first_run_ms": o["first_run_ms"],
                                                "cpu_per_wall": o["cpu_per_wall"]})
                         if base_ours and "peak_rss_kb" in o:
@@ -207,7 +212,8 @@ def main():
                             errs.append("ORT: " + err.splitlines()[-1])
                             continue
                         L = o["latency_ms"]
-                        res["ort"].append({"median": L["median"], "min": L["min"], "raw_median": L["median"]})
+                        res["ort"].append({"median": L["median"], "min": L["min"], "raw_median": L["median"],
+                                           "round": r})
                         extra.setdefault("ort", {"session_create_ms": o["session_create_ms"],
                                                  "first_run_ms": o["first_run_ms"],
                                                  "cpu_per_wall": o["cpu_per_wall"]})
@@ -227,7 +233,8 @@ def main():
                             extra["ort_binding_fixed_ms"] = o["binding_overhead_ms"]["fixed"]["median"]
                         L = o["latency_ms"]
                         res["ort"].append({"median": max(L["median"] - binding, 0.0),
-                                           "min": max(L["min"] - binding, 0.0), "raw_median": L["median"]})
+                                           "min": max(L["min"] - binding, 0.0), "raw_median": L["median"],
+                                           "round": r})
                         extra.setdefault("ort", {"session_create_ms": o["session_create_ms"],
                                                  "first_run_ms": o["first_run_ms"]})
                         if base_ort and "peak_rss_kb" in o:
@@ -247,6 +254,12 @@ def main():
                 row["speedup_fp32"] = round(row["ort"]["median_ms"] / row["fp32"]["median_ms"], 3)
             if "bf16" in row and "ort" in row and row["bf16"]["median_ms"] > 0:
                 row["speedup_bf16"] = round(row["ort"]["median_ms"] / row["bf16"]["median_ms"], 3)
+            for v, _ in variants:
+                by_round = {x["round"]: x["median"] for x in res[v]}
+                rat = [x["median"] / by_round[x["round"]] for x in res["ort"]
+                       if by_round.get(x["round"], 0) > 0]
+                if rat:
+                    row[f"speedup_{v}_rounds"] = round(statistics.median(rat), 3)
             if binding is not None and "ort" in row and binding > 0.5 * row["ort"]["raw_median_ms"]:
                 row["note"] = "ORT time is mostly the binding's cost: ratio unreliable"
             rows.append(row)
@@ -327,7 +340,7 @@ def main():
                 geo[f"paired_{v}_t{t}"] = {"geomean": round(g, 3), "models": len(sel),
                                            "worst": min((p[v]["speedup"], p["model"]) for p in sel)}
     for t in threads:
-        for key in ("speedup_fp32", "speedup_bf16"):
+        for key in ("speedup_fp32", "speedup_bf16", "speedup_fp32_rounds", "speedup_bf16_rounds"):
             sel = [r for r in rows if r["threads"] == t and r["model"] in TARGETS and key in r]
             g = geomean([r[key] for r in sel])
             if g:
