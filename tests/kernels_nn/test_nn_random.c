@@ -376,6 +376,39 @@ static void test_pool(void)
     CHECK(compared > iters / 2, "too few pool configurations compared");
 }
 
+/* A MatMul / Gemm node "mm" on c->g with random A, B and C of the given
+ * shapes (B and C constants or graph inputs), a random fused post-op list
+ * (*has_add: it holds an add; the addend input is set by the caller). */
+static g_node *mm_node(cfg_io *c, int gemm, g_shape as, g_shape bs, g_shape cs, int b_const, int has_c,
+                       int c_const, int ta, int tb, float alpha, float beta, int *has_add)
+{
+    float *a = rand_buf((size_t)g_shape_numel(&as)), *b = rand_buf((size_t)g_shape_numel(&bs));
+    float *cc = rand_buf((size_t)(g_shape_numel(&cs) > 0 ? g_shape_numel(&cs) : 1));
+    int t_a = tadd(c->g, "a", G_TK_INPUT, G_F32, as, NULL);
+    int t_b = tadd(c->g, "b", b_const ? G_TK_CONST : G_TK_INPUT, G_F32, bs, b);
+    int t_c = has_c ? tadd(c->g, "c", c_const ? G_TK_CONST : G_TK_INPUT, G_F32, cs, cc) : -1;
+    int t_d = tadd(c->g, "d", G_TK_INPUT, G_F32, shp(0, NULL), NULL);
+    int t_y = tadd(c->g, "y", G_TK_ACT, G_F32, shp(0, NULL), NULL);
+    int ins[4] = { t_a, t_b, t_c, t_d }, outs[1] = { t_y };
+    c->node = g_node_add(c->g, gemm ? "Gemm" : "MatMul", "", "mm", 4, ins, 1, outs);
+    g_node *n = &c->g->nodes[c->node];
+    n->opset = 13;
+    if (gemm) {
+        if (ta) attr_int(n, "transA", 1);
+        if (tb) attr_int(n, "transB", 1);
+        if (alpha != 1.f) attr_float(n, "alpha", alpha);
+        if (beta != 1.f) attr_float(n, "beta", beta);
+    }
+    add_post_ops(n, 1, has_add);
+    if (!*has_add) n->in[3] = -1;
+    io_set(c, 0, a, as, G_LAYOUT_PLAIN);
+    io_set(c, 1, b, bs, G_LAYOUT_PLAIN);
+    if (b_const) io_borrow(c, 1, t_b);
+    if (has_c) { io_set(c, 2, cc, cs, G_LAYOUT_PLAIN); if (c_const) io_borrow(c, 2, t_c); }
+    else { c->logical[2] = cc; c->in[2].dtype = G_UNDEF; }
+    return n;
+}
+
 static void test_matmul(int gemm)
 {
     int compared = 0, declined = 0;
@@ -413,31 +446,8 @@ static void test_matmul(int gemm)
             cs = shp(1, c1);
             c_const = 1;
         }
-        float *a = rand_buf((size_t)g_shape_numel(&as)), *b = rand_buf((size_t)g_shape_numel(&bs));
-        float *cc = rand_buf((size_t)(g_shape_numel(&cs) > 0 ? g_shape_numel(&cs) : 1));
-        int t_a = tadd(c.g, "a", G_TK_INPUT, G_F32, as, NULL);
-        int t_b = tadd(c.g, "b", b_const ? G_TK_CONST : G_TK_INPUT, G_F32, bs, b);
-        int t_c = has_c ? tadd(c.g, "c", c_const ? G_TK_CONST : G_TK_INPUT, G_F32, cs, cc) : -1;
-        int t_d = tadd(c.g, "d", G_TK_INPUT, G_F32, shp(0, NULL), NULL);
-        int t_y = tadd(c.g, "y", G_TK_ACT, G_F32, shp(0, NULL), NULL);
-        int ins[4] = { t_a, t_b, t_c, t_d }, outs[1] = { t_y };
-        c.node = g_node_add(c.g, gemm ? "Gemm" : "MatMul", "", "mm", 4, ins, 1, outs);
-        g_node *n = &c.g->nodes[c.node];
-        n->opset = 13;
-        if (gemm) {
-            if (ta) attr_int(n, "transA", 1);
-            if (tb) attr_int(n, "transB", 1);
-            if (alpha != 1.f) attr_float(n, "alpha", alpha);
-            if (beta != 1.f) attr_float(n, "beta", beta);
-        }
         int has_add;
-        add_post_ops(n, 1, &has_add);
-        if (!has_add) n->in[3] = -1;
-        io_set(&c, 0, a, as, G_LAYOUT_PLAIN);
-        io_set(&c, 1, b, bs, G_LAYOUT_PLAIN);
-        if (b_const) io_borrow(&c, 1, t_b);
-        if (has_c) { io_set(&c, 2, cc, cs, G_LAYOUT_PLAIN); if (c_const) io_borrow(&c, 2, t_c); }
-        else { c.logical[2] = cc; c.in[2].dtype = G_UNDEF; }
+        g_node *n = mm_node(&c, gemm, as, bs, cs, b_const, has_c, c_const, ta, tb, alpha, beta, &has_add);
         if (has_add) {
             g_shape ys;
             int64_t m_, k_, n_;
@@ -509,28 +519,8 @@ static void test_gemv(void)
         if (ck == 1) cs = shp(1, c1);
         if (ck == 2) cs = shp(2, c2);
         float alpha = gemm && rnd() % 2 ? 0.5f : 1.f, beta = gemm && rnd() % 2 ? 2.f : 1.f;
-        float *a = rand_buf((size_t)K), *b = rand_buf((size_t)(K * N)), *cc = rand_buf((size_t)N);
-        int t_a = tadd(c.g, "a", G_TK_INPUT, G_F32, as, NULL);
-        int t_b = tadd(c.g, "b", G_TK_CONST, G_F32, bs, b);
-        int t_c = ck ? tadd(c.g, "c", G_TK_CONST, G_F32, cs, cc) : -1;
-        int t_d = tadd(c.g, "d", G_TK_INPUT, G_F32, shp(0, NULL), NULL);
-        int t_y = tadd(c.g, "y", G_TK_ACT, G_F32, shp(0, NULL), NULL);
-        int ins[4] = { t_a, t_b, t_c, t_d }, outs[1] = { t_y };
-        c.node = g_node_add(c.g, gemm ? "Gemm" : "MatMul", "", "mm", 4, ins, 1, outs);
-        g_node *n = &c.g->nodes[c.node];
-        n->opset = 13;
-        if (ta) attr_int(n, "transA", 1);
-        if (tb) attr_int(n, "transB", 1);
-        if (alpha != 1.f) attr_float(n, "alpha", alpha);
-        if (beta != 1.f) attr_float(n, "beta", beta);
         int has_add;
-        add_post_ops(n, 1, &has_add);
-        if (!has_add) n->in[3] = -1;
-        io_set(&c, 0, a, as, G_LAYOUT_PLAIN);
-        io_set(&c, 1, b, bs, G_LAYOUT_PLAIN);
-        io_borrow(&c, 1, t_b);
-        if (ck) { io_set(&c, 2, cc, cs, G_LAYOUT_PLAIN); io_borrow(&c, 2, t_c); }
-        else { c.logical[2] = cc; c.in[2].dtype = G_UNDEF; }
+        g_node *n = mm_node(&c, gemm, as, bs, cs, 1, ck != 0, 1, ta, tb, alpha, beta, &has_add);
         g_shape ys;
         int64_t m_, k_, n_;
         if (gemm ? nn_gemm_shape(n, ta, tb, &as, &bs, NULL, &ys, &m_, &k_, &n_)
