@@ -145,6 +145,17 @@ def main():
             if check(p.returncode == 0, f"{label}: --parallel 2"):
                 j = json.loads(p.stdout)
                 check(j["throughput_per_s"] > 0 and len(j["per_worker_per_s"]) == 2, f"{label}: throughput fields")
+        # --profile: ORT's own per-node profile (EnableProfiling), written
+        # when the session is released, with the kernel time of every node.
+        prefix = os.path.join(d, "ortprof")
+        p = run(bench, ["--model", os.path.join(d, "mlp.onnx"), "--inputs", os.path.join(d, "mlp_x.npy"), "--warmup", "1",
+                        "--min-time", "0", "--min-runs", "3", "--profile", prefix])
+        written = [f for f in os.listdir(d) if f.startswith("ortprof")]
+        if check(p.returncode == 0 and len(written) == 1, f"--profile wrote one trace ({written})"):
+            ev = json.load(open(os.path.join(d, written[0])))
+            nodes = [e for e in ev if e.get("cat") == "Node" and e.get("name", "").endswith("_kernel_time")]
+            runs = [e for e in ev if e.get("cat") == "Session" and e.get("name") == "model_run"]
+            check(len(runs) >= 3 and len(nodes) >= len(runs), f"--profile: {len(runs)} runs, {len(nodes)} node events")
         # Data that disagrees with the model must be refused, not run.
         bad = save(d, "bad.npy", np.zeros((3, 8), dtype=np.int32))
         p = run(bench, ["--model", os.path.join(d, "mlp.onnx"), "--inputs", bad, "--min-time", "0"],

@@ -4,7 +4,10 @@
  * and memory are measured the same way as openacl's (no Node binding):
  *   ort_bench --model M [--inputs a.npy,...] [--threads 1] [--warmup 5]
  *             [--min-time 3] [--min-runs 10] [--parallel N] [--iobinding]
- *             [--config key=value]... [--ort-lib PATH]
+ *             [--config key=value]... [--ort-lib PATH] [--profile PREFIX]
+ *     --profile: ORT's own per-node profile (SessionOptions EnableProfiling),
+ *     a Chrome-trace JSON named PREFIX_<date>.json written when the session
+ *     is released; set beside OPENACL_PROFILE it compares the two per node.
  *   ort_bench --model M [--inputs ...] --outdir D   (one run, outputs saved)
  *   ort_bench --empty                               (memory baseline only)
  *   ort_bench --model M [--threads N] --pair-openacl LIB [--turn S] [--min-time S]
