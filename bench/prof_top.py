@@ -1,12 +1,16 @@
 #!/usr/bin/python3
-"""Top ops of an openacl profile (OPENACL_PROFILE=<file> Chrome trace).
+"""Top ops of an openacl profile (OPENACL_PROFILE=<file> Chrome trace), or
+of ONNX Runtime's own profile (bench/ortc/ort_bench --profile PREFIX), to
+set the two side by side.
 
   prof_top.py TRACE.json [--top 10] [--by op|node] [--skip-runs N] [--md]
 
 Kernel time per model run, grouped by op type and implementation (or by
 node), with its share of the summed kernel time. The first --skip-runs runs
 of each model (warm-up, default 1) are left out; a "run" event delimits
-runs. --md prints a Markdown table."""
+runs (ORT: "model_run"). --md prints a Markdown table. ORT names a node by
+its fused output; its op type is the first node's (a Conv with its
+activation reads "Conv (ort)")."""
 import argparse
 import collections
 import json
@@ -15,7 +19,22 @@ import sys
 
 def load(path):
     with open(path) as f:
-        return json.load(f)["traceEvents"]
+        d = json.load(f)
+    if isinstance(d, dict):
+        return d["traceEvents"]
+    # ORT: a list of events; runs are Session "model_run", kernels Node
+    # "<name>_kernel_time" (their "fence" and "thread" events are dropped)
+    ev = []
+    for e in d:
+        if e.get("ph") != "X":
+            continue
+        if e.get("cat") == "Session" and e.get("name") == "model_run":
+            ev.append({"ph": "X", "cat": "run", "name": "run", "ts": e["ts"], "dur": e["dur"], "args": {}})
+        elif e.get("cat") == "Node" and e.get("name", "").endswith("_kernel_time"):
+            a = e.get("args", {})
+            ev.append({"ph": "X", "cat": a.get("op_name", "?"), "name": e["name"][:-len("_kernel_time")],
+                       "ts": e["ts"], "dur": e["dur"], "args": {"op": a.get("op_name", "?"), "impl": "ort"}})
+    return ev
 
 
 def summarise(events, by="op", skip_runs=1):

@@ -156,6 +156,11 @@ def main():
             nodes = [e for e in ev if e.get("cat") == "Node" and e.get("name", "").endswith("_kernel_time")]
             runs = [e for e in ev if e.get("cat") == "Session" and e.get("name") == "model_run"]
             check(len(runs) >= 3 and len(nodes) >= len(runs), f"--profile: {len(runs)} runs, {len(nodes)} node events")
+            # bench/prof_top.py reads ORT's trace as it reads openacl's
+            q = subprocess.run([sys.executable, os.path.join(REPO, "bench", "prof_top.py"),
+                                os.path.join(d, written[0])], capture_output=True, text=True, timeout=60)
+            check(q.returncode == 0 and "Gemm (ort)" in q.stdout and "Softmax (ort)" in q.stdout,
+                  "prof_top.py on ORT's trace: " + (q.stdout or q.stderr)[-200:])
         # Data that disagrees with the model must be refused, not run.
         bad = save(d, "bad.npy", np.zeros((3, 8), dtype=np.int32))
         p = run(bench, ["--model", os.path.join(d, "mlp.onnx"), "--inputs", bad, "--min-time", "0"],
