@@ -19,6 +19,7 @@
  * x is rounded to bf16 (nearest even) for the bf16 form, as oneDNN does
  * when it converts a bf16 product's activation operand. */
 #include "kernels/dnnl/dn_gemv.h"
+#include "kernels/dnnl/dn_common.h"
 #include <omp.h>
 #include <stdint.h>
 #include <string.h>
@@ -32,8 +33,12 @@ static int64_t npad16(int64_t N) { return (N + 15) & ~(int64_t)15; }
 int dn_gemv_supported(int bf16)
 {
 #ifdef GV_X86
+    /* what the CPU has and what oneDNN is allowed to use (ONEDNN_MAX_CPU_ISA
+     * caps both, so a capped run behaves as the smaller machine would) */
     if (!__builtin_cpu_supports("avx512f")) return 0;
-    return !bf16 || (__builtin_cpu_supports("avx512bf16") && __builtin_cpu_supports("avx512bw"));
+    dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
+    if (isa != dnnl_cpu_isa_avx512_core && isa != dnnl_cpu_isa_avx512_core_vnni && !dn_has_bf16()) return 0;
+    return !bf16 || (dn_has_bf16() && __builtin_cpu_supports("avx512bf16") && __builtin_cpu_supports("avx512bw"));
 #else
     (void)bf16;
     return 0;
