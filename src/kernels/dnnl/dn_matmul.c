@@ -40,8 +40,6 @@ typedef struct dmm {
     int gemv_decided;
     int64_t rows;       /* gemv: rows of A (batch dims times M) */
     int64_t bias_n;     /* gemv: bias values (1 or N) */
-    float *own_x;       /* gemv: A's rows gathered when A is transposed */
-    size_t own_x_n;
 } dmm;
 
 static void dmm_release(dmm *s)
@@ -60,7 +58,6 @@ static void dmm_fini(void *state)
     dmm_release(s);
     free(s->own_packed);
     free(s->own_scratch);
-    free(s->own_x);
     free(s);
 }
 
@@ -192,10 +189,7 @@ static int dmm_build(const g_node *n, dmm *s, const k_tensor *in, const k_tensor
         s->gemv_decided = 1;
     }
     if (s->gemv) {
-        if (g_shape_numel(&in[1].shape) != K * N)
-            return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (%s): B has %lld values, expected "
-                            "[%lld, %lld]", n->name, n->op_type,
-                            (long long)g_shape_numel(&in[1].shape), (long long)K, (long long)N);
+        /* (B is a constant: its [K, N] shape, checked when deciding, holds) */
         s->rows = N ? g_shape_numel(&ys) / N : 0;
         s->wbytes = dn_gemv_packed_bytes(K, N, s->bf16);
         s->bias_n = 1;
@@ -209,7 +203,8 @@ static int dmm_build(const g_node *n, dmm *s, const k_tensor *in, const k_tensor
                                 (long long)s->rows, (long long)N);
         }
         s->bbytes = s->c_kind == C_BIAS ? (size_t)s->bias_n * sizeof(float) : 0;
-        s->scratch = dn_gemv_scratch_bytes(K, s->bf16);
+        s->off_a = dn_align(dn_gemv_scratch_bytes(K, s->bf16));
+        s->scratch = s->off_a + (s->ta && M > 1 ? (size_t)K * sizeof(float) : 0);
         s->built = 1;
         return 0;
     }
@@ -428,48 +423,53 @@ static int set_h(const g_node *n, dnnl_memory_t m, const void *p)
     return dn_check(dnnl_memory_set_data_handle(m, (void *)p), n, "set data handle");
 }
 
+/* The run's scratch: the engine's planned area when it is large enough,
+ * else (a run without a plan: dynamic shapes) the state's own, grown once
+ * per larger shape. */
+static int run_scratch(const g_node *n, dmm *s, const k_ctx *ctx, char **scr)
+{
+    *scr = ctx ? ctx->scratch : NULL;
+    if (!s->scratch || (ctx && ctx->scratch_bytes >= s->scratch)) return 0;
+    if (s->own_scratch_bytes < s->scratch) {
+        free(s->own_scratch);
+        s->own_scratch_bytes = 0;
+        if (!(s->own_scratch = aligned_alloc(64, dn_align(s->scratch))))
+            return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): out of memory for %zu bytes of scratch",
+                            n->name, n->op_type, s->scratch);
+        s->own_scratch_bytes = s->scratch;
+    }
+    *scr = s->own_scratch;
+    return 0;
+}
+
 /* The streamed matrix-vector form, one row of A at a time. */
 static int gemv_run(const g_node *n, dmm *s, const k_tensor *in, k_tensor *out, const k_ctx *ctx,
                     const char *pk)
 {
     int64_t M = s->M, K = s->K, N = s->N;
-    size_t need = s->scratch;
-    void *scr = ctx && ctx->scratch_bytes >= need ? ctx->scratch : NULL;
-    if (need && !scr) {
-        if (s->own_scratch_bytes < need) {
-            free(s->own_scratch);
-            s->own_scratch_bytes = 0;
-            if (!(s->own_scratch = aligned_alloc(64, dn_align(need))))
-                return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): out of memory", n->name, n->op_type);
-            s->own_scratch_bytes = need;
-        }
-        scr = s->own_scratch;
-    }
+    char *scr;
+    int r = run_scratch(n, s, ctx, &scr);
+    if (r) return r;
+    /* scratch: x rounded to bf16 (dn_gemv), then a gathered row of A */
+    float *row = (float *)(scr + s->off_a);
     const float *a = in[0].data;
     float *y = out[0].data;
     const float *bias = s->c_kind == C_BIAS ? (const float *)(pk + dn_align(s->wbytes)) : NULL;
     const float *add = s->po.has_add ? in[NN_ADD_INPUT].data : NULL;
     int threads = ctx && ctx->threads > 0 ? ctx->threads : 1;
-    for (int64_t r = 0; r < s->rows; r++) {
-        const float *x = a + r * K;
+    for (int64_t q = 0; q < s->rows; q++) {
+        const float *x = a + q * K;
         if (s->ta && M > 1) {
             /* A stored [K, M] per batch: gather row m */
-            if (s->own_x_n < (size_t)K) {
-                free(s->own_x);
-                s->own_x_n = 0;
-                if (!(s->own_x = malloc((size_t)K * sizeof(float))))
-                    return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): out of memory", n->name, n->op_type);
-                s->own_x_n = (size_t)K;
-            }
-            const float *ab = a + (r / M) * M * K;
-            for (int64_t k = 0; k < K; k++) s->own_x[k] = ab[k * M + r % M];
-            x = s->own_x;
+            const float *ab = a + (q / M) * M * K;
+            for (int64_t k = 0; k < K; k++) row[k] = ab[k * M + q % M];
+            x = row;
         }
         /* C per row when it has M rows (Gemm's C [M, N]) */
-        const float *br = bias && s->bias_n == s->rows * N ? bias + r * N : bias;
+        const float *br = bias && s->bias_n == s->rows * N ? bias + q * N : bias;
         int64_t bn = s->bias_n == s->rows * N ? N : s->bias_n;
-        dn_gemv_run(x, pk, K, N, s->bf16, br, bn, y + r * N, scr, threads);
-        if (s->po.n) nn_post_apply(&s->po, y + r * N, (size_t)N, add ? add + r * N : NULL);
+        dn_gemv_run(x, pk, K, N, s->bf16, br, bn, y + q * N, scr, threads);
+        if (s->po.n) nn_post_apply(&s->po, y + q * N, (size_t)N, add ? add + q * N : NULL);
     }
     return 0;
 }
@@ -502,17 +502,8 @@ static int dmm_run(const g_node *n, void *state, const k_tensor *in, k_tensor *o
         return nn_mm_compute(n, s->gemm, s->ta, s->tb, s->b_const ? 1.f : s->alpha, s->beta,
                              &s->po, t, out);
     }
-    void *scr = ctx ? ctx->scratch : NULL;
-    if (s->scratch && (!ctx || ctx->scratch_bytes < s->scratch)) {
-        if (s->own_scratch_bytes < s->scratch) {
-            free(s->own_scratch);
-            s->own_scratch = aligned_alloc(64, dn_align(s->scratch));
-            if (!s->own_scratch)
-                return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): out of memory", n->name, n->op_type);
-            s->own_scratch_bytes = s->scratch;
-        }
-        scr = s->own_scratch;
-    }
+    char *scr;
+    if ((r = run_scratch(n, s, ctx, &scr))) return r;
     dnnl_stream_t strm = dn_stream();
     if (!strm) return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s': no oneDNN stream", n->name);
     dnnl_exec_arg_t a[7];
