@@ -108,6 +108,13 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Sorts v and returns its median (0 for none). */
+static double median_of(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 /* Deterministic filler for inputs given without data: small floats, ids 1. */
 static void fill(void *p, size_t bytes, aclDataType dt)
 {
@@ -348,8 +355,14 @@ static int run_ab(const char *model, char **files, int nfiles, char **spec, int 
     while (n < (size_t)min_runs || now_ms() - start < min_time * 1e3) {
         if (n + (size_t)block > cap) {
             cap = (n + (size_t)block) * 2;
-            for (int v = 0; v < nv; v++)
-                lat[v] = realloc(lat[v], cap * sizeof(double));
+            for (int v = 0; v < nv; v++) {
+                double *g = realloc(lat[v], cap * sizeof(double));
+                if (!g) {
+                    fprintf(stderr, "mdl_bench: out of memory for %zu latencies\n", cap);
+                    goto done;
+                }
+                lat[v] = g;
+            }
         }
         for (int v = 0; v < nv; v++)
             for (int k = 0; k < block; k++) {
@@ -364,8 +377,7 @@ static int run_ab(const char *model, char **files, int nfiles, char **spec, int 
            model, n);
     double base = 0;
     for (int v = 0; v < nv; v++) {
-        qsort(lat[v], n, sizeof(double), cmp_double);
-        double med = n % 2 ? lat[v][n / 2] : (lat[v][n / 2 - 1] + lat[v][n / 2]) / 2;
+        double med = median_of(lat[v], n);
         if (v == 0)
             base = med;
         printf("%s\n  {\"env\": \"%s\", \"median_ms\": %.4f, \"p25_ms\": %.4f, \"min_ms\": %.4f, "
@@ -524,8 +536,7 @@ int main(int argc, char **argv)
     double sum = 0;
     for (size_t i = 0; i < n; i++)
         sum += lat[i];
-    qsort(lat, n, sizeof(double), cmp_double);
-    double median = n % 2 ? lat[n / 2] : (lat[n / 2 - 1] + lat[n / 2]) / 2;
+    double median = median_of(lat, n);
     size_t p90 = (size_t)ceil(0.9 * (double)n);
     const char *th = getenv("OPENACL_THREADS");
     printf("{\n \"model\": \"%s\",\n \"runtime\": \"openacl\",\n \"threads_env\": %s%s%s,\n"

@@ -324,6 +324,13 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Sorts v and returns its median (0 for none). */
+static double median_of(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 /* mdl_bench's filler for inputs given without data: small floats, ids 1. */
 static void fill(void *p, size_t bytes, int onnx_type)
 {
@@ -861,11 +868,6 @@ static int series_add(series *s, double x)
     return 0;
 }
 
-static double median_of(double *v, size_t n)
-{
-    qsort(v, n, sizeof *v, cmp_double);
-    return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 static int run_pair(const options *o, const char *lib, double turn)
 {
@@ -1079,8 +1081,7 @@ int main(int argc, char **argv)
     double sum = 0;
     for (size_t i = 0; i < n; i++)
         sum += lat[i];
-    qsort(lat, n, sizeof(double), cmp_double);
-    double median = n % 2 ? lat[n / 2] : (lat[n / 2 - 1] + lat[n / 2]) / 2;
+    double median = median_of(lat, n);
     size_t p90 = (size_t)ceil(0.9 * (double)n);
     printf("{\n \"model\": ");
     json_str(o.model);

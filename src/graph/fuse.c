@@ -880,7 +880,8 @@ int graph_pass_fuse(g_graph *g)
     /* third round: squeeze-excite blocks, their products now carrying
      * their activations */
     const char *se_off = getenv("OPENACL_NO_SE_FUSE");
-    for (int i = 0; i < g->n_nodes && !rc && !(se_off && *se_off && strcmp(se_off, "0")); i++) {
+    int se_on = !(se_off && *se_off && strcmp(se_off, "0"));
+    for (int i = 0; i < g->n_nodes && !rc && se_on; i++) {
         if (f.dead[i]) continue;
         int r = fuse_se(&f, i);
         if (r < 0) rc = -r;

@@ -397,9 +397,6 @@ SE_TGT static inline void st16m(void *y, int yb, size_t i, __m512 v, __mmask16 k
     else _mm512_mask_storeu_ps((float *)y + i, k, v);
 }
 
-/* rows [q0, q1) of `len` values: channels-last (per_elem, row q of image
- * q / P times s[(q / P) * stride ..]) or plain (row q times one scale
- * s[q]) */
 /* rows [q0, q1) of `len` values, `rpi` rows per image whose scales start
  * at s + image * stride: channels-last (per_elem: row times s[0..len)) or
  * plain (row r of an image times s[r]) */
