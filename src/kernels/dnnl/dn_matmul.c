@@ -451,7 +451,7 @@ static int gemv_run(const g_node *n, dmm *s, const k_tensor *in, k_tensor *out, 
     int r = run_scratch(n, s, ctx, &scr);
     if (r) return r;
     /* scratch: x rounded to bf16 (dn_gemv), then a gathered row of A */
-    float *row = (float *)(scr + s->off_a);
+    float *row = scr ? (float *)(scr + s->off_a) : NULL;   /* only with transposed A and M > 1 */
     const float *a = in[0].data;
     float *y = out[0].data;
     const float *bias = s->c_kind == C_BIAS ? (const float *)(pk + dn_align(s->wbytes)) : NULL;
