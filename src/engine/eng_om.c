@@ -20,6 +20,7 @@
  * falls back to float32 (bf16 activations widened, weights packed again). */
 #include "engine/eng_priv.h"
 #include "kernels/dnnl/dn_gemv.h"
+#include "kernels/dnnl/dn_stem.h"
 #include "engine/compile.h"
 #include "om/om.h"
 #include "graph/errs.h"
@@ -82,7 +83,7 @@ static const char *isa_name(int isa)
     }
 }
 
-static char g_abi[2][64];   /* [OPENACL_NO_GEMV] */
+static char g_abi[4][64];   /* [OPENACL_NO_GEMV | OPENACL_NO_STEM << 1] */
 static pthread_once_t g_abi_once = PTHREAD_ONCE_INIT;
 
 static void abi_init(void)
@@ -92,20 +93,24 @@ static void abi_init(void)
     const char *nm = isa_name(isa);
     char ib[24];
     if (!nm) { snprintf(ib, sizeof ib, "isa%#x", isa); nm = ib; }
-    /* "p3": revision of the kernels' packed formats; bump it whenever a
+    /* "p4": revision of the kernels' packed formats; bump it whenever a
      * kernel packs differently (p2: constant-B MatMuls over 3-D inputs
      * flattened to 2-D, bf16 packing; p3: one-row products packed for the
-     * streamed matrix-vector loop, "p3n" when OPENACL_NO_GEMV keeps them
-     * in oneDNN's layout). At most 47 characters (the header's field). */
-    for (int g = 0; g < 2; g++)
-        snprintf(g_abi[g], sizeof g_abi[g], "openacl %s dnnl %d.%d.%d %s p3%s", OPENACL_VERSION_STRING,
-                 v->major, v->minor, v->patch, nm, g ? "n" : "");
+     * streamed matrix-vector loop; p4: convolutions with few input channels
+     * packed for the direct loop of dn_stem.c). "n" when OPENACL_NO_GEMV,
+     * "s" when OPENACL_NO_STEM keeps those layers in oneDNN's layouts. At
+     * most 47 characters (the header's field). */
+    static const char *const sfx[4] = { "", "n", "s", "ns" };
+    for (int g = 0; g < 4; g++)
+        snprintf(g_abi[g], sizeof g_abi[g], "openacl %s dnnl %d.%d.%d %s p4%s", OPENACL_VERSION_STRING,
+                 v->major, v->minor, v->patch, nm, sfx[g]);
 }
 
 const char *eng_kernel_abi(void)
 {
     pthread_once(&g_abi_once, abi_init);
-    return g_abi[dn_gemv_disabled() ? 1 : 0];   /* the switch is read per load */
+    /* the switches are read per load */
+    return g_abi[(dn_gemv_disabled() ? 1 : 0) | (dn_stem_disabled() ? 2 : 0)];
 }
 
 int eng_cpu_bf16(void)

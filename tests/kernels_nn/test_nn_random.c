@@ -8,6 +8,7 @@
 #include "graph/precision.h"
 #include "kernels/dnnl/dn_common.h"
 #include "kernels/dnnl/dn_gemv.h"
+#include "kernels/dnnl/dn_stem.h"
 
 static int iters = 150;
 
@@ -643,6 +644,114 @@ static void test_gemv(void)
     CHECK(compared > iters / 2, "too few one-row products compared");
 }
 
+static float bf16_widen(uint16_t v)
+{
+    uint32_t u = (uint32_t)v << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+/* Convolutions with few input channels (dn_stem.c behind the dnnl Conv
+ * kernel): against the reference over channel counts around multiples of
+ * 16 (the masked last group) and up to 5 groups of 16 (tiles of 1-4
+ * groups), kernels 1-7, strides 1-3, asymmetric pads, planes wide enough
+ * for whole tiles, both layouts in and out, bias, post-op chains (those
+ * without a vector form stay with oneDNN: the packed size tells which
+ * path ran), and bf16 outputs (G_ATTR_BF16_OUT) at bf16 tolerance. */
+static void test_stem(void)
+{
+    int compared = 0, direct = 0, bf = 0;
+    if (!dn_stem_supported()) { printf("stem: no AVX-512 here (or oneDNN capped below it), skipped\n"); return; }
+    for (int it = 0; it < iters; it++) {
+        cfg_io c;
+        memset(&c, 0, sizeof c);
+        c.g = g_graph_new();
+        c.g->opset = 17;
+        int64_t N = rndi(1, 2), C = rndi(1, DN_STEM_MAX_C);
+        int mk = rndi(0, 3);
+        int64_t M = mk == 0 ? rndi(1, 20) : mk == 1 ? 16 * rndi(1, 5) + rndi(-1, 1) : mk == 2 ? 32 : 64;
+        int64_t k[2], st[2], pads[4], xs[4] = { N, C, 0, 0 };
+        for (int i = 0; i < 2; i++) {
+            k[i] = rndi(0, 3) == 0 ? 7 : rndi(1, 5);
+            st[i] = rndi(1, 3);
+            pads[i] = rndi(0, (int)(k[i] - 1 < 3 ? k[i] - 1 : 3));
+            pads[2 + i] = rndi(0, (int)(k[i] - 1 < 3 ? k[i] - 1 : 3));
+            xs[2 + i] = rndi((int)k[i], rndi(0, 3) == 0 ? 120 : 30);
+        }
+        int64_t ws[4] = { M, C, k[0], k[1] }, bd[1] = { M };
+        g_shape xsh = shp(4, xs), wsh = shp(4, ws);
+        float *w = rand_buf((size_t)g_shape_numel(&wsh)), *b = rand_buf((size_t)M);
+        int has_bias = rnd() % 2, bf16_out = dn_has_bf16() && rndi(0, 3) == 0;
+        int tx = tadd(c.g, "x", G_TK_INPUT, G_F32, xsh, NULL);
+        int tw = tadd(c.g, "w", G_TK_CONST, G_F32, wsh, w);
+        int tb = has_bias ? tadd(c.g, "b", G_TK_CONST, G_F32, shp(1, bd), b) : -1;
+        int ty = tadd(c.g, "y", G_TK_ACT, G_F32, shp(0, NULL), NULL);
+        int ins[3] = { tx, tw, tb }, outs[1] = { ty };
+        c.node = g_node_add(c.g, "Conv", "", "stem", has_bias ? 3 : 2, ins, 1, outs);
+        g_node *n = &c.g->nodes[c.node];
+        n->opset = 17;
+        attr_ints(n, "pads", pads, 4);
+        attr_ints(n, "strides", st, 2);
+        if (rnd() % 2) attr_ints(n, "kernel_shape", k, 2);
+        int has_add;
+        add_post_ops(n, 0, &has_add);
+        nn_post po;
+        nn_post_parse(n, &po);
+        int xl = rnd() % 2 ? G_LAYOUT_NHWC : G_LAYOUT_PLAIN, yl = rnd() % 2 ? G_LAYOUT_NHWC : G_LAYOUT_PLAIN;
+        if (yl == G_LAYOUT_NHWC) attr_int(n, "_oa_layout", G_LAYOUT_NHWC);
+        int use = dn_stem_post_ok(&po);
+        if (bf16_out && use) attr_int(n, G_ATTR_BF16_OUT, 1);
+        io_set(&c, 0, rand_buf((size_t)g_shape_numel(&xsh)), xsh, xl);
+        io_set(&c, 1, w, wsh, G_LAYOUT_PLAIN);
+        io_borrow(&c, 1, tw);
+        if (has_bias) { io_set(&c, 2, b, shp(1, bd), G_LAYOUT_PLAIN); io_borrow(&c, 2, tb); }
+        else { c.logical[2] = b; c.in[2].dtype = G_UNDEF; }
+        char what[256], pd[128];
+        po_desc(n, pd, sizeof pd);
+        snprintf(what, sizeof what, "stem #%d N %lld C %lld M %lld x %s [%lld,%lld] y %s%s k %lld,%lld s %lld,%lld "
+                 "pads %lld,%lld,%lld,%lld bias %d", it, (long long)N, (long long)C, (long long)M,
+                 xl ? "nhwc" : "nchw", (long long)xs[2], (long long)xs[3], yl ? "nhwc" : "nchw",
+                 bf16_out && use ? " bf16" : "", (long long)k[0], (long long)k[1], (long long)st[0],
+                 (long long)st[1], (long long)pads[0], (long long)pads[1], (long long)pads[2], (long long)pads[3],
+                 has_bias);
+        const k_op *dn = find_impl(n, "dnnl"), *ref = find_impl(n, "ref");
+        CHECK(dn && ref, "%s: kernels missing", what);
+        if (!dn || !ref) { io_free(&c); continue; }
+        long long pbytes = planned_bytes(dn, c.g, c.node, c.in);
+        long long want = (long long)dn_align(dn_stem_packed_bytes(C, M, k[0], k[1])) +
+                         (has_bias ? dn_stem_mpad(M) * 4 : 0);
+        CHECK(!use || pbytes == want, "%s: packed %lld bytes, the direct loop packs %lld", what, pbytes, want);
+        direct += use;
+        if (!(bf16_out && use)) {
+            if (compare_impls(&c, what, 2e-4, 1e-3) == 1) compared++;
+            io_free(&c);
+            continue;
+        }
+        k_tensor yd[2], yr[2];
+        int rd = drive(dn, c.g, c.node, c.in, yd, 1), rr = drive(ref, c.g, c.node, c.in, yr, 0);
+        CHECK(rd == 0 && rr == 0, "%s: runs %d %d", what, rd, rr);
+        if (!rd && !rr) {
+            CHECK(yd[0].dtype == G_BF16, "%s: output not bf16", what);
+            size_t cnt = (size_t)g_shape_numel(&yd[0].shape), at = 0;
+            float *wide = malloc(cnt * sizeof(float) + 1);
+            for (size_t i = 0; i < cnt; i++) wide[i] = bf16_widen(((const uint16_t *)yd[0].data)[i]);
+            float *a = from_layout(wide, &yd[0].shape, yd[0].layout);
+            float *e = from_layout(yr[0].data, &yr[0].shape, yr[0].layout);
+            double err = cmp_f32(a, e, cnt, 1e-3, 8e-3, &at);
+            CHECK(err <= 1.0, "%s%s: %.3g x bf16 tolerance at %zu: %g against %g", what, pd, err, at, a[at], e[at]);
+            free(wide); free(a); free(e);
+            bf++;
+        }
+        if (!rd) free(yd[0].data);
+        if (!rr) free(yr[0].data);
+        io_free(&c);
+    }
+    printf("stem: %d compared in float32, %d bf16; %d took the direct loop\n", compared, bf, direct);
+    CHECK(compared + bf > iters / 2, "too few few-channel convolutions compared");
+    CHECK(direct > iters / 2, "too few few-channel convolutions took the direct loop");
+}
+
 static void test_lrn_reorder(void)
 {
     int compared = 0;
@@ -689,6 +798,7 @@ int main(int argc, char **argv)
     test_matmul(0);
     test_matmul(1);
     test_gemv();
+    test_stem();
     test_lrn_reorder();
     if (knn_fails) { printf("%d failures\n", knn_fails); return 1; }
     printf("all passed\n");

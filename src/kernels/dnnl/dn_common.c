@@ -78,6 +78,24 @@ int dn_has_bf16(void)
     return has;
 }
 
+int dn_has_avx512(void)
+{
+    static int has = -1;
+    if (has < 0) {
+#if defined(__x86_64__) && defined(__GNUC__)
+        /* what the CPU has and what oneDNN is allowed to use (ONEDNN_MAX_CPU_ISA
+         * caps both, so a capped run behaves as the smaller machine would) */
+        dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
+        has = __builtin_cpu_supports("avx512f") &&
+              (isa == dnnl_cpu_isa_avx512_core || isa == dnnl_cpu_isa_avx512_core_vnni ||
+               isa == dnnl_cpu_isa_avx512_core_bf16 || isa == dnnl_cpu_isa_avx512_core_amx);
+#else
+        has = 0;
+#endif
+    }
+    return has;
+}
+
 int dn_threads(const k_ctx *ctx)
 {
     int cur = omp_get_max_threads();

@@ -17,21 +17,30 @@ int dn_check(dnnl_status_t st, const g_node *n, const char *what);
 /* Whether the CPU computes bfloat16 natively (AVX512-BF16 or newer):
  * only then do marked nodes (graph/precision.h) run in bf16. */
 int dn_has_bf16(void);
+/* Whether the CPU has AVX-512 (F) and oneDNN may use its avx512_core level
+ * or above: the condition of the hand-written AVX-512 loops beside oneDNN
+ * (dn_gemv.c, dn_stem.c). */
+int dn_has_avx512(void);
 /* Marked convolutions and matrix products below this many FLOPs (with f32
  * tensors around them) compute in f32: converting the operands costs more
  * than bf16 saves (silero VAD's convolutions, squeeze-excite layers). */
 #define DN_BF16_MIN_FLOPS 2.0e6
 
 /* y = y * sigmoid(y) in place (dn_silu.c): the fast path for a fused
- * chain's final SiLU, on up to `threads` threads. */
-void dn_silu_f32(float *y, size_t n, int threads);
+ * chain's final SiLU, on up to `threads` threads. div: the division forms
+ * of kernels/silu16.h (dn_silu_div() says which this CPU prefers; kernels
+ * ask at load and keep the answer). */
+void dn_silu_f32(float *y, size_t n, int threads, int div);
 /* The same over bfloat16 values (rounded to nearest even; computed with the
  * bf16-grade sigmoid below, well inside half a bf16 ulp). */
-void dn_silu_bf16(uint16_t *y, size_t n, int threads);
+void dn_silu_bf16(uint16_t *y, size_t n, int threads, int div);
 /* float32 values with a bf16-grade sigmoid (relative error < 2e-4, a third
  * fewer instructions): for outputs of convolutions computed in bfloat16,
  * whose own error is ten times larger. */
-void dn_silu_f32_fast(float *y, size_t n, int threads);
+void dn_silu_f32_fast(float *y, size_t n, int threads, int div);
+/* Whether this CPU runs the division forms faster (OPENACL_SILU_DIV
+ * overrides; read at each call). */
+int dn_silu_div(void);
 
 /* Aligns byte offsets inside packed/scratch areas. */
 static inline size_t dn_align(size_t x) { return (x + 63) & ~(size_t)63; }

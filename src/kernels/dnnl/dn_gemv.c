@@ -33,11 +33,7 @@ static int64_t npad16(int64_t N) { return (N + 15) & ~(int64_t)15; }
 int dn_gemv_supported(int bf16)
 {
 #ifdef GV_X86
-    /* what the CPU has and what oneDNN is allowed to use (ONEDNN_MAX_CPU_ISA
-     * caps both, so a capped run behaves as the smaller machine would) */
-    if (!__builtin_cpu_supports("avx512f")) return 0;
-    dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
-    if (isa != dnnl_cpu_isa_avx512_core && isa != dnnl_cpu_isa_avx512_core_vnni && !dn_has_bf16()) return 0;
+    if (!dn_has_avx512()) return 0;
     return !bf16 || (dn_has_bf16() && __builtin_cpu_supports("avx512bf16") && __builtin_cpu_supports("avx512bw"));
 #else
     (void)bf16;

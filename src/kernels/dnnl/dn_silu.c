@@ -48,35 +48,48 @@ static void silu_bf16_scalar(uint16_t *y, size_t n)
 }
 
 #ifdef DN_SILU_AVX512
-__attribute__((target("avx512f")))
-static void silu_avx512(float *y, size_t n)
-{
-    size_t i = 0;
-    for (; i + 16 <= n; i += 16) _mm512_storeu_ps(y + i, silu16(_mm512_loadu_ps(y + i)));
-    silu_scalar(y + i, n - i);
-}
-
-__attribute__((target("avx512f")))
-static void silu_fast_avx512(float *y, size_t n)
-{
-    size_t i = 0;
-    for (; i + 16 <= n; i += 16) _mm512_storeu_ps(y + i, silu16_fast(_mm512_loadu_ps(y + i)));
-    silu_scalar(y + i, n - i);
-}
-
-/* bf16 in and out: widened by a shift, stored by the CPU's round-to-nearest-
- * even conversion */
-__attribute__((target("avx512f,avx512bw,avx512bf16")))
-static void silu_bf16_avx512(uint16_t *y, size_t n)
-{
-    size_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        __m512i w = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(y + i)));
-        __m512 v = silu16_fast(_mm512_castsi512_ps(_mm512_slli_epi32(w, 16)));
-        _mm256_storeu_si256((__m256i *)(y + i), (__m256i)_mm512_cvtneps_pbh(v));
+#define SILU_LOOP_F32(NAME, F)                                                                       \
+    __attribute__((target("avx512f"))) static void NAME(float *y, size_t n)                          \
+    {                                                                                                \
+        size_t i = 0;                                                                                \
+        for (; i + 16 <= n; i += 16) _mm512_storeu_ps(y + i, F(_mm512_loadu_ps(y + i)));             \
+        silu_scalar(y + i, n - i);                                                                   \
     }
-    silu_bf16_scalar(y + i, n - i);
-}
+SILU_LOOP_F32(silu_avx512, silu16)
+SILU_LOOP_F32(silu_div_avx512, silu16_div)
+SILU_LOOP_F32(silu_fast_avx512, silu16_fast)
+SILU_LOOP_F32(silu_fast_div_avx512, silu16_fast_div)
+
+/* bf16 in and out, 32 values a step: one 512-bit load holds them in pairs,
+ * the even ones widened by a shift, the odd ones by a mask (no shuffles);
+ * both halves rounded to nearest even by one two-source conversion, whose
+ * word order [even | odd] one permute interleaves again. 16-value steps
+ * and scalars for what remains. Against widening 16 values at a time this
+ * takes ~20 % less time per value. */
+#define SILU_LOOP_BF16(NAME, F)                                                                      \
+    __attribute__((target("avx512f,avx512bw,avx512bf16"))) static void NAME(uint16_t *y, size_t n)   \
+    {                                                                                                \
+        static const short ilv[32] = { 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23,          \
+                                       8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31 }; \
+        const __m512i perm = _mm512_loadu_si512((const void *)ilv);                                  \
+        const __m512i odd = _mm512_set1_epi32((int)0xffff0000u);                                     \
+        size_t i = 0;                                                                                \
+        for (; i + 32 <= n; i += 32) {                                                               \
+            __m512i w = _mm512_loadu_si512((const void *)(y + i));                                   \
+            __m512 ev = F(_mm512_castsi512_ps(_mm512_slli_epi32(w, 16)));                            \
+            __m512 od = F(_mm512_castsi512_ps(_mm512_and_si512(w, odd)));                            \
+            __m512i pk = (__m512i)_mm512_cvtne2ps_pbh(od, ev);                                       \
+            _mm512_storeu_si512((void *)(y + i), _mm512_permutexvar_epi16(perm, pk));                \
+        }                                                                                            \
+        for (; i + 16 <= n; i += 16) {                                                               \
+            __m512i w = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(y + i)));         \
+            __m512 v = F(_mm512_castsi512_ps(_mm512_slli_epi32(w, 16)));                             \
+            _mm256_storeu_si256((__m256i *)(y + i), (__m256i)_mm512_cvtneps_pbh(v));                 \
+        }                                                                                            \
+        silu_bf16_scalar(y + i, n - i);                                                              \
+    }
+SILU_LOOP_BF16(silu_bf16_avx512, silu16_fast)
+SILU_LOOP_BF16(silu_bf16_div_avx512, silu16_fast_div)
 #endif
 
 enum { CPU_PLAIN, CPU_AVX512, CPU_AVX512_BF16 };
@@ -98,12 +111,16 @@ static int cpu_level(void)
 
 enum { PASS_F32, PASS_F32_FAST, PASS_BF16 };
 
-static void silu_range(void *y, size_t a, size_t b, int pass, int level)
+static void silu_range(void *y, size_t a, size_t b, int pass, int div, int level)
 {
     if (pass == PASS_BF16) {
         uint16_t *h = (uint16_t *)y + a;
 #ifdef DN_SILU_AVX512
-        if (level == CPU_AVX512_BF16) { silu_bf16_avx512(h, b - a); return; }
+        if (level == CPU_AVX512_BF16) {
+            if (div) silu_bf16_div_avx512(h, b - a);
+            else silu_bf16_avx512(h, b - a);
+            return;
+        }
 #endif
         silu_bf16_scalar(h, b - a);
         return;
@@ -111,30 +128,40 @@ static void silu_range(void *y, size_t a, size_t b, int pass, int level)
     float *f = (float *)y + a;
 #ifdef DN_SILU_AVX512
     if (level >= CPU_AVX512) {
-        if (pass == PASS_F32_FAST) silu_fast_avx512(f, b - a);
-        else silu_avx512(f, b - a);
+        if (pass == PASS_F32_FAST) (div ? silu_fast_div_avx512 : silu_fast_avx512)(f, b - a);
+        else (div ? silu_div_avx512 : silu_avx512)(f, b - a);
         return;
     }
 #endif
     (void)level;
+    (void)div;
     silu_scalar(f, b - a);
 }
 
-static void silu_run(void *y, size_t n, int threads, int pass)
+static void silu_run(void *y, size_t n, int threads, int pass, int div)
 {
     int level = cpu_level();
     if (threads < 1 || n < ((size_t)1 << 15)) threads = 1;
-    if (threads == 1) { silu_range(y, 0, n, pass, level); return; }
+    if (threads == 1) { silu_range(y, 0, n, pass, div, level); return; }
 #pragma omp parallel num_threads(threads)
     {
         int nt = omp_get_num_threads(), t = omp_get_thread_num();
-        /* chunks on 16-value boundaries */
-        size_t blocks = (n + 15) / 16, b0 = blocks * (size_t)t / (size_t)nt, b1 = blocks * (size_t)(t + 1) / (size_t)nt;
-        size_t a = b0 * 16, b = b1 * 16 < n ? b1 * 16 : n;
-        if (a < b) silu_range(y, a, b, pass, level);
+        /* chunks on 32-value boundaries (the bf16 loop's step) */
+        size_t blocks = (n + 31) / 32, b0 = blocks * (size_t)t / (size_t)nt, b1 = blocks * (size_t)(t + 1) / (size_t)nt;
+        size_t a = b0 * 32, b = b1 * 32 < n ? b1 * 32 : n;
+        if (a < b) silu_range(y, a, b, pass, div, level);
     }
 }
 
-void dn_silu_f32(float *y, size_t n, int threads) { silu_run(y, n, threads, PASS_F32); }
-void dn_silu_f32_fast(float *y, size_t n, int threads) { silu_run(y, n, threads, PASS_F32_FAST); }
-void dn_silu_bf16(uint16_t *y, size_t n, int threads) { silu_run(y, n, threads, PASS_BF16); }
+int dn_silu_div(void)
+{
+#ifdef DN_SILU_AVX512
+    return silu16_prefer_div();
+#else
+    return 0;
+#endif
+}
+
+void dn_silu_f32(float *y, size_t n, int threads, int div) { silu_run(y, n, threads, PASS_F32, div); }
+void dn_silu_f32_fast(float *y, size_t n, int threads, int div) { silu_run(y, n, threads, PASS_F32_FAST, div); }
+void dn_silu_bf16(uint16_t *y, size_t n, int threads, int div) { silu_run(y, n, threads, PASS_BF16, div); }

@@ -1,0 +1,358 @@
+/* Direct convolution for few input channels (C <= 4, group 1, 2-D, no
+ * dilation): the first layer of image models.
+ *
+ * oneDNN 2.6 runs such a layer through its channels-last brgemm kernel,
+ * whose reduction over C x KW values per kernel row is too short to keep
+ * the FMA units busy, after reordering the plain NCHW model input; the
+ * fused SiLU of EfficientNet's stem is then one more pass over the output.
+ * Here each output row is computed in tiles of T pixels x up to 64
+ * channels held in registers: per kernel tap, the tap's weights for the
+ * tile's channels (one load per 16 channels) and one broadcast input value
+ * per pixel feed T x (channels / 16) multiply-adds. The input is read where
+ * it lies (plain or channels-last, by strides), the bias and the post-op
+ * chain are applied in the registers, and the tile is stored once:
+ * float32 channels-last straight into the output; bfloat16 (the input of a
+ * bf16 convolution, which would otherwise convert it) or plain-layout
+ * outputs through a per-thread row that is converted or transposed at the
+ * end of the row. Columns whose window crosses the left or right border
+ * run one pixel at a time with bounds checks; rows outside the input are
+ * skipped per tile. Threads take contiguous runs of output rows.
+ *
+ * Packed weights: [C][KH][KW][Mp], Mp = M rounded up to 16 with zeros, so
+ * every 16-channel load is whole; the bias is [Mp] as well. */
+#include "kernels/dnnl/dn_stem.h"
+#include "kernels/dnnl/dn_common.h"
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(__x86_64__) && defined(__GNUC__)
+#include "kernels/silu16.h"
+#define STEM_X86 1
+#endif
+
+int dn_stem_disabled(void)
+{
+    const char *e = getenv("OPENACL_NO_STEM");   /* read per load: mdl_bench --ab */
+    return e && *e && strcmp(e, "0") != 0;
+}
+
+int dn_stem_supported(void)
+{
+#ifdef STEM_X86
+    return dn_has_avx512();
+#else
+    return 0;
+#endif
+}
+
+int dn_stem_post_ok(const nn_post *p)
+{
+    if (p->has_add) return 0;
+    for (int i = 0; i < p->n; i++) {
+        switch (p->kind[i]) {
+        case NN_PO_RELU: case NN_PO_CLIP: case NN_PO_SIGMOID: case NN_PO_HSIGMOID:
+        case NN_PO_HSWISH: case NN_PO_LINEAR:
+            break;
+        case NN_PO_SILU:
+            if (p->a[i] != 1.0f) return 0;
+            break;
+        default:
+            return 0;
+        }
+    }
+    return 1;
+}
+
+int64_t dn_stem_mpad(int64_t M) { return (M + 15) & ~(int64_t)15; }
+
+size_t dn_stem_packed_bytes(int64_t C, int64_t M, int64_t KH, int64_t KW)
+{
+    return (size_t)(C * KH * KW * dn_stem_mpad(M)) * sizeof(float);
+}
+
+void dn_stem_pack(const float *w, int64_t C, int64_t M, int64_t KH, int64_t KW, float *dst)
+{
+    int64_t mp = dn_stem_mpad(M), taps = KH * KW;
+    memset(dst, 0, dn_stem_packed_bytes(C, M, KH, KW));
+    for (int64_t m = 0; m < M; m++)
+        for (int64_t c = 0; c < C; c++)
+            for (int64_t t = 0; t < taps; t++)
+                dst[(c * taps + t) * mp + m] = w[(m * C + c) * taps + t];
+}
+
+/* a row buffer [OW][Mp] per thread when the tile cannot go straight out */
+static int needs_row(const dn_stem_geo *g) { return g->out_bf16 || !g->out_nhwc; }
+
+/* floats in a padded input row: every column a tile reads (the shifted
+ * last tile included), whole 16-float groups */
+static int64_t wpad_of(const dn_stem_geo *g)
+{
+    int64_t a = (g->OW - 1) * g->SW + g->KW, b = g->PL + g->W;
+    return ((a > b ? a : b) + 15) & ~(int64_t)15;
+}
+
+/* per-thread scratch: the padded input rows, then the row buffer */
+static size_t pad_bytes(const dn_stem_geo *g) { return dn_align((size_t)(g->C * g->KH * wpad_of(g)) * sizeof(float)); }
+static size_t row_bytes(const dn_stem_geo *g)
+{
+    return needs_row(g) ? dn_align((size_t)(g->OW * dn_stem_mpad(g->M)) * sizeof(float)) : 0;
+}
+
+size_t dn_stem_scratch_bytes(const dn_stem_geo *g, int threads)
+{
+    return (size_t)(threads < 1 ? 1 : threads) * (pad_bytes(g) + row_bytes(g));
+}
+
+#ifdef STEM_X86
+static uint16_t bf16_of(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40);
+    return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+/* one finished row [OW][Mp] into the output row oh of image n */
+static void row_out(const dn_stem_geo *g, const float *row, void *y, int64_t n, int64_t oh);
+
+#define STEM_TGT __attribute__((target("avx512f")))
+#define STEM_INLINE static inline __attribute__((always_inline)) STEM_TGT
+
+/* The post-op chain over n values of a finished row (in L1/L2), one kind
+ * at a time, each kind its own loop (a switch inside the loop costs the
+ * SiLU three times its arithmetic). */
+#define POST_LOOP(EXPR)                                                          \
+    do {                                                                         \
+        size_t at = 0;                                                           \
+        for (; at + 16 <= n; at += 16) {                                         \
+            __m512 v = _mm512_loadu_ps(y + at);                                  \
+            _mm512_storeu_ps(y + at, (EXPR));                                    \
+        }                                                                        \
+        if (at < n) {                                                            \
+            __m512 v = _mm512_maskz_loadu_ps(tk, y + at);                        \
+            _mm512_mask_storeu_ps(y + at, tk, (EXPR));                           \
+        }                                                                        \
+    } while (0)
+
+STEM_INLINE __m512 hswish16(__m512 v)
+{
+    __m512 h = _mm512_fmadd_ps(v, _mm512_set1_ps(1.0f / 6.0f), _mm512_set1_ps(0.5f));
+    return _mm512_mul_ps(v, _mm512_min_ps(_mm512_max_ps(h, _mm512_setzero_ps()), _mm512_set1_ps(1.0f)));
+}
+
+STEM_TGT static void post_row(const nn_post *p, float *y, size_t n, int bf16_grade, int div)
+{
+    const __m512 zero = _mm512_setzero_ps(), one = _mm512_set1_ps(1.0f);
+    const __mmask16 tk = (__mmask16)((1u << (n & 15)) - 1u);
+    for (int i = 0; i < p->n; i++) {
+        const __m512 a = _mm512_set1_ps(p->a[i]), b = _mm512_set1_ps(p->b[i]);
+        switch (p->kind[i]) {
+        case NN_PO_RELU:
+            if (p->a[i] != 0.0f) POST_LOOP(_mm512_mask_mul_ps(v, _mm512_cmp_ps_mask(v, zero, _CMP_LT_OQ), v, a));
+            else POST_LOOP(_mm512_max_ps(v, zero));
+            break;
+        case NN_PO_CLIP: POST_LOOP(_mm512_min_ps(_mm512_max_ps(v, a), b)); break;
+        case NN_PO_SIGMOID: POST_LOOP(sigmoid16(v)); break;
+        case NN_PO_HSIGMOID: POST_LOOP(_mm512_min_ps(_mm512_max_ps(_mm512_fmadd_ps(a, v, b), zero), one)); break;
+        case NN_PO_HSWISH: POST_LOOP(hswish16(v)); break;
+        case NN_PO_SILU:
+            if (bf16_grade && div) POST_LOOP(silu16_fast_div(v));
+            else if (bf16_grade) POST_LOOP(silu16_fast(v));
+            else if (div) POST_LOOP(silu16_div(v));
+            else POST_LOOP(silu16(v));
+            break;
+        case NN_PO_LINEAR: POST_LOOP(_mm512_fmadd_ps(a, v, b)); break;
+        default: break;   /* dn_stem_post_ok admits nothing else */
+        }
+    }
+}
+#undef POST_LOOP
+
+typedef struct stem_job {
+    const dn_stem_geo *g;
+    const float *wp, *bias;
+    const nn_post *po;
+    int64_t mp, nchunk;   /* padded channels, 16-channel chunks */
+    int64_t wpad;         /* floats in one padded input row */
+    size_t pad_bytes, row_bytes;   /* per-thread scratch parts */
+    __mmask16 tail;       /* lanes of the last chunk that exist */
+} stem_job;
+
+/* T pixels from column ow0 x NCG chunks from chunk j0, reading the row's
+ * padded input rows `pad` ([C][KH][wpad], zeros outside the input); raw
+ * sums plus bias stored at dst (pixel stride dps floats), the last real
+ * chunk masked when `masked`. */
+STEM_INLINE void tile(const stem_job *jb, const float *pad, int64_t ow0, int64_t j0, const int T, const int NCG,
+                      float *dst, int64_t dps, int masked)
+{
+    const dn_stem_geo *g = jb->g;
+    __m512 acc[12][4];
+#pragma GCC unroll 4
+    for (int j = 0; j < NCG; j++) {
+        __m512 b0 = jb->bias ? _mm512_loadu_ps(jb->bias + (j0 + j) * 16) : _mm512_setzero_ps();
+#pragma GCC unroll 12
+        for (int t = 0; t < T; t++) acc[t][j] = b0;
+    }
+    const int64_t sw = g->SW, taps = g->C * g->KH;
+    const float *xr = pad + ow0 * sw, *wr = jb->wp + j0 * 16;
+    for (int64_t r = 0; r < taps; r++, xr += jb->wpad) {
+        for (int64_t kw = 0; kw < g->KW; kw++, wr += jb->mp) {
+            __m512 w[4];
+#pragma GCC unroll 4
+            for (int j = 0; j < NCG; j++) w[j] = _mm512_loadu_ps(wr + 16 * j);
+#pragma GCC unroll 12
+            for (int t = 0; t < T; t++) {
+                __m512 xv = _mm512_set1_ps(xr[t * sw + kw]);
+#pragma GCC unroll 4
+                for (int j = 0; j < NCG; j++) acc[t][j] = _mm512_fmadd_ps(xv, w[j], acc[t][j]);
+            }
+        }
+    }
+#pragma GCC unroll 12
+    for (int t = 0; t < T; t++) {
+#pragma GCC unroll 4
+        for (int j = 0; j < NCG; j++) {
+            float *p = dst + t * dps + 16 * j;
+            if (masked && j == NCG - 1) _mm512_mask_storeu_ps(p, jb->tail, acc[t][j]);
+            else _mm512_storeu_ps(p, acc[t][j]);
+        }
+    }
+}
+
+/* Pixels per tile for a chunk group: 24 accumulators at most (8 of the 32
+ * registers stay for weights and the broadcast). */
+#define T_FOR(ncg) ((ncg) <= 2 ? 12 : (ncg) == 3 ? 8 : 6)
+/* Whole tiles over the row; a last partial tile is shifted left to end at
+ * the row's end (recomputing a few pixels with the same result) when the
+ * row holds a whole tile, else single pixels. */
+#define TILES(NCG)                                                                                       \
+    do {                                                                                                 \
+        const int T_ = T_FOR(NCG);                                                                       \
+        int64_t ow = 0;                                                                                  \
+        for (; ow + T_ <= OW; ow += T_) tile(jb, pad, ow, j0, T_, NCG, drow + ow * dps, dps, masked);    \
+        if (ow < OW && OW >= T_) tile(jb, pad, OW - T_, j0, T_, NCG, drow + (OW - T_) * dps, dps, masked); \
+        else for (; ow < OW; ow++) tile(jb, pad, ow, j0, 1, NCG, drow + ow * dps, dps, masked);           \
+    } while (0)
+
+STEM_TGT static void tiles_ncg(const stem_job *jb, const float *pad, int64_t OW, int64_t j0, int ncg, float *drow,
+                               int64_t dps, int masked)
+{
+    switch (ncg) {
+    case 1: TILES(1); break;
+    case 2: TILES(2); break;
+    case 3: TILES(3); break;
+    default: TILES(4); break;
+    }
+}
+
+/* The padded input rows of output row oh: [C][KH][wpad], input column iw
+ * at PL + iw, zeros for rows and columns outside the input. */
+STEM_TGT static void pad_rows(const stem_job *jb, const float *xn, int64_t oh, float *pad)
+{
+    const dn_stem_geo *g = jb->g;
+    for (int64_t c = 0; c < g->C; c++)
+        for (int64_t kh = 0; kh < g->KH; kh++) {
+            float *d = pad + (c * g->KH + kh) * jb->wpad;
+            int64_t ih = oh * g->SH - g->PT + kh;
+            if (ih < 0 || ih >= g->H) { memset(d, 0, (size_t)jb->wpad * sizeof(float)); continue; }
+            memset(d, 0, (size_t)g->PL * sizeof(float));
+            const float *s = xn + c * g->xs_c + ih * g->xs_h;
+            if (g->xs_w == 1) memcpy(d + g->PL, s, (size_t)g->W * sizeof(float));
+            else for (int64_t iw = 0; iw < g->W; iw++) d[g->PL + iw] = s[iw * g->xs_w];
+            memset(d + g->PL + g->W, 0, (size_t)(jb->wpad - g->PL - g->W) * sizeof(float));
+        }
+}
+
+/* rows [r0, r1) of the flattened (n, oh) range; scr: this thread's part */
+STEM_TGT static void rows_run(const stem_job *jb, const float *x, void *y, char *scr, int64_t r0, int64_t r1)
+{
+    const dn_stem_geo *g = jb->g;
+    const int direct = !needs_row(g);
+    const int64_t dps = direct ? g->M : jb->mp;   /* floats between pixels at the destination */
+    /* direct stores stop at M: the last chunk masked when M is not whole */
+    const int masked = direct && (g->M & 15);
+    float *pad = (float *)scr, *rowbuf = (float *)(scr + jb->pad_bytes);
+    for (int64_t r = r0; r < r1; r++) {
+        int64_t n = r / g->OH, oh = r % g->OH;
+        pad_rows(jb, x + n * g->xs_n, oh, pad);
+        float *drow = direct ? (float *)y + (n * g->OH + oh) * g->OW * g->M : rowbuf;
+        for (int64_t j0 = 0; j0 < jb->nchunk; j0 += 4) {
+            int ncg = jb->nchunk - j0 < 4 ? (int)(jb->nchunk - j0) : 4;
+            tiles_ncg(jb, pad, g->OW, j0, ncg, drow + j0 * 16, dps, masked && j0 + ncg == jb->nchunk);
+        }
+        post_row(jb->po, drow, (size_t)(g->OW * dps), g->out_bf16, g->silu_div);
+        if (!direct) row_out(g, rowbuf, y, n, oh);
+    }
+}
+
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16")))
+static void row_bf16_nhwc(const float *row, uint16_t *dst, int64_t OW, int64_t M, int64_t mp)
+{
+    for (int64_t p = 0; p < OW; p++) {
+        const float *s = row + p * mp;
+        uint16_t *d = dst + p * M;
+        int64_t m = 0;
+        for (; m + 16 <= M; m += 16)
+            _mm256_storeu_si256((__m256i *)(d + m), (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(s + m)));
+        if (m < M) {
+            __mmask16 k = (__mmask16)((1u << (M - m)) - 1u);
+            _mm256_mask_storeu_epi16(d + m, k, (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(s + m)));
+        }
+    }
+}
+
+static void row_out(const dn_stem_geo *g, const float *row, void *y, int64_t n, int64_t oh)
+{
+    int64_t mp = dn_stem_mpad(g->M), OW = g->OW, M = g->M;
+    if (g->out_nhwc) {   /* bf16, channels-last */
+        uint16_t *d = (uint16_t *)y + (n * g->OH + oh) * OW * M;
+        if (__builtin_cpu_supports("avx512bf16") && __builtin_cpu_supports("avx512bw") &&
+            __builtin_cpu_supports("avx512vl")) {
+            row_bf16_nhwc(row, d, OW, M, mp);
+            return;
+        }
+        for (int64_t p = 0; p < OW; p++)
+            for (int64_t m = 0; m < M; m++) d[p * M + m] = bf16_of(row[p * mp + m]);
+        return;
+    }
+    /* plain [N, M, OH, OW] */
+    for (int64_t m = 0; m < M; m++) {
+        size_t at = (size_t)(((n * M + m) * g->OH + oh) * OW);
+        if (g->out_bf16) {
+            uint16_t *d = (uint16_t *)y + at;
+            for (int64_t p = 0; p < OW; p++) d[p] = bf16_of(row[p * mp + m]);
+        } else {
+            float *d = (float *)y + at;
+            for (int64_t p = 0; p < OW; p++) d[p] = row[p * mp + m];
+        }
+    }
+}
+#endif
+
+void dn_stem_run(const dn_stem_geo *g, const float *x, const float *wp, const float *bias, const nn_post *po,
+                 void *y, void *scratch, int threads)
+{
+#ifdef STEM_X86
+    stem_job jb = { .g = g, .wp = wp, .bias = bias, .po = po, .mp = dn_stem_mpad(g->M), .wpad = wpad_of(g),
+                    .pad_bytes = pad_bytes(g), .row_bytes = row_bytes(g) };
+    jb.nchunk = jb.mp / 16;
+    jb.tail = (g->M & 15) ? (__mmask16)((1u << (g->M & 15)) - 1u) : (__mmask16)0xffff;
+    int64_t rows = g->N * g->OH;
+    size_t per = jb.pad_bytes + jb.row_bytes;
+    /* a few rows per thread at least: small layers stay on the caller */
+    if (threads < 1 || rows < 4 * (int64_t)threads || rows * g->OW * jb.mp * g->C * g->KH * g->KW < (1 << 18))
+        threads = 1;
+    if (threads == 1) {
+        rows_run(&jb, x, y, scratch, 0, rows);
+        return;
+    }
+#pragma omp parallel num_threads(threads)
+    {
+        int nt = omp_get_num_threads(), t = omp_get_thread_num();
+        int64_t r0 = rows * t / nt, r1 = rows * (t + 1) / nt;
+        rows_run(&jb, x, y, (char *)scratch + (size_t)t * per, r0, r1);
+    }
+#else
+    (void)g; (void)x; (void)wp; (void)bias; (void)po; (void)y; (void)scratch; (void)threads;
+#endif
+}
