@@ -6,17 +6,23 @@
  * the FMA units busy, after reordering the plain NCHW model input; the
  * fused SiLU of EfficientNet's stem is then one more pass over the output.
  * Here each output row is computed in tiles of T pixels x up to 64
- * channels held in registers: per kernel tap, the tap's weights for the
- * tile's channels (one load per 16 channels) and one broadcast input value
- * per pixel feed T x (channels / 16) multiply-adds. The input is read where
- * it lies (plain or channels-last, by strides), the bias and the post-op
- * chain are applied in the registers, and the tile is stored once:
- * float32 channels-last straight into the output; bfloat16 (the input of a
- * bf16 convolution, which would otherwise convert it) or plain-layout
- * outputs through a per-thread row that is converted or transposed at the
- * end of the row. Columns whose window crosses the left or right border
- * run one pixel at a time with bounds checks; rows outside the input are
- * skipped per tile. Threads take contiguous runs of output rows.
+ * channels held in registers (T = 12 for up to 32 channels, 6 for 64): per
+ * kernel tap, the tap's weights for the tile's channels (one load per 16
+ * channels) and one broadcast input value per pixel feed T x (channels /
+ * 16) multiply-adds. The input is read where it lies (plain or
+ * channels-last) into per-row padded copies: for each output row the C x KH
+ * input rows it needs, zeros outside the input, so every tile runs the same
+ * loop with no bounds checks (a row's last partial tile is shifted left to
+ * end at the row's end). The bias starts the sums; the post-op chain runs
+ * over each finished row while it is in cache, one tight loop per
+ * activation (EfficientNet's SiLU in registers per tile cost three times as
+ * much). Float32 channels-last outputs are written in place; bfloat16 ones
+ * (the input of a bf16 convolution, which would otherwise convert it) and
+ * plain-layout ones go through a per-thread row buffer that is converted or
+ * transposed at the end of the row. Threads take contiguous runs of output
+ * rows. Measured on the 3 -> 32, 3x3 stride-2 stem at 224x224 (1 thread,
+ * caches warm): 0.13 ms without activation against 0.17 ms for oneDNN with
+ * its input reorder.
  *
  * Packed weights: [C][KH][KW][Mp], Mp = M rounded up to 16 with zeros, so
  * every 16-channel load is whole; the bias is [Mp] as well. */
