@@ -18,6 +18,7 @@
  * (fp32) or 4 (bf16) accumulators over one forward pass through its bytes.
  * x is rounded to bf16 (nearest even) for the bf16 form, as oneDNN does
  * when it converts a bf16 product's activation operand. */
+#include "core/par.h"
 #include "kernels/dnnl/dn_gemv.h"
 #include "kernels/dnnl/dn_common.h"
 #include <omp.h>
@@ -177,8 +178,7 @@ void dn_gemv_run(const float *x, const void *packed, int64_t K, int64_t N, int b
     int64_t units = np / 16;
     if (threads > (int)units) threads = (int)units;
     if (threads < 1) threads = 1;
-#pragma omp parallel num_threads(threads) if (threads > 1)
-    {
+    OA_PAR_REGION(threads, {
         int T = omp_get_num_threads(), t = omp_get_thread_num();
         /* this thread's columns: panels whose first 16-column unit falls in
          * its share of the units */
@@ -200,7 +200,7 @@ void dn_gemv_run(const float *x, const void *packed, int64_t K, int64_t N, int b
             at += (size_t)rows * (size_t)wd;
             c0 += wd;
         }
-    }
+    });
 #else
     (void)x; (void)packed; (void)K; (void)N; (void)bf16; (void)bias; (void)bias_n; (void)y;
     (void)scratch; (void)threads;

@@ -5,6 +5,7 @@
  * the layout stage (graph/layout.c) keeps the depthwise output and the
  * scaled activation in bf16, instead of float32 tensors converted again by
  * the next convolution. Both accept the plain and the channels-last layout. */
+#include "core/par.h"
 #include "kernels/dnnl/dn_common.h"
 #include "graph/precision.h"
 #include <omp.h>
@@ -167,22 +168,20 @@ static int cs_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
     int64_t sb = sv->shape.d[0] == 1 ? 0 : C;
 #ifdef DN_SCALE_AVX512
     if (nhwc && avx512_bf16()) {
-#pragma omp parallel num_threads(threads) if (threads > 1)
-        {
+        OA_PAR_REGION(threads, {
             int nt = omp_get_num_threads(), t = omp_get_thread_num();
             rows_avx512(x->data, xb, out[0].data, yb, s, sb, P, len, rows * t / nt, rows * (t + 1) / nt);
-        }
+        });
         return 0;
     }
 #endif
-#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
-    for (int64_t r = 0; r < rows; r++) {
+    OA_PAR_FOR(threads, for (int64_t r = 0; r < rows; r++) {
         int64_t b = nhwc ? r / P : r / C;
         const float *sr = s + b * sb + (nhwc ? 0 : r % C);
         const char *xr = (const char *)x->data + (size_t)r * len * xs;
         char *yr = (char *)out[0].data + (size_t)r * len * ys;
         row_plain(xr, xb, yr, yb, sr, len, !nhwc);
-    }
+    });
     return 0;
 }
 

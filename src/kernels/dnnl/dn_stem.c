@@ -260,7 +260,8 @@ STEM_TGT static void pad_rows(const stem_job *jb, const float *xn, int64_t oh, f
         for (int64_t kh = 0; kh < g->KH; kh++) {
             float *d = pad + (c * g->KH + kh) * jb->wpad;
             int64_t ih = oh * g->SH - g->PT + kh;
-            if (ih < 0 || ih >= g->H) { memset(d, 0, (size_t)jb->wpad * sizeof(float)); continue; }
+            /* (an empty input, H or W 0 with pads around it, has only zeros) */
+            if (ih < 0 || ih >= g->H || g->W == 0) { memset(d, 0, (size_t)jb->wpad * sizeof(float)); continue; }
             memset(d, 0, (size_t)g->PL * sizeof(float));
             const float *s = xn + c * g->xs_c + ih * g->xs_h;
             if (g->xs_w == 1) memcpy(d + g->PL, s, (size_t)g->W * sizeof(float));
@@ -280,7 +281,7 @@ STEM_TGT static void rows_run(const stem_job *jb, const float *x, void *y, char 
     float *pad = (float *)scr, *rowbuf = (float *)(scr + jb->pad_bytes);
     for (int64_t r = r0; r < r1; r++) {
         int64_t n = r / g->OH, oh = r % g->OH;
-        pad_rows(jb, x + n * g->xs_n, oh, pad);
+        pad_rows(jb, g->H && g->W ? x + n * g->xs_n : NULL, oh, pad);
         float *drow = direct ? (float *)y + (n * g->OH + oh) * g->OW * g->M : rowbuf;
         for (int64_t j0 = 0; j0 < jb->nchunk; j0 += 4) {
             int ncg = jb->nchunk - j0 < 4 ? (int)(jb->nchunk - j0) : 4;
@@ -344,6 +345,7 @@ void dn_stem_run(const dn_stem_geo *g, const float *x, const float *wp, const fl
     jb.nchunk = jb.mp / 16;
     jb.tail = (g->M & 15) ? (__mmask16)((1u << (g->M & 15)) - 1u) : (__mmask16)0xffff;
     int64_t rows = g->N * g->OH;
+    if (rows <= 0 || g->OW <= 0 || g->M <= 0) return;   /* an empty output */
     size_t per = jb.pad_bytes + jb.row_bytes;
     /* a few rows per thread at least: small layers stay on the caller */
     if (threads < 1 || rows < 4 * (int64_t)threads || rows * g->OW * jb.mp * g->C * g->KH * g->KW < (1 << 18))

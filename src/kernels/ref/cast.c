@@ -4,6 +4,7 @@
  * integers); out-of-range float-to-integer conversions are defined the way
  * x86 numpy produces them (INT_MIN of the conversion width, then wrap), never
  * C undefined behaviour. */
+#include "core/par.h"
 #include "kernels/ref/shape_common.h"
 #include <math.h>
 #include <omp.h>
@@ -104,12 +105,11 @@ void ksh_cast(const void *src, int stype, void *dst, int dtype, size_t n, int nt
         return;
     }
     size_t si = ksh_esize(stype), di = ksh_esize(dtype);
-#pragma omp parallel num_threads(nthreads) if (nthreads > 1)
-    {
+    OA_PAR_REGION(nthreads, {
         int nt = omp_get_num_threads(), t = omp_get_thread_num();
         size_t a = n * (size_t)t / (size_t)nt, b = n * (size_t)(t + 1) / (size_t)nt;
         if (b > a) cast_range((const char *)src + a * si, stype, (char *)dst + a * di, dtype, b - a);
-    }
+    });
 }
 
 static int cast_target(const g_node *n, int *to)

@@ -3,6 +3,7 @@
  * stride per (operand, label); each output element then sums the product of
  * the operands over the odometer of the summed labels. Float types
  * accumulate in double, integers in int64. */
+#include "core/par.h"
 #include "kernels/ref/shape_common.h"
 #include <ctype.h>
 #include <omp.h>
@@ -213,8 +214,7 @@ static int es_run(const g_node *n, void *st, const k_tensor *in, k_tensor *out, 
     int64_t nlast = ns ? pl.dim[last] : 1, stl[ES_MAXOP];
     for (int j = 0; j < nops; j++) stl[j] = ns ? pl.st[j][last] : 0;
     int64_t nouter = nlast ? nsum / nlast : 0;
-#pragma omp parallel for num_threads(nt) if (nt > 1) schedule(static)
-    for (int64_t o = 0; o < total; o++) {
+    OA_PAR_FOR(nt, for (int64_t o = 0; o < total; o++) {
         int64_t off[ES_MAXOP] = {0}, q = o;
         for (int k = pl.nout - 1; k >= 0; k--) {
             int l = pl.out[k];
@@ -258,7 +258,7 @@ static int es_run(const g_node *n, void *st, const k_tensor *in, k_tensor *out, 
         }
         if (isf) ksh_setf(out[0].data, dt, (size_t)o, accf);
         else ksh_seti(out[0].data, dt, (size_t)o, (int64_t)acci);
-    }
+    });
     return 0;
 }
 static const k_op k_einsum = {.op_type = "Einsum", .domain = "", .since = 12, .impl = "ref",

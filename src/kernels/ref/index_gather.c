@@ -1,6 +1,7 @@
 /* Index-driven reads: Gather, GatherElements, GatherND. Every index is
  * checked against its axis before any data is touched; a bad one fails the
  * run naming the node, the index position and its value. */
+#include "core/par.h"
 #include "kernels/ref/shape_common.h"
 #include <omp.h>
 
@@ -77,14 +78,13 @@ static int gather_run(const g_node *n, void *st, const k_tensor *in, k_tensor *o
     char *D = out[0].data;
     int64_t jobs = outer * ni;
     int nt = ksh_threads(c, (size_t)jobs * blk);
-#pragma omp parallel for num_threads(nt) if (nt > 1) schedule(static)
-    for (int64_t j = 0; j < jobs; j++) {
+    OA_PAR_FOR(nt, for (int64_t j = 0; j < jobs; j++) {
         int64_t o = j / ni, k = j % ni, v = idx_at(in[1].data, idt, k);
         if (v < 0) v += A;
         const char *s = S + (size_t)(o * A + v) * blk;
         if (inner == 1) copy_elem(D + (size_t)j * blk, s, es);
         else memcpy(D + (size_t)j * blk, s, blk);
-    }
+    });
     return 0;
 }
 static const k_op k_gather = {.op_type = "Gather", .domain = "", .since = 1, .impl = "ref",

@@ -3,6 +3,7 @@
  * grid denormalised with or without align_corners. Out-of-range coordinates
  * are clamped (border) or reflected (reflection) before interpolation, and
  * fetched pixels outside the image read 0 (zeros). */
+#include "core/par.h"
 #include "kernels/ref/shape_common.h"
 #include <math.h>
 #include <omp.h>
@@ -121,8 +122,7 @@ static int gs_run(const g_node *n, void *st, const k_tensor *in, k_tensor *out, 
     else { m.lo_x = -0.5; m.hi_x = (double)W - 0.5; m.lo_y = -0.5; m.hi_y = (double)H - 0.5; }
     int64_t total = N * Ho * Wo;
     int nt = ksh_threads(c, (size_t)(total * C) * 16);
-#pragma omp parallel for num_threads(nt) if (nt > 1) schedule(static)
-    for (int64_t q = 0; q < total; q++) {
+    OA_PAR_FOR(nt, for (int64_t q = 0; q < total; q++) {
         int64_t b = q / (Ho * Wo), pix = q % (Ho * Wo);
         double gx = ksh_getf(in[1].data, in[1].dtype, (size_t)(q * 2));
         double gy = ksh_getf(in[1].data, in[1].dtype, (size_t)(q * 2 + 1));
@@ -162,7 +162,7 @@ static int gs_run(const g_node *n, void *st, const k_tensor *in, k_tensor *out, 
             }
             ksh_setf(out[0].data, out[0].dtype, (size_t)((b * C + ch) * Ho * Wo + pix), v);
         }
-    }
+    });
     return 0;
 }
 static const k_op k_gridsample = {.op_type = "GridSample", .domain = "", .since = 16, .impl = "ref",

@@ -2,6 +2,7 @@
  * after the node, integer-input reading, scalar conversions, and the two copy
  * engines (affine strided copy, per-axis table gather) that Transpose, Slice,
  * Concat, Split, Pad, Expand, Tile, DepthToSpace and Resize are built on. */
+#include "core/par.h"
 #include "kernels/ref/shape_common.h"
 #include <omp.h>
 #include <stdio.h>
@@ -381,8 +382,7 @@ void ksh_copy_nd(void *dst, const int64_t *dst_st, const void *src, const int64_
         int64_t tq = (nq + TB - 1) / TB, tj = (nj + TB - 1) / TB;
         int64_t nouter = ksh_prod(od, 0, orr), njobs = nouter * tq * tj;
         int64_t sq = ss[q], dq = ds[q], sj = ss[r - 1];
-#pragma omp parallel for num_threads(nthreads) if (nthreads > 1) schedule(static)
-        for (int64_t job = 0; job < njobs; job++) {
+        OA_PAR_FOR(nthreads, for (int64_t job = 0; job < njobs; job++) {
             int64_t o = job / (tq * tj), t = job % (tq * tj);
             int64_t i0 = (t / tj) * TB, j0 = (t % tj) * TB;
             int64_t i1 = i0 + TB < nq ? i0 + TB : nq, j1 = j0 + TB < nj ? j0 + TB : nj;
@@ -400,7 +400,7 @@ void ksh_copy_nd(void *dst, const int64_t *dst_st, const void *src, const int64_
             }
             for (; i < i1; i++)
                 copy_row(D + dof + i * dq + j0 * ein, ein, S + so + i * sq + j0 * sj, sj, j1 - j0, es);
-        }
+        });
         return;
     }
 
@@ -419,8 +419,7 @@ void ksh_copy_nd(void *dst, const int64_t *dst_st, const void *src, const int64_
         }
         return;
     }
-#pragma omp parallel num_threads(nthreads) if (nthreads > 1)
-    {
+    OA_PAR_REGION(nthreads, {
         int nt = omp_get_num_threads(), t = omp_get_thread_num();
         int64_t r0 = nrow * t / nt, r1 = nrow * (t + 1) / nt;
         if (r0 < r1) {
@@ -431,7 +430,7 @@ void ksh_copy_nd(void *dst, const int64_t *dst_st, const void *src, const int64_
                 step(r - 1, d, ss, ds, idx, &so, &dof);
             }
         }
-    }
+    });
 }
 
 void ksh_gather_maps(void *dst, const void *src, const int64_t *od, int rank,
@@ -448,8 +447,13 @@ void ksh_gather_maps(void *dst, const void *src, const int64_t *od, int rank,
     for (int64_t j = 0; j < cnt; j++)
         if (im[j] < 0 || im[j] != im[0] + j) { ident = 0; break; }
     if ((size_t)(nrow * cnt) * es < ((size_t)1 << 18)) nthreads = 1;
-#pragma omp parallel num_threads(nthreads) if (nthreads > 1)
-    {
+/* one element size's gather loop (a macro outside the region's macro) */
+#define KSH_GM(T)                                                                   \
+    for (int64_t j = 0; j < cnt; j++) {                                             \
+        if (im[j] < 0) memcpy(dr + j * sizeof(T), fill, sizeof(T));                 \
+        else memcpy(dr + j * sizeof(T), sb + im[j] * (int64_t)sizeof(T), sizeof(T)); \
+    }
+    OA_PAR_REGION(nthreads, {
         int nt = omp_get_num_threads(), t = omp_get_thread_num();
         int64_t r0 = nrow * t / nt, r1 = nrow * (t + 1) / nt;
         int64_t idx[KSH_MAXR];
@@ -469,16 +473,10 @@ void ksh_gather_maps(void *dst, const void *src, const int64_t *od, int rank,
             else {
                 const char *sb = S + base * (int64_t)es;
                 switch (es) {
-#define KSH_GM(T)                                                                   \
-    for (int64_t j = 0; j < cnt; j++) {                                             \
-        if (im[j] < 0) memcpy(dr + j * sizeof(T), fill, sizeof(T));                 \
-        else memcpy(dr + j * sizeof(T), sb + im[j] * (int64_t)sizeof(T), sizeof(T)); \
-    }
                 case 1: KSH_GM(uint8_t); break;
                 case 2: KSH_GM(uint16_t); break;
                 case 4: KSH_GM(uint32_t); break;
                 case 8: KSH_GM(uint64_t); break;
-#undef KSH_GM
                 default:
                     for (int64_t j = 0; j < cnt; j++)
                         memcpy(dr + j * (int64_t)es, im[j] < 0 ? fill : sb + im[j] * (int64_t)es, es);
@@ -489,5 +487,6 @@ void ksh_gather_maps(void *dst, const void *src, const int64_t *od, int rank,
                 idx[a] = 0;
             }
         }
-    }
+    });
+#undef KSH_GM
 }

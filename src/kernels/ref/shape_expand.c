@@ -1,6 +1,7 @@
 /* Broadcasting data movers: Expand (zero strides on broadcast axes), Tile
  * (output viewed as [rep0, d0, rep1, d1, ...] reading with zero strides on
  * the rep axes) and Where (three-way broadcast select). */
+#include "core/par.h"
 #include "kernels/ref/shape_common.h"
 
 /* Source strides of `x` broadcast to `o` (right-aligned; 0 on broadcast axes). */
@@ -169,8 +170,7 @@ static int where_run(const g_node *n, void *st, const k_tensor *in, k_tensor *ou
     const char *X = in[1].data, *Y = in[2].data;
     char *O = out[0].data;
     int nt = ksh_threads(c, (size_t)total * es);
-#pragma omp parallel for num_threads(nt) if (nt > 1) schedule(static)
-    for (int64_t row = 0; row < nrow; row++) {
+    OA_PAR_FOR(nt, for (int64_t row = 0; row < nrow; row++) {
         int64_t q = row, co = 0, xo = 0, yo = 0;
         for (int a = r - 2; a >= 0; a--) {
             int64_t i = q % o->d[a];
@@ -188,7 +188,7 @@ static int where_run(const g_node *n, void *st, const k_tensor *in, k_tensor *ou
             default: memcpy(dr + j * (int64_t)es, src, es);
             }
         }
-    }
+    });
     return 0;
 }
 static const k_op k_where = {.op_type = "Where", .domain = "", .since = 9, .impl = "ref",
