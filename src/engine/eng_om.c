@@ -21,6 +21,7 @@
 #include "engine/eng_priv.h"
 #include "kernels/dnnl/dn_gemv.h"
 #include "kernels/dnnl/dn_stem.h"
+#include "kernels/dnnl/dn_common.h"
 #include "engine/compile.h"
 #include "om/om.h"
 #include "graph/errs.h"
@@ -83,7 +84,7 @@ static const char *isa_name(int isa)
     }
 }
 
-static char g_abi[4][64];   /* [OPENACL_NO_GEMV | OPENACL_NO_STEM << 1] */
+static char g_abi[8][64];   /* [OPENACL_NO_GEMV | OPENACL_NO_STEM << 1 | OPENACL_WINOGRAD << 2] */
 static pthread_once_t g_abi_once = PTHREAD_ONCE_INIT;
 
 static void abi_init(void)
@@ -97,20 +98,20 @@ static void abi_init(void)
      * kernel packs differently (p2: constant-B MatMuls over 3-D inputs
      * flattened to 2-D, bf16 packing; p3: one-row products packed for the
      * streamed matrix-vector loop; p4: convolutions with few input channels
-     * packed for the direct loop of dn_stem.c). "n" when OPENACL_NO_GEMV,
-     * "s" when OPENACL_NO_STEM keeps those layers in oneDNN's layouts. At
-     * most 47 characters (the header's field). */
-    static const char *const sfx[4] = { "", "n", "s", "ns" };
-    for (int g = 0; g < 4; g++)
-        snprintf(g_abi[g], sizeof g_abi[g], "openacl %s dnnl %d.%d.%d %s p4%s", OPENACL_VERSION_STRING,
-                 v->major, v->minor, v->patch, nm, sfx[g]);
+     * packed for the direct loop of dn_stem.c). The switches that change
+     * packed formats follow as letters: "n" OPENACL_NO_GEMV, "s"
+     * OPENACL_NO_STEM, "w" OPENACL_WINOGRAD. At most 47 characters (the
+     * header's field). */
+    for (int g = 0; g < 8; g++)
+        snprintf(g_abi[g], sizeof g_abi[g], "openacl %s dnnl %d.%d.%d %s p4%s%s%s", OPENACL_VERSION_STRING,
+                 v->major, v->minor, v->patch, nm, g & 1 ? "n" : "", g & 2 ? "s" : "", g & 4 ? "w" : "");
 }
 
 const char *eng_kernel_abi(void)
 {
     pthread_once(&g_abi_once, abi_init);
     /* the switches are read per load */
-    return g_abi[(dn_gemv_disabled() ? 1 : 0) | (dn_stem_disabled() ? 2 : 0)];
+    return g_abi[(dn_gemv_disabled() ? 1 : 0) | (dn_stem_disabled() ? 2 : 0) | (dn_winograd() ? 4 : 0)];
 }
 
 int eng_cpu_bf16(void)

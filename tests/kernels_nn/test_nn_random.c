@@ -239,7 +239,10 @@ static void test_conv(int transposed)
                  (long long)d[0], (long long)d[nsp > 1], (long long)xs[2], (long long)xs[1 + nsp],
                  (long long)pads[0], (long long)pads[nsp > 1], (long long)pads[nsp],
                  (long long)pads[2 * nsp - 1], ap, has_bias);
+        /* Winograd is opt-in (dn_winograd): asked for on its configurations */
+        if (wino) setenv("OPENACL_WINOGRAD", "1", 1);
         int r = compare_impls(&c, what, 2e-4, 1e-3);
+        if (wino) unsetenv("OPENACL_WINOGRAD");
         if (r == 1) compared++;
         else if (r == 0) refused++;
         io_free(&c);

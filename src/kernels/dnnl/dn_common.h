@@ -38,6 +38,9 @@ void dn_silu_bf16(uint16_t *y, size_t n, int threads, int div);
  * fewer instructions): for outputs of convolutions computed in bfloat16,
  * whose own error is ten times larger. */
 void dn_silu_f32_fast(float *y, size_t n, int threads, int div);
+/* OPENACL_WINOGRAD=1 (dn_conv.c): 3x3 stride-1 float32 convolutions by
+ * oneDNN's Winograd kernel (off by default; part of the kernel ABI). */
+int dn_winograd(void);
 /* Whether this CPU runs the division forms faster (OPENACL_SILU_DIV
  * overrides; read at each call). */
 int dn_silu_div(void);

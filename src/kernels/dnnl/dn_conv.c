@@ -20,6 +20,7 @@ typedef struct dconv {
     int silu_tail;    /* the chain's final SiLU runs as dn_silu_f32 over the output */
     nn_post po_dn;    /* the chain oneDNN applies (po without that SiLU) */
     int silu_div;     /* the SiLU pass's division forms (dn_silu_div at load) */
+    int wino_ok;      /* Winograd allowed (dn_winograd at load) */
     int stem;         /* few input channels: dn_stem.c's direct loop instead of oneDNN */
     dn_stem_geo sg;
     /* the configuration the primitives were built for */
@@ -108,8 +109,21 @@ static int dconv_init_common(g_graph *g, g_node *n, void **state, int transposed
                    s->po.a[s->po.n - 1] == 1.0f && !getenv("OPENACL_DNNL_SWISH");
     if (s->silu_tail) s->po_dn.n--;
     s->silu_div = dn_silu_div();
+    s->wino_ok = dn_winograd();
     *state = s;
     return 0;
+}
+
+/* OPENACL_WINOGRAD=1: 3x3 stride-1 float32 convolutions through oneDNN's
+ * Winograd kernel. Off by default: on the Zen 5 benchmark VM the direct
+ * kernels are level at 1 thread and 2.6 % faster at 2 (ResNet-50 fp32 end
+ * to end), where an earlier machine gained ~10 % from it at 2 threads. Part
+ * of the compiled-model kernel ABI (Winograd weights have their own packed
+ * format). Read per load. */
+int dn_winograd(void)
+{
+    const char *e = getenv("OPENACL_WINOGRAD");
+    return e && *e && strcmp(e, "0") != 0;
 }
 
 static int dconv_init(g_graph *g, g_node *n, void **st) { return dconv_init_common(g, n, st, 0); }
@@ -312,12 +326,12 @@ static int dconv_build(const g_node *n, dconv *s, const k_tensor *in, const k_te
         dnnl_dims_t bd = { M };
         dnnl_memory_desc_init_by_tag(&b_md, 1, bd, dnnl_f32, dnnl_x);
         s->add_sum = 0;
-        /* 3x3 stride-1 convolutions: Winograd, 2-3x fewer operations; oneDNN
-         * offers it only on the 16-channel blocked layout, so activations
-         * are reordered around it through scratch */
-        const char *nw = getenv("OPENACL_NO_WINOGRAD");
+        /* 3x3 stride-1 convolutions by Winograd on request (dn_winograd()):
+         * 2-3x fewer operations, but oneDNN offers it only on the 16-channel
+         * blocked layout, so activations are reordered around it through
+         * scratch */
         int wino = !s->bf16 && !s->transposed && !s->dw.on && nsp == 2 && s->w.group == 1 && C % 16 == 0 && M % 16 == 0 &&
-                   !(nw && *nw && strcmp(nw, "0"));
+                   s->wino_ok;
         for (int i = 0; i < nsp; i++)
             if (s->w.k[i] != 3 || s->w.s[i] != 1 || s->w.d[i] != 1) wino = 0;
         if (nsp == 2 && ys.d[2] * ys.d[3] < 14 * 14) wino = 0;
@@ -350,13 +364,15 @@ static int dconv_build(const g_node *n, dconv *s, const k_tensor *in, const k_te
              * expanding 1x1 layers at 56x56: 1.12 -> 0.55 ms). The sum reads
              * the addend from the destination, which the memory plan lets be
              * the addend's own storage (dconv_inplace), so nothing is copied.
-             * So a bf16 residual convolution asks for the sum first and keeps
-             * it when oneDNN's first choice is brgemm (one descriptor; walking
+             * So a residual convolution asks for the sum first and keeps it
+             * when oneDNN's first choice is brgemm (one descriptor; walking
              * the whole implementation list costs a millisecond a layer).
-             * In float32 the jit 1x1 kernels are as fast as brgemm (ResNet-50:
-             * 21.6 ms for those layers against 23.0), so they stay. */
+             * In float32 too: on the Zen 5 benchmark machine brgemm's 1x1
+             * layers beat the jit ones (ResNet-50 fp32 end to end -3.0 % at
+             * 1 thread, -2.7 % at 2), where an earlier machine had them level
+             * (21.6 ms for those layers against 23.0). */
             int keep = s->sum_kept && s->po.has_add;
-            if (keep || (s->po.has_add && s->bf16 && !s->transposed && !s->dw.on)) {
+            if (keep || (s->po.has_add && !s->transposed && !s->dw.on)) {
                 st = conv_pd(n, s, dnnl_convolution_direct, &x_c, &w_any, &b_md, &y_c, strides, dil, pl, pr, 1,
                              NULL, &pd, &s->add_idx);
                 if (st == dnnl_success && (keep || dn_impl_has(pd, "brg"))) {
