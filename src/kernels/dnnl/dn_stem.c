@@ -27,6 +27,7 @@
  * Packed weights: [C][KH][KW][Mp], Mp = M rounded up to 16 with zeros, so
  * every 16-channel load is whole; the bias is [Mp] as well. */
 #include "kernels/dnnl/dn_stem.h"
+#include "core/par.h"
 #include "kernels/dnnl/dn_common.h"
 #include <omp.h>
 #include <stdlib.h>
@@ -354,12 +355,11 @@ void dn_stem_run(const dn_stem_geo *g, const float *x, const float *wp, const fl
         rows_run(&jb, x, y, scratch, 0, rows);
         return;
     }
-#pragma omp parallel num_threads(threads)
-    {
+    OA_PAR_REGION(threads, {
         int nt = omp_get_num_threads(), t = omp_get_thread_num();
         int64_t r0 = rows * t / nt, r1 = rows * (t + 1) / nt;
         rows_run(&jb, x, y, (char *)scratch + (size_t)t * per, r0, r1);
-    }
+    });
 #else
     (void)g; (void)x; (void)wp; (void)bias; (void)po; (void)y; (void)scratch; (void)threads;
 #endif
