@@ -18,25 +18,19 @@
 #define OPENACL_CORE_PAR_H
 #include <omp.h>
 
-#define OA_PAR_REGION(nt, ...)                                      \
-    do {                                                            \
-        int oa_par_nt_ = (nt);                                      \
-        if (oa_par_nt_ > 1) {                                       \
-            _Pragma("omp parallel num_threads(oa_par_nt_)")         \
-            __VA_ARGS__                                             \
-        } else {                                                    \
-            __VA_ARGS__                                             \
-        }                                                           \
+/* one shape for both: the statement under PRAGMA for nt > 1, inline else */
+#define OA_PAR_(nt, PRAGMA, ...)           \
+    do {                                   \
+        int oa_par_nt_ = (nt);             \
+        if (oa_par_nt_ > 1) {              \
+            _Pragma(PRAGMA)                \
+            __VA_ARGS__                    \
+        } else {                           \
+            __VA_ARGS__                    \
+        }                                  \
     } while (0)
 
-#define OA_PAR_FOR(nt, ...)                                                      \
-    do {                                                                         \
-        int oa_par_nt_ = (nt);                                                   \
-        if (oa_par_nt_ > 1) {                                                    \
-            _Pragma("omp parallel for num_threads(oa_par_nt_) schedule(static)") \
-            __VA_ARGS__                                                          \
-        } else {                                                                 \
-            __VA_ARGS__                                                          \
-        }                                                                        \
-    } while (0)
+#define OA_PAR_REGION(nt, ...) OA_PAR_(nt, "omp parallel num_threads(oa_par_nt_)", __VA_ARGS__)
+#define OA_PAR_FOR(nt, ...) \
+    OA_PAR_(nt, "omp parallel for num_threads(oa_par_nt_) schedule(static)", __VA_ARGS__)
 #endif

@@ -111,14 +111,6 @@ size_t dn_stem_scratch_bytes(const dn_stem_geo *g, int threads)
 }
 
 #ifdef STEM_X86
-static uint16_t bf16_of(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40);
-    return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-}
-
 /* one finished row [OW][Mp] into the output row oh of image n */
 static void row_out(const dn_stem_geo *g, const float *row, void *y, int64_t n, int64_t oh);
 
@@ -320,7 +312,7 @@ static void row_out(const dn_stem_geo *g, const float *row, void *y, int64_t n, 
             return;
         }
         for (int64_t p = 0; p < OW; p++)
-            for (int64_t m = 0; m < M; m++) d[p * M + m] = bf16_of(row[p * mp + m]);
+            for (int64_t m = 0; m < M; m++) d[p * M + m] = nn_f2bf(row[p * mp + m]);
         return;
     }
     /* plain [N, M, OH, OW] */
@@ -328,7 +320,7 @@ static void row_out(const dn_stem_geo *g, const float *row, void *y, int64_t n, 
         size_t at = (size_t)(((n * M + m) * g->OH + oh) * OW);
         if (g->out_bf16) {
             uint16_t *d = (uint16_t *)y + at;
-            for (int64_t p = 0; p < OW; p++) d[p] = bf16_of(row[p * mp + m]);
+            for (int64_t p = 0; p < OW; p++) d[p] = nn_f2bf(row[p * mp + m]);
         } else {
             float *d = (float *)y + at;
             for (int64_t p = 0; p < OW; p++) d[p] = row[p * mp + m];
