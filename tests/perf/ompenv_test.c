@@ -1,9 +1,10 @@
-/* lib/ompenv: libgomp must see the waiting defaults libascendcl's early
- * constructor sets. Checked through libgomp's own report of its settings
- * (omp_display_env, written to stderr, captured here). Run with
- * OPENACL_OMP_SPIN=<value> (see part.cmake); a user-set OMP_WAIT_POLICY or
- * GOMP_SPINCOUNT must be left alone. The executable links libascendcl and
- * then libgomp, as an OpenMP application would. */
+/* lib/ompenv: the OpenMP runtime (libomp or libgomp) must see the waiting
+ * defaults libascendcl's early constructor sets. Checked through the
+ * runtime's own report of its settings (omp_display_env, written to stderr,
+ * captured here). Run with OPENACL_OMP_SPIN=<value> (see part.cmake); a
+ * user-set OMP_WAIT_POLICY, GOMP_SPINCOUNT or KMP_BLOCKTIME must be left
+ * alone. The executable links libascendcl and then the runtime, as an
+ * OpenMP application would. */
 #include <dlfcn.h>
 #include <omp.h>
 #include <stdio.h>
@@ -40,7 +41,7 @@ int main(void)
     if (n <= 0) return fail("omp_display_env wrote nothing", NULL);
     buf[n] = 0;
     /* looked up, not linked: an executable naming the helper library
-     * itself before libgomp would change the loader's order */
+     * itself before the runtime would change the loader's order */
     const char *(*applied_fn)(void) = (const char *(*)(void))dlsym(RTLD_DEFAULT, "openacl_ompenv_applied");
     if (!applied_fn) return fail("openacl_ompenv_applied not found (helper library not loaded)", NULL);
     const char *applied = applied_fn();
@@ -49,7 +50,7 @@ int main(void)
     if (!want) return fail("OMPENV_TEST_EXPECT not set", NULL);
     if (!strstr(buf, want)) {
         char msg[256];
-        snprintf(msg, sizeof msg, "libgomp does not report \"%s\" (library applied: %s)", want, applied);
+        snprintf(msg, sizeof msg, "the OpenMP runtime does not report \"%s\" (library applied: %s)", want, applied);
         return fail(msg, buf);
     }
     if (user_pol && strncmp(applied, "user:", 5)) return fail("a user setting was overridden", applied);

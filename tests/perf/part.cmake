@@ -1,20 +1,33 @@
 # tests/perf: the performance helpers' checks (fast, deterministic).
 add_executable(ompenv_test ${CMAKE_CURRENT_LIST_DIR}/ompenv_test.c)
-target_link_libraries(ompenv_test PRIVATE ascendcl OpenMP::OpenMP_C ${CMAKE_DL_LIBS})
+target_link_libraries(ompenv_test PRIVATE ascendcl oa_openmp ${CMAKE_DL_LIBS})
 target_compile_options(ompenv_test PRIVATE ${OA_WARN})
 # default: a short spin; a chosen count; passive; the user's own policy kept
-add_test(NAME ompenv_default COMMAND ${CMAKE_COMMAND} -E env --unset=OMP_WAIT_POLICY
-         --unset=GOMP_SPINCOUNT --unset=OPENACL_OMP_SPIN "OMPENV_TEST_EXPECT=GOMP_SPINCOUNT = '20000'"
+# (each as the runtime reports it: libomp's KMP_BLOCKTIME in ms, libgomp's
+# GOMP_SPINCOUNT in pause loops)
+if(OPENACL_OPENMP STREQUAL "llvm")
+  set(OA_OMPENV_DEFAULT "KMP_BLOCKTIME='1'")
+  set(OA_OMPENV_COUNT "KMP_BLOCKTIME='2'")       # 60000 loops: 1.5 ms, rounded up
+  set(OA_OMPENV_PASSIVE "OMP_WAIT_POLICY='PASSIVE'")
+  set(OA_OMPENV_USER_VAR "KMP_BLOCKTIME=7")
+  set(OA_OMPENV_USER "KMP_BLOCKTIME='7'")
+else()
+  set(OA_OMPENV_DEFAULT "GOMP_SPINCOUNT = '20000'")
+  set(OA_OMPENV_COUNT "GOMP_SPINCOUNT = '60000'")
+  set(OA_OMPENV_PASSIVE "OMP_WAIT_POLICY = 'PASSIVE'")
+  set(OA_OMPENV_USER_VAR "GOMP_SPINCOUNT=777")
+  set(OA_OMPENV_USER "GOMP_SPINCOUNT = '777'")
+endif()
+set(OA_OMPENV_UNSET --unset=OMP_WAIT_POLICY --unset=GOMP_SPINCOUNT --unset=KMP_BLOCKTIME)
+add_test(NAME ompenv_default COMMAND ${CMAKE_COMMAND} -E env ${OA_OMPENV_UNSET} --unset=OPENACL_OMP_SPIN
+         "OMPENV_TEST_EXPECT=${OA_OMPENV_DEFAULT}" $<TARGET_FILE:ompenv_test>)
+add_test(NAME ompenv_count COMMAND ${CMAKE_COMMAND} -E env ${OA_OMPENV_UNSET} OPENACL_OMP_SPIN=60000
+         "OMPENV_TEST_EXPECT=${OA_OMPENV_COUNT}" $<TARGET_FILE:ompenv_test>)
+add_test(NAME ompenv_passive COMMAND ${CMAKE_COMMAND} -E env ${OA_OMPENV_UNSET} OPENACL_OMP_SPIN=passive
+         "OMPENV_TEST_EXPECT=${OA_OMPENV_PASSIVE}" $<TARGET_FILE:ompenv_test>)
+add_test(NAME ompenv_user COMMAND ${CMAKE_COMMAND} -E env ${OA_OMPENV_UNSET} ${OA_OMPENV_USER_VAR}
+         OPENACL_OMP_SPIN=passive OMPENV_TEST_USER=1 "OMPENV_TEST_EXPECT=${OA_OMPENV_USER}"
          $<TARGET_FILE:ompenv_test>)
-add_test(NAME ompenv_count COMMAND ${CMAKE_COMMAND} -E env --unset=OMP_WAIT_POLICY
-         --unset=GOMP_SPINCOUNT OPENACL_OMP_SPIN=5000 "OMPENV_TEST_EXPECT=GOMP_SPINCOUNT = '5000'"
-         $<TARGET_FILE:ompenv_test>)
-add_test(NAME ompenv_passive COMMAND ${CMAKE_COMMAND} -E env --unset=OMP_WAIT_POLICY
-         --unset=GOMP_SPINCOUNT OPENACL_OMP_SPIN=passive "OMPENV_TEST_EXPECT=OMP_WAIT_POLICY = 'PASSIVE'"
-         $<TARGET_FILE:ompenv_test>)
-add_test(NAME ompenv_user COMMAND ${CMAKE_COMMAND} -E env --unset=OMP_WAIT_POLICY
-         GOMP_SPINCOUNT=777 OPENACL_OMP_SPIN=passive OMPENV_TEST_USER=1
-         "OMPENV_TEST_EXPECT=GOMP_SPINCOUNT = '777'" $<TARGET_FILE:ompenv_test>)
 set_tests_properties(ompenv_default ompenv_count ompenv_passive ompenv_user PROPERTIES TIMEOUT 30)
 
 # The engine's shape cache (static programs per input shape of dynamic models);
