@@ -48,6 +48,7 @@ int graph_mark_bf16(g_graph *g)
  * whether bound node n computes in bf16 and can read (as_producer 0) or
  * write (1) a bf16 activation. */
 int dn_conv_bf16_io(const g_node *n, int as_producer) __attribute__((weak));
+int dn_conv_bf16_addend(const g_node *n, int j) __attribute__((weak));
 
 static int set_int_attr(g_node *n, const char *name, int64_t v)
 {
@@ -96,14 +97,27 @@ int graph_pass_bf16_act(g_graph *g)
         for (int j = 0; j < n->n_in; j++) {
             int t = n->in[j];
             if (t < 0 || ok[t] < 0) continue;
-            if (j != 0 || !dn_conv_bf16_io(n, 0)) ok[t] = -1;
+            /* the data input of a bf16 convolution, or the residual addend
+             * a bf16 convolution adds (its output then bf16 too) */
+            int reads = j == 0 ? dn_conv_bf16_io(n, 0) : dn_conv_bf16_addend && dn_conv_bf16_addend(n, j);
+            if (!reads) ok[t] = -1;
             else ok[t]++;
         }
     }
     int rc = 0, count = 0;
-    for (int t = 0; t < g->n_t && !rc; t++) {
-        if (ok[t] <= 0 || ok[t] != g->t[t].nuse) continue;
-        g_node *p = &g->nodes[g->t[t].producer];
+    /* in node order (the graph is sorted), so that an addend is decided
+     * before the convolution adding it */
+    for (int i = 0; i < g->n_nodes && !rc; i++) {
+        g_node *p = &g->nodes[i];
+        int t = p->n_out > 0 ? p->out[0] : -1;
+        if (t < 0 || ok[t] <= 0 || ok[t] != g->t[t].nuse) continue;
+        /* a residual convolution writes bf16 only when it adds a bf16
+         * addend: with a float32 one its output keeps the addend's storage
+         * (the sum post-op in place) instead of converting it first */
+        int addend_f32 = 0;
+        for (int j = 1; j < p->n_in && dn_conv_bf16_addend; j++)
+            if (p->in[j] >= 0 && dn_conv_bf16_addend(p, j) && g->t[p->in[j]].dtype != G_BF16) addend_f32 = 1;
+        if (addend_f32) continue;
         if ((rc = set_int_attr(p, G_ATTR_BF16_OUT, 1))) break;
         touch[g->t[t].producer] = 1;
         g->t[t].dtype = G_BF16;

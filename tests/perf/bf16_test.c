@@ -112,6 +112,73 @@ static void residual_block(const char *dir)
     free(ref);
 }
 
+/* bf16_res2.onnx: a residual stream stored as bf16 (s0 -> s1 -> s2, each
+ * residual convolution adding the previous one and writing over it), with
+ * OPENACL_BF16_RESIDUAL=0 the stream in float32; both against numpy's
+ * float64 result. */
+static void residual_stream(const char *dir)
+{
+    char path[1024];
+    size_t len, xl = 0, yl = 0;
+    snprintf(path, sizeof path, "%s/bf16_res2.onnx", dir);
+    void *buf = read_file(path, &len);
+    snprintf(path, sizeof path, "%s/bf16_res2_x.bin", dir);
+    float *x = read_file(path, &xl);
+    snprintf(path, sizeof path, "%s/bf16_res2_y.bin", dir);
+    float *ref = read_file(path, &yl);
+    const size_t ny = 8 * 20 * 20;
+    CHECK(buf && x && ref && xl == 32 * 20 * 20 * 4 && yl == ny * 4, "bf16_res2 files in %s", dir);
+    float *y = malloc(ny * sizeof *y);
+    double amax = 0;
+    for (size_t i = 0; ref && i < ny; i++) amax = fmax(amax, fabs(ref[i]));
+    for (int stream_f32 = 0; buf && x && ref && y && stream_f32 < 2; stream_f32++) {
+        if (stream_f32) setenv("OPENACL_BF16_RESIDUAL", "0", 1);
+        eng_opts o = { .threads = 1, .precision = ENG_PRECISION_BF16 };
+        eng_model *m = NULL;
+        int rc = eng_load(buf, len, &o, &m);
+        unsetenv("OPENACL_BF16_RESIDUAL");
+        CHECK(rc == 0, "bf16_res2 load: %s", rc ? aclGetRecentErrMsg() : "");
+        if (rc) continue;
+        int bf16_stream = 0, shared = 0;
+        const char *names[3] = { "s0", "s1", "s2" };
+        for (int k = 0; k < 3; k++) {
+            int t = g_tensor_find(m->g, names[k]);
+            CHECK(t >= 0, "tensor %s not found", names[k]);
+            if (t >= 0) bf16_stream += m->g->t[t].dtype == G_BF16;
+            /* the convolution adding s_k writes over it */
+            for (int i = 0; t >= 0 && i < m->g->n_nodes; i++) {
+                const g_node *n = &m->g->nodes[i];
+                if (n->n_in > NN_ADD_INPUT && n->in[NN_ADD_INPUT] == t && n->out[0] >= 0)
+                    shared += m->g->t[n->out[0]].mem_offset == m->g->t[t].mem_offset;
+            }
+        }
+        /* (a float32 stream: s0 too, its residual reader taking float32) */
+        int want = dn_has_bf16() && !stream_f32 ? 3 : 0;
+        CHECK(bf16_stream == want, "bf16 stream tensors: %d, expected %d (OPENACL_BF16_RESIDUAL=%d)", bf16_stream,
+              want, !stream_f32);
+        CHECK(shared == 2, "residual convolutions writing over their addend: %d of 2", shared);
+        for (int rep = 0; rep < 2; rep++) {
+            k_tensor in = { .dtype = G_F32, .shape = { .rank = 4, .d = { 1, 32, 20, 20 } }, .data = x, .nbytes = xl };
+            k_tensor out = { .data = y, .nbytes = ny * 4 };
+            memset(y, 0, ny * 4);
+            rc = eng_run(m, NULL, &in, 1, &out, 1, NULL, NULL);
+            CHECK(rc == 0, "bf16_res2 run: %s", rc ? aclGetRecentErrMsg() : "");
+            double d = 0;
+            for (size_t i = 0; i < ny; i++) d = fmax(d, fabs(y[i] - ref[i]));
+            CHECK(d <= 0.03 * amax && (d > 0) == (dn_has_bf16() != 0), "bf16_res2 run %d: max error %g (max |y| %g)",
+                  rep, d, amax);
+            if (rep == 1)
+                printf("bf16_res2 (stream %s): max error %.3g of %.3g, bf16 stream tensors %d, in place %d\n",
+                       stream_f32 ? "float32" : "bf16", d, amax, bf16_stream, shared);
+        }
+        eng_free(m);
+    }
+    free(y);
+    free(buf);
+    free(x);
+    free(ref);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) { fprintf(stderr, "usage: bf16_test DIR\n"); return 2; }
@@ -157,6 +224,7 @@ int main(int argc, char **argv)
     printf("bf16_test: %d checks, %d failures (native bf16: %d, max diff %.3g of %.3g)\n", checks, failures,
            dn_has_bf16(), dmax, amax);
     residual_block(argv[1]);
-    printf("bf16_test: %d checks, %d failures after the residual block\n", checks, failures);
+    residual_stream(argv[1]);
+    printf("bf16_test: %d checks, %d failures after the residual blocks\n", checks, failures);
     return failures ? 1 : 0;
 }

@@ -4,6 +4,7 @@
   dyn_nz.onnx    x[N] -> NonZero -> y (int64 [1, K]: shape depends on the data)
   bf16_net.onnx  a small static conv net (3x3, 1x1, pooling, Gemm) with seeded weights
   bf16_res.onnx  a residual block (the addend may lend its storage to the conv adding it)
+  bf16_res2.onnx two residual blocks on a stream that may be stored as bf16
 Weights are fixed formulas the C test recomputes (w = ((o*7 + i*3 + k) % 11 - 5) / 8)."""
 import sys
 import numpy as np
@@ -99,3 +100,39 @@ g = helper.make_graph(
 onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/bf16_res.onnx")
 x.tofile(f"{out}/bf16_res_x.bin")
 y.astype(np.float32).tofile(f"{out}/bf16_res_y.bin")
+
+# bf16_res2.onnx: a bf16 residual stream (dn_conv_bf16_addend): a stem conv
+# reads the input (float32), a 1x1 conv makes the stream s0, two residual
+# blocks add to it (s1, s2), a 1x1 conv reads the end:
+#   x[1,32,20,20] -> Conv1x1+Relu -> Conv1x1+Relu = s0
+#   s_k = Relu(Conv1x1(Relu(Conv3x3(s_{k-1}))) + s_{k-1})   k = 1, 2
+#   -> Conv1x1 32->8 -> y[1,8,20,20]
+# s0, s1 and s2 are stored as bf16 where the CPU has it, each residual
+# convolution writing over its addend.
+C2 = 32
+wts = {"w0": rnd(C2, C2, 1, 1), "b0": rnd(C2), "wa": rnd(C2, C2, 1, 1), "ba": rnd(C2),
+       "wy": rnd(8, C2, 1, 1), "by": rnd(8)}
+for k in (1, 2):
+    wts[f"w{k}p"], wts[f"b{k}p"] = rnd(C2, C2, 3, 3), rnd(C2)
+    wts[f"w{k}q"], wts[f"b{k}q"] = rnd(C2, C2, 1, 1), rnd(C2)
+x2 = rng.standard_normal((1, C2, 20, 20)).astype(np.float32)
+s = np.maximum(conv(np.maximum(conv(x2, wts["w0"], wts["b0"]), 0), wts["wa"], wts["ba"]), 0)
+nodes = [helper.make_node("Conv", ["x", "w0", "b0"], ["c0"]), helper.make_node("Relu", ["c0"], ["r0"]),
+         helper.make_node("Conv", ["r0", "wa", "ba"], ["ca"]), helper.make_node("Relu", ["ca"], ["s0"])]
+for k in (1, 2):
+    s = np.maximum(conv(np.maximum(conv(s, wts[f"w{k}p"], wts[f"b{k}p"], 1), 0), wts[f"w{k}q"], wts[f"b{k}q"]) + s, 0)
+    nodes += [helper.make_node("Conv", [f"s{k-1}", f"w{k}p", f"b{k}p"], [f"p{k}"], pads=[1, 1, 1, 1]),
+              helper.make_node("Relu", [f"p{k}"], [f"pr{k}"]),
+              helper.make_node("Conv", [f"pr{k}", f"w{k}q", f"b{k}q"], [f"q{k}"]),
+              helper.make_node("Add", [f"q{k}", f"s{k-1}"], [f"t{k}"]),
+              helper.make_node("Relu", [f"t{k}"], [f"s{k}"])]
+y2 = conv(s, wts["wy"], wts["by"])
+nodes.append(helper.make_node("Conv", ["s2", "wy", "by"], ["y"]))
+g = helper.make_graph(
+    nodes, "bf16_res2",
+    [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, C2, 20, 20])],
+    [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8, 20, 20])],
+    [helper.make_tensor(n, TensorProto.FLOAT, v.shape, v.flatten()) for n, v in wts.items()])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/bf16_res2.onnx")
+x2.tofile(f"{out}/bf16_res2_x.bin")
+y2.astype(np.float32).tofile(f"{out}/bf16_res2_y.bin")

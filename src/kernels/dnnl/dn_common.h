@@ -41,6 +41,10 @@ void dn_silu_f32_fast(float *y, size_t n, int threads, int div);
 /* OPENACL_WINOGRAD=1 (dn_conv.c): 3x3 stride-1 float32 convolutions by
  * oneDNN's Winograd kernel (off by default; part of the kernel ABI). */
 int dn_winograd(void);
+/* OPENACL_BF16_RESIDUAL=0 (dn_conv.c): residual adds of bf16 convolutions
+ * keep their stream in float32 (default: bf16, read by the precision pass
+ * at load). */
+int dn_bf16_residual(void);
 /* Whether this CPU runs the division forms faster (OPENACL_SILU_DIV
  * overrides; read at each call). */
 int dn_silu_div(void);

@@ -36,6 +36,7 @@ typedef struct dconv {
     size_t wbytes, bbytes, dwwbytes, dwbbytes;
     size_t off_x, off_y, off_a, off_sp, scratch;
     int add_idx;
+    size_t a_es;      /* bytes per addend value (bf16 or float32) */
     int add_sum;      /* residual add as an in-place sum post-op */
     int sum_kept;     /* the memory plan gave the output the addend's storage
                          (dconv_inplace): every rebuild keeps the sum post-op */
@@ -72,9 +73,13 @@ static int dconv_init_common(g_graph *g, g_node *n, void **state, int transposed
     if (n->n_in < 2 || n->in[0] < 0 || n->in[1] < 0) return K_DECLINE;
     /* float32 activations, constant float32 weights (and bias) */
     /* a bf16-marked convolution may read a bf16 activation (graph/precision.h) */
-    int in_bf16 = n->in[0] >= 0 && g->t[n->in[0]].dtype == G_BF16 && graph_node_bf16(n) && dn_has_bf16();
+    /* (and a bf16 residual addend, dn_conv_bf16_addend) */
+    int bf16_ok = graph_node_bf16(n) && dn_has_bf16();
+    int in_bf16 = n->in[0] >= 0 && g->t[n->in[0]].dtype == G_BF16 && bf16_ok;
     for (int i = 0; i < n->n_in && i < 6; i++)
-        if (n->in[i] >= 0 && g->t[n->in[i]].dtype != G_F32 && !(i == 0 && in_bf16)) return K_DECLINE;
+        if (n->in[i] >= 0 && g->t[n->in[i]].dtype != G_F32 && !(i == 0 && in_bf16) &&
+            !(i == NN_ADD_INPUT && g->t[n->in[i]].dtype == G_BF16 && bf16_ok))
+            return K_DECLINE;
     if (!nn_is_const(g, n, 1)) return K_DECLINE;
     for (int i = NN_DW_W; i < n->n_in && i <= NN_DW_B; i++)
         if (n->in[i] >= 0 && !nn_is_const(g, n, i)) return K_DECLINE;
@@ -102,8 +107,10 @@ static int dconv_init_common(g_graph *g, g_node *n, void **state, int transposed
     /* (the direct loop's bf16 output serves bf16 convolutions: only where
      * the CPU computes bf16, else a compiled model's bf16 activations are
      * float32 again at load, eng_om.c widen_bf16) */
-    s->out_bf16 = (s->bf16 || (s->stem && dn_has_bf16())) && !s->transposed && !s->po.has_add &&
-                  g_attr_int(n, G_ATTR_BF16_OUT, 0);
+    /* (a residual convolution too: its sum post-op then reads and writes
+     * bf16, dn_conv_bf16_addend) */
+    s->out_bf16 = (s->bf16 || (s->stem && dn_has_bf16())) && !s->transposed &&
+                  (!s->po.has_add || s->bf16) && g_attr_int(n, G_ATTR_BF16_OUT, 0);
     s->po_dn = s->po;
     s->silu_tail = !s->stem && !s->dw.on && s->po.n > 0 && s->po.kind[s->po.n - 1] == NN_PO_SILU &&
                    s->po.a[s->po.n - 1] == 1.0f && !getenv("OPENACL_DNNL_SWISH");
@@ -276,6 +283,7 @@ static int dconv_build(const g_node *n, dconv *s, const k_tensor *in, const k_te
         s->bf16 = 0;   /* too small: converting costs more than bf16 saves */
     s->xl = in[0].layout; s->yl = out[0].layout;
     s->al = s->po.has_add ? in[NN_ADD_INPUT].layout : 0;
+    s->a_es = s->po.has_add && in[NN_ADD_INPUT].dtype == G_BF16 ? 2 : 4;
     s->nthr = nthr;
     int nsp = s->w.nsp;
     int64_t C = s->xs.d[1], M = ys.d[1];
@@ -293,7 +301,7 @@ static int dconv_build(const g_node *n, dconv *s, const k_tensor *in, const k_te
              !dn_md_act(&y_c, &ys, 1, s->bf16 && s->out_bf16 ? dnnl_bf16 : dnnl_f32) &&
              !dn_md_act(&x_u, &s->xs, s->xl == G_LAYOUT_NHWC, in[0].dtype == G_BF16 ? dnnl_bf16 : dnnl_f32) &&
              !dn_md_act(&y_u, &ys, s->yl == G_LAYOUT_NHWC, s->out_bf16 ? dnnl_bf16 : dnnl_f32) &&
-             !dn_md_act(&a_u, &ys, s->al == G_LAYOUT_NHWC, dnnl_f32) &&
+             !dn_md_act(&a_u, &ys, s->al == G_LAYOUT_NHWC, s->a_es == 2 ? dnnl_bf16 : dnnl_f32) &&
              !dn_md_act(&ya_c, &ya, 1, dnnl_f32) && !user_wmd(s, C, M, &w_user);
     if (ok && s->dw.on) {
         /* oneDNN 2.6 fuses the depthwise step correctly only on the 16-channel
@@ -430,7 +438,7 @@ static int dconv_build(const g_node *n, dconv *s, const k_tensor *in, const k_te
             s->packed_ok = 0;
             return dconv_build(n, s, in, out, nthr);
         }
-        if (in[0].dtype == G_BF16 || s->out_bf16)
+        if (in[0].dtype == G_BF16 || s->out_bf16 || s->a_es == 2)
             return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "node '%s' (%s, impl dnnl): no oneDNN "
                             "primitive for this configuration with bfloat16 activations", n->name,
                             n->op_type);
@@ -667,7 +675,7 @@ static int dconv_run(const g_node *n, void *state, const k_tensor *in, k_tensor 
             if ((r = set_h(n, s->m_au, in[NN_ADD_INPUT].data)) || (r = exec2(n, s->re_a, strm, s->m_au, s->m_y)))
                 return r;
         } else if (in[NN_ADD_INPUT].data != ydst) {
-            memcpy(ydst, in[NN_ADD_INPUT].data, (size_t)g_shape_numel(&s->ys) * sizeof(float));
+            memcpy(ydst, in[NN_ADD_INPUT].data, (size_t)g_shape_numel(&s->ys) * s->a_es);
         }
     } else if (s->po.has_add) {
         if (s->re_a) {
@@ -718,8 +726,10 @@ static int dconv_inplace(const g_node *n, void *state)
 {
     (void)n;
     dconv *s = state;
+    /* (no reorder of the addend or the output: the three share one dtype
+     * and layout, bf16 for a bf16 residual stream) */
     if (!s || !s->built || !s->po.has_add || !s->add_sum || s->fallback || s->re_a || s->re_y || s->dw.on ||
-        s->transposed || s->out_bf16 || s->al != s->yl)
+        s->transposed || s->al != s->yl)
         return -1;
     s->sum_kept = 1;
     return NN_ADD_INPUT;
@@ -757,7 +767,24 @@ int dn_conv_bf16_io(const g_node *n, int as_producer)
     /* the direct loop reads float32 and may write bf16 (it has no add) */
     if (s->stem) return as_producer;
     if (!s->bf16 || s->dw.on || s->transposed) return 0;
-    return as_producer ? !s->po.has_add : 1;
+    return as_producer ? !s->po.has_add || dn_bf16_residual() : 1;
+}
+
+/* Whether bf16 residual streams are allowed (OPENACL_BF16_RESIDUAL, read
+ * when the precision pass runs at load; default on). */
+int dn_bf16_residual(void)
+{
+    const char *e = getenv("OPENACL_BF16_RESIDUAL");
+    return !(e && !strcmp(e, "0"));
+}
+
+/* For the precision pass: whether bound node n may read its input j as a
+ * bf16 residual addend (the sum post-op converts while it adds). */
+int dn_conv_bf16_addend(const g_node *n, int j)
+{
+    if (!n->op || n->op != &k_conv_dnnl || !n->state || j != NN_ADD_INPUT) return 0;
+    const dconv *s = n->state;
+    return s->bf16 && s->po.has_add && !s->dw.on && !s->transposed && !s->stem && dn_bf16_residual();
 }
 
 /* For the fusion pass: whether oneDNN runs a 1x1 convolution C -> M on an
