@@ -94,16 +94,17 @@ static void abi_init(void)
     const char *nm = isa_name(isa);
     char ib[24];
     if (!nm) { snprintf(ib, sizeof ib, "isa%#x", isa); nm = ib; }
-    /* "p4": revision of the kernels' packed formats; bump it whenever a
+    /* "p5": revision of the kernels' packed formats; bump it whenever a
      * kernel packs differently (p2: constant-B MatMuls over 3-D inputs
      * flattened to 2-D, bf16 packing; p3: one-row products packed for the
      * streamed matrix-vector loop; p4: convolutions with few input channels
-     * packed for the direct loop of dn_stem.c). The switches that change
-     * packed formats follow as letters: "n" OPENACL_NO_GEMV, "s"
-     * OPENACL_NO_STEM, "w" OPENACL_WINOGRAD. At most 47 characters (the
-     * header's field). */
+     * packed for the direct loop of dn_stem.c; p5: Winograd weights for 3x3
+     * layers on planes of 28x28 and more, by default). The switches that
+     * change packed formats follow as letters: "n" OPENACL_NO_GEMV, "s"
+     * OPENACL_NO_STEM, "w" Winograd on (the default; OPENACL_WINOGRAD=0
+     * drops it). At most 47 characters (the header's field). */
     for (int g = 0; g < 8; g++)
-        snprintf(g_abi[g], sizeof g_abi[g], "openacl %s dnnl %d.%d.%d %s p4%s%s%s", OPENACL_VERSION_STRING,
+        snprintf(g_abi[g], sizeof g_abi[g], "openacl %s dnnl %d.%d.%d %s p5%s%s%s", OPENACL_VERSION_STRING,
                  v->major, v->minor, v->patch, nm, g & 1 ? "n" : "", g & 2 ? "s" : "", g & 4 ? "w" : "");
 }
 

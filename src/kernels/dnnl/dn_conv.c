@@ -121,17 +121,24 @@ static int dconv_init_common(g_graph *g, g_node *n, void **state, int transposed
     return 0;
 }
 
-/* OPENACL_WINOGRAD=1: 3x3 stride-1 float32 convolutions through oneDNN's
- * Winograd kernel. Off by default: on the Zen 5 benchmark VM the direct
- * kernels are level at 1 thread and 2.6 % faster at 2 (ResNet-50 fp32 end
- * to end), where an earlier machine gained ~10 % from it at 2 threads. Part
- * of the compiled-model kernel ABI (Winograd weights have their own packed
- * format). Read per load. */
+/* 3x3 stride-1 float32 convolutions through oneDNN's Winograd kernel
+ * (F(4x4,3x3)), on output planes of 28x28 and more: there it takes 40 %
+ * less time than the direct kernel even with the reorders to and from the
+ * blocked layout it needs (ResNet-50 at 1 thread: 28x28 layers 1.02 ->
+ * 0.59 ms, 56x56 layers faster too), while on 14x14 planes it is a third
+ * slower (1.0 -> 1.4 ms) and below that the direct kernels scale better over
+ * threads. ResNet-50 fp32 end to end on the Zen 5 benchmark VM: -7 % at 1
+ * thread, -1 % at 2 (where 14x14 planes included were level at 1 thread).
+ * OPENACL_WINOGRAD=0 turns it off. Part of the compiled-model kernel ABI
+ * (Winograd weights have their own packed format). Read per load. */
 int dn_winograd(void)
 {
     const char *e = getenv("OPENACL_WINOGRAD");
-    return e && *e && strcmp(e, "0") != 0;
+    return !(e && !strcmp(e, "0"));
 }
+
+/* Smallest output plane (pixels) taken by the Winograd kernel (dn_winograd) */
+#define DN_WINO_MIN_PLANE (28 * 28)
 
 static int dconv_init(g_graph *g, g_node *n, void **st) { return dconv_init_common(g, n, st, 0); }
 static int dconvt_init(g_graph *g, g_node *n, void **st) { return dconv_init_common(g, n, st, 1); }
@@ -334,7 +341,7 @@ static int dconv_build(const g_node *n, dconv *s, const k_tensor *in, const k_te
         dnnl_dims_t bd = { M };
         dnnl_memory_desc_init_by_tag(&b_md, 1, bd, dnnl_f32, dnnl_x);
         s->add_sum = 0;
-        /* 3x3 stride-1 convolutions by Winograd on request (dn_winograd()):
+        /* 3x3 stride-1 convolutions by Winograd (dn_winograd()):
          * 2-3x fewer operations, but oneDNN offers it only on the 16-channel
          * blocked layout, so activations are reordered around it through
          * scratch */
@@ -342,7 +349,7 @@ static int dconv_build(const g_node *n, dconv *s, const k_tensor *in, const k_te
                    s->wino_ok;
         for (int i = 0; i < nsp; i++)
             if (s->w.k[i] != 3 || s->w.s[i] != 1 || s->w.d[i] != 1) wino = 0;
-        if (nsp == 2 && ys.d[2] * ys.d[3] < 14 * 14) wino = 0;
+        if (nsp == 2 && ys.d[2] * ys.d[3] < DN_WINO_MIN_PLANE) wino = 0;
         if (s->have_wmd && (s->wmd.format_kind == dnnl_format_kind_wino) != wino) wino = 0;
         if (wino) {
             dnnl_memory_desc_t x_b, y_b;
@@ -350,8 +357,7 @@ static int dconv_build(const g_node *n, dconv *s, const k_tensor *in, const k_te
             dnnl_dims_t yd = { ys.d[0], M, ys.d[2], ys.d[3] };
             dnnl_memory_desc_init_by_tag(&x_b, 4, xd, dnnl_f32, dnnl_nChw16c);
             dnnl_memory_desc_init_by_tag(&y_b, 4, yd, dnnl_f32, dnnl_nChw16c);
-            /* F(4x4,3x3); below 14x14 planes the direct kernels are as fast
-             * and scale better over threads */
+            /* F(4x4,3x3) */
             const char *pref = "jit_wino_4x3";
             for (int add_sum = s->sum_kept; add_sum < 1 + s->po.has_add; add_sum++) {
                 st = conv_pd(n, s, dnnl_convolution_winograd, &x_b, &w_any, &b_md, &y_b, strides,
