@@ -52,3 +52,34 @@ def test_session_errors(ctx, tmp_path):
     assert openacl.numpy_dtype(1) == np.float16
     with pytest.raises(ValueError):
         openacl.numpy_dtype(13)
+
+
+@pytest.mark.parametrize("op,empty", [("MatMul", "K"), ("Gemm", "K"), ("MatMul", "M"), ("Gemm", "M")])
+def test_empty_products(ctx, op, empty):
+    # X sliced to zero columns (K = 0: the product is zeros, plus C for Gemm)
+    # or zero rows (M = 0: an empty product, concatenated to X's rows);
+    # oneDNN divides by these sizes, so the runtime must not hand them over
+    from onnx import TensorProto, helper, numpy_helper
+    c = np.array([1.5, -2.0, 0.25, 4.0], np.float32)
+    k = 0 if empty == "K" else 4
+    axis = 1 if empty == "K" else 0
+    inits = [numpy_helper.from_array(np.array(v, np.int64), n)
+             for n, v in (("s", [0]), ("e", [0]), ("ax", [axis]))]
+    b = np.arange(k * 4, dtype=np.float32).reshape(k, 4)
+    inits += [numpy_helper.from_array(b, "B"), numpy_helper.from_array(c, "C")]
+    nodes = [helper.make_node("Slice", ["X", "s", "e", "ax"], ["xs"]),
+             helper.make_node(op, ["xs", "B", "C"] if op == "Gemm" else ["xs", "B"], ["p"])]
+    if empty == "M":
+        nodes.append(helper.make_node("Concat", ["p", "X"], ["Y"], axis=0))
+    else:
+        nodes.append(helper.make_node("Identity", ["p"], ["Y"]))
+    m = M._model(nodes, [helper.make_tensor_value_info("X", TensorProto.FLOAT, [2, 4])],
+                 [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [2, 4])], inits)
+    x = np.arange(8, dtype=np.float32).reshape(2, 4)
+    with openacl.Session(m.SerializeToString()) as s:
+        y, = s.run(x)
+    if empty == "M":
+        want = x
+    else:
+        want = np.broadcast_to(c if op == "Gemm" else np.zeros(4, np.float32), (2, 4))
+    np.testing.assert_array_equal(y, want)

@@ -264,7 +264,12 @@ static int dmm_build(const g_node *n, dmm *s, const k_tensor *in, const k_tensor
     }
     dnnl_status_t st = dnnl_unimplemented;
     dnnl_primitive_desc_t pd = NULL;
-    if (!(s->fallback && s->packed_ok)) {
+    /* an empty product (a zero M, N, K or batch) is not oneDNN's to run (it
+     * divides by the sizes): the reference loop writes the zeros or C */
+    int empty = g_shape_numel(&y2) == 0 || K == 0 || g_shape_numel(&s->as) == 0 ||
+                g_shape_numel(&s->bs) == 0;
+    if (empty) s->bf16 = 0;
+    if (!(s->fallback && s->packed_ok) && !empty) {
         dnnl_matmul_desc_t md;
         dnnl_primitive_attr_t attr = NULL;
         const dnnl_memory_desc_t *wd = s->b_const ? (s->have_wmd ? &s->wmd : &b_any) : &b_c;
@@ -294,8 +299,9 @@ static int dmm_build(const g_node *n, dmm *s, const k_tensor *in, const k_tensor
             s->packed_ok = 0;
             return dmm_build(n, s, in, out, nthr);
         }
-        acl_log(1, "node '%s' (%s): oneDNN declined the configuration, reference math used",
-                n->name, n->op_type);
+        if (!empty)
+            acl_log(1, "node '%s' (%s): oneDNN declined the configuration, reference math used",
+                    n->name, n->op_type);
         s->fallback = 1;
         s->wbytes = s->b_const ? (size_t)wn * sizeof(float) : 0;
         s->bbytes = s->c_kind == C_BIAS ? (size_t)g_shape_numel(&s->cs) * sizeof(float) : 0;
