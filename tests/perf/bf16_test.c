@@ -55,6 +55,20 @@ static int run(const void *buf, size_t len, int precision, const float *x, float
     return rc;
 }
 
+/* The files of one generated case: NAME.onnx, its input NAME_x.bin and
+ * numpy's float64 result NAME_y.bin (each NULL when missing). */
+static void read_case(const char *dir, const char *name, void **model, size_t *len, float **x, size_t *xl,
+                      float **ref, size_t *yl)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s.onnx", dir, name);
+    *model = read_file(path, len);
+    snprintf(path, sizeof path, "%s/%s_x.bin", dir, name);
+    *x = read_file(path, xl);
+    snprintf(path, sizeof path, "%s/%s_y.bin", dir, name);
+    *ref = read_file(path, yl);
+}
+
 /* bf16_res.onnx: the residual addend `a` lends its storage to the bf16
  * convolution that adds it (sum post-op, granted by the memory plan), so
  * that convolution reads the addend from, and writes its result over, the
@@ -62,14 +76,10 @@ static int run(const void *buf, size_t len, int precision, const float *x, float
  * (the buffer holds the output after a run; the next run recomputes a). */
 static void residual_block(const char *dir)
 {
-    char path[1024];
-    size_t len, xl = 0, yl = 0;
-    snprintf(path, sizeof path, "%s/bf16_res.onnx", dir);
-    void *buf = read_file(path, &len);
-    snprintf(path, sizeof path, "%s/bf16_res_x.bin", dir);
-    float *x = read_file(path, &xl);
-    snprintf(path, sizeof path, "%s/bf16_res_y.bin", dir);
-    float *ref = read_file(path, &yl);
+    size_t len = 0, xl = 0, yl = 0;
+    void *buf;
+    float *x, *ref;
+    read_case(dir, "bf16_res", &buf, &len, &x, &xl, &ref, &yl);
     const size_t ny = 16 * 28 * 28;
     CHECK(buf && x && ref && xl == 64 * 28 * 28 * 4 && yl == ny * 4, "bf16_res files in %s", dir);
     float *y = malloc(ny * sizeof *y);
@@ -118,14 +128,10 @@ static void residual_block(const char *dir)
  * float64 result. */
 static void residual_stream(const char *dir)
 {
-    char path[1024];
-    size_t len, xl = 0, yl = 0;
-    snprintf(path, sizeof path, "%s/bf16_res2.onnx", dir);
-    void *buf = read_file(path, &len);
-    snprintf(path, sizeof path, "%s/bf16_res2_x.bin", dir);
-    float *x = read_file(path, &xl);
-    snprintf(path, sizeof path, "%s/bf16_res2_y.bin", dir);
-    float *ref = read_file(path, &yl);
+    size_t len = 0, xl = 0, yl = 0;
+    void *buf;
+    float *x, *ref;
+    read_case(dir, "bf16_res2", &buf, &len, &x, &xl, &ref, &yl);
     const size_t ny = 8 * 20 * 20;
     CHECK(buf && x && ref && xl == 32 * 20 * 20 * 4 && yl == ny * 4, "bf16_res2 files in %s", dir);
     float *y = malloc(ny * sizeof *y);
