@@ -636,6 +636,7 @@ static int dconv_run(const g_node *n, void *state, const k_tensor *in, k_tensor 
             return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): out of memory", n->name, n->op_type);
         if ((r = dconv_pack_into(n, s, in, s->own_packed))) return r;
     }
+    if (g_shape_numel(&s->ys) == 0) return 0;   /* an empty batch or plane: nothing to write */
     char *scr = ctx ? ctx->scratch : NULL;
     if (!ctx || ctx->scratch_bytes < s->scratch) {
         if (s->own_scratch_bytes < s->scratch) {
