@@ -462,6 +462,7 @@ static int se_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
         int r = se_pack(n, s, in, out, s->own_packed);
         if (r) return r;
     }
+    if (N == 0) return 0;   /* an empty batch: nothing to write */
     int nhwc = x->layout == G_LAYOUT_NHWC;
     int threads = ctx && ctx->threads > 1 && N * C * P >= ((int64_t)1 << 15) ? ctx->threads : 1;
     if (!nhwc && threads > (C + 15) / 16) threads = (int)((C + 15) / 16);
