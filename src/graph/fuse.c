@@ -837,6 +837,125 @@ static int fuse_se(fz *f, int mi)
     return 0;
 }
 
+/* ---- channel shuffle ---- */
+
+/* The single int64/int32 value of constant tensor t with one element. */
+static int const_int1(const g_graph *g, int t, int64_t *v)
+{
+    const g_tensor *c = cst(g, t);
+    if (!c || g_shape_numel(&c->shape) != 1) return 0;
+    if (c->dtype == G_I64) *v = *(const int64_t *)c->data;
+    else if (c->dtype == G_I32) *v = *(const int32_t *)c->data;
+    else return 0;
+    return 1;
+}
+
+/* Slice node s of the [N, C, H, W] tensor along channels only, step 1,
+ * constant bounds (opset 10 and later): its range of channels. */
+static int channel_slice(const g_graph *g, const g_node *s, int64_t C, int64_t *a, int64_t *b)
+{
+    if (!is_op(s, "Slice") || s->opset < 10 || s->n_in < 3 || s->n_out != 1 || s->out[0] < 0) return 0;
+    int64_t st, en, ax = 0, step = 1;
+    if (!const_int1(g, s->in[1], &st) || !const_int1(g, s->in[2], &en)) return 0;
+    if (in_t(s, 3) >= 0 && !const_int1(g, s->in[3], &ax)) return 0;
+    if (in_t(s, 4) >= 0 && !const_int1(g, s->in[4], &step)) return 0;
+    if ((ax != 1 && ax != -3) || step != 1) return 0;
+    if (st < 0) st += C;
+    if (en < 0) en += C;
+    st = st < 0 ? 0 : st > C ? C : st;
+    en = en < 0 ? 0 : en > C ? C : en;
+    if (en <= st) return 0;
+    *a = st;
+    *b = en;
+    return 1;
+}
+
+/* [Concat along channels ->] Reshape [N, g, C/g, H, W] -> Transpose
+ * (0, 2, 1, 3, 4) -> Reshape [N, C, H, W] [-> Slices along channels] as one
+ * openacl.ChannelShuffle node (kernels/ref/shape_shuffle.c), which the last
+ * Reshape becomes: one pass instead of three, and a layout the
+ * convolutions around it can keep. Returns 1 when done, 0 when not
+ * applicable, < 0 error. */
+static int fuse_shuffle(fz *f, int ri)
+{
+    g_graph *g = f->g;
+    g_node *r2 = &g->nodes[ri];
+    if (!is_op(r2, "Reshape") || r2->n_in < 1 || r2->n_out != 1 || r2->in[0] < 0 || r2->out[0] < 0) return 0;
+    int slot, yt = r2->out[0], tt = r2->in[0];
+    const g_shape *ys = &g->t[yt].shape;
+    if (ys->rank != 4 || !g_shape_known(ys)) return 0;
+    int ti = single_use(f, tt, &slot) == ri ? producer_of(f, tt) : -1;
+    if (ti < 0) return 0;
+    const g_node *tr = &g->nodes[ti];
+    const g_attr *perm = g_node_attr(tr, "perm");
+    static const int64_t want[5] = { 0, 2, 1, 3, 4 };
+    if (!is_op(tr, "Transpose") || tr->n_in != 1 || tr->in[0] < 0 || !perm || perm->type != G_AT_INTS ||
+        perm->n != 5 || memcmp(perm->ints, want, sizeof want))
+        return 0;
+    int ut = tr->in[0];
+    int r1i = single_use(f, ut, &slot) == ti ? producer_of(f, ut) : -1;
+    if (r1i < 0) return 0;
+    const g_node *r1 = &g->nodes[r1i];
+    if (!is_op(r1, "Reshape") || r1->n_in < 1 || r1->in[0] < 0) return 0;
+    int xt = r1->in[0];
+    const g_shape *xs = &g->t[xt].shape, *us = &g->t[ut].shape;
+    if (!g_shape_eq(xs, ys) || us->rank != 5 || !g_shape_known(us)) return 0;
+    int64_t N = xs->d[0], C = xs->d[1], H = xs->d[2], W = xs->d[3], grp = us->d[1];
+    if (us->d[0] != N || grp < 1 || us->d[1] * us->d[2] != C || us->d[3] != H || us->d[4] != W) return 0;
+    /* the parts: a single-use channel Concat's inputs, else x itself */
+    int ci = single_use(f, xt, &slot) == r1i ? producer_of(f, xt) : -1;
+    const g_node *cat = ci >= 0 ? &g->nodes[ci] : NULL;
+    if (cat && (!is_op(cat, "Concat") || (g_attr_int(cat, "axis", 1) != 1 && g_attr_int(cat, "axis", 1) != -3) ||
+                cat->n_in < 1 || cat->n_in > 64))
+        cat = NULL;
+    for (int i = 0; cat && i < cat->n_in; i++)
+        if (cat->in[i] < 0 || g->t[cat->in[i]].shape.rank != 4) cat = NULL;
+    /* the outputs: the Slices when every reader of y is one, else y */
+    enum { MAXU = 16 };
+    int who[MAXU], nu = uses(f, yt, who, MAXU), fold = nu >= 1 && nu <= MAXU && !g->t[yt].is_output;
+    int64_t rng[2 * MAXU];
+    for (int k = 0; fold && k < nu; k++)
+        fold = g->nodes[who[k]].in[0] == yt && channel_slice(g, &g->nodes[who[k]], C, &rng[2 * k], &rng[2 * k + 1]);
+    for (int k = 0; fold && k < nu; k++)
+        for (int m = 0; m < k; m++) fold &= who[m] != who[k];
+    int nout = fold ? nu : 1;
+    if (!fold) { rng[0] = 0; rng[1] = C; }
+    int *in = malloc((size_t)(cat ? cat->n_in : 1) * sizeof *in), *out = malloc((size_t)nout * sizeof *out);
+    if (!in || !out) { free(in); free(out); return -oom(); }
+    int nin = cat ? cat->n_in : 1;
+    for (int i = 0; i < nin; i++) in[i] = cat ? cat->in[i] : xt;
+    for (int k = 0; k < nout; k++) out[k] = fold ? g->nodes[who[k]].out[0] : yt;
+    char *op = strdup("ChannelShuffle"), *dom = strdup("openacl");
+    if (!op || !dom) { free(op); free(dom); free(in); free(out); return -oom(); }
+    free(r2->in);
+    free(r2->out);
+    r2->in = in;
+    r2->n_in = nin;
+    r2->out = out;
+    r2->n_out = nout;
+    free(r2->op_type);
+    free(r2->domain);
+    r2->op_type = op;
+    r2->domain = dom;
+    r2->opset = 1;
+    for (int i = 0; i < r2->n_attr; i++) g_attr_clear(&r2->attr[i]);
+    r2->n_attr = 0;
+    int64_t gv = grp;
+    int rc = set_attr_ints(r2, "ranges", rng, 2 * nout);
+    if (!rc) {
+        g_attr *a = attr_slot(r2, "groups");
+        if (!a || !(a->name = strdup("groups"))) return -oom();
+        a->type = G_AT_INT;
+        a->i = gv;
+    }
+    if (rc) return -rc;
+    f->dead[ti] = f->dead[r1i] = 1;
+    if (cat) f->dead[ci] = 1;
+    for (int k = 0; fold && k < nu; k++) f->dead[who[k]] = 1;
+    unbind(r2);
+    return 1 + (cat != NULL) + (fold ? nu : 0);
+}
+
 int graph_pass_fuse(g_graph *g)
 {
     if (!g || !g->n_nodes) return 0;
@@ -887,8 +1006,17 @@ int graph_pass_fuse(g_graph *g)
         if (r < 0) rc = -r;
         else f.nfused += 3 * r;
     }
+    /* channel shuffles (no convolution involved) */
+    const char *sh_off = getenv("OPENACL_NO_SHUFFLE_FUSE");
+    int sh_on = !(sh_off && *sh_off && strcmp(sh_off, "0"));
+    for (int i = 0; i < g->n_nodes && !rc && sh_on; i++) {
+        if (f.dead[i]) continue;
+        int r = fuse_shuffle(&f, i);
+        if (r < 0) rc = -r;
+        else f.nfused += r;
+    }
     if (!rc && f.nfused) {
-        acl_log(1, "fusion pass: %d nodes absorbed into convolutions and matrix products", f.nfused);
+        acl_log(1, "fusion pass: %d nodes absorbed into convolutions, matrix products and shuffles", f.nfused);
         rc = graph_remove_nodes(g, f.dead);
     }
     free(f.dead);

@@ -8,8 +8,11 @@ hard-swish written as Add/Clip/Mul/Div with a scalar affine step after it,
 MatMul + bias + GELU written with Erf) and se_tiny (squeeze-excite blocks:
 EfficientNet's SiLU/Sigmoid after a SiLU depthwise conv, MobileNetV3's
 ReLU/HardSigmoid with the Mul operands swapped and no squeeze bias, one over
-a residual sum, channel counts off the 16-lane grid). Random weights from a
-fixed seed.
+a residual sum, channel counts off the 16-lane grid) and shuffle_tiny
+(ShuffleNet channel shuffles: Concat -> Reshape -> Transpose -> Reshape ->
+Slices with 2 groups and an odd half, uneven and overlapping slices, 3 and 4
+groups over one input and over three, a shuffle read by a convolution and
+one that is a graph output). Random weights from a fixed seed.
 usage: make_nets.py <out-dir>"""
 import os
 import sys
@@ -149,9 +152,36 @@ def numpy_const(v):
     return n
 
 
+def shuffle(parts, c, g, hw):
+    x = node("Concat", parts, axis=1) if len(parts) > 1 else parts[0]
+    r = node("Reshape", [x, numpy_const([1, g, c // g, hw, hw])])
+    t = node("Transpose", [r], perm=[0, 2, 1, 3, 4])
+    return node("Reshape", [t, numpy_const([1, -1, hw, hw])])
+
+
+def cslice(x, a, b):
+    return node("Slice", [x, numpy_const([a]), numpy_const([b]), numpy_const([1])])
+
+
+def shuffle_tiny(path):
+    x = node("Relu", [conv("x", 3, 22, 3)])                                # 22 x 16 x 16
+    y = shuffle([node("Relu", [conv(x, 22, 11, 1)]), conv(x, 22, 11, 3)], 22, 2, 16)
+    a, b = cslice(y, 0, 11), cslice(y, 11, 22)                             # halves of 11
+    y = shuffle([a, node("Relu", [conv(b, 11, 11, 1)])], 22, 2, 16)
+    a, b = cslice(y, 0, 7), cslice(y, 3, 22)                               # uneven, overlapping
+    y = node("Concat", [conv(a, 7, 8, 1), conv(b, 19, 16, 1)], axis=1)    # 24
+    y = conv(shuffle([y], 24, 3, 16), 24, 24, 3)                           # read by a conv
+    p = [conv(y, 24, 5, 1), conv(y, 24, 7, 1), conv(y, 24, 12, 1)]
+    y = shuffle(p, 24, 4, 16)
+    a, b = cslice(y, 5, 18), cslice(y, 0, 24)
+    y = shuffle([conv(a, 13, 4, 1), conv(b, 24, 4, 1)], 8, 2, 16)          # a graph output
+    finish(path, [1, 3, 16, 16], [y], [[1, 8, 16, 16]])
+
+
 if __name__ == "__main__":
     out = sys.argv[1] if len(sys.argv) > 1 else "."
     os.makedirs(out, exist_ok=True)
     resnet_tiny(os.path.join(out, "resnet_tiny.onnx"))
     mbnet_tiny(os.path.join(out, "mbnet_tiny.onnx"))
     se_tiny(os.path.join(out, "se_tiny.onnx"))
+    shuffle_tiny(os.path.join(out, "shuffle_tiny.onnx"))

@@ -4,7 +4,7 @@
  * the outputs must agree. The optimised graph is also inspected: the
  * absorbed ops are gone and consecutive convolutions exchange NHWC
  * tensors without reorders; squeeze-excite blocks became one node each.
- * usage: knn_graph <dir with resnet_tiny.onnx, mbnet_tiny.onnx, se_tiny.onnx> */
+ * usage: knn_graph <dir with resnet_tiny.onnx, mbnet_tiny.onnx, se_tiny.onnx, shuffle_tiny.onnx> */
 #include "engine/engine.h"
 #include "graph/passes.h"
 #include "onnx/onnx_import.h"
@@ -84,12 +84,15 @@ static void inspect(const void *buf, size_t len, const char *model)
     if (!rc) rc = graph_optimize(g);
     CHECK(!rc, "%s: import/optimise failed: %d", model, rc);
     if (rc) { g_graph_free(g); return; }
-    int conv = 0, reorder = 0, leftover = 0, nhwc_links = 0, plain_links = 0, se = 0;
+    int conv = 0, reorder = 0, leftover = 0, nhwc_links = 0, plain_links = 0, se = 0, shuf = 0, moves = 0;
     for (int i = 0; i < g->n_nodes; i++) {
         const g_node *n = &g->nodes[i];
         if (!strcmp(n->op_type, "Conv")) conv++;
         if (!strcmp(n->op_type, "Reorder")) reorder++;
         if (!strcmp(n->op_type, "SqueezeExcite")) se++;
+        if (!strcmp(n->op_type, "ChannelShuffle")) shuf++;
+        if (!strcmp(n->op_type, "Transpose") || !strcmp(n->op_type, "Slice") || !strcmp(n->op_type, "Reshape"))
+            moves++;
         static const char *const gone[] = { "BatchNormalization", "Relu", "Clip", "HardSwish",
                                             "Sigmoid", "LeakyRelu", "HardSigmoid", "Add", "Mul", "Div",
                                             "Erf" };
@@ -117,6 +120,11 @@ static void inspect(const void *buf, size_t len, const char *model)
     if (!strcmp(model, "se_tiny.onnx")) {
         printf("%s: %d SqueezeExcite nodes\n", model, se);
         CHECK(se == 3, "%s: %d SqueezeExcite nodes, want 3", model, se);
+    }
+    if (!strcmp(model, "shuffle_tiny.onnx")) {
+        printf("%s: %d ChannelShuffle nodes, %d Reshape/Transpose/Slice left\n", model, shuf, moves);
+        CHECK(shuf == 5 && moves == 0, "%s: %d ChannelShuffle nodes (want 5), %d Reshape/Transpose/Slice",
+              model, shuf, moves);
     }
     g_graph_free(g);
 }
@@ -203,6 +211,7 @@ int main(int argc, char **argv)
     check_model(dir, "resnet_tiny.onnx");
     check_model(dir, "mbnet_tiny.onnx");
     check_model(dir, "se_tiny.onnx");
+    check_model(dir, "shuffle_tiny.onnx");
     if (knn_fails) { printf("%d failures\n", knn_fails); return 1; }
     printf("all passed\n");
     return 0;
