@@ -134,7 +134,7 @@ static void interleave2(uint32_t *restrict o, const uint32_t *restrict a, const 
 
 /* The g = 2 channels-last path: an output pixel as runs that interleave
  * two source runs (o[2t] = a[t], o[2t + 1] = b[t], len pairs) or copy one
- * element (b NULL); built once per call from the pieces. */
+ * element (len 0); built once per call from the pieces. */
 typedef struct { int64_t c, len, a_ch, b_ch; int a_in, b_in; } run2;
 
 static int runs_of(const piece *p, int np, int64_t co, int *src_in, int64_t *src_ch, run2 *r)
