@@ -118,6 +118,15 @@ static int set_attr_ints(g_node *n, const char *name, const int64_t *v, int cnt)
     return 0;
 }
 
+static int set_attr_int(g_node *n, const char *name, int64_t v)
+{
+    g_attr *a = attr_slot(n, name);
+    if (!a || !(a->name = strdup(name))) return oom();
+    a->type = G_AT_INT;
+    a->i = v;
+    return 0;
+}
+
 static int set_attr_floats(g_node *n, const char *name, const float *v, int cnt)
 {
     g_attr *a = attr_slot(n, name);
@@ -734,6 +743,21 @@ static int fuse_dw(fz *f, int ai)
 
 /* The live node writing tensor t (fused nodes take over their absorbed
  * consumers' outputs, so the tensor's producer field may be stale). */
+/* Node n turns into openacl operator `op`, its attributes dropped. */
+static int become(g_node *n, const char *op)
+{
+    char *o = strdup(op), *d = strdup("openacl");
+    if (!o || !d) { free(o); free(d); return oom(); }
+    free(n->op_type);
+    free(n->domain);
+    n->op_type = o;
+    n->domain = d;
+    n->opset = 1;
+    for (int i = 0; i < n->n_attr; i++) g_attr_clear(&n->attr[i]);
+    n->n_attr = 0;
+    return 0;
+}
+
 static int producer_of(const fz *f, int t)
 {
     const g_graph *g = f->g;
@@ -810,25 +834,12 @@ static int fuse_se(fz *f, int mi)
         in[2] = in_t(&g->nodes[c1], 2);
         in[3] = g->nodes[c2].in[1];
         in[4] = in_t(&g->nodes[c2], 2);
-        char *op = strdup("SqueezeExcite"), *dom = strdup("openacl");
-        if (!op || !dom) { free(op); free(dom); return -oom(); }
-        free(mul->op_type);
-        free(mul->domain);
-        mul->op_type = op;
-        mul->domain = dom;
-        mul->opset = 1;
-        for (int i = 0; i < mul->n_attr; i++) g_attr_clear(&mul->attr[i]);
-        mul->n_attr = 0;
-        int rc = 0;
-        if (p1.n) rc = write_post_as(mul, "_oa_se_post", &p1);
+        int rc = become(mul, "SqueezeExcite");
+        if (!rc && p1.n) rc = write_post_as(mul, "_oa_se_post", &p1);
         if (!rc && p2.n) rc = write_post(mul, &p2);
         /* bf16-marked products: the block may keep its weights in bf16 */
-        if (!rc && graph_node_bf16(&g->nodes[c1]) && graph_node_bf16(&g->nodes[c2])) {
-            g_attr *a = attr_slot(mul, G_ATTR_BF16);
-            if (!a || !(a->name = strdup(G_ATTR_BF16))) return -oom();
-            a->type = G_AT_INT;
-            a->i = 1;
-        }
+        if (!rc && graph_node_bf16(&g->nodes[c1]) && graph_node_bf16(&g->nodes[c2]))
+            rc = set_attr_int(mul, G_ATTR_BF16, 1);
         if (rc) return -rc;
         f->dead[gp] = f->dead[c1] = f->dead[c2] = 1;
         unbind(mul);
@@ -925,35 +936,36 @@ static int fuse_shuffle(fz *f, int ri)
     int nin = cat ? cat->n_in : 1;
     for (int i = 0; i < nin; i++) in[i] = cat ? cat->in[i] : xt;
     for (int k = 0; k < nout; k++) out[k] = fold ? g->nodes[who[k]].out[0] : yt;
-    char *op = strdup("ChannelShuffle"), *dom = strdup("openacl");
-    if (!op || !dom) { free(op); free(dom); free(in); free(out); return -oom(); }
     free(r2->in);
     free(r2->out);
     r2->in = in;
     r2->n_in = nin;
     r2->out = out;
     r2->n_out = nout;
-    free(r2->op_type);
-    free(r2->domain);
-    r2->op_type = op;
-    r2->domain = dom;
-    r2->opset = 1;
-    for (int i = 0; i < r2->n_attr; i++) g_attr_clear(&r2->attr[i]);
-    r2->n_attr = 0;
-    int64_t gv = grp;
-    int rc = set_attr_ints(r2, "ranges", rng, 2 * nout);
-    if (!rc) {
-        g_attr *a = attr_slot(r2, "groups");
-        if (!a || !(a->name = strdup("groups"))) return -oom();
-        a->type = G_AT_INT;
-        a->i = gv;
-    }
+    int rc = become(r2, "ChannelShuffle");
+    if (!rc) rc = set_attr_ints(r2, "ranges", rng, 2 * nout);
+    if (!rc) rc = set_attr_int(r2, "groups", grp);
     if (rc) return -rc;
     f->dead[ti] = f->dead[r1i] = 1;
     if (cat) f->dead[ci] = 1;
     for (int k = 0; fold && k < nu; k++) f->dead[who[k]] = 1;
     unbind(r2);
     return 1 + (cat != NULL) + (fold ? nu : 0);
+}
+
+/* Runs fn over every live node (fn: nodes absorbed / `per`, or < 0 an
+ * error), unless environment variable off_env turns the round off. */
+static int each_node(fz *f, int (*fn)(fz *, int), int per, const char *off_env)
+{
+    const char *off = off_env ? getenv(off_env) : NULL;
+    if (off && *off && strcmp(off, "0")) return 0;
+    for (int i = 0; i < f->g->n_nodes; i++) {
+        if (f->dead[i]) continue;
+        int r = fn(f, i);
+        if (r < 0) return -r;
+        f->nfused += per * r;
+    }
+    return 0;
 }
 
 int graph_pass_fuse(g_graph *g)
@@ -990,31 +1002,12 @@ int graph_pass_fuse(g_graph *g)
     }
     /* second round: depthwise steps into the 1x1 convolutions before them,
      * now that both carry their own activations */
-    for (int i = 0; i < g->n_nodes && !rc; i++) {
-        if (f.dead[i]) continue;
-        int r = fuse_dw(&f, i);
-        if (r < 0) rc = -r;
-        else f.nfused += r;
-    }
-    /* third round: squeeze-excite blocks, their products now carrying
-     * their activations */
-    const char *se_off = getenv("OPENACL_NO_SE_FUSE");
-    int se_on = !(se_off && *se_off && strcmp(se_off, "0"));
-    for (int i = 0; i < g->n_nodes && !rc && se_on; i++) {
-        if (f.dead[i]) continue;
-        int r = fuse_se(&f, i);
-        if (r < 0) rc = -r;
-        else f.nfused += 3 * r;
-    }
+    if (!rc) rc = each_node(&f, fuse_dw, 1, NULL);
+    /* third round: squeeze-excite blocks (4 nodes into 1), their products
+     * now carrying their activations */
+    if (!rc) rc = each_node(&f, fuse_se, 3, "OPENACL_NO_SE_FUSE");
     /* channel shuffles (no convolution involved) */
-    const char *sh_off = getenv("OPENACL_NO_SHUFFLE_FUSE");
-    int sh_on = !(sh_off && *sh_off && strcmp(sh_off, "0"));
-    for (int i = 0; i < g->n_nodes && !rc && sh_on; i++) {
-        if (f.dead[i]) continue;
-        int r = fuse_shuffle(&f, i);
-        if (r < 0) rc = -r;
-        else f.nfused += r;
-    }
+    if (!rc) rc = each_node(&f, fuse_shuffle, 1, "OPENACL_NO_SHUFFLE_FUSE");
     if (!rc && f.nfused) {
         acl_log(1, "fusion pass: %d nodes absorbed into convolutions, matrix products and shuffles", f.nfused);
         rc = graph_remove_nodes(g, f.dead);

@@ -29,6 +29,17 @@ int ksh_check_movable(const g_node *n, int dtype, const char *what)
     return 0;
 }
 
+int ksh_check_same_movable(const g_graph *g, const g_node *n)
+{
+    int dt = ksh_in_dtype(g, n, 0), e;
+    if ((e = ksh_check_movable(n, dt, "input 0"))) return e;
+    for (int i = 1; i < n->n_in; i++)
+        if (ksh_in_dtype(g, n, i) != dt)
+            return ksh_fail(n, KSH_EINVAL, "input %d is %s, input 0 is %s", i,
+                            g_dtype_name(ksh_in_dtype(g, n, i)), g_dtype_name(dt));
+    return 0;
+}
+
 int ksh_check_dtype(const g_node *n, int dtype, const char *what, const int *allowed)
 {
     for (const int *a = allowed; *a != G_UNDEF; a++)

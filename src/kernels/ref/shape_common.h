@@ -58,6 +58,8 @@ static inline int ksh_out_used(const g_node *n, int i)
 
 /* Refuses strings/undefined types: movable types are all fixed-size ones. */
 int ksh_check_movable(const g_node *n, int dtype, const char *what);
+/* Every input of n one movable dtype (Concat's and ChannelShuffle's parts). */
+int ksh_check_same_movable(const g_graph *g, const g_node *n);
 /* Refuses dtypes not in `allowed` (a G_UNDEF-terminated list). */
 int ksh_check_dtype(const g_node *n, int dtype, const char *what, const int *allowed);
 

@@ -10,12 +10,8 @@ static int concat_init(g_graph *g, g_node *n, void **st)
     if (n->n_in < 1) return ksh_fail(n, KSH_EINVAL, "no inputs");
     if (!g_node_attr(n, "axis") && n->opset >= 4)   /* Concat-1 defaulted to axis 1 */
         return ksh_fail(n, KSH_EINVAL, "attribute 'axis' is missing");
-    int dt = ksh_in_dtype(g, n, 0), e;
-    if ((e = ksh_check_movable(n, dt, "input 0"))) return e;
-    for (int i = 1; i < n->n_in; i++)
-        if (ksh_in_dtype(g, n, i) != dt)
-            return ksh_fail(n, KSH_EINVAL, "input %d is %s, input 0 is %s", i,
-                            g_dtype_name(ksh_in_dtype(g, n, i)), g_dtype_name(dt));
+    int e = ksh_check_same_movable(g, n);
+    if (e) return e;
     return 0;
 }
 

@@ -38,12 +38,8 @@ static int shuf_init(g_graph *g, g_node *n, void **st)
 {
     if (n->n_in < 1 || n->n_in > SHUF_MAX_IN)
         return ksh_fail(n, KSH_EINVAL, "%d inputs (1 to %d)", n->n_in, SHUF_MAX_IN);
-    int dt = ksh_in_dtype(g, n, 0), e;
-    if ((e = ksh_check_movable(n, dt, "input 0"))) return e;
-    for (int i = 1; i < n->n_in; i++)
-        if (ksh_in_dtype(g, n, i) != dt)
-            return ksh_fail(n, KSH_EINVAL, "input %d is %s, input 0 is %s", i,
-                            g_dtype_name(ksh_in_dtype(g, n, i)), g_dtype_name(dt));
+    int e = ksh_check_same_movable(g, n);
+    if (e) return e;
     const g_attr *ga = g_node_attr(n, "groups"), *ra = g_node_attr(n, "ranges");
     if (!ga || ga->type != G_AT_INT || ga->i < 1)
         return ksh_fail(n, KSH_EINVAL, "attribute 'groups' must be an integer >= 1");
