@@ -77,6 +77,84 @@ static void unbind(g_node *n)
     n->state = NULL;
 }
 
+static int is_shuffle(const g_node *n)
+{
+    return n->domain && !strcmp(n->domain, "openacl") && !strcmp(n->op_type, "ChannelShuffle");
+}
+
+/* bf16 through channel shuffles (ShuffleNet): a ChannelShuffle moves any
+ * dtype but needs one for all its inputs and outputs, and its blocks chain
+ * (each passes half its channels to the next), so the tensors around
+ * shuffles go bf16 together or not at all. A tensor qualifies when it is
+ * written by a shuffle or by a bf16 convolution able to store bf16 (with
+ * no float32 addend) and read only by shuffles and, as their data input,
+ * by bf16 convolutions; a shuffle qualifies when all its tensors do, and a
+ * shuffle that does not disqualifies all its tensors (to a fixed point). */
+static int shuffle_bf16(g_graph *g, unsigned char *touch, int *count)
+{
+    int any = 0;
+    for (int i = 0; i < g->n_nodes && !any; i++) any = is_shuffle(&g->nodes[i]);
+    if (!any) return 0;
+    /* 1: candidate, 0: not */
+    unsigned char *ok = calloc((size_t)g->n_t + 1, 1);
+    if (!ok) return acl_fail(ACL_ERROR_BAD_ALLOC, "precision pass: out of memory");
+    for (int i = 0; i < g->n_nodes; i++) {
+        const g_node *n = &g->nodes[i];
+        if (!is_shuffle(n)) continue;
+        for (int j = 0; j < n->n_in; j++) if (n->in[j] >= 0) ok[n->in[j]] = 1;
+        for (int j = 0; j < n->n_out; j++) if (n->out[j] >= 0) ok[n->out[j]] = 1;
+    }
+    for (int t = 0; t < g->n_t; t++) {
+        const g_tensor *x = &g->t[t];
+        if (!ok[t]) continue;
+        if (x->kind != G_TK_ACT || x->is_output || x->dtype != G_F32 || x->producer < 0) { ok[t] = 0; continue; }
+        const g_node *p = &g->nodes[x->producer];
+        if (is_shuffle(p)) continue;
+        int fit = dn_conv_bf16_io(p, 1) && p->out[0] == t;
+        for (int j = 1; j < p->n_in && fit && dn_conv_bf16_addend; j++)
+            if (p->in[j] >= 0 && dn_conv_bf16_addend(p, j) && g->t[p->in[j]].dtype != G_BF16) fit = 0;
+        if (!fit) ok[t] = 0;
+    }
+    for (int i = 0; i < g->n_nodes; i++) {
+        const g_node *n = &g->nodes[i];
+        if (is_shuffle(n)) continue;
+        for (int j = 0; j < n->n_in; j++) {
+            int t = n->in[j];
+            if (t >= 0 && ok[t] && !(j == 0 && dn_conv_bf16_io(n, 0))) ok[t] = 0;
+        }
+    }
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (int i = 0; i < g->n_nodes; i++) {
+            const g_node *n = &g->nodes[i];
+            if (!is_shuffle(n)) continue;
+            int all = 1, some = 0;
+            for (int j = 0; j < n->n_in; j++) { all &= n->in[j] >= 0 && ok[n->in[j]]; some |= n->in[j] >= 0 && ok[n->in[j]]; }
+            for (int j = 0; j < n->n_out; j++) { all &= n->out[j] >= 0 && ok[n->out[j]]; some |= n->out[j] >= 0 && ok[n->out[j]]; }
+            if (all || !some) continue;
+            for (int j = 0; j < n->n_in; j++) if (n->in[j] >= 0) ok[n->in[j]] = 0;
+            for (int j = 0; j < n->n_out; j++) if (n->out[j] >= 0) ok[n->out[j]] = 0;
+            changed = 1;
+        }
+    }
+    int rc = 0;
+    for (int t = 0; t < g->n_t && !rc; t++) {
+        if (!ok[t]) continue;
+        g_node *p = &g->nodes[g->t[t].producer];
+        if (!is_shuffle(p)) rc = set_int_attr(p, G_ATTR_BF16_OUT, 1);
+        g->t[t].dtype = G_BF16;
+        touch[g->t[t].producer] = 1;
+        (*count)++;
+    }
+    for (int i = 0; i < g->n_nodes && !rc; i++) {
+        const g_node *n = &g->nodes[i];
+        for (int j = 0; j < n->n_in && !touch[i]; j++)
+            if (n->in[j] >= 0 && ok[n->in[j]]) touch[i] = 1;
+    }
+    free(ok);
+    return rc;
+}
+
 int graph_pass_bf16_act(g_graph *g)
 {
     if (!dn_conv_bf16_io) return 0;
@@ -123,6 +201,7 @@ int graph_pass_bf16_act(g_graph *g)
         g->t[t].dtype = G_BF16;
         count++;
     }
+    if (!rc) rc = shuffle_bf16(g, touch, &count);
     /* producers and every reader of a changed tensor bind again */
     for (int i = 0; i < g->n_nodes && !rc; i++) {
         const g_node *n = &g->nodes[i];

@@ -5,7 +5,7 @@
  * absorbed ops are gone and consecutive convolutions exchange NHWC
  * tensors without reorders; squeeze-excite blocks became one node each.
  * usage: knn_graph <dir with resnet_tiny.onnx, mbnet_tiny.onnx, se_tiny.onnx, shuffle_tiny.onnx> */
-#include "engine/engine.h"
+#include "engine/eng_priv.h"
 #include "graph/passes.h"
 #include "onnx/onnx_import.h"
 #include "knn_util.h"
@@ -199,6 +199,39 @@ static void check_model(const char *dir, const char *file)
             CHECK(!same, "%s: bf16 run gave the float32 result bit for bit", file);
         }
         for (int i = 0; i < MAXO; i++) { free(b[i]); free(b1[i]); }
+    }
+    if (!strcmp(file, "shuffle_tiny.onnx") && dn_has_bf16() && ref[0]) {
+        /* bf16: the shuffles between bf16 convolutions move bf16 (all but
+         * the last, whose output is the graph's), at 2 threads and 1 */
+        float *b[MAXO] = {0}, *b1[MAXO] = {0};
+        int nb = 0, nb1 = 0;
+        g_precision = ENG_PRECISION_BF16;
+        rc = run_model(buf, len, 0, b, cnt, &nb);
+        CHECK(!rc && nb == n1, "%s: bf16 run failed: %d", file, rc);
+        rc = run_model(buf, len, 1, b1, cnt, &nb1);
+        CHECK(!rc && nb1 == n1, "%s: bf16 run with 1 thread failed: %d", file, rc);
+        g_precision = 0;
+        if (b[0] && b1[0]) {
+            size_t at = 0;
+            double e = cmp_f32(b[0], ref[0], cnt[0], 5e-2, 5e-2, &at);
+            double e1 = cmp_f32(b1[0], ref[0], cnt[0], 5e-2, 5e-2, &at);
+            printf("%s bf16: %.3g / %.3g (1 thread) x bf16 tolerance\n", file, e, e1);
+            CHECK(e <= 1 && e1 <= 1, "%s: bf16 differs from float32 beyond bf16 error: %.3g / %.3g x tol",
+                  file, e, e1);
+        }
+        for (int i = 0; i < MAXO; i++) { free(b[i]); free(b1[i]); }
+        eng_opts o = { .threads = 1, .precision = ENG_PRECISION_BF16 };
+        eng_model *m = NULL;
+        rc = eng_load(buf, len, &o, &m);
+        CHECK(!rc, "%s: bf16 load failed: %d", file, rc);
+        int bf = 0;
+        for (int i = 0; !rc && i < m->g->n_nodes; i++) {
+            const g_node *n = &m->g->nodes[i];
+            if (!strcmp(n->op_type, "ChannelShuffle") && m->g->t[n->out[0]].dtype == G_BF16) bf++;
+        }
+        printf("%s bf16: %d ChannelShuffle nodes move bf16\n", file, bf);
+        CHECK(rc || bf == 4, "%s: %d ChannelShuffle nodes move bf16, want 4", file, bf);
+        if (!rc) eng_free(m);
     }
     for (int i = 0; i < MAXO; i++) { free(ref[i]); free(fref[i]); free(fast[i]); free(fast1[i]); }
     inspect(buf, len, file);

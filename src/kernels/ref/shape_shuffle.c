@@ -12,9 +12,10 @@
  * Plain and channels-last parts mix; the outputs are channels-last when any
  * part is (as Concat's), so a ShuffleNet stays in the layout its
  * convolutions compute in instead of converting around every block. The
- * common case, g = 2 with float data channels-last throughout, interleaves
- * two channel runs per pixel in one loop that vectorises; everything else
- * goes through strided N-d copies. */
+ * common case, g = 2 with float or bf16 data channels-last throughout,
+ * interleaves two channel runs per pixel in one loop that vectorises;
+ * everything else goes through strided N-d copies. In a bf16 model the
+ * precision pass may store a shuffle's tensors as bf16 (graph/precision.c). */
 #include "kernels/ref/shape_common.h"
 #include "core/par.h"
 
@@ -128,6 +129,15 @@ static void interleave2(uint32_t *restrict o, const uint32_t *restrict a, const 
     }
 }
 
+static void interleave2_16(uint16_t *restrict o, const uint16_t *restrict a, const uint16_t *restrict b,
+                           int64_t n)
+{
+    for (int64_t t = 0; t < n; t++) {
+        o[2 * t] = a[t];
+        o[2 * t + 1] = b[t];
+    }
+}
+
 /* The g = 2 channels-last path: an output pixel as runs that interleave
  * two source runs (o[2t] = a[t], o[2t + 1] = b[t], len pairs) or copy one
  * element (len 0); built once per call from the pieces. */
@@ -177,28 +187,33 @@ static int shuf_run(const g_node *n, void *st, const k_tensor *in, k_tensor *out
         int64_t s0 = s->ranges[2 * o], e0 = s->ranges[2 * o + 1], co = e0 - s0;
         int np = pieces_of(in, n->n_in, g, C, s0, e0, pc);
         int nt = ksh_threads(ctx, (size_t)(P * co) * es);
-        if (g == 2 && es == 4 && all_nhwc && ksh_nhwc(&out[o])) {
+        if (g == 2 && (es == 4 || es == 2) && all_nhwc && ksh_nhwc(&out[o])) {
             int *src_in = malloc((size_t)co * sizeof *src_in);
             int64_t *src_ch = malloc((size_t)co * sizeof *src_ch);
             run2 *r = malloc((size_t)co * sizeof *r);
             if (!src_in || !src_ch || !r) rc = ksh_fail(n, KSH_ENOMEM, "out of memory");
             int nr = rc ? 0 : runs_of(pc, np, co, src_in, src_ch, r);
-            const uint32_t *base[SHUF_MAX_IN];
+            const char *base[SHUF_MAX_IN];
             int64_t cin[SHUF_MAX_IN];
             for (int i = 0; i < n->n_in; i++) {
                 base[i] = in[i].data;
                 cin[i] = in[i].shape.d[1];
             }
-            uint32_t *y = out[o].data;
+            char *y = out[o].data;
             if (!rc)
                 OA_PAR_FOR(nt, for (int64_t px = 0; px < P; px++) {
-                    uint32_t *yo = y + px * co;
                     for (int k = 0; k < nr; k++) {
-                        const uint32_t *a = base[r[k].a_in] + px * cin[r[k].a_in] + r[k].a_ch;
-                        if (r[k].len)
-                            interleave2(yo + r[k].c, a, base[r[k].b_in] + px * cin[r[k].b_in] + r[k].b_ch, r[k].len);
+                        size_t ao = (size_t)(px * cin[r[k].a_in] + r[k].a_ch) * es, yo = (size_t)(px * co + r[k].c) * es;
+                        const char *a = base[r[k].a_in] + ao;
+                        if (!r[k].len) {
+                            memcpy(y + yo, a, es);
+                            continue;
+                        }
+                        const char *b = base[r[k].b_in] + (size_t)(px * cin[r[k].b_in] + r[k].b_ch) * es;
+                        if (es == 4)
+                            interleave2((uint32_t *)(y + yo), (const uint32_t *)a, (const uint32_t *)b, r[k].len);
                         else
-                            yo[r[k].c] = *a;
+                            interleave2_16((uint16_t *)(y + yo), (const uint16_t *)a, (const uint16_t *)b, r[k].len);
                     }
                 });
             free(src_in);
