@@ -12,7 +12,9 @@ a residual sum, channel counts off the 16-lane grid) and shuffle_tiny
 (ShuffleNet channel shuffles: Concat -> Reshape -> Transpose -> Reshape ->
 Slices with 2 groups and an odd half, uneven and overlapping slices, 3 and 4
 groups over one input and over three, a shuffle read by a convolution and
-one that is a graph output). Random weights from a fixed seed.
+one that is a graph output) and pool_tiny (an AveragePool 3x2 stride 3x2
+and a MaxPool 2x2 stride 2 over odd sizes, whose floor mode leaves input
+columns to no window). Random weights from a fixed seed.
 usage: make_nets.py <out-dir>"""
 import os
 import sys
@@ -178,6 +180,13 @@ def shuffle_tiny(path):
     finish(path, [1, 3, 16, 16], [y], [[1, 8, 16, 16]])
 
 
+def pool_tiny(path):
+    x = conv(node("Relu", [conv("x", 3, 8, 3)]), 8, 8, 1)                 # 8 x 12 x 35
+    a = node("AveragePool", [x], kernel_shape=[3, 2], strides=[3, 2])      # 8 x 4 x 17
+    m = node("MaxPool", [conv(a, 8, 8, 1)], kernel_shape=[2, 2], strides=[2, 2])   # 8 x 2 x 8
+    finish(path, [1, 3, 12, 35], [conv(m, 8, 4, 1)], [[1, 4, 2, 8]])
+
+
 if __name__ == "__main__":
     out = sys.argv[1] if len(sys.argv) > 1 else "."
     os.makedirs(out, exist_ok=True)
@@ -185,3 +194,4 @@ if __name__ == "__main__":
     mbnet_tiny(os.path.join(out, "mbnet_tiny.onnx"))
     se_tiny(os.path.join(out, "se_tiny.onnx"))
     shuffle_tiny(os.path.join(out, "shuffle_tiny.onnx"))
+    pool_tiny(os.path.join(out, "pool_tiny.onnx"))
