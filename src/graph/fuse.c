@@ -741,8 +741,6 @@ static int fuse_dw(fz *f, int ai)
 
 /* ---- squeeze-excite ---- */
 
-/* The live node writing tensor t (fused nodes take over their absorbed
- * consumers' outputs, so the tensor's producer field may be stale). */
 /* Node n turns into openacl operator `op`, its attributes dropped. */
 static int become(g_node *n, const char *op)
 {
@@ -758,6 +756,8 @@ static int become(g_node *n, const char *op)
     return 0;
 }
 
+/* The live node writing tensor t (fused nodes take over their absorbed
+ * consumers' outputs, so the tensor's producer field may be stale). */
 static int producer_of(const fz *f, int t)
 {
     const g_graph *g = f->g;

@@ -82,6 +82,24 @@ static int is_shuffle(const g_node *n)
     return n->domain && !strcmp(n->domain, "openacl") && !strcmp(n->op_type, "ChannelShuffle");
 }
 
+/* Tensor j of n's inputs then outputs, or -1. */
+static int io_t(const g_node *n, int j)
+{
+    return j < n->n_in ? n->in[j] : n->out[j - n->n_in];
+}
+
+static int io_ok(const g_node *n, int j, const unsigned char *ok)
+{
+    int t = io_t(n, j);
+    return t >= 0 && ok[t];
+}
+
+static void set_io(const g_node *n, unsigned char *ok, unsigned char v)
+{
+    for (int j = 0; j < n->n_in + n->n_out; j++)
+        if (io_t(n, j) >= 0) ok[io_t(n, j)] = v;
+}
+
 /* bf16 through channel shuffles (ShuffleNet): a ChannelShuffle moves any
  * dtype but needs one for all its inputs and outputs, and its blocks chain
  * (each passes half its channels to the next), so the tensors around
@@ -98,12 +116,8 @@ static int shuffle_bf16(g_graph *g, unsigned char *touch, int *count)
     /* 1: candidate, 0: not */
     unsigned char *ok = calloc((size_t)g->n_t + 1, 1);
     if (!ok) return acl_fail(ACL_ERROR_BAD_ALLOC, "precision pass: out of memory");
-    for (int i = 0; i < g->n_nodes; i++) {
-        const g_node *n = &g->nodes[i];
-        if (!is_shuffle(n)) continue;
-        for (int j = 0; j < n->n_in; j++) if (n->in[j] >= 0) ok[n->in[j]] = 1;
-        for (int j = 0; j < n->n_out; j++) if (n->out[j] >= 0) ok[n->out[j]] = 1;
-    }
+    for (int i = 0; i < g->n_nodes; i++)
+        if (is_shuffle(&g->nodes[i])) set_io(&g->nodes[i], ok, 1);
     for (int t = 0; t < g->n_t; t++) {
         const g_tensor *x = &g->t[t];
         if (!ok[t]) continue;
@@ -128,12 +142,10 @@ static int shuffle_bf16(g_graph *g, unsigned char *touch, int *count)
         for (int i = 0; i < g->n_nodes; i++) {
             const g_node *n = &g->nodes[i];
             if (!is_shuffle(n)) continue;
-            int all = 1, some = 0;
-            for (int j = 0; j < n->n_in; j++) { all &= n->in[j] >= 0 && ok[n->in[j]]; some |= n->in[j] >= 0 && ok[n->in[j]]; }
-            for (int j = 0; j < n->n_out; j++) { all &= n->out[j] >= 0 && ok[n->out[j]]; some |= n->out[j] >= 0 && ok[n->out[j]]; }
-            if (all || !some) continue;
-            for (int j = 0; j < n->n_in; j++) if (n->in[j] >= 0) ok[n->in[j]] = 0;
-            for (int j = 0; j < n->n_out; j++) if (n->out[j] >= 0) ok[n->out[j]] = 0;
+            int cnt = 0, total = n->n_in + n->n_out;
+            for (int j = 0; j < total; j++) cnt += io_ok(n, j, ok);
+            if (cnt == total || cnt == 0) continue;
+            set_io(n, ok, 0);
             changed = 1;
         }
     }

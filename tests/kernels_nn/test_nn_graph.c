@@ -28,10 +28,12 @@ static void *read_all(const char *path, size_t *len)
 
 #define MAXO 4
 
-/* Loads and runs the model once on a fixed random input; outputs (plain
- * float32) are returned in outs[]. */
+/* From kernels/dnnl/dn_pool.c: whether a bound pool fell back to the
+ * reference loops (1), runs oneDNN (0), or is no built oneDNN pool (-1). */
 int dn_pool_fallback(const g_node *n);
 
+/* Loads and runs the model once on a fixed random input; outputs (plain
+ * float32) are returned in outs[]. */
 static int g_precision;   /* enum eng_precision for run_model */
 
 static int run_model(const void *buf, size_t len, int threads, float **outs, size_t *cnt, int *nout)
@@ -131,6 +133,35 @@ static void inspect(const void *buf, size_t len, const char *model)
     g_graph_free(g);
 }
 
+/* bf16 runs at 2 threads and 1 (env_1t, when given, set to 2 for the
+ * latter) against the float32 reference ref: within bf16 error, and not the
+ * float32 result fp32 bit for bit. */
+static void check_bf16(const void *buf, size_t len, const char *file, int n1, size_t *cnt, const float *ref,
+                       const float *fp32, const char *env_1t)
+{
+    float *b[MAXO] = {0}, *b1[MAXO] = {0};
+    int nb = 0, nb1 = 0;
+    g_precision = ENG_PRECISION_BF16;
+    int rc = run_model(buf, len, 0, b, cnt, &nb);
+    CHECK(!rc && nb == n1, "%s: bf16 run failed: %d", file, rc);
+    if (env_1t) setenv(env_1t, "2", 1);
+    rc = run_model(buf, len, 1, b1, cnt, &nb1);
+    if (env_1t) unsetenv(env_1t);
+    CHECK(!rc && nb1 == n1, "%s: bf16 run with 1 thread failed: %d", file, rc);
+    g_precision = 0;
+    if (b[0] && b1[0]) {
+        size_t at = 0;
+        double e = cmp_f32(b[0], ref, cnt[0], 5e-2, 5e-2, &at);
+        double e1 = cmp_f32(b1[0], ref, cnt[0], 5e-2, 5e-2, &at);
+        printf("%s bf16: %.3g / %.3g (1 thread%s%s) x bf16 tolerance\n", file, e, e1, env_1t ? ", " : "",
+               env_1t ? env_1t : "");
+        CHECK(e <= 1 && e1 <= 1, "%s: bf16 differs from float32 beyond bf16 error: %.3g / %.3g x tol", file, e, e1);
+        CHECK(!fp32 || memcmp(b[0], fp32, cnt[0] * sizeof(float)), "%s: bf16 run gave the float32 result bit for bit",
+              file);
+    }
+    for (int i = 0; i < MAXO; i++) { free(b[i]); free(b1[i]); }
+}
+
 static void check_model(const char *dir, const char *file)
 {
     char path[1024];
@@ -175,53 +206,15 @@ static void check_model(const char *dir, const char *file)
     } else {
         CHECK(0, "%s: runs disagree on output count or failed", file);
     }
-    if (!strcmp(file, "se_tiny.onnx") && dn_has_bf16() && ref[0]) {
-        /* bf16: the squeeze-excite node writes bf16 activations and keeps
-         * its products' weights in bf16 (2 threads), and also reads bf16
-         * ones (1 thread, OPENACL_BF16_SE=2) */
-        float *b[MAXO] = {0}, *b1[MAXO] = {0};
-        int nb = 0, nb1 = 0;
-        g_precision = ENG_PRECISION_BF16;
-        rc = run_model(buf, len, 0, b, cnt, &nb);
-        CHECK(!rc && nb == n1, "%s: bf16 run failed: %d", file, rc);
-        /* one thread, with the depthwise outputs (the node's x) in bf16 too */
-        setenv("OPENACL_BF16_SE", "2", 1);
-        rc = run_model(buf, len, 1, b1, cnt, &nb1);
-        unsetenv("OPENACL_BF16_SE");
-        CHECK(!rc && nb1 == n1, "%s: bf16 run with 1 thread failed: %d", file, rc);
-        g_precision = 0;
-        if (b[0] && b1[0]) {
-            size_t at = 0;
-            double e = cmp_f32(b[0], ref[0], cnt[0], 5e-2, 5e-2, &at);
-            double e1 = cmp_f32(b1[0], ref[0], cnt[0], 5e-2, 5e-2, &at);
-            int same = !memcmp(b[0], fast[0], cnt[0] * sizeof(float));
-            printf("%s bf16: %.3g / %.3g (1 thread, bf16 depthwise outputs) x bf16 tolerance\n", file, e, e1);
-            CHECK(e <= 1 && e1 <= 1, "%s: bf16 differs from float32 beyond bf16 error: %.3g / %.3g x tol",
-                  file, e, e1);
-            CHECK(!same, "%s: bf16 run gave the float32 result bit for bit", file);
-        }
-        for (int i = 0; i < MAXO; i++) { free(b[i]); free(b1[i]); }
-    }
+    if (!strcmp(file, "se_tiny.onnx") && dn_has_bf16() && ref[0])
+        /* the squeeze-excite node writes bf16 activations and keeps its
+         * products' weights in bf16 (2 threads), and also reads bf16 ones
+         * (1 thread, OPENACL_BF16_SE=2: the depthwise outputs in bf16) */
+        check_bf16(buf, len, file, n1, cnt, ref[0], fast[0], "OPENACL_BF16_SE");
     if (!strcmp(file, "shuffle_tiny.onnx") && dn_has_bf16() && ref[0]) {
-        /* bf16: the shuffles between bf16 convolutions move bf16 (all but
-         * the last, whose output is the graph's), at 2 threads and 1 */
-        float *b[MAXO] = {0}, *b1[MAXO] = {0};
-        int nb = 0, nb1 = 0;
-        g_precision = ENG_PRECISION_BF16;
-        rc = run_model(buf, len, 0, b, cnt, &nb);
-        CHECK(!rc && nb == n1, "%s: bf16 run failed: %d", file, rc);
-        rc = run_model(buf, len, 1, b1, cnt, &nb1);
-        CHECK(!rc && nb1 == n1, "%s: bf16 run with 1 thread failed: %d", file, rc);
-        g_precision = 0;
-        if (b[0] && b1[0]) {
-            size_t at = 0;
-            double e = cmp_f32(b[0], ref[0], cnt[0], 5e-2, 5e-2, &at);
-            double e1 = cmp_f32(b1[0], ref[0], cnt[0], 5e-2, 5e-2, &at);
-            printf("%s bf16: %.3g / %.3g (1 thread) x bf16 tolerance\n", file, e, e1);
-            CHECK(e <= 1 && e1 <= 1, "%s: bf16 differs from float32 beyond bf16 error: %.3g / %.3g x tol",
-                  file, e, e1);
-        }
-        for (int i = 0; i < MAXO; i++) { free(b[i]); free(b1[i]); }
+        /* the shuffles between bf16 convolutions move bf16 (all but the
+         * last, whose output is the graph's) */
+        check_bf16(buf, len, file, n1, cnt, ref[0], fast[0], NULL);
         eng_opts o = { .threads = 1, .precision = ENG_PRECISION_BF16 };
         eng_model *m = NULL;
         rc = eng_load(buf, len, &o, &m);

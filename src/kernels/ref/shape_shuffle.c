@@ -21,16 +21,51 @@
 
 #define SHUF_MAX_IN 64
 
+/* A run of output channels [c, c + len*g) step g (from c), taken from
+ * channels [a, a + len) of input i. */
+typedef struct { int64_t c, len, a; int i; } piece;
+
+/* The g = 2 channels-last path: an output pixel as runs that interleave
+ * two source runs (o[2t] = a[t], o[2t + 1] = b[t], len pairs) or copy one
+ * element (len 0). */
+typedef struct { int64_t c, len, a_ch, b_ch; int a_in, b_in; } run2;
+
+/* What one output copies, for the input channel counts and layouts it was
+ * made for: runs on the interleaving path, else pieces. */
+typedef struct {
+    int np, nr;
+    piece *pc;
+    run2 *r;
+} shuf_out;
+
 typedef struct {
     int64_t groups;
     int n_ranges;
     int64_t *ranges;   /* 2 per output */
+    /* the copy plan (made at plan time, again when shapes or layouts change) */
+    int built, fast, n_in;
+    size_t es;
+    int64_t cin[SHUF_MAX_IN];
+    unsigned char in_nhwc[SHUF_MAX_IN], out_nhwc;
+    shuf_out *outs;
 } shuf_state;
+
+static void shuf_release(shuf_state *s)
+{
+    for (int o = 0; s->outs && o < s->n_ranges; o++) {
+        free(s->outs[o].pc);
+        free(s->outs[o].r);
+    }
+    free(s->outs);
+    s->outs = NULL;
+    s->built = 0;
+}
 
 static void shuf_fini(void *st)
 {
     shuf_state *s = st;
     if (!s) return;
+    shuf_release(s);
     free(s->ranges);
     free(s);
 }
@@ -91,10 +126,6 @@ static int shuf_infer(const g_node *n, void *st, const k_tensor *in, k_tensor *o
     return 0;
 }
 
-/* A run of output channels [c, c + len*g) step g (from c), taken from
- * channels [a, a + len) of input i. */
-typedef struct { int64_t c, len, a; int i; } piece;
-
 /* The pieces of output range [s0, e0): per group q, the output channels
  * j*g + q in range come from X channels q*k + j, split where the inputs
  * meet. Returns the count (at most g * (n_in + 1)). */
@@ -138,11 +169,8 @@ static void interleave2_16(uint16_t *restrict o, const uint16_t *restrict a, con
     }
 }
 
-/* The g = 2 channels-last path: an output pixel as runs that interleave
- * two source runs (o[2t] = a[t], o[2t + 1] = b[t], len pairs) or copy one
- * element (len 0); built once per call from the pieces. */
-typedef struct { int64_t c, len, a_ch, b_ch; int a_in, b_in; } run2;
-
+/* The runs of one output from its pieces (src_in / src_ch: scratch of co
+ * entries, the source of each output channel). */
 static int runs_of(const piece *p, int np, int64_t co, int *src_in, int64_t *src_ch, run2 *r)
 {
     for (int k = 0; k < np; k++)
@@ -168,76 +196,121 @@ static int runs_of(const piece *p, int np, int64_t co, int *src_in, int64_t *src
     return nr;
 }
 
+/* Whether the copy plan was made for these inputs and outputs. */
+static int shuf_same(const shuf_state *s, const g_node *n, const k_tensor *in, const k_tensor *out)
+{
+    if (!s->built || s->n_in != n->n_in || s->es != ksh_esize(out[0].dtype) || s->out_nhwc != ksh_nhwc(&out[0]))
+        return 0;
+    for (int i = 0; i < n->n_in; i++)
+        if (s->cin[i] != in[i].shape.d[1] || s->in_nhwc[i] != ksh_nhwc(&in[i])) return 0;
+    return 1;
+}
+
+/* Makes the copy plan: which input channels land where, per output. */
+static int shuf_prepare(const g_node *n, shuf_state *s, const k_tensor *in, const k_tensor *out)
+{
+    shuf_release(s);
+    int64_t g = s->groups, C = 0, comax = 0;
+    int all_nhwc = 1;
+    s->n_in = n->n_in;
+    s->es = ksh_esize(out[0].dtype);
+    s->out_nhwc = (unsigned char)ksh_nhwc(&out[0]);
+    for (int i = 0; i < n->n_in; i++) {
+        s->cin[i] = in[i].shape.d[1];
+        s->in_nhwc[i] = (unsigned char)ksh_nhwc(&in[i]);
+        C += s->cin[i];
+        all_nhwc &= s->in_nhwc[i];
+    }
+    for (int o = 0; o < s->n_ranges; o++)
+        if (s->ranges[2 * o + 1] - s->ranges[2 * o] > comax) comax = s->ranges[2 * o + 1] - s->ranges[2 * o];
+    s->fast = g == 2 && (s->es == 4 || s->es == 2) && all_nhwc && s->out_nhwc;
+    s->outs = calloc((size_t)s->n_ranges, sizeof *s->outs);
+    int *src_in = s->fast ? malloc((size_t)comax * sizeof *src_in) : NULL;
+    int64_t *src_ch = s->fast ? malloc((size_t)comax * sizeof *src_ch) : NULL;
+    int rc = !s->outs || (s->fast && (!src_in || !src_ch)) ? ksh_fail(n, KSH_ENOMEM, "out of memory") : 0;
+    for (int o = 0; o < s->n_ranges && !rc; o++) {
+        shuf_out *so = &s->outs[o];
+        int64_t s0 = s->ranges[2 * o], e0 = s->ranges[2 * o + 1];
+        so->pc = malloc((size_t)(g * (n->n_in + 1)) * sizeof *so->pc);
+        so->r = s->fast ? malloc((size_t)(e0 - s0) * sizeof *so->r) : NULL;
+        if (!so->pc || (s->fast && !so->r)) { rc = ksh_fail(n, KSH_ENOMEM, "out of memory"); break; }
+        so->np = pieces_of(in, n->n_in, g, C, s0, e0, so->pc);
+        if (s->fast) so->nr = runs_of(so->pc, so->np, e0 - s0, src_in, src_ch, so->r);
+    }
+    free(src_in);
+    free(src_ch);
+    if (rc) { shuf_release(s); return rc; }
+    s->built = 1;
+    return 0;
+}
+
+static int shuf_plan(const g_node *n, void *st, const k_tensor *in, const k_tensor *out, size_t *packed_bytes,
+                     size_t *scratch_bytes)
+{
+    *packed_bytes = 0;
+    *scratch_bytes = 0;
+    return shuf_prepare(n, st, in, out);
+}
+
+/* One channels-last output pixel after another, each a sequence of runs. */
+static void copy_runs(const shuf_state *s, const shuf_out *so, const k_tensor *in, const k_tensor *out, int64_t P,
+                      int nt)
+{
+    const char *base[SHUF_MAX_IN];
+    for (int i = 0; i < s->n_in; i++) base[i] = in[i].data;
+    const int64_t *cin = s->cin, co = out->shape.d[1];
+    const run2 *r = so->r;
+    const size_t es = s->es;
+    char *y = out->data;
+    OA_PAR_FOR(nt, for (int64_t px = 0; px < P; px++) {
+        for (int k = 0; k < so->nr; k++) {
+            const char *a = base[r[k].a_in] + (size_t)(px * cin[r[k].a_in] + r[k].a_ch) * es;
+            char *yo = y + (size_t)(px * co + r[k].c) * es;
+            if (!r[k].len) {
+                memcpy(yo, a, es);
+                continue;
+            }
+            const char *b = base[r[k].b_in] + (size_t)(px * cin[r[k].b_in] + r[k].b_ch) * es;
+            if (es == 4)
+                interleave2((uint32_t *)yo, (const uint32_t *)a, (const uint32_t *)b, r[k].len);
+            else
+                interleave2_16((uint16_t *)yo, (const uint16_t *)a, (const uint16_t *)b, r[k].len);
+        }
+    });
+}
+
 static int shuf_run(const g_node *n, void *st, const k_tensor *in, k_tensor *out, const k_ctx *ctx)
 {
-    const shuf_state *s = st;
-    int64_t g = s->groups, C = 0;
-    int all_nhwc = 1;
-    for (int i = 0; i < n->n_in; i++) {
-        C += in[i].shape.d[1];
-        all_nhwc &= ksh_nhwc(&in[i]);
-    }
-    size_t es = ksh_esize(out[0].dtype);
+    shuf_state *s = st;
+    int rc;
+    if (!shuf_same(s, n, in, out) && (rc = shuf_prepare(n, s, in, out))) return rc;
     int64_t N = out[0].shape.d[0], H = out[0].shape.d[2], W = out[0].shape.d[3], P = N * H * W;
     if (P == 0) return 0;
-    piece *pc = malloc((size_t)(g * (n->n_in + 1)) * sizeof *pc);
-    if (!pc) return ksh_fail(n, KSH_ENOMEM, "out of memory");
-    int rc = 0;
-    for (int o = 0; o < n->n_out && !rc; o++) {
-        int64_t s0 = s->ranges[2 * o], e0 = s->ranges[2 * o + 1], co = e0 - s0;
-        int np = pieces_of(in, n->n_in, g, C, s0, e0, pc);
-        int nt = ksh_threads(ctx, (size_t)(P * co) * es);
-        if (g == 2 && (es == 4 || es == 2) && all_nhwc && ksh_nhwc(&out[o])) {
-            int *src_in = malloc((size_t)co * sizeof *src_in);
-            int64_t *src_ch = malloc((size_t)co * sizeof *src_ch);
-            run2 *r = malloc((size_t)co * sizeof *r);
-            if (!src_in || !src_ch || !r) rc = ksh_fail(n, KSH_ENOMEM, "out of memory");
-            int nr = rc ? 0 : runs_of(pc, np, co, src_in, src_ch, r);
-            const char *base[SHUF_MAX_IN];
-            int64_t cin[SHUF_MAX_IN];
-            for (int i = 0; i < n->n_in; i++) {
-                base[i] = in[i].data;
-                cin[i] = in[i].shape.d[1];
-            }
-            char *y = out[o].data;
-            if (!rc)
-                OA_PAR_FOR(nt, for (int64_t px = 0; px < P; px++) {
-                    for (int k = 0; k < nr; k++) {
-                        size_t ao = (size_t)(px * cin[r[k].a_in] + r[k].a_ch) * es, yo = (size_t)(px * co + r[k].c) * es;
-                        const char *a = base[r[k].a_in] + ao;
-                        if (!r[k].len) {
-                            memcpy(y + yo, a, es);
-                            continue;
-                        }
-                        const char *b = base[r[k].b_in] + (size_t)(px * cin[r[k].b_in] + r[k].b_ch) * es;
-                        if (es == 4)
-                            interleave2((uint32_t *)(y + yo), (const uint32_t *)a, (const uint32_t *)b, r[k].len);
-                        else
-                            interleave2_16((uint16_t *)(y + yo), (const uint16_t *)a, (const uint16_t *)b, r[k].len);
-                    }
-                });
-            free(src_in);
-            free(src_ch);
-            free(r);
+    for (int o = 0; o < n->n_out; o++) {
+        const shuf_out *so = &s->outs[o];
+        int nt = ksh_threads(ctx, (size_t)(P * out[o].shape.d[1]) * s->es);
+        if (s->fast) {
+            copy_runs(s, so, in, &out[o], P, nt);
             continue;
         }
-        /* general: each piece is a strided 4-d copy, the output channel
-         * stride g times the tensor's */
+        /* each piece a strided 4-d copy, the output channel stride g times
+         * the tensor's */
         int64_t ost[4], ist[4];
         ksh_lstrides(&out[o], ost);
-        for (int k = 0; k < np; k++) {
-            ksh_lstrides(&in[pc[k].i], ist);
-            int64_t dst[4] = { ost[0], ost[1] * g, ost[2], ost[3] };
-            int64_t dims[4] = { N, pc[k].len, H, W };
-            ksh_copy_nd((char *)out[o].data + (size_t)(pc[k].c * ost[1]) * es, dst,
-                        (const char *)in[pc[k].i].data + (size_t)(pc[k].a * ist[1]) * es, ist, dims, 4, es, nt);
+        for (int k = 0; k < so->np; k++) {
+            const piece *pc = &so->pc[k];
+            ksh_lstrides(&in[pc->i], ist);
+            int64_t dst[4] = { ost[0], ost[1] * s->groups, ost[2], ost[3] };
+            int64_t dims[4] = { N, pc->len, H, W };
+            ksh_copy_nd((char *)out[o].data + (size_t)(pc->c * ost[1]) * s->es, dst,
+                        (const char *)in[pc->i].data + (size_t)(pc->a * ist[1]) * s->es, ist, dims, 4, s->es, nt);
         }
     }
-    free(pc);
-    return rc;
+    return 0;
 }
 
 static const k_op k_shuffle = {.op_type = "ChannelShuffle", .domain = "openacl", .since = 1, .impl = "ref",
-                               .init = shuf_init, .infer = shuf_infer, .run = shuf_run, .fini = shuf_fini,
+                               .init = shuf_init, .infer = shuf_infer, .plan = shuf_plan, .run = shuf_run,
+                               .fini = shuf_fini,
                                .accepts_layout = ksh_accept_all};
 K_REGISTER(k_shuffle);
