@@ -20,6 +20,7 @@ typedef struct rt_alloc {
     size_t charged;   /* bytes counted against the device (rounded, padded) */
     int device;       /* -1: host memory from aclrtMallocHost */
     int category;
+    int dvpp;         /* 1: acldvppMalloc memory (device memory freed by acldvppFree only) */
 } rt_alloc;
 
 static struct {
@@ -63,7 +64,7 @@ static int policy_no_pad(aclrtMemMallocPolicy policy)
 }
 
 /* Allocates and registers; returns an aclError (message naming api). */
-static int mem_alloc(const char *api, int device, size_t size, int pad, int category, void **out)
+static int mem_alloc_ex(const char *api, int device, size_t size, int pad, int category, int dvpp, void **out)
 {
     if (size == 0) return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: size is 0", api);
     if (size > SIZE_MAX - 64 - MEM_ALIGN)
@@ -107,6 +108,7 @@ static int mem_alloc(const char *api, int device, size_t size, int pad, int cate
     rec->charged = charged;
     rec->device = device;
     rec->category = category;
+    rec->dvpp = dvpp;
     if (!tsearch(rec, &g_mem.root, alloc_cmp)) {
         if (device >= 0) {
             g_mem.used_total[device] -= charged;
@@ -124,12 +126,34 @@ static int mem_alloc(const char *api, int device, size_t size, int pad, int cate
     return ACL_SUCCESS;
 }
 
-/* want_device: 1 device memory only, 0 host memory only. */
-static int mem_free(const char *api, void *p, int want_device)
+static int mem_alloc(const char *api, int device, size_t size, int pad, int category, void **out)
+{
+    return mem_alloc_ex(api, device, size, pad, category, 0, out);
+}
+
+static const char *alloc_what(const rt_alloc *a)
+{
+    return a->dvpp ? "media (acldvppMalloc)" : a->device >= 0 ? "device" : "host (aclrtMallocHost)";
+}
+
+static const char *alloc_freer(const rt_alloc *a)
+{
+    return a->dvpp ? "acldvppFree" : a->device >= 0 ? "aclrtFree" : "aclrtFreeHost";
+}
+
+/* want: MEM_WANT_HOST, MEM_WANT_DEVICE or MEM_WANT_DVPP; memory of another
+ * kind is refused, naming the call that frees it. */
+enum { MEM_WANT_HOST = 0, MEM_WANT_DEVICE = 1, MEM_WANT_DVPP = 2 };
+static int alloc_kind(const rt_alloc *a)
+{
+    return a->dvpp ? MEM_WANT_DVPP : a->device >= 0 ? MEM_WANT_DEVICE : MEM_WANT_HOST;
+}
+
+static int mem_free(const char *api, void *p, int want)
 {
     pthread_mutex_lock(&g_mem.lock);
     rt_alloc *a = alloc_find(p);
-    if (!a || a->start != (uintptr_t)p || (a->device >= 0) != want_device) {
+    if (!a || a->start != (uintptr_t)p || alloc_kind(a) != want) {
         pthread_mutex_unlock(&g_mem.lock);
         if (!a)
             return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %p was not allocated by openacl (or is already freed)", api,
@@ -137,9 +161,8 @@ static int mem_free(const char *api, void *p, int want_device)
         if (a->start != (uintptr_t)p)
             return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %p points %zu bytes into the allocation at %p, not at its start",
                             api, p, (size_t)((uintptr_t)p - a->start), (void *)a->start);
-        return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %p is %s memory; free it with %s", api, p,
-                        a->device >= 0 ? "device" : "host (aclrtMallocHost)",
-                        a->device >= 0 ? "aclrtFree" : "aclrtFreeHost");
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %p is %s memory; free it with %s", api, p, alloc_what(a),
+                        alloc_freer(a));
     }
     tdelete(a, &g_mem.root, alloc_cmp);
     if (a->device >= 0) {
@@ -198,7 +221,7 @@ void *rt_dev_alloc(int device, size_t size, int category)
 void rt_dev_free(void *p)
 {
     if (!p) return;
-    mem_free("rt_dev_free", p, 1);
+    mem_free("rt_dev_free", p, MEM_WANT_DEVICE);
 }
 
 int rt_mem_find(const void *p, size_t len, int *device, int *is_device)
@@ -298,7 +321,7 @@ ACL_FUNC_VISIBILITY aclError aclrtFree(void *devPtr)
     int rc = rt_check_init("aclrtFree");
     if (rc) return rc;
     if (!devPtr) return acl_fail(ACL_ERROR_INVALID_PARAM, "aclrtFree: devPtr is NULL");
-    return mem_free("aclrtFree", devPtr, 1);
+    return mem_free("aclrtFree", devPtr, MEM_WANT_DEVICE);
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtMallocHost(void **hostPtr, size_t size)
@@ -315,7 +338,7 @@ ACL_FUNC_VISIBILITY aclError aclrtFreeHost(void *hostPtr)
     int rc = rt_check_init("aclrtFreeHost");
     if (rc) return rc;
     if (!hostPtr) return acl_fail(ACL_ERROR_INVALID_PARAM, "aclrtFreeHost: hostPtr is NULL");
-    return mem_free("aclrtFreeHost", hostPtr, 0);
+    return mem_free("aclrtFreeHost", hostPtr, MEM_WANT_HOST);
 }
 
 static int flush_check(const char *api, void *devPtr, size_t size)
@@ -575,4 +598,43 @@ ACL_FUNC_VISIBILITY aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free_, s
     *total = cap;
     *free_ = cap - used;
     return ACL_SUCCESS;
+}
+
+/* ------------------------------------------- for the companion libraries */
+
+int rt_mem_dvpp_alloc(const char *api, void **p, size_t size)
+{
+    int rc = rt_check_init(api);
+    if (rc) return rc;
+    if (!p) return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: devPtr is NULL", api);
+    if (size == 0) return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: size is 0", api);
+    int dev = 0;
+    if ((rc = current_device(api, &dev))) return rc;
+    return mem_alloc_ex(api, dev, size, 0, RT_MEM_USER, 1, p);
+}
+
+int rt_mem_dvpp_free(const char *api, void *p)
+{
+    int rc = rt_check_init(api);
+    if (rc) return rc;
+    if (!p) return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: devPtr is NULL", api);
+    return mem_free(api, p, MEM_WANT_DVPP);
+}
+
+int rt_mem_kind(const void *p, size_t len, int *kind, int *device)
+{
+    pthread_mutex_lock(&g_mem.lock);
+    rt_alloc *a = p ? alloc_find(p) : NULL;
+    int rc = ACL_SUCCESS;
+    if (!a) {
+        *kind = 0;
+        *device = -1;
+    } else if (len > a->size - (size_t)((uintptr_t)p - a->start)) {
+        rc = ACL_ERROR_INVALID_PARAM;
+    } else {
+        *kind = alloc_kind(a) == MEM_WANT_DVPP ? 3 : alloc_kind(a) == MEM_WANT_DEVICE ? 2 : 1;
+        *device = a->device;
+    }
+    pthread_mutex_unlock(&g_mem.lock);
+    return rc;
 }

@@ -256,6 +256,9 @@ void rt_report_detach_stream(rt_stream *s);      /* stream being destroyed */
 
 /* memory */
 void rt_mem_reset(void);                         /* frees everything (finalize) */
+int rt_mem_dvpp_alloc(const char *api, void **p, size_t size); /* rt_ext.h */
+int rt_mem_dvpp_free(const char *api, void *p);
+int rt_mem_kind(const void *p, size_t len, int *kind, int *device); /* kind: OPENACL_EXT_MEM_* */
 int rt_mem_check_range(const char *api, const char *which, const void *p, size_t n, int *is_dev, int *dev,
                        int *pinned);
 
