@@ -315,7 +315,7 @@ static void arg_add(cb_args *x, int what, dnnl_memory_t m)
 
 /* Memory objects of one run, released together. */
 typedef struct cb_mems {
-    dnnl_memory_t m[10];
+    dnnl_memory_t m[16]; /* at most 13: scratchpad, 4 reorders x 2, matmul 4 */
     int n;
 } cb_mems;
 
