@@ -10,17 +10,17 @@
 #include "rt_test.h"
 
 static uint32_t g_seed = 12345u;
-static uint32_t rnd(void)
+static inline uint32_t rnd(void)
 {
     g_seed = g_seed * 1664525u + 1013904223u;
     return g_seed >> 8;
 }
 
-static size_t dt_size(aclDataType t) { return aclDataTypeSize(t); }
+static inline size_t dt_size(aclDataType t) { return aclDataTypeSize(t); }
 
 /* n random elements of type t: fp16 in [-1, 1], int8 over its whole range,
  * fp32 in [-2, 2], int32 in [-1000, 1000]. */
-static void *rand_fill(aclDataType t, size_t n)
+static inline void *rand_fill(aclDataType t, size_t n)
 {
     void *p = malloc(n * dt_size(t) + 1);
     for (size_t i = 0; i < n; i++) {
@@ -35,7 +35,7 @@ static void *rand_fill(aclDataType t, size_t n)
     return p;
 }
 
-static double get_d(const void *p, aclDataType t, size_t i)
+static inline double get_d(const void *p, aclDataType t, size_t i)
 {
     switch (t) {
     case ACL_FLOAT16: return aclFloat16ToFloat(((const aclFloat16 *)p)[i]);
@@ -47,7 +47,7 @@ static double get_d(const void *p, aclDataType t, size_t i)
 }
 
 /* Device copy of host data (freed with aclrtFree). */
-static void *to_dev(const void *host, size_t bytes)
+static inline void *to_dev(const void *host, size_t bytes)
 {
     void *d = NULL;
     OK(aclrtMalloc(&d, bytes, ACL_MEM_MALLOC_HUGE_FIRST));
@@ -55,7 +55,7 @@ static void *to_dev(const void *host, size_t bytes)
     return d;
 }
 
-static void *from_dev(const void *dev, size_t bytes)
+static inline void *from_dev(const void *dev, size_t bytes)
 {
     void *h = malloc(bytes);
     OK(aclrtMemcpy(h, bytes, dev, bytes, ACL_MEMCPY_DEVICE_TO_HOST));
@@ -64,7 +64,7 @@ static void *from_dev(const void *dev, size_t bytes)
 
 /* ref = alpha * op(A) op(B) + beta * C0 for row-major buffers; returns in
  * *ref (double) and *bound the error allowed for the computed type. */
-static void ref_gemm(int m, int n, int k, int ta, int tb, const void *a, const void *b, aclDataType tab,
+static inline void ref_gemm(int m, int n, int k, int ta, int tb, const void *a, const void *b, aclDataType tab,
                      const void *c0, aclDataType tc, double alpha, double beta, double *ref, double *bound)
 {
     for (int i = 0; i < m; i++)
@@ -96,7 +96,7 @@ static void ref_gemm(int m, int n, int k, int ta, int tb, const void *a, const v
 
 /* Compares C (type tc) with the reference; returns the largest error seen
  * relative to the allowed bound, prints the first mismatch. */
-static double cmp_out(const char *what, const void *c, aclDataType tc, const double *ref, const double *bound,
+static inline double cmp_out(const char *what, const void *c, aclDataType tc, const double *ref, const double *bound,
                       size_t count)
 {
     double worst = 0;
@@ -115,7 +115,7 @@ static double cmp_out(const char *what, const void *c, aclDataType tc, const dou
 }
 
 /* One device scalar of type t holding v. */
-static void *dev_scalar(aclDataType t, double v)
+static inline void *dev_scalar(aclDataType t, double v)
 {
     unsigned char h[4] = {0};
     if (t == ACL_FLOAT16) {
@@ -131,13 +131,13 @@ static void *dev_scalar(aclDataType t, double v)
     return to_dev(h, dt_size(t));
 }
 
-static void cb_setup(void)
+static inline void cb_setup(void)
 {
     OK(aclInit(NULL));
     OK(aclrtSetDevice(0));
 }
 
-static void cb_teardown(void)
+static inline void cb_teardown(void)
 {
     OK(aclrtResetDevice(0));
     OK(aclFinalize());
