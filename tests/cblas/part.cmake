@@ -2,7 +2,7 @@
 # call and type combination against a C reference, every argument error, and
 # ordering on streams. Each test is one process linked like an application
 # (libacl_cblas + libascendcl); all run again under ASan+UBSan (sanitize).
-set(OA_CBLAS_TESTS numeric args)
+set(OA_CBLAS_TESTS numeric args stream)
 foreach(t ${OA_CBLAS_TESTS})
   add_executable(cblas_test_${t} ${CMAKE_CURRENT_LIST_DIR}/test_cblas_${t}.c)
   target_link_libraries(cblas_test_${t} PRIVATE acl_cblas ascendcl Threads::Threads m)
