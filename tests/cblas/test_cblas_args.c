@@ -181,7 +181,7 @@ static void handles(void)
 {
     aclopHandle *h = (aclopHandle *)(uintptr_t)0x1234;
     FAILS(aclblasCreateHandleForGemmEx(N_, N_, N_, M, N, K, ACL_FLOAT16, ACL_FLOAT16, ACL_FLOAT, HP, &h),
-          ACL_ERROR_FEATURE_UNSUPPORTED, "aclblasCreateHandleForGemmEx: openacl has no single-operator handles");
+          ACL_ERROR_FEATURE_UNSUPPORTED, "aclblasCreateHandleForGemmEx: not supported by openacl: it has no single-operator handles");
     CHECK(h == (aclopHandle *)(uintptr_t)0x1234);
     FAILS(aclblasCreateHandleForHgemm(N_, N_, N_, M, N, K, HP, &h), ACL_ERROR_FEATURE_UNSUPPORTED,
           "aclblasCreateHandleForHgemm");
