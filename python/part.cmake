@@ -20,7 +20,7 @@ endif()
 
 file(GLOB OA_PY_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/src/*.c)
 Python3_add_library(pyacl MODULE WITH_SOABI ${OA_PY_SOURCES})
-target_link_libraries(pyacl PRIVATE ascendcl Python3::NumPy Threads::Threads)
+target_link_libraries(pyacl PRIVATE ascendcl acl_cblas Python3::NumPy Threads::Threads)
 target_compile_options(pyacl PRIVATE ${OA_WARN} -fvisibility=hidden)
 set_target_properties(pyacl PROPERTIES
   OUTPUT_NAME acl
