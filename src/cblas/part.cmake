@@ -10,12 +10,12 @@ target_include_directories(acl_cblas_objects
   PRIVATE ${CMAKE_SOURCE_DIR}/src ${DNNL_INCLUDE_DIR})
 target_compile_definitions(acl_cblas_objects PRIVATE FUNC_VISIBILITY)
 target_compile_options(acl_cblas_objects PRIVATE ${OA_WARN} -fvisibility=hidden $<$<CONFIG:Release>:-O3>)
-target_link_libraries(acl_cblas_objects PUBLIC ${DNNL_LIBRARY} oa_openmp Threads::Threads)
+target_link_libraries(acl_cblas_objects PUBLIC ${DNNL_LIBRARY} oa_openmp Threads::Threads m)
 
 add_library(acl_cblas SHARED $<TARGET_OBJECTS:acl_cblas_objects>)
 target_include_directories(acl_cblas
   PUBLIC $<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/include> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
-target_link_libraries(acl_cblas PRIVATE ascendcl ${DNNL_LIBRARY} oa_openmp Threads::Threads)
+target_link_libraries(acl_cblas PRIVATE ascendcl ${DNNL_LIBRARY} oa_openmp Threads::Threads m)
 target_link_options(acl_cblas PRIVATE -Wl,--no-undefined)
 set_target_properties(acl_cblas PROPERTIES VERSION ${PROJECT_VERSION} SOVERSION 0 INSTALL_RPATH "$ORIGIN")
 

@@ -75,9 +75,51 @@ static void run_gemm(int which, int gemv, combo t, int m, int n, int k, int ta, 
     for (int i = 0; i < 5; i++) OK(aclrtFree(bufs[i]));
 }
 
+/* fp16 C rounding, element by element: C = 1 * A B + 1 * C with k = 1 and
+ * A = 1 gives x + y in fp32, rounded once to fp16 (nearest even). Ties,
+ * subnormals and overflow to infinity; 15 columns so that both the 8-wide
+ * vector loop and the scalar tail see every case. */
+static void fp16_rounding(void)
+{
+    static const struct {
+        float x, y;     /* B and C elements (both exact in fp16) */
+        uint16_t want; /* the fp16 result */
+    } cases[] = {
+        {1.0f, 0x1p-11f, 0x3c00},       /* tie between 1 and 1+2^-10: even, 1 */
+        {1.0f, 0x3p-11f, 0x3c02},       /* tie between 1+2^-10 and 1+2^-9: even, 1+2^-9 */
+        {0x1p-24f, 0x1p-24f, 0x0002},   /* subnormals add exactly */
+        {65504.0f, 16.0f, 0x7c00},      /* 65520 rounds to infinity */
+        {65504.0f, 8.0f, 0x7bff},       /* 65512 stays 65504 */
+        {-0x1p-14f, 0x1p-24f, 0x83ff},  /* normal minus one unit: the largest negative subnormal */
+        {-1.0f, 1.0f, 0x0000},          /* exact zero (+0 as fp32 gives) */
+    };
+    enum { NC = 7, COLS = 15 };
+    aclFloat16 one = aclFloatToFloat16(1.0f), b[COLS], c[COLS];
+    for (int j = 0; j < COLS; j++) {
+        b[j] = aclFloatToFloat16(cases[j % NC].x);
+        c[j] = aclFloatToFloat16(cases[j % NC].y);
+    }
+    void *da = to_dev(&one, 2), *db = to_dev(b, sizeof(b)), *dc = to_dev(c, sizeof(c));
+    void *dal = dev_scalar(ACL_FLOAT16, 1.0), *dbe = dev_scalar(ACL_FLOAT16, 1.0);
+    OK(aclblasHgemm(ACL_TRANS_N, ACL_TRANS_N, ACL_TRANS_N, 1, COLS, 1, dal, da, -1, db, -1, dbe, dc, -1,
+                    ACL_COMPUTE_HIGH_PRECISION, NULL));
+    OK(aclrtSynchronizeStream(NULL));
+    aclFloat16 *out = from_dev(dc, sizeof(c));
+    for (int j = 0; j < COLS; j++)
+        if (out[j] != cases[j % NC].want) {
+            fprintf(stderr, "fp16 rounding column %d: %g + %g gave 0x%04x, expected 0x%04x\n", j, cases[j % NC].x,
+                    cases[j % NC].y, out[j], cases[j % NC].want);
+            g_failures++;
+        }
+    free(out);
+    void *bufs[] = {da, db, dc, dal, dbe};
+    for (int i = 0; i < 5; i++) OK(aclrtFree(bufs[i]));
+}
+
 int main(void)
 {
     cb_setup();
+    fp16_rounding();
     const int nshapes = (int)(sizeof(k_shapes) / sizeof(k_shapes[0]));
     int runs = 0;
     for (int ci = 0; ci < 4; ci++) {
