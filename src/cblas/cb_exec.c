@@ -288,6 +288,7 @@ static uint16_t float_to_half(float f)
 }
 
 #if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
 #include <immintrin.h>
 #define CB_HAVE_F16C_PATH 1
 __attribute__((target("avx,f16c"))) static void widen_f16c(const uint16_t *s, float *d, int64_t n)
@@ -306,12 +307,24 @@ __attribute__((target("avx,f16c"))) static void narrow_f16c(const float *s, uint
 }
 #endif
 
+/* AVX and F16C present and the OS saving the ymm registers (cpuid, as some
+ * compilers' __builtin_cpu_supports does not know "f16c"). */
 static int have_f16c(void)
 {
 #ifdef CB_HAVE_F16C_PATH
-    static int known = -1;
-    if (known < 0) known = __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
-    return known;
+    static int known = -1; /* written once per thread at most, same value */
+    int k = __atomic_load_n(&known, __ATOMIC_RELAXED);
+    if (k < 0) {
+        unsigned a, b, c, d;
+        k = 0;
+        if (__get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 27)) && (c & (1u << 28)) && (c & (1u << 29))) {
+            unsigned lo, hi;
+            __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+            k = (lo & 6u) == 6u; /* xmm and ymm state enabled */
+        }
+        __atomic_store_n(&known, k, __ATOMIC_RELAXED);
+    }
+    return k;
 #else
     return 0;
 #endif
