@@ -373,9 +373,13 @@ static const char *kind_name(int kind)
     return kind >= 0 && kind <= 7 ? n[kind] : "?";
 }
 
-/* Checks both extents and that `kind` matches where dst and src live.
- * *host_pageable = 1 when a host side is ordinary (not aclrtMallocHost)
- * memory. */
+/* Checks both extents and that `kind` can be honoured where dst and src
+ * live. As in current CANN the kind is advisory and the direction follows
+ * from the addresses: device memory (aclrtMalloc*, acldvppMalloc) and
+ * page-locked host memory (aclrtMallocHost) are reachable by the device, so
+ * either may stand on either side of any kind. The one impossible claim is
+ * ordinary pageable host memory where the kind says device memory.
+ * *host_pageable = 1 when a side is such pageable memory. */
 static int copy_check(const char *api, void *dst, size_t dext, const void *src, size_t sext, aclrtMemcpyKind kind,
                       int *host_pageable)
 {
@@ -385,27 +389,29 @@ static int copy_check(const char *api, void *dst, size_t dext, const void *src, 
     int rc;
     if ((rc = rt_mem_check_range(api, "dst", dst, dext, &dis, &ddev, &dpin))) return rc;
     if ((rc = rt_mem_check_range(api, "src", src, sext, &sis, &sdev, &spin))) return rc;
-    int want_src = -1, want_dst = -1; /* 1 device, 0 host, -1 any */
+    int src_dev = 0, dst_dev = 0; /* 1: the kind claims device memory on that side */
     switch (kind) {
-    case ACL_MEMCPY_HOST_TO_HOST: want_src = 0; want_dst = 0; break;
     case ACL_MEMCPY_HOST_TO_DEVICE:
-    case ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE: want_src = 0; want_dst = 1; break;
-    case ACL_MEMCPY_DEVICE_TO_HOST: want_src = 1; want_dst = 0; break;
+    case ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE: dst_dev = 1; break;
+    case ACL_MEMCPY_DEVICE_TO_HOST: src_dev = 1; break;
     case ACL_MEMCPY_DEVICE_TO_DEVICE:
     case ACL_MEMCPY_INNER_DEVICE_TO_DEVICE:
-    case ACL_MEMCPY_INTER_DEVICE_TO_DEVICE: want_src = 1; want_dst = 1; break;
-    default: break; /* ACL_MEMCPY_DEFAULT: inferred from the addresses */
+    case ACL_MEMCPY_INTER_DEVICE_TO_DEVICE: src_dev = dst_dev = 1; break;
+    default: break; /* HOST_TO_HOST, DEFAULT: any memory on either side */
     }
-    if (want_dst >= 0 && want_dst != dis)
+    int dreach = dis || dpin, sreach = sis || spin;
+    if (dst_dev && !dreach)
         return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: kind %s but dst %p is %s memory", api, kind_name(kind), dst,
-                        dis ? "device" : "host (not from aclrtMalloc)");
-    if (want_src >= 0 && want_src != sis)
+                        "host (not from aclrtMalloc)");
+    if (src_dev && !sreach)
         return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: kind %s but src %p is %s memory", api, kind_name(kind), src,
-                        sis ? "device" : "host (not from aclrtMalloc)");
-    if (kind == ACL_MEMCPY_INNER_DEVICE_TO_DEVICE && sdev != ddev)
+                        "host (not from aclrtMalloc)");
+    /* same-device / cross-device claims are checked where both sides are
+     * device memory (page-locked host memory belongs to no device) */
+    if (kind == ACL_MEMCPY_INNER_DEVICE_TO_DEVICE && sis && dis && sdev != ddev)
         return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: kind %s but src is on device %d and dst on device %d", api,
                         kind_name(kind), sdev, ddev);
-    if (kind == ACL_MEMCPY_INTER_DEVICE_TO_DEVICE && sdev == ddev)
+    if (kind == ACL_MEMCPY_INTER_DEVICE_TO_DEVICE && sis && dis && sdev == ddev)
         return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: kind %s but src and dst are both on device %d", api,
                         kind_name(kind), sdev);
     *host_pageable = (!dis && !dpin) || (!sis && !spin);
