@@ -382,3 +382,23 @@ ACL_FUNC_VISIBILITY aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEv
     *ms = (float)((double)((int64_t)(tb - ta)) / 1e6);
     return ACL_SUCCESS;
 }
+
+ACL_FUNC_VISIBILITY aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestamp)
+{
+    static const char api[] = "aclrtEventGetTimestamp";
+    int rc = rt_check_init(api);
+    if (rc) return rc;
+    if (!timestamp) return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: timestamp is NULL", api);
+    rt_event *e = NULL;
+    if ((rc = event_lookup(api, "event", event, &e))) return rc;
+    pthread_mutex_lock(&e->lock);
+    int ok = e->rec_gen && e->done_gen >= e->rec_gen && e->recorded;
+    uint64_t ts = e->ts_ns;
+    pthread_mutex_unlock(&e->lock);
+    rt_event_unref(e);
+    if (!ok)
+        return acl_fail(ACL_ERROR_RT_EVENT_NOT_COMPLETE,
+                        "%s: event %p has not completed a record (synchronize first)", api, event);
+    *timestamp = ts / 1000u;
+    return ACL_SUCCESS;
+}

@@ -174,6 +174,7 @@ typedef struct rt_device {
     int refcount;             /* aclrtSetDevice uses */
     rt_ctx *def_ctx;
     int sat_mode;
+    uint64_t peer_enabled;    /* bit p: aclrtDeviceEnablePeerAccess(p) from this device */
 } rt_device;
 
 typedef struct rt_global {
@@ -257,6 +258,8 @@ void rt_report_detach_stream(rt_stream *s);      /* stream being destroyed */
 /* memory */
 void rt_mem_reset(void);                         /* frees everything (finalize) */
 int rt_mem_dvpp_alloc(const char *api, void **p, size_t size); /* rt_ext.h */
+/* aclrtSynchronizeDevice with api named in messages (the *WithDevSync frees). */
+int rt_sync_current_device(const char *api);
 int rt_mem_dvpp_free(const char *api, void *p);
 int rt_mem_kind(const void *p, size_t len, int *kind, int *device); /* kind: OPENACL_EXT_MEM_* */
 int rt_mem_check_range(const char *api, const char *which, const void *p, size_t n, int *is_dev, int *dev,
