@@ -317,6 +317,14 @@ typedef union {
     uint32_t reserve[4];
 } aclrtStreamAttrValue;
 
+/* aclrtGetMemUsageInfo: one entry per component */
+typedef struct aclrtMemUsageInfo {
+    char name[32];
+    uint64_t curMemSize;
+    uint64_t memPeakSize;
+    size_t reserved[8];
+} aclrtMemUsageInfo;
+
 /* aclrtDeviceGetUuid */
 typedef struct aclrtUuid {
     char bytes[16];
@@ -539,6 +547,13 @@ ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStream(aclrtStream stream);
  * expiry → ACL_ERROR_RT_STREAM_SYNC_TIMEOUT (the tasks keep running). */
 ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout);
 
+/* aclrtStreamWaitEvent with a limit: timeout in ms (-1 = none; 0 and < -1
+ * → ACL_ERROR_RT_PARAM_INVALID). When the record has not run within the
+ * limit the wait task fails with ACL_ERROR_RT_WAIT_TIMEOUT, reported like
+ * any failed task (next synchronize, exception callbacks) and the stream
+ * goes on. */
+ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEventWithTimeout(aclrtStream stream, aclrtEvent event, int32_t timeout);
+
 /* Later tasks of stream wait until the most recent record of event
  * (enqueued before this call) has completed; the event may belong to another
  * device. If the event has never been recorded there is nothing to wait for.
@@ -609,6 +624,9 @@ ACL_FUNC_VISIBILITY aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, 
 /* Milliseconds between two completed records. Either not completed →
  * ACL_ERROR_RT_EVENT_NOT_COMPLETE. */
 ACL_FUNC_VISIBILITY aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endEvent);
+
+/* A number identifying the event (unique among the events of the process). */
+ACL_FUNC_VISIBILITY aclError aclrtGetEventId(aclrtEvent event, uint32_t *eventId);
 
 /* When the latest record ran, in microseconds of CLOCK_MONOTONIC. Not
  * completed → ACL_ERROR_RT_EVENT_NOT_COMPLETE. */
@@ -694,6 +712,15 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void 
 ACL_FUNC_VISIBILITY aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
                                                 size_t width, size_t height, aclrtMemcpyKind kind,
                                                 aclrtStream stream);
+
+/* Device memory by component: "user" (aclrtMalloc* and acldvppMalloc),
+ * "weights" (loaded models' weights), "workspace" (models' activation
+ * arenas) and "io" (runtime-allocated model inputs/outputs), in that order;
+ * curMemSize and memPeakSize (since aclInit) in bytes, counted as
+ * aclrtGetMemInfo counts them. Fills min(inputNum, 4) entries, *outputNum =
+ * how many it filled. */
+ACL_FUNC_VISIBILITY aclError aclrtGetMemUsageInfo(int32_t deviceId, aclrtMemUsageInfo *memUsageInfo, size_t inputNum,
+                                                  size_t *outputNum);
 
 /* Free/total bytes of the current device. DDR/HBM/normal classes (and the
  * 2026 automatic classes) report the device pool; huge-page classes report

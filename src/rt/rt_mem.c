@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <search.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -29,6 +30,7 @@ static struct {
     pthread_mutex_t lock;
     void *root;
     size_t used[RT_MAX_DEVICES][RT_MEM_CATEGORIES];
+    size_t peak[RT_MAX_DEVICES][RT_MEM_CATEGORIES]; /* since aclInit */
     size_t used_total[RT_MAX_DEVICES];
     size_t host_total;
     size_t count;
@@ -90,6 +92,8 @@ static int mem_alloc_ex(const char *api, int device, size_t size, int pad, int c
         /* reserve before the (possibly slow) host allocation */
         g_mem.used_total[device] += charged;
         g_mem.used[device][category] += charged;
+        if (g_mem.used[device][category] > g_mem.peak[device][category])
+            g_mem.peak[device][category] = g_mem.used[device][category];
     }
     pthread_mutex_unlock(&g_mem.lock);
     void *p = NULL;
@@ -200,6 +204,7 @@ void rt_mem_reset(void)
     tdestroy(g_mem.root, free_node);
     g_mem.root = NULL;
     memset(g_mem.used, 0, sizeof(g_mem.used));
+    memset(g_mem.peak, 0, sizeof(g_mem.peak));
     memset(g_mem.used_total, 0, sizeof(g_mem.used_total));
     g_mem.host_total = 0;
     g_mem.count = 0;
@@ -783,6 +788,32 @@ ACL_FUNC_VISIBILITY aclError aclrtPointerGetAttributes(const void *ptr, aclrtPtr
         attributes->location.type = ACL_MEM_LOCATION_TYPE_HOST;
     }
     pthread_mutex_unlock(&g_mem.lock);
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtGetMemUsageInfo(int32_t deviceId, aclrtMemUsageInfo *memUsageInfo, size_t inputNum,
+                                                  size_t *outputNum)
+{
+    static const char api[] = "aclrtGetMemUsageInfo";
+    static const char *const names[RT_MEM_CATEGORIES] = {"user", "weights", "workspace", "io"};
+    int rc = rt_check_init(api);
+    if (rc) return rc;
+    if (deviceId < 0 || deviceId >= g_rt.cfg.device_count)
+        return acl_fail(ACL_ERROR_RT_INVALID_DEVICEID, "%s: deviceId %d out of range [0, %d)", api, (int)deviceId,
+                        g_rt.cfg.device_count);
+    if (!memUsageInfo) return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: memUsageInfo is NULL", api);
+    if (!outputNum) return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: outputNum is NULL", api);
+    if (inputNum == 0) return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: inputNum is 0", api);
+    size_t n = inputNum < RT_MEM_CATEGORIES ? inputNum : RT_MEM_CATEGORIES;
+    pthread_mutex_lock(&g_mem.lock);
+    for (size_t i = 0; i < n; i++) {
+        memset(&memUsageInfo[i], 0, sizeof(memUsageInfo[i]));
+        snprintf(memUsageInfo[i].name, sizeof(memUsageInfo[i].name), "%s", names[i]);
+        memUsageInfo[i].curMemSize = g_mem.used[deviceId][i];
+        memUsageInfo[i].memPeakSize = g_mem.peak[deviceId][i];
+    }
+    pthread_mutex_unlock(&g_mem.lock);
+    *outputNum = n;
     return ACL_SUCCESS;
 }
 

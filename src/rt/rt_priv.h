@@ -86,7 +86,8 @@ struct rt_task {
         struct { void *dst; const void *src; size_t n; void *staging; } cp;
         struct { void *dst; size_t dpitch; const void *src; size_t spitch; size_t w, h; } cp2;
         struct { void *dst; int v; size_t n; } ms;
-        struct { rt_event *ev; uint64_t gen; } ev;
+        /* timeout_ms: a wait's limit (0 = none); timed_out set by the worker */
+        struct { rt_event *ev; uint64_t gen; int32_t timeout_ms; int timed_out; } ev;
         struct { aclrtCallback fn; void *data; } cb;
         struct { aclrtHostFunc fn; void *args; } hf;
     } u;
@@ -142,6 +143,7 @@ struct rt_ctx {
 
 struct rt_event {
     uint64_t handle;
+    uint32_t id;              /* aclrtGetEventId */
     int device;
     uint32_t flags;
     atomic_int refs;

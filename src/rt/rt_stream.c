@@ -77,8 +77,14 @@ static int task_run(rt_stream *s, rt_task *t, int *keep)
         break;
     case RT_TASK_MEMSET: memset(t->u.ms.dst, t->u.ms.v, t->u.ms.n); break;
     case RT_TASK_EVENT_RECORD:
-    case RT_TASK_EVENT_RESET:
-    case RT_TASK_EVENT_WAIT: rt_event_run(t, s); break;
+    case RT_TASK_EVENT_RESET: rt_event_run(t, s); break;
+    case RT_TASK_EVENT_WAIT:
+        rt_event_run(t, s);
+        if (t->u.ev.timed_out)
+            rc = acl_fail(ACL_ERROR_RT_WAIT_TIMEOUT,
+                          "aclrtStreamWaitEventWithTimeout: stream %u: the event was not recorded within %d ms",
+                          s->id, (int)t->u.ev.timeout_ms);
+        break;
     case RT_TASK_CALLBACK: {
         /* a NO_BLOCK node belongs to the report thread once delivered: it
          * may already be recycled when rt_report_deliver returns */

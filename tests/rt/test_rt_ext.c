@@ -6,6 +6,7 @@
  * groups and the documented unsupported calls. */
 #include <stdatomic.h>
 #include <stdint.h>
+#include <unistd.h>
 
 #include "core/core.h"
 #include "rt/rt_internal.h"
@@ -313,6 +314,69 @@ static void test_streams_events(void)
     OK(aclrtDestroyStream(s2));
 }
 
+static atomic_int g_gate;
+static void hold(void *arg)
+{
+    (void)arg;
+    while (!atomic_load(&g_gate)) usleep(1000);
+}
+
+static void test_wait_timeout_ids_usage(void)
+{
+    aclrtStream s1 = NULL, s2 = NULL;
+    OK(aclrtCreateStream(&s1));
+    OK(aclrtCreateStream(&s2));
+    aclrtEvent e = NULL, plain = NULL;
+    OK(aclrtCreateEventWithFlag(&e, ACL_EVENT_SYNC));
+    OK(aclrtCreateEventWithFlag(&plain, ACL_EVENT_TIME_LINE));
+    uint32_t id1 = 0, id2 = 0;
+    OK(aclrtGetEventId(e, &id1));
+    OK(aclrtGetEventId(plain, &id2));
+    CHECK(id1 != id2);
+    FAILS(aclrtGetEventId((aclrtEvent)(uintptr_t)0xbad, &id1), ACL_ERROR_INVALID_PARAM, "aclrtGetEventId");
+
+    /* s1 is held, so its record runs late: s2's bounded wait times out */
+    atomic_store(&g_gate, 0);
+    OK(aclrtLaunchHostFunc(s1, hold, NULL));
+    OK(aclrtRecordEvent(e, s1));
+    OK(aclrtStreamWaitEventWithTimeout(s2, e, 30));
+    CHECK_EQ_INT(aclrtSynchronizeStream(s2), ACL_ERROR_RT_WAIT_TIMEOUT);
+    const char *m = aclGetRecentErrMsg();
+    CHECK(m && strstr(m, "aclrtStreamWaitEventWithTimeout") && strstr(m, "30 ms"));
+    /* the stream goes on; an unbounded wait sees the record once released */
+    OK(aclrtStreamWaitEventWithTimeout(s2, e, -1));
+    atomic_store(&g_gate, 1);
+    OK(aclrtSynchronizeStream(s2));
+    OK(aclrtSynchronizeStream(s1));
+    OK(aclrtStreamWaitEventWithTimeout(s2, e, 1000)); /* recorded already: passes */
+    OK(aclrtSynchronizeStream(s2));
+    FAILS(aclrtStreamWaitEventWithTimeout(s2, e, 0), ACL_ERROR_RT_PARAM_INVALID, "timeout 0");
+    FAILS(aclrtStreamWaitEventWithTimeout(s2, e, -2), ACL_ERROR_RT_PARAM_INVALID, "timeout -2");
+    FAILS(aclrtStreamWaitEventWithTimeout(s2, plain, 10), ACL_ERROR_INVALID_PARAM, "ACL_EVENT_SYNC");
+    OK(aclrtDestroyEvent(e));
+    OK(aclrtDestroyEvent(plain));
+    OK(aclrtDestroyStream(s1));
+    OK(aclrtDestroyStream(s2));
+
+    /* memory usage by component, current and peak */
+    aclrtMemUsageInfo u[6];
+    size_t n = 0;
+    void *p = NULL;
+    OK(aclrtMalloc(&p, 100, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtGetMemUsageInfo(0, u, 6, &n));
+    CHECK_EQ_INT(n, 4);
+    CHECK(strcmp(u[0].name, "user") == 0 && strcmp(u[1].name, "weights") == 0);
+    CHECK_EQ_INT(u[0].curMemSize, 160);
+    CHECK(u[0].memPeakSize >= 160);
+    OK(aclrtFree(p));
+    OK(aclrtGetMemUsageInfo(0, u, 1, &n));
+    CHECK_EQ_INT(n, 1);
+    CHECK_EQ_INT(u[0].curMemSize, 0);
+    CHECK(u[0].memPeakSize >= 160);
+    FAILS(aclrtGetMemUsageInfo(0, u, 0, &n), ACL_ERROR_INVALID_PARAM, "inputNum");
+    FAILS(aclrtGetMemUsageInfo(3, u, 1, &n), ACL_ERROR_RT_INVALID_DEVICEID, "deviceId 3");
+}
+
 int main(void)
 {
     setenv("OPENACL_DEVICE_COUNT", "2", 1);
@@ -323,6 +387,7 @@ int main(void)
     test_host_register();
     test_devices();
     test_streams_events();
+    test_wait_timeout_ids_usage();
     OK(aclrtResetDevice(0));
     OK(aclFinalize());
     TEST_DONE();
