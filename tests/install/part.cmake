@@ -10,3 +10,5 @@ add_test(NAME install_consumer
 set_tests_properties(install_consumer PROPERTIES LABELS "install" TIMEOUT 600)
 add_test(NAME make_targets COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/make_targets.sh ${CMAKE_SOURCE_DIR})
 set_tests_properties(make_targets PROPERTIES LABELS "install" TIMEOUT 60)
+add_test(NAME deb_package COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/deb_test.sh ${CMAKE_BINARY_DIR})
+set_tests_properties(deb_package PROPERTIES LABELS "install" TIMEOUT 300 SKIP_RETURN_CODE 77)
