@@ -24,6 +24,15 @@ set(OA_INSTALL_STUBDIR runtime/lib64/stub)
 set(OA_INSTALL_BINDIR bin)
 set(OA_INSTALL_PYDIR python/site-packages)
 set(OA_INSTALL_CMAKEDIR share/cmake/openacl)
+# GNUInstallDirs' names point into the same tree for the parts that use them
+# (normal variables: they shadow the cache entries in this one directory
+# scope, where every part.cmake is included).
+set(CMAKE_INSTALL_INCLUDEDIR ${OA_INSTALL_INCLUDEDIR})
+set(CMAKE_INSTALL_LIBDIR ${OA_INSTALL_LIBDIR})
+set(CMAKE_INSTALL_BINDIR ${OA_INSTALL_BINDIR})
+foreach(d INCLUDEDIR LIBDIR BINDIR)
+  set(CMAKE_INSTALL_FULL_${d} ${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_${d}})
+endforeach()
 # What an installed program or module writes as its RUNPATH: the library
 # folder relative to its own folder, so the tree can move.
 file(RELATIVE_PATH OA_BIN_TO_LIB /p/${OA_INSTALL_BINDIR} /p/${OA_INSTALL_LIBDIR})

@@ -116,6 +116,12 @@ project(consumer C)
 find_package(openacl REQUIRED)
 add_executable(consumer $SRC/tests/install/consumer.c)
 target_link_libraries(consumer openacl::ascendcl)
+# the companion libraries are exported too, with the same include folder
+foreach(extra acl_cblas acl_dvpp)
+  if(TARGET openacl::\${extra})
+    target_link_libraries(consumer openacl::\${extra})
+  endif()
+endforeach()
 CM
 with_env "cmake -S '$T/proj' -B '$T/proj/b' -DCMAKE_C_COMPILER='$CC_' >/dev/null && cmake --build '$T/proj/b' >/dev/null && '$T/proj/b/consumer' >/dev/null" ||
   fail "find_package(openacl) consumer failed"
