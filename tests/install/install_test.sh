@@ -33,7 +33,12 @@ for f in runtime/include/acl/acl.h runtime/include/acl/acl_base.h runtime/includ
          share/cmake/openacl/openaclConfig.cmake; do
   [ -e "$P/$f" ] || fail "missing $f in the installed tree"
 done
-ls "$P"/python/site-packages/acl.*.so >/dev/null 2>&1 || fail "the acl module is not under python/site-packages"
+# the pyACL module, where this build made one (it needs Python headers and numpy)
+HAVE_PY=0
+if ls "$BIN"/python/acl.*.so >/dev/null 2>&1; then
+  HAVE_PY=1
+  ls "$P"/python/site-packages/acl.*.so >/dev/null 2>&1 || fail "the acl module is not under python/site-packages"
+fi
 # every installed library has its stub entry
 for lib in "$P"/runtime/lib64/lib*.so; do
   [ -e "$P/runtime/lib64/stub/$(basename "$lib")" ] || fail "stub/ lacks $(basename "$lib")"
@@ -86,6 +91,7 @@ out=$(with_env "'$T/sample/build/main' '$T/classifier.om' '$M/images/img_03.bin'
 echo "sample: $out"
 
 # the pyACL sample, on the same compiled model
+if [ $HAVE_PY = 1 ]; then
 mkdir -p "$T/py_out"
 with_env "python3 '$SRC/samples/python/sync_infer.py' '$T/classifier.om' '$T/py_out' '$M/images/img_03.bin' >'$T/py.log' 2>&1" ||
   { cat "$T/py.log" >&2; fail "the pyACL sample failed"; }
@@ -94,12 +100,19 @@ import numpy as np, sys
 a = np.fromfile(sys.argv[1], np.float32); b = np.fromfile(sys.argv[2], np.float32)
 assert a.shape == b.shape and np.abs(a - b).max() <= 1e-4, (a, b)
 print('pyacl: max |diff| vs reference %.3g' % np.abs(a - b).max())" "$T/py_out/output_0.bin" "$M/ref/img_03.prob.bin"
+else
+  echo "install_test: note: this build has no acl module; the pyACL sample is skipped"
+fi
 
 # openacl-run on the compiled model
 with_env "openacl-run --model '$T/classifier.om' --input '$M/images/img_03.bin' --output '$T/run_out' --output_dirname r >'$T/run.log' 2>&1" ||
   { cat "$T/run.log" >&2; fail "installed openacl-run failed"; }
 ls "$T"/run_out/r/*.bin >/dev/null 2>&1 || fail "openacl-run wrote no output"
-cmp -s "$(ls "$T"/run_out/r/*.bin | head -1)" "$T/py_out/output_0.bin" || fail "openacl-run and the pyACL sample disagree"
+/usr/bin/python3 -c "
+import numpy as np, sys
+a = np.fromfile(sys.argv[1], np.float32); b = np.fromfile(sys.argv[2], np.float32)
+assert a.shape == b.shape and np.abs(a - b).max() <= 1e-4, (a, b)" "$(ls "$T"/run_out/r/*.bin | head -1)" "$M/ref/img_03.prob.bin" ||
+  fail "openacl-run's output differs from the reference"
 
 # pkg-config (a Makefile-style build), C and C++
 for lang in c cpp; do
