@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "core/core.h"
+#include "rt/rt_ext.h"
 #include "rt/rt_internal.h"
 #include "rt/rt_priv.h"
 #include "rt_test.h"
@@ -111,6 +112,12 @@ static void test_host_register(void)
     aclrtPtrAttributes at;
     OK(aclrtPointerGetAttributes(buf + 100, &at));
     CHECK_EQ_INT(at.location.type, ACL_MEM_LOCATION_TYPE_HOST);
+    /* the companion libraries see it as page-locked host memory */
+    int kind = -1;
+    int32_t kdev = 7;
+    OK(openacl_ext_mem_query(buf, 512, &kind, &kdev));
+    CHECK_EQ_INT(kind, OPENACL_EXT_MEM_HOST);
+    CHECK_EQ_INT(kdev, -1);
     /* overlapping registrations and other owners' frees are refused */
     void *dev2 = NULL;
     FAILS(aclrtHostRegister(buf + 256, 512, ACL_HOST_REGISTER_MAPPED, &dev2), ACL_ERROR_INVALID_PARAM, "overlaps");
