@@ -211,6 +211,13 @@ static void test_devices(void)
     aclrtUtilizationInfo ui;
     FAILS(aclrtGetDeviceUtilizationRate(0, &ui), ACL_ERROR_FEATURE_UNSUPPORTED, "aclrtGetDeviceUtilizationRate");
     FAILS(aclrtResetOverflowStatus(NULL), ACL_ERROR_FEATURE_UNSUPPORTED, "aclrtResetOverflowStatus");
+    void *va = NULL;
+    FAILS(aclrtReserveMemAddress(&va, 1 << 20, 0, NULL, 0), ACL_ERROR_FEATURE_UNSUPPORTED, "aclrtReserveMemAddress");
+    size_t gran = 0;
+    aclrtPhysicalMemProp prop;
+    memset(&prop, 0, sizeof(prop));
+    FAILS(aclrtMemGetAllocationGranularity(&prop, ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM, &gran),
+          ACL_ERROR_FEATURE_UNSUPPORTED, "aclrtMemGetAllocationGranularity");
 
     /* AI Core groups: none */
     uint32_t n = 9;
