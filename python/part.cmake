@@ -33,11 +33,8 @@ foreach(f ${OA_PY_PACKAGE})
   configure_file(${f} ${CMAKE_BINARY_DIR}/python/openacl/${n} COPYONLY)
 endforeach()
 
-# `make install`: next to Debian's site-packages of the prefix
-# (<prefix>/lib/python3.X/dist-packages, on sys.path for /usr/local).
-set(OA_PYTHON_INSTALL_DIR "lib/python${Python3_VERSION_MAJOR}.${Python3_VERSION_MINOR}/dist-packages"
-    CACHE STRING "Where `make install` puts the acl module, relative to the prefix")
-file(RELATIVE_PATH OA_PY_TO_LIB /prefix/${OA_PYTHON_INSTALL_DIR} /prefix/${CMAKE_INSTALL_LIBDIR})
-set_target_properties(pyacl PROPERTIES INSTALL_RPATH "$ORIGIN/${OA_PY_TO_LIB};${CMAKE_INSTALL_FULL_LIBDIR}")
-install(TARGETS pyacl LIBRARY DESTINATION ${OA_PYTHON_INSTALL_DIR})
-install(FILES ${OA_PY_PACKAGE} DESTINATION ${OA_PYTHON_INSTALL_DIR}/openacl)
+# `make install`: <prefix>/python/site-packages, as CANN's pyACL (set_env.sh
+# puts it on PYTHONPATH); the module finds runtime/lib64 relative to itself.
+set_target_properties(pyacl PROPERTIES INSTALL_RPATH "$ORIGIN/${OA_PY_TO_LIB}")
+install(TARGETS pyacl LIBRARY DESTINATION ${OA_INSTALL_PYDIR})
+install(FILES ${OA_PY_PACKAGE} DESTINATION ${OA_INSTALL_PYDIR}/openacl)

@@ -60,6 +60,7 @@ NULL_OK = {
     ('aclmdlLoadFromMemWithMem', 'workPtr'), ('aclmdlLoadFromMemWithMem', 'weightPtr'),
     ('aclmdlExecuteV2', 'handle'), ('aclmdlExecuteAsyncV2', 'handle'),
     ('aclmdlGetOpAttr', 'opName'), ('aclmdlGetOpAttr', 'attr'), ('aclmdlGetOpAttr', 'modelDesc'),
+    ('aclrtMallocWithCfg', 'cfg'), ('aclrtMallocHostWithCfg', 'cfg'), ('aclrtDestroyGroupInfo', 'groupInfo'),
 }
 # Types whose NULL means something (the default stream) or that are opaque user data.
 NULL_OK_TYPES = {'aclrtStream'}
