@@ -19,7 +19,7 @@ endif()
 
 function(oa_dvpp_test name)
   add_executable(dvpp_test_${name} ${CMAKE_CURRENT_LIST_DIR}/test_dvpp_${name}.c)
-  target_link_libraries(dvpp_test_${name} PRIVATE acl_dvpp ascendcl ${OA_TURBOJPEG_LIBRARY} ${OA_SPNG_LIBRARY} m)
+  target_link_libraries(dvpp_test_${name} PRIVATE acl_dvpp ascendcl ${OA_TURBOJPEG_LIBRARY} ${OA_SPNG_LIBRARY} z m)
   target_include_directories(dvpp_test_${name} PRIVATE ${CMAKE_CURRENT_LIST_DIR} ${CMAKE_SOURCE_DIR}/tests/rt
                              ${OA_TURBOJPEG_INCLUDE_DIR} ${OA_SPNG_INCLUDE_DIR})
   target_compile_options(dvpp_test_${name} PRIVATE ${OA_WARN})
