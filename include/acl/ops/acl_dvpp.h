@@ -366,9 +366,8 @@ ACL_FUNC_VISIBILITY aclError acldvppClearHist(acldvppHist *hist);
 
 /* ---- image information and size prediction (synchronous, host data) ----
  * data is the whole file in host memory (any memory works). Width and height
- * are those of the displayed image: swapped when the JPEG's EXIF
- * orientation turns it. components: number of colour components. Thread-
- * safe; no aclInit needed. */
+ * are those stored in the file (openacl does not apply EXIF orientation).
+ * components: number of colour components. Thread-safe; no aclInit needed. */
 ACL_FUNC_VISIBILITY aclError acldvppJpegGetImageInfo(const void *data, uint32_t size, uint32_t *width, uint32_t *height,
                                                      int32_t *components);
 ACL_FUNC_VISIBILITY aclError acldvppJpegGetImageInfoV2(const void *data, uint32_t size, uint32_t *width,
@@ -413,8 +412,8 @@ ACL_FUNC_VISIBILITY aclError acldvppPngDecodeAsync(acldvppChannelDesc *channelDe
 
 /* ---- VPC (asynchronous on stream) ----
  * Input pictures: width and height 10..4096 (NV12/NV21 to 8192), widthStride
- * a multiple of 16 at least width times bytes per pixel, heightStride even
- * and at least height, size covering strides. Output pictures: NV12 or NV21
+ * a multiple of 16 at least width times bytes per pixel, heightStride at
+ * least height (even for 4:2:0 and 4:4:0), size covering strides. Output pictures: NV12 or NV21
  * (and the other formats listed in docs/dvpp.md for resize/convert), same
  * stride rules. The output's width/height give the target size. */
 ACL_FUNC_VISIBILITY aclError acldvppVpcResizeAsync(acldvppChannelDesc *channelDesc, acldvppPicDesc *inputDesc,
