@@ -238,8 +238,10 @@ typedef enum acldvppJpegdPrecisionMode {
 
 /* ---- media memory ----
  * acldvppMalloc: device memory on the current device for pictures and
- * codec streams, 128-byte aligned, charged as align_up(size, 32) + 32 like
- * CANN. Accepted by every aclrtMemcpy* and as model input/output; freed
+ * codec streams, 128-byte aligned, charged against the device's capacity
+ * as its size rounded up to 32 bytes. (CANN allocates 32 bytes more; code
+ * that carves one allocation into pictures keeps CANN's align_up(size, 32)
+ * + 32 per picture.) Accepted by every aclrtMemcpy* and as model input/output; freed
  * only by acldvppFree (aclrtFree refuses it and the reverse). Needs aclInit
  * and a current device. Thread-safe. */
 ACL_FUNC_VISIBILITY aclError acldvppMalloc(void **devPtr, size_t size);
