@@ -18,7 +18,7 @@ if(EXISTS ${OA_FUZZ_DIR}/fuzz_om.c)
   list(APPEND OA_FUZZ_TARGETS om)
 endif()
 # JPEG/PNG decoding of the media library (src/dvpp), through its public API
-if(EXISTS ${OA_FUZZ_DIR}/fuzz_dvpp.c AND TARGET acl_dvpp)
+if(EXISTS ${OA_FUZZ_DIR}/fuzz_dvpp.c AND OA_DVPP_SOURCES)
   list(APPEND OA_FUZZ_TARGETS dvpp)
 endif()
 
@@ -26,9 +26,13 @@ function(oa_fuzz_link name)
   target_include_directories(${name} PRIVATE ${OA_FUZZ_DIR} ${CMAKE_SOURCE_DIR}/include)
   target_compile_options(${name} PRIVATE ${OA_WARN})
   if(name MATCHES "_dvpp$")
-    # a companion library: linked as applications link it
-    target_link_libraries(${name} PRIVATE acl_dvpp ascendcl)
-    return()
+    # the companion library's sources compiled in (with the target's coverage
+    # flags): a sanitizer build of clang cannot link the shared libraries
+    # with --no-undefined, and the fuzzer wants coverage of them anyway
+    target_sources(${name} PRIVATE ${OA_DVPP_SOURCES})
+    target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/src ${OA_TURBOJPEG_INCLUDE_DIR}
+                               ${OA_SPNG_INCLUDE_DIR} ${OA_YUV_INCLUDE_DIR})
+    target_link_libraries(${name} PRIVATE ${OA_TURBOJPEG_LIBRARY} ${OA_SPNG_LIBRARY} ${OA_YUV_LIBRARY})
   endif()
   target_link_libraries(${name} PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,ascendcl_internal>")
   target_link_options(${name} PRIVATE -no-pie -Wl,--unresolved-symbols=ignore-in-object-files)
@@ -61,9 +65,6 @@ if(OPENACL_FUZZ)
   endif()
   # Coverage feedback from the library itself, not only from the harness.
   target_compile_options(ascendcl_internal PRIVATE -fsanitize=fuzzer-no-link)
-  if(TARGET acl_dvpp)
-    target_compile_options(acl_dvpp PRIVATE -fsanitize=fuzzer-no-link)
-  endif()
   set(OA_FUZZ_WORK ${CMAKE_BINARY_DIR}/fuzz)
   set(OA_FUZZ_SEEDS_onnx ${OA_FUZZ_DIR}/regressions/onnx /usr/share/libonnx-testdata/data ${CMAKE_SOURCE_DIR}/models)
   set(OA_FUZZ_DICT_onnx -)
