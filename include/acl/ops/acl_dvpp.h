@@ -353,7 +353,8 @@ ACL_FUNC_VISIBILITY uint32_t acldvppGetBorderConfigLeft(const acldvppBorderConfi
 ACL_FUNC_VISIBILITY uint32_t acldvppGetBorderConfigRight(const acldvppBorderConfig *borderConfig);
 ACL_FUNC_VISIBILITY aclError acldvppDestroyBorderConfig(acldvppBorderConfig *borderConfig);
 
-/* ---- lookup tables and histograms (objects for EqualizeHist / CalcHist) ---- */
+/* ---- lookup tables and histograms (objects for EqualizeHist / CalcHist,
+ * which openacl does not implement; the objects themselves work) ---- */
 ACL_FUNC_VISIBILITY acldvppLutMap *acldvppCreateLutMap(void);
 ACL_FUNC_VISIBILITY aclError acldvppDestroyLutMap(acldvppLutMap *lutMap);
 ACL_FUNC_VISIBILITY uint32_t acldvppGetLutMapDims(const acldvppLutMap *lutMap);
@@ -468,12 +469,15 @@ ACL_FUNC_VISIBILITY aclError acldvppVpcBatchCropResizeMakeBorderAsync(
  * the output format). */
 ACL_FUNC_VISIBILITY aclError acldvppVpcConvertColorAsync(acldvppChannelDesc *channelDesc, acldvppPicDesc *inputDesc,
                                                          acldvppPicDesc *outputDesc, aclrtStream stream);
-/* reserve must be NULL. */
+/* YUV400 in and out, output (w+1)/2 x (h+1)/2, OpenCV's pyrDown arithmetic;
+ * reserve must be NULL. */
 ACL_FUNC_VISIBILITY aclError acldvppVpcPyrDownAsync(acldvppChannelDesc *channelDesc, acldvppPicDesc *inputDesc,
                                                     acldvppPicDesc *outputDesc, void *reserve, aclrtStream stream);
 ACL_FUNC_VISIBILITY aclError acldvppVpcEqualizeHistAsync(const acldvppChannelDesc *channelDesc,
                                                          const acldvppPicDesc *inputDesc, acldvppPicDesc *outputDesc,
                                                          const acldvppLutMap *lutMap, aclrtStream stream);
+/* Output = input (same format) plus the configured borders, as OpenCV's
+ * copyMakeBorder per plane (semi-planar chroma with halved borders). */
 ACL_FUNC_VISIBILITY aclError acldvppVpcMakeBorderAsync(const acldvppChannelDesc *channelDesc,
                                                        const acldvppPicDesc *inputDesc, acldvppPicDesc *outputDesc,
                                                        const acldvppBorderConfig *borderConfig, aclrtStream stream);
