@@ -1,6 +1,7 @@
 /* The VPC engine: take a region of one picture, scale it and write it into
- * a region of another, converting the pixel format on the way. Runs on a
- * stream's worker, after dvpp_vpc.c has checked every argument.
+ * a region of another, converting the pixel format on the way; fill borders
+ * around a region; one Gaussian pyramid step. Runs on a stream's worker,
+ * after dvpp_vpc.c has checked every argument.
  *
  * Scaling happens in the input's family, so a large picture is reduced
  * before it is converted, and always one 8-bit plane at a time with
