@@ -46,7 +46,10 @@ static int exif_orientation(const uint8_t *d, size_t n)
     if (n < 4 || d[0] != 0xFF || d[1] != 0xD8) return 1;
     size_t i = 2;
     while (i + 4 <= n) {
-        if (d[i] != 0xFF) return 1;
+        if (d[i] != 0xFF) {
+            i++;
+            continue;
+        }
         uint8_t m = d[i + 1];
         if (m == 0xFF) { /* fill byte */
             i++;
@@ -85,6 +88,36 @@ static int exif_orientation(const uint8_t *d, size_t n)
     return 1;
 }
 
+/* 1 when a frame header (SOFn) comes before the first scan and lies wholly
+ * in the data: TurboJPEG 2.1 answers a header request on data cut inside
+ * the header with success and sizes left from nowhere. */
+static int jpeg_has_frame(const uint8_t *d, size_t n)
+{
+    if (n < 4 || d[0] != 0xFF || d[1] != 0xD8) return 0;
+    size_t i = 2;
+    while (i + 4 <= n) {
+        if (d[i] != 0xFF) { /* stray bytes between segments: libjpeg skips them too */
+            i++;
+            continue;
+        }
+        uint8_t m = d[i + 1];
+        if (m == 0xFF) {
+            i++;
+            continue;
+        }
+        if (m == 0xDA || m == 0xD9) return 0;
+        if (m == 0x01 || (m >= 0xD0 && m <= 0xD7)) {
+            i += 2;
+            continue;
+        }
+        size_t len = (size_t)d[i + 2] << 8 | d[i + 3];
+        if (len < 2 || i + 2 + len > n) return 0;
+        if (m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC) return len >= 8;
+        i += 2 + len;
+    }
+    return 0;
+}
+
 /* Chroma subsampling shifts of a TurboJPEG subsampling. */
 static void tj_shift(int subsamp, int *sx, int *sy)
 {
@@ -94,6 +127,9 @@ static void tj_shift(int subsamp, int *sx, int *sy)
 
 static int jpeg_header(const char *api, tjhandle tj, const void *data, uint32_t size, jpeg_info *ji)
 {
+    if (!jpeg_has_frame(data, size))
+        return DV_FAIL(ACL_ERROR_FAILURE, "%s: the data (%u bytes) has no complete JPEG frame header before its image data",
+                       api, size);
     if (tjDecompressHeader3(tj, (const unsigned char *)data, size, &ji->w, &ji->h, &ji->subsamp, &ji->cs) != 0)
         return DV_FAIL(ACL_ERROR_FAILURE, "%s: not a readable JPEG (%u bytes): %s", api, size, tjGetErrorStr2(tj));
     /* TurboJPEG 2.1 reports success for data that ends before the frame header */
