@@ -24,7 +24,6 @@
 #endif
 
 typedef struct {
-    pthread_mutex_t mu;
     int64_t t0;
     char method[16];
     char path[512];
@@ -49,6 +48,12 @@ static srv_http_opts g_opts;
 static atomic_long g_inflight;
 static atomic_int g_ready;
 static FILE *g_log;
+/* Guards done/suspended of every connection: the worker that completes a
+ * job and the handler that suspends the connection agree through it. It is
+ * global, not per connection, because once the worker resumes a connection
+ * the handler may answer and free the connection's state at once, while the
+ * worker still holds the lock. */
+static pthread_mutex_t g_done_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t g_log_mu = PTHREAD_MUTEX_INITIALIZER;
 
 void srv_http_set_ready(int ready) { atomic_store(&g_ready, ready); }
@@ -175,7 +180,6 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
     job_free(x->job);
     free(x->info);
     srv_buf_free(&x->body);
-    pthread_mutex_destroy(&x->mu);
     free(x);
     *con_cls = NULL;
     atomic_fetch_sub(&g_inflight, 1);
@@ -186,13 +190,13 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
 static void on_job_done(srv_job *j)
 {
     conn_ctx *x = j->user;
-    pthread_mutex_lock(&x->mu);
+    pthread_mutex_lock(&g_done_mu);
     x->done = 1;
     if (x->suspended) {
         x->suspended = 0;
-        MHD_resume_connection(x->conn);
+        MHD_resume_connection(x->conn);   /* the last touch of x here */
     }
-    pthread_mutex_unlock(&x->mu);
+    pthread_mutex_unlock(&g_done_mu);
 }
 
 static enum MHD_Result finish_infer(struct MHD_Connection *c, conn_ctx *x)
@@ -254,14 +258,14 @@ static enum MHD_Result do_infer(struct MHD_Connection *c, conn_ctx *x, const cha
     int rc = srv_model_submit(m, j, err, sizeof err);
     if (rc)
         return reply_error(c, x, rc, err);
-    pthread_mutex_lock(&x->mu);
+    pthread_mutex_lock(&g_done_mu);
     if (!x->done) {
         x->suspended = 1;
         MHD_suspend_connection(c);
-        pthread_mutex_unlock(&x->mu);
+        pthread_mutex_unlock(&g_done_mu);
         return MHD_YES;
     }
-    pthread_mutex_unlock(&x->mu);
+    pthread_mutex_unlock(&g_done_mu);
     return finish_infer(c, x);
 }
 
@@ -454,7 +458,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         x = calloc(1, sizeof *x);
         if (!x)
             return MHD_NO;
-        pthread_mutex_init(&x->mu, NULL);
         atomic_fetch_add(&g_inflight, 1);
         *con_cls = x;
         x->t0 = srv_now_ns();

@@ -290,10 +290,11 @@ static srv_model *entry_new(const char *name)
     m->state = SRV_UNAVAILABLE;
     m->gear_index = -1;
     snprintf(m->reason, sizeof m->reason, "not loaded");
-    /* appended, so the index lists models in the order they were found */
+    /* kept sorted by name: the index and /metrics list models in that order */
     srv_model **p = &g_models;
-    while (*p)
+    while (*p && strcmp((*p)->name, name) < 0)
         p = &(*p)->next;
+    m->next = *p;
     *p = m;
     return m;
 }
