@@ -83,6 +83,7 @@ onnx.save_model(mk(nodes, [vi("X", F, ["N", 384])], [vi("Y", F, ["N", 384])], in
 heavy_om = compile_gears(heavy, os.path.join(SRC, "heavy_g"), "X:-1,384", "1,2,4,8,16")
 place("heavy_q", heavy_om, "om", {"max_queue_size": 4, "instance_count": 1})
 place("heavy_t", heavy_om, "om", {"timeout_ms": 1, "instance_count": 1})
+place("heavy_slow", heavy_om, "om", {"instance_count": 1, "max_queue_size": 4096})
 place("heavy", heavy_om, "om", {"dynamic_batching": {"max_queue_delay_us": 1000}, "max_queue_size": 4096})
 
 # two inputs, two outputs, fixed shapes, served from ONNX: Z = Relu(X + Y), W = X * Y

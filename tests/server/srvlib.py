@@ -100,3 +100,40 @@ def split_binary(resp):
             at += n
     assert at == len(resp.content), "binary data is not exactly the outputs' sizes"
     return hdr, raw
+
+
+def http_request(method, path, body=b"", headers=None):
+    h = "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: %d\r\n" % (method, path, len(body))
+    for k, v in (headers or {}).items():
+        h += "%s: %s\r\n" % (k, v)
+    return h.encode() + b"\r\n" + body
+
+
+async def _exchange(port, raw, timeout):
+    import asyncio
+    r, w = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", port), timeout)
+    try:
+        w.write(raw)
+        await w.drain()
+        status = await asyncio.wait_for(r.readline(), timeout)
+        headers = {}
+        while True:
+            line = await asyncio.wait_for(r.readline(), timeout)
+            if line in (b"\r\n", b""):
+                break
+            k, v = line.decode().split(":", 1)
+            headers[k.strip().lower()] = v.strip()
+        body = await asyncio.wait_for(r.readexactly(int(headers.get("content-length", 0))), timeout)
+        return int(status.split()[1]), headers, body
+    finally:
+        w.close()
+
+
+def concurrent(port, raws, timeout=60):
+    """Sends every request at once, each on its own connection; returns
+    (status, headers, body) or the exception, per request, in order."""
+    import asyncio
+
+    async def main():
+        return await asyncio.gather(*[_exchange(port, raw, timeout) for raw in raws], return_exceptions=True)
+    return asyncio.run(main())

@@ -613,6 +613,20 @@ out:
     return rc;
 }
 
+int srv_parse_size(const char *s, size_t max, size_t *out)
+{
+    size_t v = 0;
+    if (!s || !*s)
+        return -1;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9' || v > (max - (size_t)(*s - '0')) / 10)
+            return -1;
+        v = v * 10 + (size_t)(*s - '0');
+    }
+    *out = v;
+    return 0;
+}
+
 /* ---- encoding ---- */
 static void put_float(srv_buf *b, double x, int prec)
 {

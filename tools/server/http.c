@@ -474,24 +474,19 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         if (strlen(url) >= sizeof x->path)
             return reply_error(c, x, 414, "the URL is too long");
         const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-        if (cl) {
-            char *end;
-            errno = 0;
-            unsigned long long v = strtoull(cl, &end, 10);
-            if (errno || *end || v > g_opts.max_body) {
-                char e[128];
-                snprintf(e, sizeof e, "the body is larger than the server's limit of %zu bytes", g_opts.max_body);
-                return reply_error(c, x, 413, e);   /* answered before the body is read */
-            }
+        size_t v;
+        if (cl && srv_parse_size(cl, SIZE_MAX, &v))
+            return reply_error(c, x, 400, "Content-Length is not a valid size");
+        if (cl && v > g_opts.max_body) {
+            char e[128];
+            snprintf(e, sizeof e, "the body is larger than the server's limit of %zu bytes", g_opts.max_body);
+            return reply_error(c, x, 413, e);   /* answered before the body is read */
         }
         const char *ih = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Inference-Header-Content-Length");
         if (ih) {
-            char *end;
-            errno = 0;
-            unsigned long long v = strtoull(ih, &end, 10);
-            if (errno || *end || end == ih || v > g_opts.max_body)
+            if (srv_parse_size(ih, g_opts.max_body, &v))
                 return reply_error(c, x, 400, "Inference-Header-Content-Length is not a valid size");
-            x->header_len = (size_t)v;
+            x->header_len = v;
             x->has_header_len = 1;
         }
         return MHD_YES;

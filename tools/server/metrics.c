@@ -73,6 +73,9 @@ void srv_metrics_render(srv_buf *b)
         else
             srv_buf_printf(b, "openacl_http_responses_total{code=\"other\"} %llu\n", atomic_load(&g_http[i]));
     }
+    srv_buf_printf(b, "# HELP openacl_http_inflight_requests Requests received and not yet answered.\n"
+                      "# TYPE openacl_http_inflight_requests gauge\nopenacl_http_inflight_requests %ld\n",
+                   srv_http_inflight());
     static const struct {
         const char *name, *type, *help;
     } fam[] = {

@@ -686,7 +686,8 @@ static void *inst_main(void *arg)
         int64_t rows = 0, cap = m->sig.batched ? m->gears[m->n_gears - 1] : 1;
         int64_t until = m->head->t_enqueue_ns + m->cfg.max_queue_delay_us * 1000;
         for (;;) {
-            while (m->head && nj < SRV_MAX_BATCH_JOBS && rows + m->head->req.rows <= cap) {
+            while (m->head && nj < SRV_MAX_BATCH_JOBS && rows + m->head->req.rows <= cap &&
+                   (nj == 0 || m->cfg.dynamic_batching)) {
                 srv_job *j = m->head;
                 m->head = j->next;
                 if (!m->head)

@@ -89,6 +89,10 @@ typedef struct {
 int srv_decode_infer(const srv_sig *sig, const char *body, size_t len, size_t header_len, size_t max_elems,
                      srv_request *req, char *err, size_t errlen);
 void srv_request_clear(srv_request *req);
+/* A header value holding a byte count (Content-Length,
+ * Inference-Header-Content-Length): decimal digits only, at most `max`.
+ * 0 on success. */
+int srv_parse_size(const char *s, size_t max, size_t *out);
 
 /* Encodes the response: JSON object, then the binary outputs. out[i] holds
  * output out_idx[i] of the request with rows * (per-row elements). Sets
