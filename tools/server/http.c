@@ -364,7 +364,8 @@ static enum MHD_Result do_index(struct MHD_Connection *c, conn_ctx *x)
 static int split_path(char *p, char **seg)
 {
     int n = 0;
-    for (char *s = strtok(p, "/"); s; s = strtok(NULL, "/")) {
+    char *save = NULL;
+    for (char *s = strtok_r(p, "/", &save); s; s = strtok_r(NULL, "/", &save)) {
         if (n == MAX_SEG)
             return -1;
         seg[n++] = s;

@@ -748,9 +748,11 @@ static void stop_instances(srv_model *m)
         job_finish(j, 503, "model '%s' was unloaded", m->name);
         j = n;
     }
+    pthread_mutex_lock(&m->mu);
     free(m->inst);
     m->inst = NULL;
     m->n_inst = 0;
+    pthread_mutex_unlock(&m->mu);
 }
 
 static int64_t elems(const int64_t *d, int from, int n)
@@ -1042,7 +1044,11 @@ int srv_model_load(const char *name, char *err, size_t errlen)
             goto fail;
         }
     char serr[300];
-    if (build_sig(m, &m->inst[0], serr, sizeof serr)) {
+    /* under the lock: metadata requests read the signature meanwhile */
+    pthread_mutex_lock(&m->mu);
+    int bad_sig = build_sig(m, &m->inst[0], serr, sizeof serr);
+    pthread_mutex_unlock(&m->mu);
+    if (bad_sig) {
         fmt_err(err, errlen, "model '%s' version %s: %s", name, version, serr);
         stop_instances(m);
         goto fail;
