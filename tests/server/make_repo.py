@@ -64,6 +64,8 @@ onnx.save_model(mk([helper.make_node("MatMul", ["X", "W"], ["T"]), helper.make_n
 small_om = compile_gears(small, os.path.join(SRC, "small_g"), "X:-1,16", "1,2,4,8")
 place("small", small_om, "om", {"dynamic_batching": {"max_queue_delay_us": 2000}, "instance_count": 1})
 place("small_nb", small_om, "om", {"instance_count": 2})
+# a 2 s batching window: requests short of a full gear wait (the drain test)
+place("small_drain", small_om, "om", {"dynamic_batching": {"max_queue_delay_us": 2000000}})
 # the same model with its tensors renamed by config.json, max batch 4
 place("small_alias", small_om, "om", {"max_batch_size": 4, "inputs": [{"name": "X", "alias": "features",
                                                                         "datatype": "FP32", "shape": [-1, 16]}],

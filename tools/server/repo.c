@@ -704,6 +704,8 @@ static void *inst_main(void *arg)
             int64_t now = srv_now_ns();
             if (now >= until)
                 break;
+            /* jobs held for the window still wait: the gauge counts them */
+            atomic_store(&m->met.queue_depth, m->qlen + nj);
             struct timespec ts = {(time_t)(until / 1000000000), (long)(until % 1000000000)};
             pthread_cond_timedwait(&m->cv_work, &m->mu, &ts);
         }
