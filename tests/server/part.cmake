@@ -11,6 +11,8 @@
 #                    garbage, unload under load, wrk, SIGTERM drain
 #   server_short_load  a short load + unload + SIGTERM (label tsan: the
 #                    ThreadSanitizer build runs it, see `make test-tsan`)
+#   server_deploy    deploy/: yamllint, manifest fields and cross-links, the
+#                    container arguments, the image entrypoint run for real
 #   server_codec, fuzz_replay_server_infer   unit and seed replay, every build
 #   fuzz_run_server_infer  the libFuzzer run (`make fuzz`)
 find_library(OA_TS_MHD microhttpd)
@@ -56,7 +58,8 @@ add_test(NAME server_repo COMMAND /usr/bin/python3 ${OA_TS_DIR}/make_repo.py $<T
 set_tests_properties(server_repo PROPERTIES FIXTURES_SETUP server_repo LABELS "server;tsan" TIMEOUT 300)
 set(OA_TS_ENV "OPENACL_SERVER=$<TARGET_FILE:openacl-server>;SERVER_REPO=${OA_TS_REPO};PYTHONDONTWRITEBYTECODE=1"
     "PYTHONPATH=${CMAKE_BINARY_DIR}/python")
-foreach(t "protocol|test_protocol.py|" "load|test_load.py|not test_short_load" "short_load|test_load.py|test_short_load")
+foreach(t "protocol|test_protocol.py|" "load|test_load.py|not test_short_load" "short_load|test_load.py|test_short_load"
+          "deploy|test_deploy.py|")
   string(REPLACE "|" ";" parts "${t}")
   list(GET parts 0 name)
   list(GET parts 1 file)
