@@ -117,6 +117,11 @@ def main():
         url = "http://127.0.0.1:%s/v2/models/" % open(port_file).read().strip()
         body, hl = wrk_body("x", np.float32, (1, 64))
         p50, p99, rps = wrk(url + "mlp/infer", body, hl, 1, SECS)
+        # the HTTP floor: a GET the server answers without a model
+        live = subprocess.run(["wrk", "-t1", "-c1", "-d%ds" % min(SECS, 3), "--latency",
+                               url.replace("/v2/models/", "/v2/health/live")], capture_output=True, text=True,
+                              check=True).stdout
+        live50 = to_us(re.search(r"^\s+50%\s+(\S+)", live, re.M).group(1))
         print("## openacl-server (loaded machine: load average %.1f on %d cores)\n" % (os.getloadavg()[0],
                                                                                          os.cpu_count()))
         print("One connection, mlp (binary request and response):\n")
@@ -125,7 +130,8 @@ def main():
         print("| in process, aclmdlExecute (openacl-run median%s) | %.1f | | |"
               % (", copies %.1f us" % copies_us if copies_us else "", inproc_us))
         print("| openacl-server, 1 connection (wrk) | %.1f | %.1f | %.0f |" % (p50, p99, rps))
-        print("| **added by the server** | **%.1f** | | |\n" % (p50 - inproc_us))
+        print("| **added by the server** | **%.1f** | | |" % (p50 - inproc_us))
+        print("| HTTP floor: `GET /v2/health/live`, 1 connection (wrk) | %.1f | | |\n" % live50)
         print("32 connections, 1 instance each, binary data, %d s per run:\n" % SECS)
         print("| model | batching | p50 (ms) | p99 (ms) | requests/s | speed-up |")
         print("|---|---|---|---|---|---|")
