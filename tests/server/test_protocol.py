@@ -253,6 +253,20 @@ def test_paths_and_methods(srv):
     assert requests.get(srv.url + "/v2/" + "a/" * 20, timeout=10).status_code == 404
 
 
+def test_chunked_body(srv):
+    x = np.random.default_rng(3).standard_normal((4, 16)).astype(np.float32)
+    body = json.dumps(infer_json(x)).encode()
+    chunks = iter([body[:100], body[100:1000], body[1000:]])   # no Content-Length: chunked encoding
+    r = requests.post(srv.url + "/v2/models/small/infer", data=chunks, timeout=20)
+    assert r.status_code == 200, r.text
+    y = np.array(r.json()["outputs"][0]["data"], np.float32).reshape(4, 10)
+    np.testing.assert_allclose(y, small_ref(x), rtol=1e-4, atol=1e-5)
+    big = iter([b"x" * (512 << 10)] * 4)   # 2 MiB chunked, over the 1 MiB limit: the connection is closed
+    with pytest.raises(requests.ConnectionError):
+        requests.post(srv.url + "/v2/models/small/infer", data=big, timeout=20)
+    assert requests.get(srv.url + "/v2/health/live", timeout=10).status_code == 200
+
+
 def test_oversized_body_is_refused(srv):
     big = b"x" * (2 << 20)   # the fixture server takes 1 MiB at most
     r = requests.post(srv.url + "/v2/models/small/infer", data=big, timeout=20)
