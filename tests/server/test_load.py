@@ -227,23 +227,70 @@ def test_unload_under_load(srv):
     assert seen.get(200, 0) > 0 and seen.get(404, 0) + seen.get(503, 0) > 0, seen
 
 
+WRK_LUA = r"""
+-- POST one inference request; every response must be 200 and carry the
+-- outputs numpy expects (to 1e-4: rows batched onto different gears may
+-- differ in the last bits).
+wrk.method = "POST"
+wrk.body = %(body)s
+wrk.headers["Content-Type"] = "application/json"
+local expected = {%(expected)s}
+local threads = {}
+local function matches(body)
+  local data = body:match('"data":%%[(.-)%%]')
+  if not data then return false end
+  local i = 0
+  for v in data:gmatch("[^,]+") do
+    i = i + 1
+    local a, b = tonumber(v), expected[i]
+    if a == nil or b == nil or math.abs(a - b) > 1e-4 * math.max(1, math.abs(b)) then return false end
+  end
+  return i == #expected
+end
+function setup(thread)
+  table.insert(threads, thread)
+end
+function init(args)
+  bad = 0
+  checked = 0
+end
+function response(status, headers, body)
+  checked = checked + 1
+  if status ~= 200 or not matches(body) then
+    bad = bad + 1
+  end
+end
+function done(summary, latency, requests)
+  local b, c = 0, 0
+  for _, t in ipairs(threads) do
+    b = b + t:get("bad")
+    c = c + t:get("checked")
+  end
+  io.write(string.format("CHECKED %%d BAD %%d\n", c, b))
+  io.write(string.format("ERRORS %%d %%d %%d %%d %%d\n", summary.errors.connect, summary.errors.read,
+    summary.errors.write, summary.errors.status, summary.errors.timeout))
+end
+"""
+
+
 def test_wrk(srv, tmp_path):
-    body = json.dumps(infer_json(np.ones((1, 16), np.float32)))
-    script = tmp_path / "post.lua"
-    script.write_text('wrk.method = "POST"\nwrk.body = %s\nwrk.headers["Content-Type"] = "application/json"\n'
-                      'done = function(summary, latency, requests)\n'
-                      '  io.write(string.format("ERRORS %%d %%d %%d %%d %%d\\n", summary.errors.connect,\n'
-                      '    summary.errors.read, summary.errors.write, summary.errors.status, summary.errors.timeout))\n'
-                      'end\n' % json.dumps(body))
+    x = np.random.default_rng(12).standard_normal((1, 16)).astype(np.float32)
+    body = json.dumps(infer_json(x))
     for model in ("small", "small_nb"):
+        ref = requests.post(srv.url + "/v2/models/%s/infer" % model, data=body, timeout=10)
+        y = np.array(ref.json()["outputs"][0]["data"], np.float32).reshape(1, 10)
+        np.testing.assert_allclose(y, small_ref(x), rtol=1e-4, atol=1e-5)
+        script = tmp_path / ("post_%s.lua" % model)
+        want = ",".join("%.9g" % v for v in small_ref(x).flatten())
+        script.write_text(WRK_LUA % {"body": json.dumps(body), "expected": want})
         p = subprocess.run(["wrk", "-t2", "-c32", "-d2s", "--timeout", "10s", "-s", str(script),
                             srv.url + "/v2/models/%s/infer" % model], capture_output=True, text=True, timeout=60)
         assert p.returncode == 0, p.stderr
         errs = [int(v) for v in p.stdout.split("ERRORS")[1].split()]
         assert errs == [0, 0, 0, 0, 0], p.stdout
-        reqs = int(p.stdout.split(" requests in ")[0].split()[-1])
-        assert reqs >= 100, p.stdout
-        print(model, p.stdout.splitlines()[-3:])
+        checked, bad = (int(v) for v in p.stdout.split("CHECKED")[1].split()[::2][:2])
+        assert bad == 0 and checked >= 100, p.stdout
+        print(model, p.stdout.splitlines()[-4:])
 
 
 def test_sigterm_drains_in_flight_requests():
