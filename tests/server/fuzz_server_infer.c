@@ -1,8 +1,10 @@
-/* libFuzzer target: what openacl-server does with an inference request's
- * bytes before any model runs. The input is
+/* libFuzzer target: what openacl-server does with a request's bytes
+ * before any model runs (libmicrohttpd has parsed the HTTP framing). The
+ * input is
  *   byte 0       which model signature (3 kinds: batched FP32+INT64,
  *                fixed-shape with every datatype, many outputs)
- *   line 1       the Inference-Header-Content-Length value ("" = none)
+ *   line 1       the request path, given to the router
+ *   line 2       the Inference-Header-Content-Length value ("" = none)
  *   the rest     the request body
  * It is decoded with the server's own decoder; an accepted request is
  * encoded back (outputs filled with the input bytes) as the server would
@@ -67,6 +69,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const srv_sig *sig = &g_sig[data[0] % 3];
     const char *p = (const char *)data + 1, *end = (const char *)data + size;
     const char *nl = memchr(p, '\n', (size_t)(end - p));
+    if (!nl)
+        return 0;
+    char path[600];
+    if ((size_t)(nl - p) >= sizeof path)
+        return 0;
+    memcpy(path, p, (size_t)(nl - p));
+    path[nl - p] = 0;
+    srv_route r;
+    srv_route_parse(path, &r);
+    if (r.ep == SRV_EP_NOT_FOUND ? !r.why || !*r.why
+                                 : (strlen(r.model) >= sizeof r.model || strlen(r.version) >= sizeof r.version ||
+                                    ((r.ep == SRV_EP_INFER || r.ep == SRV_EP_MODEL) && !r.model[0])))
+        abort();
+    p = nl + 1;
+    nl = memchr(p, '\n', (size_t)(end - p));
     if (!nl)
         return 0;
     char hl_text[32];

@@ -14,6 +14,7 @@
 #   server_deploy    deploy/: yamllint, manifest fields and cross-links, the
 #                    container arguments, the image entrypoint run for real
 #   server_codec, fuzz_replay_server_infer   unit and seed replay, every build
+#                    (router, size headers, tensor decoder and encoder)
 #   fuzz_run_server_infer  the libFuzzer run (`make fuzz`)
 find_library(OA_TS_MHD microhttpd)
 if(NOT OA_TS_MHD)

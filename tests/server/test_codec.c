@@ -42,6 +42,32 @@ int main(void)
     CHECK(srv_parse_size("12a", 1000, &v) != 0 && srv_parse_size(" 1", 1000, &v) != 0);
     CHECK(srv_parse_size("99999999999999999999999", (size_t)-1, &v) != 0);
 
+    srv_route r;
+    srv_route_parse("/v2/models/m/versions/3/infer", &r);
+    CHECK(r.ep == SRV_EP_INFER && r.post && !strcmp(r.model, "m") && r.has_version && !strcmp(r.version, "3"));
+    srv_route_parse("//v2/models/m/?q=1", &r);
+    CHECK(r.ep == SRV_EP_MODEL && !r.post && !strcmp(r.model, "m") && !r.has_version);
+    srv_route_parse("/v2/models/m/ready", &r);
+    CHECK(r.ep == SRV_EP_MODEL_READY);
+    srv_route_parse("/v2/repository/models/a.b/unload", &r);
+    CHECK(r.ep == SRV_EP_REPO_UNLOAD && r.post && !strcmp(r.model, "a.b"));
+    srv_route_parse("/v2/health/live", &r);
+    CHECK(r.ep == SRV_EP_LIVE && !r.post);
+    srv_route_parse("/metrics", &r);
+    CHECK(r.ep == SRV_EP_METRICS);
+    srv_route_parse("/v2/models/m/infer/x", &r);
+    CHECK(r.ep == SRV_EP_NOT_FOUND && r.why);
+    srv_route_parse("/v1/models", &r);
+    CHECK(r.ep == SRV_EP_NOT_FOUND && strstr(r.why, "/v2"));
+    srv_route_parse("/v2/a/b/c/d/e/f/g/h/i", &r);
+    CHECK(r.ep == SRV_EP_NOT_FOUND);
+    char longname[400];
+    memset(longname, 'a', sizeof longname);
+    memcpy(longname, "/v2/models/", 11);
+    longname[sizeof longname - 1] = 0;
+    srv_route_parse(longname, &r);
+    CHECK(r.ep == SRV_EP_NOT_FOUND);
+
     srv_sig sig;
     memset(&sig, 0, sizeof sig);
     sig.batched = 1;

@@ -627,6 +627,78 @@ int srv_parse_size(const char *s, size_t max, size_t *out)
     return 0;
 }
 
+/* ---- routing ---- */
+#define ROUTE_MAX_SEG 8
+void srv_route_parse(const char *path, srv_route *r)
+{
+    memset(r, 0, sizeof *r);
+    r->ep = SRV_EP_NOT_FOUND;
+    r->why = "not found";
+    /* segments between slashes, empty ones skipped, at most ROUTE_MAX_SEG */
+    const char *seg[ROUTE_MAX_SEG];
+    size_t len[ROUTE_MAX_SEG];
+    int n = 0;
+    const char *p = path;
+    while (*p && *p != '?') {
+        while (*p == '/')
+            p++;
+        if (!*p || *p == '?')
+            break;
+        const char *e = p;
+        while (*e && *e != '/' && *e != '?')
+            e++;
+        if (n == ROUTE_MAX_SEG)
+            return;
+        seg[n] = p;
+        len[n++] = (size_t)(e - p);
+        p = e;
+    }
+#define IS(i, lit) (len[i] == sizeof(lit) - 1 && !memcmp(seg[i], lit, sizeof(lit) - 1))
+#define COPY(dst, i) snprintf(dst, sizeof dst, "%.*s", (int)(len[i] < sizeof dst ? len[i] : 0), seg[i])
+    if (n == 1 && IS(0, "metrics")) {
+        r->ep = SRV_EP_METRICS;
+        return;
+    }
+    if (n < 1 || !IS(0, "v2")) {
+        r->why = "not found: the API is under /v2";
+        return;
+    }
+    if (n == 1) {
+        r->ep = SRV_EP_SERVER;
+    } else if (n == 3 && IS(1, "health") && (IS(2, "live") || IS(2, "ready"))) {
+        r->ep = IS(2, "live") ? SRV_EP_LIVE : SRV_EP_READY;
+    } else if (n >= 3 && IS(1, "models")) {
+        int k = 3;
+        COPY(r->model, 2);
+        if (n >= 5 && IS(3, "versions")) {
+            COPY(r->version, 4);
+            r->has_version = 1;
+            k = 5;
+        }
+        if (n == k)
+            r->ep = SRV_EP_MODEL;
+        else if (n == k + 1 && IS(k, "ready"))
+            r->ep = SRV_EP_MODEL_READY;
+        else if (n == k + 1 && IS(k, "config"))
+            r->ep = SRV_EP_MODEL_CONFIG;
+        else if (n == k + 1 && IS(k, "infer"))
+            r->ep = SRV_EP_INFER;
+        if (len[2] >= sizeof r->model || (r->has_version && len[4] >= sizeof r->version))
+            r->ep = SRV_EP_NOT_FOUND;   /* no model or version has such a name */
+    } else if (n == 3 && IS(1, "repository") && IS(2, "index")) {
+        r->ep = SRV_EP_REPO_INDEX;
+    } else if (n == 5 && IS(1, "repository") && IS(2, "models") && (IS(4, "load") || IS(4, "unload"))) {
+        r->ep = IS(4, "load") ? SRV_EP_REPO_LOAD : SRV_EP_REPO_UNLOAD;
+        COPY(r->model, 3);
+        if (len[3] >= sizeof r->model)
+            r->ep = SRV_EP_NOT_FOUND;
+    }
+#undef IS
+#undef COPY
+    r->post = r->ep == SRV_EP_INFER || r->ep == SRV_EP_REPO_INDEX || r->ep == SRV_EP_REPO_LOAD ||
+              r->ep == SRV_EP_REPO_UNLOAD;
+}
+
 /* ---- encoding ---- */
 static void put_float(srv_buf *b, double x, int prec)
 {

@@ -360,32 +360,19 @@ static enum MHD_Result do_index(struct MHD_Connection *c, conn_ctx *x)
 }
 
 /* ---- routing ---- */
-#define MAX_SEG 8
-static int split_path(char *p, char **seg)
-{
-    int n = 0;
-    char *save = NULL;
-    for (char *s = strtok_r(p, "/", &save); s; s = strtok_r(NULL, "/", &save)) {
-        if (n == MAX_SEG)
-            return -1;
-        seg[n++] = s;
-    }
-    return n;
-}
-
 static enum MHD_Result route(struct MHD_Connection *c, conn_ctx *x)
 {
-    char path[sizeof x->path];
-    snprintf(path, sizeof path, "%s", x->path);
-    char *q = strchr(path, '?');
-    if (q)
-        *q = 0;
-    char *s[MAX_SEG];
-    int n = split_path(path, s);
-    int get = !strcmp(x->method, "GET"), post = !strcmp(x->method, "POST");
-    if (n == 1 && !strcmp(s[0], "metrics")) {
-        if (!get)
-            return reply_error(c, x, 405, "use GET");
+    srv_route r;
+    srv_route_parse(x->path, &r);
+    if (r.ep == SRV_EP_NOT_FOUND)
+        return reply_error(c, x, 404, r.why);
+    if (strcmp(x->method, r.post ? "POST" : "GET"))
+        return reply_error(c, x, 405, r.ep == SRV_EP_INFER ? "use POST for inference"
+                                      : r.post             ? "use POST"
+                                                           : "use GET");
+    const char *version = r.has_version ? r.version : NULL;
+    switch (r.ep) {
+    case SRV_EP_METRICS: {
         srv_buf b = {0};
         srv_metrics_render(&b);
         if (b.oom) {
@@ -394,60 +381,34 @@ static enum MHD_Result route(struct MHD_Connection *c, conn_ctx *x)
         }
         return reply(c, x, 200, "text/plain; version=0.0.4", &b, 0, 0);
     }
-    if (n < 1 || strcmp(s[0], "v2"))
-        return reply_error(c, x, 404, "not found: the API is under /v2");
-    if (n == 1) {
-        if (!get)
-            return reply_error(c, x, 405, "use GET");
+    case SRV_EP_SERVER: {
         srv_buf b = {0};
         srv_buf_puts(&b, "{\"name\":\"openacl-server\",\"version\":\"" OPENACL_SERVER_VERSION
                          "\",\"extensions\":[\"binary_tensor_data\",\"model_repository\"]}");
         return reply_json(c, x, 200, &b);
     }
-    if (n == 3 && !strcmp(s[1], "health") && (!strcmp(s[2], "live") || !strcmp(s[2], "ready"))) {
-        if (!get)
-            return reply_error(c, x, 405, "use GET");
-        if (!strcmp(s[2], "live"))
-            return reply_empty(c, x, 200);
+    case SRV_EP_LIVE:
+        return reply_empty(c, x, 200);
+    case SRV_EP_READY:
         return atomic_load(&g_ready) ? reply_empty(c, x, 200) : reply_error(c, x, 503, "not ready");
-    }
-    if (n >= 3 && !strcmp(s[1], "models")) {
-        const char *model = s[2], *version = NULL, *what = "";
-        int k = 3;
-        if (n >= 5 && !strcmp(s[3], "versions")) {
-            version = s[4];
-            k = 5;
-        }
-        if (n == k + 1)
-            what = s[k];
-        else if (n != k)
-            return reply_error(c, x, 404, "not found");
-        if (!strcmp(what, "infer")) {
-            if (!post)
-                return reply_error(c, x, 405, "use POST for inference");
-            return do_infer(c, x, model, version);
-        }
-        if (strcmp(what, "") && strcmp(what, "ready") && strcmp(what, "config"))
-            return reply_error(c, x, 404, "not found");
-        if (!get)
-            return reply_error(c, x, 405, "use GET");
-        return do_model_get(c, x, model, version, what);
-    }
-    if (n == 3 && !strcmp(s[1], "repository") && !strcmp(s[2], "index")) {
-        if (!post)
-            return reply_error(c, x, 405, "use POST");
+    case SRV_EP_INFER:
+        return do_infer(c, x, r.model, version);
+    case SRV_EP_MODEL:
+        return do_model_get(c, x, r.model, version, "");
+    case SRV_EP_MODEL_READY:
+        return do_model_get(c, x, r.model, version, "ready");
+    case SRV_EP_MODEL_CONFIG:
+        return do_model_get(c, x, r.model, version, "config");
+    case SRV_EP_REPO_INDEX:
         return do_index(c, x);
-    }
-    if (n == 5 && !strcmp(s[1], "repository") && !strcmp(s[2], "models") &&
-        (!strcmp(s[4], "load") || !strcmp(s[4], "unload"))) {
-        if (!post)
-            return reply_error(c, x, 405, "use POST");
-        snprintf(x->model, sizeof x->model, "%s", s[3]);
+    default: {   /* SRV_EP_REPO_LOAD, SRV_EP_REPO_UNLOAD */
+        snprintf(x->model, sizeof x->model, "%s", r.model);
         char err[400] = "";
-        int st = !strcmp(s[4], "load") ? srv_model_load(s[3], err, sizeof err) : srv_model_unload(s[3], err, sizeof err);
+        int st = r.ep == SRV_EP_REPO_LOAD ? srv_model_load(r.model, err, sizeof err)
+                                          : srv_model_unload(r.model, err, sizeof err);
         return st == 200 ? reply_empty(c, x, 200) : reply_error(c, x, st, err);
     }
-    return reply_error(c, x, 404, "not found");
+    }
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,

@@ -94,6 +94,24 @@ void srv_request_clear(srv_request *req);
  * 0 on success. */
 int srv_parse_size(const char *s, size_t max, size_t *out);
 
+/* ---- routing: a request path to an endpoint (pure; fuzzed) ---- */
+typedef enum {
+    SRV_EP_NOT_FOUND, SRV_EP_METRICS, SRV_EP_SERVER, SRV_EP_LIVE, SRV_EP_READY, SRV_EP_MODEL, SRV_EP_MODEL_READY,
+    SRV_EP_MODEL_CONFIG, SRV_EP_INFER, SRV_EP_REPO_INDEX, SRV_EP_REPO_LOAD, SRV_EP_REPO_UNLOAD
+} srv_endpoint;
+typedef struct {
+    srv_endpoint ep;
+    int post;                        /* the method the endpoint takes: 1 POST, 0 GET */
+    char model[SRV_NAME_MAX];        /* "" when none; over-long names are cut and never match */
+    char version[32];
+    int has_version;
+    const char *why;                 /* for SRV_EP_NOT_FOUND */
+} srv_route;
+/* Splits the path (a query string is ignored) into an endpoint of the v2
+ * REST API and its model and version. Never fails: unknown paths give
+ * SRV_EP_NOT_FOUND with a reason. */
+void srv_route_parse(const char *path, srv_route *r);
+
 /* Encodes the response: JSON object, then the binary outputs. out[i] holds
  * output out_idx[i] of the request with rows * (per-row elements). Sets
  * *json_len to the JSON part's length (the Inference-Header-Content-Length
