@@ -267,6 +267,13 @@ def test_chunked_body(srv):
     assert requests.get(srv.url + "/v2/health/live", timeout=10).status_code == 200
 
 
+def test_value_flood_is_refused_before_parsing(srv):
+    # 900 KB of zeros: under the body limit, far over what the model takes
+    body = b'{"inputs":[{"name":"X","datatype":"FP32","shape":[1,16],"data":[' + b"0," * 450000 + b'0]}]}'
+    r = requests.post(srv.url + "/v2/models/small/infer", data=body, timeout=20)
+    assert r.status_code == 400 and "more values" in r.json()["error"], r.text
+
+
 def test_oversized_body_is_refused(srv):
     big = b"x" * (2 << 20)   # the fixture server takes 1 MiB at most
     r = requests.post(srv.url + "/v2/models/small/infer", data=big, timeout=20)

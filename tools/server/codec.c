@@ -342,6 +342,27 @@ int srv_decode_infer(const srv_sig *sig, const char *body, size_t len, size_t he
         set_err(err, errlen, "the request body is empty: an inference request JSON object is required");
         return -1;
     }
+    /* A JSON array costs the parser about 64 bytes a value: bound the values
+     * by what the model can take before parsing (each value but the last
+     * of an array is followed by a comma), so a body of commas cannot make
+     * the server allocate dozens of times its size. */
+    size_t max_values = 4096;
+    for (int i = 0; i < sig->n_in; i++) {
+        size_t n = 1;
+        for (int d = 0; d < sig->in[i].ndim; d++) {
+            int64_t v = d == 0 && sig->batched ? sig->max_batch : sig->in[i].dims[d];
+            n = v > 0 && n <= SIZE_MAX / (size_t)v ? n * (size_t)v : (v > 0 ? SIZE_MAX : n);
+        }
+        max_values = n > SIZE_MAX - max_values ? SIZE_MAX : max_values + n;
+    }
+    size_t commas = 0;
+    for (const char *q = body; q < body + header_len; q++)
+        commas += *q == ',';
+    if (commas > max_values) {
+        set_err(err, errlen, "the request holds more values (%zu) than the model's inputs can take (%zu)", commas,
+                max_values);
+        return -1;
+    }
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(body, header_len, &end, 0);
     if (!root) {
