@@ -4,6 +4,7 @@ it to be ready, stop it with SIGTERM and check it exits 0; the numpy
 references of the test models (make_repo.py)."""
 import json
 import os
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -54,6 +55,8 @@ class Server:
             self.proc.wait()
             raise AssertionError("openacl-server did not exit within %ds of SIGTERM" % timeout)
         assert rc == 0, "openacl-server exited %d:\n%s" % (rc, self.stderr()[-4000:])
+        self.err.close()
+        shutil.rmtree(self.dir, ignore_errors=True)   # kept when the server failed: its logs are there
         return rc
 
     def metrics(self):

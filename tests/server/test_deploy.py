@@ -6,6 +6,7 @@ this openacl-server, and the image's entrypoint run for real against a
 CANN-like tree whose set_env.sh puts the server on PATH."""
 import os
 import shlex
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -139,6 +140,7 @@ def test_entrypoint_runs_the_server():
         assert requests.get(url + "/v2/models/small/ready", timeout=10).status_code == 200
         p.send_signal(signal.SIGTERM)   # to the server itself: the entrypoint exec'ed it
         assert p.wait(30) == 0
+        shutil.rmtree(tree)
     finally:
         if p.poll() is None:
             p.kill()

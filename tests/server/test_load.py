@@ -5,6 +5,7 @@ connections, garbage on the wire, model unload under load, wrk with a Lua
 script, and the SIGTERM drain. Every answer is checked (status, body)."""
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -317,6 +318,7 @@ def test_sigterm_drains_in_flight_requests():
         assert s.proc.wait(30) == 0
         drained = [ln for ln in s.stderr().splitlines() if "draining" in ln]
         assert drained and int(drained[0].split("draining ")[1].split()[0]) >= 5, s.stderr()[-2000:]
+        shutil.rmtree(s.dir, ignore_errors=True)
     finally:
         if s.proc.poll() is None:
             s.proc.kill()
