@@ -11,6 +11,7 @@
 #                    garbage, unload under load, wrk, SIGTERM drain
 #   server_short_load  a short load + unload + SIGTERM (label tsan: the
 #                    ThreadSanitizer build runs it, see `make test-tsan`)
+#   server_real_model  PP-OCRv4 cls (models/) vs the in-process result
 #   server_deploy    deploy/: yamllint, manifest fields and cross-links, the
 #                    container arguments, the image entrypoint run for real
 #   server_codec, fuzz_replay_server_infer   unit and seed replay, every build
@@ -78,3 +79,9 @@ foreach(t "protocol|test_protocol.py|" "load|test_load.py|not test_short_load" "
   set_tests_properties(server_${name} PROPERTIES FIXTURES_REQUIRED server_repo LABELS "${labels}" TIMEOUT 300
                        ENVIRONMENT "${OA_TS_ENV}")
 endforeach()
+
+# A real model (PP-OCRv4 cls from `make models`) against the in-process
+# result; 77 (skipped) without models/ or the acl module.
+add_test(NAME server_real_model COMMAND /usr/bin/python3 ${OA_TS_DIR}/test_real_model.py)
+set_tests_properties(server_real_model PROPERTIES LABELS "server" TIMEOUT 300 SKIP_RETURN_CODE 77
+                     ENVIRONMENT "${OA_TS_ENV};OPENACL_ATC=$<TARGET_FILE:atc>")
