@@ -19,6 +19,12 @@ target_include_directories(openacl-server PRIVATE ${MHD_INCLUDE_DIR} ${CJSON_INC
 target_link_libraries(openacl-server PRIVATE ascendcl ${MHD_LIBRARY} ${CJSON_LIBRARY} Threads::Threads m)
 target_compile_options(openacl-server PRIVATE ${OA_WARN})
 target_compile_definitions(openacl-server PRIVATE OPENACL_SERVER_VERSION="${PROJECT_VERSION}")
-file(RELATIVE_PATH OA_SRV_TO_LIB /prefix/${CMAKE_INSTALL_BINDIR} /prefix/${CMAKE_INSTALL_LIBDIR})
-set_target_properties(openacl-server PROPERTIES INSTALL_RPATH "$ORIGIN/${OA_SRV_TO_LIB}")
-install(TARGETS openacl-server RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# Installed like the other programs: through the toolkit tree's helper where
+# the tree has one (cmake/OpenaclInstall.cmake), else next to the library.
+if(COMMAND openacl_install_program)
+  openacl_install_program(openacl-server)
+else()
+  file(RELATIVE_PATH OA_SRV_TO_LIB /prefix/${CMAKE_INSTALL_BINDIR} /prefix/${CMAKE_INSTALL_LIBDIR})
+  set_target_properties(openacl-server PROPERTIES INSTALL_RPATH "$ORIGIN/${OA_SRV_TO_LIB}")
+  install(TARGETS openacl-server RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
