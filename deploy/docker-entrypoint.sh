@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # Entrypoint of the openacl-server image: source the installed tree's
 # set_env.sh (found at image build time, or given as OPENACL_SET_ENV), then
 # replace this shell with the server so it receives SIGTERM directly.

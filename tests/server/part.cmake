@@ -13,7 +13,8 @@
 #                    ThreadSanitizer build runs it, see `make test-tsan`)
 #   server_real_model  PP-OCRv4 cls (models/) vs the in-process result
 #   server_deploy    deploy/: yamllint, manifest fields and cross-links, the
-#                    container arguments, the image entrypoint run for real
+#                    container arguments, the image entrypoint run for real,
+#                    and on the files of the .deb when `make deb` made one
 #   server_codec, fuzz_replay_server_infer   unit and seed replay, every build
 #                    (router, size headers, tensor decoder and encoder)
 #   fuzz_run_server_infer  the libFuzzer run (`make fuzz`)
@@ -59,7 +60,7 @@ set(OA_TS_REPO ${CMAKE_CURRENT_BINARY_DIR}/server_repo)
 add_test(NAME server_repo COMMAND /usr/bin/python3 ${OA_TS_DIR}/make_repo.py $<TARGET_FILE:atc> ${OA_TS_REPO})
 set_tests_properties(server_repo PROPERTIES FIXTURES_SETUP server_repo LABELS "server;tsan" TIMEOUT 300)
 set(OA_TS_ENV "OPENACL_SERVER=$<TARGET_FILE:openacl-server>;SERVER_REPO=${OA_TS_REPO};PYTHONDONTWRITEBYTECODE=1"
-    "PYTHONPATH=${CMAKE_BINARY_DIR}/python")
+    "PYTHONPATH=${CMAKE_BINARY_DIR}/python;OPENACL_DEB_DIR=${CMAKE_BINARY_DIR}")
 foreach(t "protocol|test_protocol.py|" "load|test_load.py|not test_short_load" "short_load|test_load.py|test_short_load"
           "deploy|test_deploy.py|")
   string(REPLACE "|" ";" parts "${t}")

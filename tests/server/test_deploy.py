@@ -4,6 +4,7 @@ between them (Service -> pods, HPA -> Deployment, InferenceService ->
 ServingRuntime and its model formats), the container arguments accepted by
 this openacl-server, and the image's entrypoint run for real against a
 CANN-like tree whose set_env.sh puts the server on PATH."""
+import glob
 import os
 import shlex
 import shutil
@@ -110,7 +111,7 @@ def test_dockerfile():
     expose = int([ln for ln in lines if ln.startswith("EXPOSE")][0].split()[1])
     assert expose == int(cmd[cmd.index("--port") + 1])
     assert any(ln.startswith("USER") for ln in lines), "the image runs as root"
-    subprocess.run(["sh", "-n", os.path.join(DEPLOY, "docker-entrypoint.sh")], check=True)
+    subprocess.run(["bash", "-n", os.path.join(DEPLOY, "docker-entrypoint.sh")], check=True)
 
 
 def test_entrypoint_runs_the_server():
@@ -148,6 +149,45 @@ def test_entrypoint_runs_the_server():
     bad = subprocess.run([os.path.join(DEPLOY, "docker-entrypoint.sh")], env=dict(env, OPENACL_SET_ENV="/nonexistent"),
                          capture_output=True, text=True)
     assert bad.returncode == 1 and "set_env.sh not found" in bad.stderr
+
+
+def test_package_runs_the_server(tmp_path):
+    """The image's steps with the real package where `make deb` made one:
+    its files unpacked (dpkg-deb -x, nothing installed on this machine),
+    the entrypoint sources the tree's own set_env.sh and runs the packaged
+    openacl-server, which answers and drains on SIGTERM."""
+    debs = sorted(glob.glob(os.path.join(os.environ.get("OPENACL_DEB_DIR", "/nonexistent"), "openacl_*.deb")))
+    if not debs:
+        pytest.skip("no openacl_*.deb in the build folder (make deb)")
+    subprocess.run(["dpkg-deb", "-x", debs[-1], str(tmp_path)], check=True)
+    env_sh = glob.glob(str(tmp_path / "**" / "set_env.sh"), recursive=True)
+    assert len(env_sh) == 1, env_sh
+    port_file = str(tmp_path / "port")
+    env = dict(os.environ, OPENACL_SET_ENV=env_sh[0], PATH="/usr/bin:/bin")
+    env.pop("LD_LIBRARY_PATH", None)
+    p = subprocess.Popen([os.path.join(DEPLOY, "docker-entrypoint.sh"), "--model-repository", REPO, "--host",
+                          "127.0.0.1", "--port", "0", "--port-file", port_file, "--access-log", "off",
+                          "--model-control-mode", "explicit", "--load-model", "small", "--verbose"],
+                         env=env, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.time() + 60
+        while not os.path.exists(port_file):
+            assert p.poll() is None and time.time() < deadline, p.stderr.read() if p.poll() is not None else ""
+            time.sleep(0.05)
+        url = "http://127.0.0.1:%s" % open(port_file).read().strip()
+        r = requests.post(url + "/v2/models/small/infer", timeout=10, json={"inputs": [
+            {"name": "X", "datatype": "FP32", "shape": [1, 16], "data": [0.5] * 16}]})
+        assert r.status_code == 200, r.text
+        p.send_signal(signal.SIGTERM)
+        assert p.wait(30) == 0
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    # it was the packaged binary that ran, with the packaged library
+    exe = glob.glob(str(tmp_path / "**" / "bin" / "openacl-server"), recursive=True)
+    assert exe and subprocess.run(["bash", "-c", ". %s && command -v openacl-server" % shlex.quote(env_sh[0])],
+                                  capture_output=True, text=True, env=env).stdout.strip() == exe[0]
 
 
 if __name__ == "__main__":
