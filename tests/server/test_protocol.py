@@ -316,6 +316,8 @@ def test_metrics_and_access_log(srv):
     assert m['openacl_model_ready{model="broken"}'] == 0 and m['openacl_model_ready{model="small"}'] == 1
     assert 'openacl_inference_queue_depth{model="small"}' in m
     assert m['openacl_http_responses_total{code="400"}'] >= 1
+    assert m['openacl_inference_requests_total{model="small",outcome="bad_request"}'] >= len(BAD) - 1
+    assert m['openacl_inference_requests_total{model="small_nb",outcome="unavailable"}'] >= 1   # while unloaded
     log = srv.access_log()
     infer = [e for e in log if e["path"] == "/v2/models/small/infer" and e["status"] == 200]
     assert infer and infer[-1]["model"] == "small" and infer[-1]["method"] == "POST"

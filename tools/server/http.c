@@ -231,6 +231,7 @@ static enum MHD_Result do_infer(struct MHD_Connection *c, conn_ctx *x, const cha
     srv_model_get_info(m, x->info);
     char err[300];
     if (x->info->state != SRV_READY) {
+        atomic_fetch_add(&srv_model_get_metrics(m)->outcome[SRV_OUT_UNAVAILABLE], 1);
         snprintf(err, sizeof err, "model '%s' is %s", model,
                  x->info->state == SRV_UNAVAILABLE ? "not loaded" : "loading or unloading");
         return reply_error(c, x, x->info->state == SRV_UNAVAILABLE ? 404 : 503, err);
@@ -247,17 +248,23 @@ static enum MHD_Result do_infer(struct MHD_Connection *c, conn_ctx *x, const cha
     if (!x->job)
         return reply_error(c, x, 500, "out of memory");
     srv_job *j = x->job;
+    srv_model_metrics *met = srv_model_get_metrics(m);
     if (srv_decode_infer(&x->info->sig, x->body.p ? x->body.p : "", x->body.len, hl, g_max_elems, &j->req, err,
-                         sizeof err))
+                         sizeof err)) {
+        atomic_fetch_add(&met->outcome[SRV_OUT_BAD_REQUEST], 1);
         return reply_error(c, x, 400, err);
+    }
     j->generation = x->info->generation;
     j->t_arrive_ns = x->t0;
     j->complete = on_job_done;
     j->user = x;
     x->conn = c;
     int rc = srv_model_submit(m, j, err, sizeof err);
-    if (rc)
+    if (rc) {
+        if (rc != 503 || !strstr(err, "queue is full"))   /* a full queue counts as rejected */
+            atomic_fetch_add(&met->outcome[SRV_OUT_UNAVAILABLE], 1);
         return reply_error(c, x, rc, err);
+    }
     pthread_mutex_lock(&g_done_mu);
     if (!x->done) {
         x->suspended = 1;
