@@ -28,6 +28,14 @@ elseif(OpenMP_gomp_LIBRARY)
 endif()
 # fallbacks: Debian 12's names
 set(oa_deb_fallback libdnnl2 libcjson1 libprotobuf-c1 libomp5)
+# The companion libraries' and the server's own dependencies (found by their
+# part.cmake files, which are included before this one).
+foreach(v OA_TURBOJPEG_LIBRARY OA_SPNG_LIBRARY OA_YUV_LIBRARY MHD_LIBRARY)
+  if(${v})
+    list(APPEND oa_deb_libs ${${v}})
+  endif()
+endforeach()
+list(APPEND oa_deb_fallback libturbojpeg0 libspng0 libyuv0 libmicrohttpd12)
 set(oa_deb_depends "libc6")
 set(i 0)
 foreach(lib ${oa_deb_libs})
