@@ -7,7 +7,7 @@
  *   - activations (Relu, LeakyRelu, Clip, Sigmoid, Tanh, HardSigmoid,
  *     HardSwish, Elu, Gelu, x*sigmoid(x), hard-swish and exact GELU spelled
  *     out in elementary ops) and scalar affine steps: the
- *     _oa_post_ops list (see kernels/ref/nn_common.h);
+ *     _oa_post_ops list (see kernels/post.h);
  *   - a residual Add of a same-shape tensor: NN_PO_ADD reading input 3;
  *   - a depthwise 3x3 convolution after a 1x1 one (MobileNet's expand +
  *     depthwise pair) when oneDNN runs the pair as one primitive: the
@@ -18,13 +18,10 @@
 #include "graph/passes.h"
 #include "graph/errs.h"
 #include "core/core.h"
-#include "kernels/ref/nn_common.h"
+#include "kernels/post.h"
 #include "graph/precision.h"
 #include <math.h>
 
-/* From the oneDNN convolution (kernels/dnnl/dn_conv.c) when linked in. */
-int dn_conv_dw_probe(int64_t C, int64_t M, int64_t H, int64_t W, const nn_post *pa, const nn_dw *d)
-    __attribute__((weak));
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -659,7 +656,7 @@ static int fuse_dw(fz *f, int ai)
 {
     g_graph *g = f->g;
     g_node *a = &g->nodes[ai];
-    if (!dn_conv_dw_probe || !is_op(a, "Conv") || a->n_out != 1 || a->n_in < 2) return 0;
+    if (!is_op(a, "Conv") || a->n_out != 1 || a->n_in < 2) return 0;
     if (graph_node_bf16(a)) return 0;   /* the fused depthwise step is float32 only */
     if (g_node_attr(a, "_oa_dw_stride") || in_t(a, NN_ADD_INPUT) >= 0) return 0;
     const g_tensor *aw = cst(g, a->in[1]);
@@ -696,7 +693,7 @@ static int fuse_dw(fz *f, int ai)
     memset(&d, 0, sizeof d);
     if (nn_post_parse(a, &pa) || nn_post_parse(b, &d.po) || pa.has_add || d.po.has_add) return 0;
     /* a SiLU on the expanded tensor runs faster as the separate pass the
-     * unfused convolution gets (dn_silu.c) than inside oneDNN's fused
+     * unfused convolution gets (the backend's SiLU pass) than inside oneDNN's fused
      * kernel (EfficientNet-B0's first expand + depthwise pair: 1.49 -> 1.17 ms) */
     for (int i = 0; i < pa.n; i++)
         if (pa.kind[i] == NN_PO_SILU) return 0;
@@ -705,7 +702,9 @@ static int fuse_dw(fz *f, int ai)
     d.has_bias = 1;
     const g_tensor *x = &g->t[a->in[0]];
     if (x->shape.rank != 4 || !g_shape_known(&x->shape)) return 0;
-    if (!dn_conv_dw_probe(x->shape.d[1], M, x->shape.d[2], x->shape.d[3], &pa, &d)) return 0;
+    /* only where an implementation runs the pair as one fast kernel */
+    k_dw_fusion q = { x->shape.d[1], M, x->shape.d[2], x->shape.d[3], &pa, &d };
+    if (!k_fuse_dw(a, &q)) return 0;
     /* graft: inputs 4/5, the depthwise attributes, the consumer's output */
     int rc = grow_inputs(a, NN_DW_B + 1);
     if (rc) return -rc;
@@ -793,7 +792,7 @@ static int se_conv(const fz *f, const g_node *c, int64_t cin, int64_t *m, nn_pos
 }
 
 /* GlobalAveragePool(x) -> Conv 1x1 -> Conv 1x1 -> Mul(x, .) as one
- * openacl.SqueezeExcite node (kernels/ref/nn_se.c), which the Mul node
+ * openacl.SqueezeExcite node (its kernels answer k_op.reads_bf16), which the Mul node
  * becomes. Returns 1 when done, 0 when not applicable, < 0 error. */
 static int fuse_se(fz *f, int mi)
 {
@@ -883,7 +882,7 @@ static int channel_slice(const g_graph *g, const g_node *s, int64_t C, int64_t *
 
 /* [Concat along channels ->] Reshape [N, g, C/g, H, W] -> Transpose
  * (0, 2, 1, 3, 4) -> Reshape [N, C, H, W] [-> Slices along channels] as one
- * openacl.ChannelShuffle node (kernels/ref/shape_shuffle.c), which the last
+ * openacl.ChannelShuffle node (a kernel of its own), which the last
  * Reshape becomes: one pass instead of three, and a layout the
  * convolutions around it can keep. Returns 1 when done, 0 when not
  * applicable, < 0 error. */

@@ -1124,13 +1124,6 @@ static int pb_depth_check(const uint8_t *p, const uint8_t *end, int kind, int de
     return 0;
 }
 
-int onnx_is_capture(const g_graph *sub, int t)
-{
-    if (t < 0 || t >= sub->n_t || sub->t[t].kind != G_TK_INPUT) return 0;
-    for (int i = 0; i < sub->n_inputs; i++) if (sub->inputs[i] == t) return 0;
-    return 1;
-}
-
 /* Whether any node of the graph, or of a subgraph in its attributes, is in
  * the default ONNX domain. Depth is bounded by the nesting check above. */
 static int uses_default_domain(const Onnx__GraphProto *gp, int depth)

@@ -15,7 +15,7 @@ int dn_check(dnnl_status_t st, const g_node *n, const char *what);
 #define DN_TRY(n, call) do { int rc_ = dn_check((call), (n), #call); if (rc_) return rc_; } while (0)
 
 /* Whether the CPU computes bfloat16 natively (AVX512-BF16 or newer):
- * only then do marked nodes (graph/precision.h) run in bf16. */
+ * only then do marked nodes (G_ATTR_BF16) run in bf16. */
 int dn_has_bf16(void);
 /* Whether the CPU has AVX-512 (F) and oneDNN may use its avx512_core level
  * or above: the condition of the hand-written AVX-512 loops beside oneDNN
@@ -74,10 +74,6 @@ int dn_post_ops(const g_node *n, const nn_post *p, const dnnl_memory_desc_t *add
 /* Post-ops of a convolution with a fused depthwise step: p, the depthwise
  * convolution, then its own list. -1 (no message) when not expressible. */
 int dn_dw_post_ops(const g_node *n, const nn_post *p, const nn_dw *d, dnnl_primitive_attr_t attr);
-
-/* The fusion pass asks whether a 1x1 convolution and a following depthwise
- * step fuse into one fast primitive (defined in dn_conv.c). */
-int dn_conv_dw_probe(int64_t C, int64_t M, int64_t H, int64_t W, const nn_post *pa, const nn_dw *d);
 
 /* Primitive descriptor for op_desc: the first implementation whose name
  * starts with `prefer` when one does (oneDNN's own order otherwise). */

@@ -6,7 +6,6 @@
  * post-op, a following depthwise 3x3 convolution) run inside the primitive. */
 #include "kernels/dnnl/dn_common.h"
 #include "kernels/dnnl/dn_stem.h"
-#include "graph/precision.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -747,30 +746,13 @@ static int dconv_accepts(const g_node *n, void *state, int idx, int layout)
     return layout == G_LAYOUT_PLAIN || (layout == G_LAYOUT_NHWC && (idx == 0 || idx == NN_ADD_INPUT));
 }
 
-static const k_op k_conv_dnnl = {
-    .op_type = "Conv", .domain = "", .since = 1, .until = 0, .impl = "dnnl", .priority = 10,
-    .init = dconv_init, .infer = dconv_infer, .plan = dconv_plan, .pack = dconv_pack,
-    .run = dconv_run, .fini = dconv_fini, .accepts_layout = dconv_accepts,
-    .packed_inputs = (1u << 1) | (1u << 2) | (1u << NN_DW_W) | (1u << NN_DW_B),
-    .adopt = dconv_adopt, .inplace = dconv_inplace,
-};
-K_REGISTER(k_conv_dnnl);
-
-static const k_op k_convt_dnnl = {
-    .op_type = "ConvTranspose", .domain = "", .since = 1, .until = 0, .impl = "dnnl",
-    .priority = 10, .init = dconvt_init, .infer = dconv_infer, .plan = dconv_plan,
-    .pack = dconv_pack, .run = dconv_run, .fini = dconv_fini, .accepts_layout = dconv_accepts,
-    .packed_inputs = (1u << 1) | (1u << 2), .adopt = dconv_adopt,
-};
-K_REGISTER(k_convt_dnnl);
-
-/* For the precision pass (graph/precision.h): whether bound node n computes
+/* For the precision pass (k_op.bf16_io): whether bound node n computes
  * in bf16 through oneDNN and may read (as_producer 0) or write (1) its data
  * activation as bf16. */
-int dn_conv_bf16_io(const g_node *n, int as_producer)
+static int dconv_bf16_io(const g_node *n, void *state, int as_producer)
 {
-    if (!n->op || n->op != &k_conv_dnnl || !n->state) return 0;
-    const dconv *s = n->state;
+    (void)n;
+    const dconv *s = state;
     /* the direct loop reads float32 and may write bf16 (it has no add) */
     if (s->stem) return as_producer;
     if (!s->bf16 || s->dw.on || s->transposed) return 0;
@@ -785,20 +767,24 @@ int dn_bf16_residual(void)
     return !(e && !strcmp(e, "0"));
 }
 
-/* For the precision pass: whether bound node n may read its input j as a
+/* For the precision pass (k_op.bf16_addend): whether bound node n may read its input j as a
  * bf16 residual addend (the sum post-op converts while it adds). */
-int dn_conv_bf16_addend(const g_node *n, int j)
+static int dconv_bf16_addend(const g_node *n, void *state, int j)
 {
-    if (!n->op || n->op != &k_conv_dnnl || !n->state || j != NN_ADD_INPUT) return 0;
-    const dconv *s = n->state;
+    (void)n;
+    if (j != NN_ADD_INPUT) return 0;
+    const dconv *s = state;
     return s->bf16 && s->po.has_add && !s->dw.on && !s->transposed && !s->stem && dn_bf16_residual();
 }
 
-/* For the fusion pass: whether oneDNN runs a 1x1 convolution C -> M on an
+/* For the fusion pass (k_op.fuse_dw): whether oneDNN runs a 1x1 convolution C -> M on an
  * H x W plane with post-ops pa followed by the depthwise step d as one
  * fused jit primitive (on the blocked layout dconv_build then uses). */
-int dn_conv_dw_probe(int64_t C, int64_t M, int64_t H, int64_t W, const nn_post *pa, const nn_dw *d)
+static int dconv_fuse_dw(const k_dw_fusion *q)
 {
+    int64_t C = q->C, M = q->M, H = q->H, W = q->W;
+    const nn_post *pa = q->pa;
+    const nn_dw *d = q->d;
     if (!dn_engine() || pa->has_add) return 0;
     dnnl_memory_desc_t x, w, b, y, yf;
     dnnl_dims_t xd = { 1, C, H, W }, wd = { M, C, 1, 1 }, bd = { M }, yd = { 1, M, H, W };
@@ -827,3 +813,22 @@ int dn_conv_dw_probe(int64_t C, int64_t M, int64_t H, int64_t W, const nn_post *
     if (attr) dnnl_primitive_attr_destroy(attr);
     return ok;
 }
+
+static const k_op k_conv_dnnl = {
+    .op_type = "Conv", .domain = "", .since = 1, .until = 0, .impl = "dnnl", .priority = 10,
+    .init = dconv_init, .infer = dconv_infer, .plan = dconv_plan, .pack = dconv_pack,
+    .run = dconv_run, .fini = dconv_fini, .accepts_layout = dconv_accepts,
+    .packed_inputs = (1u << 1) | (1u << 2) | (1u << NN_DW_W) | (1u << NN_DW_B),
+    .adopt = dconv_adopt, .inplace = dconv_inplace, .bf16_io = dconv_bf16_io,
+    .bf16_addend = dconv_bf16_addend, .fuse_dw = dconv_fuse_dw, .flops = k_flops_conv,
+};
+K_REGISTER(k_conv_dnnl);
+
+static const k_op k_convt_dnnl = {
+    .op_type = "ConvTranspose", .domain = "", .since = 1, .until = 0, .impl = "dnnl",
+    .priority = 10, .init = dconvt_init, .infer = dconv_infer, .plan = dconv_plan,
+    .pack = dconv_pack, .run = dconv_run, .fini = dconv_fini, .accepts_layout = dconv_accepts,
+    .packed_inputs = (1u << 1) | (1u << 2), .adopt = dconv_adopt, .flops = k_flops_convt,
+};
+K_REGISTER(k_convt_dnnl);
+

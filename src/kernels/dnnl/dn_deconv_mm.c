@@ -389,5 +389,6 @@ static const k_op k_convt_dnnl_mm = {
     .priority = 11, .init = ddm_init, .infer = ddm_infer, .plan = ddm_plan, .pack = ddm_pack,
     .run = ddm_run, .fini = ddm_fini, .accepts_layout = ddm_accepts,
     .packed_inputs = (1u << 1) | (1u << 2), .adopt = ddm_adopt,
+    .flops = k_flops_convt,
 };
 K_REGISTER(k_convt_dnnl_mm);

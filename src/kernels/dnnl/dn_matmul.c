@@ -11,7 +11,6 @@
  * shapes one row at a time. OPENACL_NO_GEMV=1 keeps oneDNN for these. */
 #include "kernels/dnnl/dn_common.h"
 #include "kernels/dnnl/dn_gemv.h"
-#include "graph/precision.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -554,6 +553,7 @@ static const k_op k_matmul_dnnl = {
     .op_type = "MatMul", .domain = "", .since = 1, .until = 0, .impl = "dnnl", .priority = 10,
     .init = dmatmul_init, .infer = dmm_infer, .plan = dmm_plan, .pack = dmm_pack,
     .run = dmm_run, .fini = dmm_fini, .packed_inputs = (1u << 1) | (1u << 2), .adopt = dmm_adopt,
+    .flops = k_flops_matmul,
 };
 K_REGISTER(k_matmul_dnnl);
 
@@ -561,5 +561,6 @@ static const k_op k_gemm_dnnl = {
     .op_type = "Gemm", .domain = "", .since = 1, .until = 0, .impl = "dnnl", .priority = 10,
     .init = dgemm_init, .infer = dmm_infer, .plan = dmm_plan, .pack = dmm_pack,
     .run = dmm_run, .fini = dmm_fini, .packed_inputs = (1u << 1) | (1u << 2), .adopt = dmm_adopt,
+    .flops = k_flops_gemm,
 };
 K_REGISTER(k_gemm_dnnl);

@@ -8,9 +8,6 @@
  * time in dynamic models) it executes the op and keeps the results for the
  * run() that follows; in static models run() executes it itself. */
 #include "kernels/kernel.h"
-#include "engine/exec.h"
-#include "graph/passes.h"
-#include "onnx/onnx_import.h"
 #include "graph/errs.h"
 #include "core/core.h"
 #include <omp.h>
@@ -23,7 +20,8 @@ enum { CF_IF, CF_LOOP, CF_SCAN, CF_SEQMAP };
 
 typedef struct cf_sub {
     g_graph *g;
-    eng_dyn *d;
+    const k_subgraph_host *host;
+    void *d;                    /* the host's runner of the body */
     int ncap;
     int *cap_t, *cap_in;      /* capture tensor in the body, owner node input index */
     k_tensor *vals;
@@ -75,7 +73,7 @@ static int own_copy(k_tensor *t, unsigned char *owned)
         return 0;
     }
     size_t nb = k_nbytes(t);
-    void *p = eng_alloc64(nb);
+    void *p = k_alloc64(nb);
     if (!p) return acl_fail(ACL_ERROR_BAD_ALLOC, "control flow: out of memory (%zu bytes)", nb);
     if (nb) memcpy(p, t->data, nb);
     t->data = p;
@@ -96,7 +94,7 @@ static void pend_clear(cf_state *s)
 
 static void sub_fini(cf_sub *b)
 {
-    eng_dyn_free(b->d);
+    if (b->host) b->host->release(b->d);
     free(b->cap_t); free(b->cap_in); free(b->vals); free(b->owned);
     memset(b, 0, sizeof *b);
 }
@@ -121,13 +119,13 @@ static g_graph *body_attr(const g_node *n, const char *name)
 static int sub_setup(g_graph *g, g_node *n, cf_state *s, cf_sub *b, g_graph *body)
 {
     b->g = body;
-    for (int t = 0; t < body->n_t; t++) if (onnx_is_capture(body, t)) b->ncap++;
+    for (int t = 0; t < body->n_t; t++) if (g_is_capture(body, t)) b->ncap++;
     b->cap_t = calloc((size_t)b->ncap + 1, sizeof(int));
     b->cap_in = calloc((size_t)b->ncap + 1, sizeof(int));
     if (!b->cap_t || !b->cap_in) return acl_fail(ACL_ERROR_BAD_ALLOC, "control flow: out of memory");
     int c = 0;
     for (int t = 0; t < body->n_t; t++) {
-        if (!onnx_is_capture(body, t)) continue;
+        if (!g_is_capture(body, t)) continue;
         int found = -1;
         for (int j = s->n_formal; j < n->n_in && found < 0; j++)
             if (n->in[j] >= 0 && !strcmp(g->t[n->in[j]].name, body->t[t].name)) found = j;
@@ -154,9 +152,10 @@ static int sub_setup(g_graph *g, g_node *n, cf_state *s, cf_sub *b, g_graph *bod
         b->cap_in[c++] = found;
     }
     b->ncap = c;
-    int rc = graph_prepare_sub(body);
+    if (!(b->host = k_get_subgraph_host()))
+        return cf_fail(n, ACL_ERROR_FEATURE_UNSUPPORTED, "no engine is linked in to run its body");
+    int rc = b->host->prepare(body, &b->d);
     if (rc) return rc;
-    b->d = eng_dyn_new(body);
     b->vals = calloc((size_t)body->n_t + 1, sizeof *b->vals);
     b->owned = calloc((size_t)body->n_t + 1, 1);
     if (!b->d || !b->vals || !b->owned) return acl_fail(ACL_ERROR_BAD_ALLOC, "control flow: out of memory");
@@ -173,7 +172,7 @@ static int sub_run(cf_sub *b, const k_tensor *formal, int nf, const k_tensor *no
     memset(b->owned, 0, (size_t)g->n_t);
     for (int k = 0; k < nf && k < g->n_inputs; k++) b->vals[g->inputs[k]] = formal[k];
     for (int c = 0; c < b->ncap; c++) b->vals[b->cap_t[c]] = node_in[b->cap_in[c]];
-    int rc = eng_dyn_run(b->d, b->vals, b->owned, threads);
+    int rc = b->host->run(b->d, b->vals, b->owned, threads);
     if (!rc) {
         for (int o = 0; o < g->n_outputs; o++) {
             int t = g->outputs[o];
@@ -182,7 +181,7 @@ static int sub_run(cf_sub *b, const k_tensor *formal, int nf, const k_tensor *no
             b->owned[t] = 0;
         }
     }
-    eng_vals_release(g->n_t, b->vals, b->owned);
+    b->host->vals_release(g->n_t, b->vals, b->owned);
     return rc;
 }
 
@@ -360,7 +359,7 @@ static int exec_loop(cf_state *s, const g_node *n, const k_tensor *in, int threa
         p->shape.d[0] = x->count;
         for (int i = 0; i < x->elem.rank; i++) p->shape.d[i + 1] = x->elem.d[i];
         p->nbytes = x->len;
-        p->data = eng_alloc64(x->len);
+        p->data = k_alloc64(x->len);
         if (!p->data) { rc = acl_fail(ACL_ERROR_BAD_ALLOC, "Loop: out of memory"); goto done; }
         if (x->len) memcpy(p->data, x->buf, x->len);
     }
@@ -430,7 +429,7 @@ static int scan_core(cf_state *s, const g_node *n, const k_tensor *node_in, cons
         f->shape.rank = x->shape.rank - 1;
         for (int i = 0, j = 0; i < x->shape.rank; i++) if (i != in_ax[m]) f->shape.d[j++] = x->shape.d[i];
         f->nbytes = k_nbytes(f);
-        if (!(slice[m] = eng_alloc64(f->nbytes))) { rc = acl_fail(ACL_ERROR_BAD_ALLOC, "Scan: out of memory"); goto done; }
+        if (!(slice[m] = k_alloc64(f->nbytes))) { rc = acl_fail(ACL_ERROR_BAD_ALLOC, "Scan: out of memory"); goto done; }
         f->data = slice[m];
     }
     for (int64_t t = 0; t < L; t++) {
@@ -455,7 +454,7 @@ static int scan_core(cf_state *s, const g_node *n, const k_tensor *node_in, cons
                 y->shape.rank = r;
                 for (int i = 0, j = 0; i < r; i++) y->shape.d[i] = i == out_ax[k] ? L : v->shape.d[j++];
                 y->nbytes = k_nbytes(y);
-                if (!(y->data = eng_alloc64(y->nbytes))) { rc = acl_fail(ACL_ERROR_BAD_ALLOC, "Scan: out of memory"); break; }
+                if (!(y->data = k_alloc64(y->nbytes))) { rc = acl_fail(ACL_ERROR_BAD_ALLOC, "Scan: out of memory"); break; }
             } else {
                 g_shape e = y->shape;
                 for (int i = out_ax[k]; i + 1 < e.rank; i++) e.d[i] = e.d[i + 1];
@@ -494,7 +493,7 @@ static int scan_core(cf_state *s, const g_node *n, const k_tensor *node_in, cons
         y->shape.rank = r;
         for (int i = 0, j = 0; i < r; i++) y->shape.d[i] = i == out_ax[k] ? 0 : (bt->shape.d[j] < 0 ? 0 : bt->shape.d[j]), j += i != out_ax[k];
         y->nbytes = 0;
-        if (!(y->data = eng_alloc64(0))) { rc = acl_fail(ACL_ERROR_BAD_ALLOC, "Scan: out of memory"); goto done; }
+        if (!(y->data = k_alloc64(0))) { rc = acl_fail(ACL_ERROR_BAD_ALLOC, "Scan: out of memory"); goto done; }
     }
 done:
     for (int k = 0; carry && k < N; k++) own_free(&carry[k], &cown[k]);
@@ -578,7 +577,7 @@ static int exec_scan(cf_state *s, const g_node *n, const k_tensor *in, int threa
                 for (int i = 0; i < o->shape.rank; i++) p->shape.d[i + 1] = o->shape.d[i];
                 if (k >= N) p->shape.d[1] = L;
                 p->nbytes = k_nbytes(p);
-                if (!(p->data = eng_alloc64(p->nbytes))) { rc = acl_fail(ACL_ERROR_BAD_ALLOC, "Scan: out of memory"); break; }
+                if (!(p->data = k_alloc64(p->nbytes))) { rc = acl_fail(ACL_ERROR_BAD_ALLOC, "Scan: out of memory"); break; }
                 memset(p->data, 0, p->nbytes);
             }
             size_t per = p->nbytes / (size_t)(B ? B : 1);

@@ -24,7 +24,6 @@
  * Two registrations: "avx512" (AVX-512 loops; bf16 needs AVX512-BF16) and
  * "ref" (plain C, what OPENACL_FORCE_REF runs). */
 #include "kernels/ref/nn_common.h"
-#include "graph/precision.h"
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,9 +33,6 @@
 #endif
 
 enum { SE_X, SE_W1, SE_B1, SE_W2, SE_B2 };
-
-/* kernels/dnnl/dn_common.c when linked in: whether oneDNN computes in bf16 */
-int dn_has_bf16(void) __attribute__((weak));
 
 typedef struct se_state {
     nn_post act1, act2;
@@ -124,7 +120,7 @@ static int se_init_common(g_graph *g, g_node *n, void **state, int simd)
     s->simd = simd;
     /* bf16 where the convolutions compute in bf16 (oneDNN's view of the
      * CPU, which ONEDNN_MAX_CPU_ISA may narrow) */
-    s->wbf16 = simd && graph_node_bf16(n) && cpu_avx512(1) && dn_has_bf16 && dn_has_bf16();
+    s->wbf16 = simd && graph_node_bf16(n) && cpu_avx512(1) && k_cpu_bf16();
     s->C = C;
     s->R = R;
     *state = s;
@@ -593,11 +589,18 @@ static int se_accepts(const g_node *n, void *state, int idx, int layout)
 
 #define SE_PACKED ((1u << SE_W1) | (1u << SE_B1) | (1u << SE_W2) | (1u << SE_B2))
 
+/* Both implementations read x as bf16 or float32 (k_op.reads_bf16). */
+static int se_reads_bf16(const g_graph *g, const g_node *n, int slot)
+{
+    (void)g; (void)n;
+    return slot == SE_X;
+}
+
 static const k_op k_se_avx512 = {
     .op_type = "SqueezeExcite", .domain = "openacl", .since = 1, .until = 0, .impl = "avx512",
     .priority = 10, .init = se_init_simd, .infer = se_infer, .plan = se_plan, .pack = se_pack,
     .run = se_run, .fini = se_fini, .accepts_layout = se_accepts, .packed_inputs = SE_PACKED,
-    .adopt = se_adopt,
+    .adopt = se_adopt, .reads_bf16 = se_reads_bf16,
 };
 K_REGISTER(k_se_avx512);
 
@@ -605,8 +608,7 @@ static const k_op k_se_ref = {
     .op_type = "SqueezeExcite", .domain = "openacl", .since = 1, .until = 0, .impl = "ref",
     .priority = 0, .init = se_init_ref, .infer = se_infer, .plan = se_plan, .pack = se_pack,
     .run = se_run, .fini = se_fini, .accepts_layout = se_accepts, .packed_inputs = SE_PACKED,
-    .adopt = se_adopt,
+    .adopt = se_adopt, .reads_bf16 = se_reads_bf16,
 };
 K_REGISTER(k_se_ref);
 
-int nn_se_bound(const g_node *n) { return n->op == &k_se_avx512 || n->op == &k_se_ref; }
