@@ -423,6 +423,20 @@ static void test_versions(const unsigned char *orig, size_t len)
     make_v10(img, len);
     rc = load_run(img, len, &ran);
     EXPECT(rc == 0 && ran, "a format 1.0 image (no EXEC) does not load and run: %d", rc);
+    /* an image of the previous packed-format revision ("p4" in the kernel
+     * ABI, header offset 40): loads, packs again from its plain copies
+     * instead of adopting the stored packed weights, and runs */
+    memcpy(img, orig, len);
+    char *p5 = strstr((char *)img + 40, " p5");
+    EXPECT(p5 != NULL, "kernel ABI without a packed-format revision: %.47s", (char *)img + 40);
+    if (p5) {
+        p5[2] = '4';
+        om_reseal(img, len);
+        int in_image = -1;
+        rc = load_run2(img, len, &ran, &in_image);
+        EXPECT(rc == 0 && ran && in_image == 0, "a previous-ABI image: rc %d ran %d weights in image %d",
+               rc, ran, in_image);
+    }
     free(img);
 }
 
