@@ -10,6 +10,7 @@
 #include "core/core.h"
 #include "mdl/mdl_internal.h"
 #include "om/om.h"
+#include "core/pb.h"
 
 
 /* Huawei ATC .om files start with a 256-byte header whose first field is the
@@ -35,35 +36,20 @@ static int onnx_field_wire(uint64_t field)
     }
 }
 
-static int read_varint(const unsigned char *p, size_t len, size_t *pos, uint64_t *v)
-{
-    uint64_t r = 0;
-    for (int shift = 0; shift < 64 && *pos < len; shift += 7) {
-        unsigned char b = p[(*pos)++];
-        r |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80)) {
-            *v = r;
-            return 1;
-        }
-    }
-    return 0;
-}
-
 enum { WALK_OK, WALK_GARBAGE, WALK_TRUNCATED };
 
 /* Walks the top-level fields. Unknown field numbers (newer ONNX versions)
  * are tolerated when well-formed; known ones must have their wire type. */
 static int walk_onnx(const unsigned char *p, size_t len, int *known, int *has_graph, size_t *bad_at)
 {
-    size_t pos = 0;
+    const uint8_t *q = p, *end = p + len;
     *known = 0;
     *has_graph = 0;
-    while (pos < len) {
-        size_t start = pos;
+    while (q < end) {
         uint64_t tag, v;
-        *bad_at = start;
-        if (!read_varint(p, len, &pos, &tag))
-            return pos >= len && *known ? WALK_TRUNCATED : WALK_GARBAGE;
+        *bad_at = (size_t)(q - p);
+        if (pb_read_varint(&q, end, &tag))
+            return q >= end && *known ? WALK_TRUNCATED : WALK_GARBAGE;
         uint64_t field = tag >> 3;
         int wt = (int)(tag & 7);
         int want = onnx_field_wire(field);
@@ -71,31 +57,14 @@ static int walk_onnx(const unsigned char *p, size_t len, int *known, int *has_gr
             return WALK_GARBAGE;
         if (want < 0 && *known == 0)
             return WALK_GARBAGE;  /* must start like a ModelProto */
-        switch (wt) {
-        case 0:
-            if (!read_varint(p, len, &pos, &v))
-                return WALK_TRUNCATED;
-            break;
-        case 1:
-            if (len - pos < 8)
-                return WALK_TRUNCATED;
-            pos += 8;
-            break;
-        case 2:
-            if (!read_varint(p, len, &pos, &v))
-                return *known ? WALK_TRUNCATED : WALK_GARBAGE;
-            if (v > len - pos)
-                return *known ? WALK_TRUNCATED : WALK_GARBAGE;
-            pos += (size_t)v;
-            break;
-        case 5:
-            if (len - pos < 4)
-                return WALK_TRUNCATED;
-            pos += 4;
-            break;
-        default:
+        if (wt != 0 && wt != 1 && wt != 2 && wt != 5)
             return WALK_GARBAGE;
-        }
+        pb_span payload;
+        q = p + *bad_at;   /* the field again, key included, through the shared walker */
+        if (pb_read_field(&q, end, &v, &payload))
+            /* the field's body runs past the end: cut short, unless nothing
+             * so far said ModelProto and the length itself is garbage */
+            return wt == 2 && !*known ? WALK_GARBAGE : WALK_TRUNCATED;
         if (want >= 0)
             (*known)++;
         if (field == 7)

@@ -5,6 +5,7 @@
 #include "onnx/onnx.pb-c.h"
 #include "graph/errs.h"
 #include "core/core.h"
+#include "core/pb.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -1076,40 +1077,6 @@ static int mk_child(int kind, uint64_t field)
     }
 }
 
-static int pb_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
-{
-    uint64_t x = 0;
-    for (int sh = 0; sh < 64 && *p < end; sh += 7) {
-        uint8_t b = *(*p)++;
-        x |= (uint64_t)(b & 0x7f) << sh;
-        if (!(b & 0x80)) { *v = x; return 0; }
-    }
-    return -1;
-}
-
-/* A run of bytes inside the buffer being parsed. */
-typedef struct pb_span { const uint8_t *p; size_t n; } pb_span;
-
-/* Reads one field at *p (advanced past it): its key, and for a
- * length-delimited field (wire type 2) its payload. -1: a wire format this
- * does not handle (protobuf-c will judge). */
-static int pb_field(const uint8_t **p, const uint8_t *end, uint64_t *key, pb_span *payload)
-{
-    uint64_t v;
-    if (pb_varint(p, end, key)) return -1;
-    switch (*key & 7) {
-    case 0: return pb_varint(p, end, &v);
-    case 1: if (end - *p < 8) return -1; *p += 8; return 0;
-    case 5: if (end - *p < 4) return -1; *p += 4; return 0;
-    case 2:
-        if (pb_varint(p, end, &v) || v > (uint64_t)(end - *p)) return -1;
-        *payload = (pb_span){ *p, (size_t)v };
-        *p += v;
-        return 0;
-    default: return -1;
-    }
-}
-
 /* 0: fine or malformed (protobuf-c will say); -1: nested too deep. */
 static int pb_depth_check(const uint8_t *p, const uint8_t *end, int kind, int depth)
 {
@@ -1117,7 +1084,7 @@ static int pb_depth_check(const uint8_t *p, const uint8_t *end, int kind, int de
     while (p < end) {
         uint64_t key;
         pb_span f;
-        if (pb_field(&p, end, &key, &f)) return 0;
+        if (pb_read_field(&p, end, &key, &f)) return 0;
         int ck = (key & 7) == 2 ? mk_child(kind, key >> 3) : MK_NONE;
         if (ck != MK_NONE && pb_depth_check(f.p, f.p + f.n, ck, depth + 1)) return -1;
     }
@@ -1168,7 +1135,7 @@ static int pb_split(const uint8_t *p, const uint8_t *end, uint64_t want, pb_span
         const uint8_t *f0 = p;
         uint64_t key;
         pb_span f;
-        if (pb_field(&p, end, &key, &f)) return -1;
+        if (pb_read_field(&p, end, &key, &f)) return -1;
         if ((key & 7) == 2 && (key >> 3) == want) {
             if (*n_hits < max_hits) hits[*n_hits] = f;
             (*n_hits)++;
