@@ -98,14 +98,9 @@ struct aclmdlExecConfigHandle {
 aclDataType mdl_acl_dtype(int gdtype);
 aclFormat mdl_format_for_rank(int rank);
 
-/* ---- format detection (format.c) ---- */
+/* ---- model formats (format.c): the importer table, {probe, load} per
+ * format; mdl_engine_open (below) recognises the image by content ---- */
 enum mdl_format { MDL_FMT_UNKNOWN = 0, MDL_FMT_ONNX = 1, MDL_FMT_OACL = 2 };
-
-/* Recognises a model image by content. On success *fmt is MDL_FMT_ONNX or
- * MDL_FMT_OACL. Anything else fails with a message naming `api` and `src`
- * (the path, or "memory image"): a Huawei .om is recognised and named as
- * such, a truncated ONNX file is reported as truncated. */
-int mdl_format_detect(const char *api, const char *src, const void *buf, size_t len, int *fmt);
 
 /* Largest model image accepted (protobuf's 2 GiB limit for ONNX). */
 #define MDL_MAX_ONNX_BYTES ((size_t)2147483647)
