@@ -21,7 +21,7 @@ function(oa_fuzz_link name)
   target_include_directories(${name} PRIVATE ${OA_FUZZ_DIR} ${CMAKE_SOURCE_DIR}/include)
   target_link_libraries(${name} PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,ascendcl_internal>")
   target_compile_options(${name} PRIVATE ${OA_WARN})
-  target_link_options(${name} PRIVATE -no-pie -Wl,--unresolved-symbols=ignore-in-object-files)
+  target_link_options(${name} PRIVATE -no-pie)
 endfunction()
 
 foreach(t ${OA_FUZZ_TARGETS})

@@ -22,7 +22,7 @@ target_include_directories(misuse_test PRIVATE ${CMAKE_CURRENT_LIST_DIR} ${CMAKE
                            ${CMAKE_SOURCE_DIR}/include)
 target_link_libraries(misuse_test PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,ascendcl_internal>" Threads::Threads)
 target_compile_options(misuse_test PRIVATE ${OA_WARN})
-target_link_options(misuse_test PRIVATE -no-pie -Wl,--unresolved-symbols=ignore-in-object-files)
+target_link_options(misuse_test PRIVATE -no-pie)
 set(OA_MX_SHARDS 4)
 math(EXPR OA_MX_LAST "${OA_MX_SHARDS} - 1")
 foreach(k RANGE ${OA_MX_LAST})

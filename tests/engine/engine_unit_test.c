@@ -7,6 +7,7 @@
  * Models are built in memory with the generated protobuf-c structs; the ops
  * they use are test kernels registered here in the "openacl.test" domain,
  * so these tests do not depend on the real kernels. */
+#include "../common/oa_check.h"
 #include "engine/engine.h"
 #include "graph/passes.h"
 #include "graph/plan.h"
@@ -24,9 +25,6 @@
 
 const char *aclGetRecentErrMsg(void);
 
-static int failures, checks;
-#define CHECK(c, ...) do { checks++; if (!(c)) { failures++; printf("FAIL %s:%d: %s: ", __FILE__, \
-    __LINE__, #c); printf(__VA_ARGS__); printf("\n"); } } while (0)
 
 /* ---------------- test kernels (domain openacl.test) ---------------- */
 
@@ -1567,6 +1565,5 @@ int main(void)
     test_external_data();
     aclGetRecentErrMsg();
     free(g_allocs);
-    printf("%d checks, %d failures\n", checks, failures);
-    return failures ? 1 : 0;
+    return OA_CHECK_EXIT("engine_unit");
 }
