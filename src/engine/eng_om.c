@@ -1,12 +1,6 @@
-/* The compiled-model reader and writer (docs/om-format.md): the engine's
- * optimised, planned programs (one per gear) in the src/om container.
- *
- * Writing: each program's graph as the passes left it (nodes with their
- * attributes, the kernel implementation chosen, tensors with dtype, shape,
- * layout and arena offset), its memory plan, and its weights: the constants
- * read at run time and every packed area in the WEIGHTS section (identical
- * blobs of different gears stored once), the plain copies of constants that
- * only packing reads in the PLAIN section.
+/* The engine's side of the compiled format (docs/om-format.md): its
+ * optimised, planned programs (one per gear) described for src/om's writer
+ * (om/program.h, om/om_write.c), and the reader.
  *
  * Reading: no graph pass runs. Every count and index is bounded before use,
  * every checksum checked (weights in parallel), each node is bound to the
@@ -21,6 +15,7 @@
 #include "engine/eng_priv.h"
 #include "engine/compile.h"
 #include "om/om.h"
+#include "om/program.h"
 #include "graph/errs.h"
 #include "graph/passes.h"
 #include "graph/plan.h"
@@ -36,12 +31,8 @@
 
 #define MAX_STR (1u << 20)
 #define MAX_ITEMS (1u << 24)
-#define INFO_VERSION 1
-#define EXEC_VERSION 1
 #define MAX_THREADS_REC 65536u
 
-enum { DK_NONE = 0, DK_BLOB = 1, DK_INLINE = 2 };
-enum { REGION_WEIGHTS = 0, REGION_PLAIN = 1 };
 
 /* ---- meta ---- */
 
@@ -83,173 +74,53 @@ static int first_bf16_node(const g_graph *g)
 int eng_is_compiled(const void *buf, size_t len) { return om_is_image(buf, len); }
 
 /* =====================================================================
- * Writing
+ * Writing: the engine's programs described for src/om's writer
  * ===================================================================== */
 
-typedef struct bent { int region; size_t off, size; uint32_t crc; } bent;
-typedef struct blobstore {
-    om_buf rt, plain;
-    bent *e;
-    int n, cap;
-    int oom;
-} blobstore;
+_Static_assert(OM_MAX_SUBGRAPH_DEPTH == ONNX_MAX_SUBGRAPH_DEPTH, "the format nests as deep as the importer");
+_Static_assert(OM_PREC_FP32 == ENG_PRECISION_FP32 && OM_PREC_BF16 == ENG_PRECISION_BF16,
+               "the EXEC section stores enum eng_precision");
 
-/* Adds a blob (deduplicated by content within its region); returns its id. */
-static int blob_add(blobstore *b, int region, const void *p, size_t n)
+static void wprog_free(om_wprog *p)
 {
-    uint32_t crc = om_crc32c(0, p, n);
-    om_buf *buf = region == REGION_PLAIN ? &b->plain : &b->rt;
-    for (int i = 0; i < b->n; i++) {
-        const bent *e = &b->e[i];
-        if (e->region == region && e->size == n && e->crc == crc && !memcmp(buf->p + e->off, p, n)) return i;
-    }
-    if (b->n == b->cap) {
-        int cap = b->cap ? 2 * b->cap : 64;
-        bent *v = realloc(b->e, (size_t)cap * sizeof *v);
-        if (!v) { b->oom = 1; return -1; }
-        b->e = v;
-        b->cap = cap;
-    }
-    ob_align(buf, OM_ALIGN);
-    size_t off = buf->len;
-    ob_bytes(buf, p, n);
-    if (buf->oom) { b->oom = 1; return -1; }
-    b->e[b->n] = (bent){ region, off, n, crc };
-    return b->n++;
+    free(p->const_rt); free(p->plain_only); free(p->nodes); free(p->impl);
+    memset(p, 0, sizeof *p);
 }
 
-static void w_shape(om_buf *o, const g_shape *s)
+/* The program as the writer sees it: its graph, plan and weights. */
+static int wprog_of(const eng_model *m, int k, om_wprog *p)
 {
-    ob_i32(o, s->rank);
-    for (int i = 0; i < s->rank && i < G_MAX_RANK; i++) ob_i64(o, s->d[i]);
-}
-
-static int w_graph(om_buf *o, blobstore *bs, const eng_model *m, const g_graph *g, int depth);
-
-static int w_attr(om_buf *o, blobstore *bs, const g_attr *a, int depth)
-{
-    ob_str(o, a->name);
-    ob_i32(o, a->type);
-    switch (a->type) {
-    case G_AT_FLOAT: ob_f32(o, a->f); break;
-    case G_AT_INT: case G_AT_TYPE: ob_i64(o, a->i); break;
-    case G_AT_STRING: ob_blob(o, a->s, a->s ? a->slen : 0); break;
-    case G_AT_FLOATS:
-        ob_u32(o, (uint32_t)a->n);
-        ob_bytes(o, a->floats, (size_t)a->n * sizeof(float));
-        break;
-    case G_AT_INTS:
-        ob_u32(o, (uint32_t)a->n);
-        ob_bytes(o, a->ints, (size_t)a->n * sizeof(int64_t));
-        break;
-    case G_AT_STRINGS:
-        ob_u32(o, (uint32_t)a->n);
-        for (int i = 0; i < a->n; i++) ob_blob(o, a->strings[i], a->strings[i] ? strlen(a->strings[i]) : 0);
-        break;
-    case G_AT_TENSOR: {
-        const g_tensor *t = a->t;
-        if (!t) return acl_fail(ACL_ERROR_INTERNAL_ERROR, "compiled model: tensor attribute '%s' is empty", a->name);
-        ob_str(o, t->name);
-        ob_i32(o, t->dtype);
-        w_shape(o, &t->shape);
-        ob_blob(o, t->data, t->data ? t->nbytes : 0);
-        break;
+    memset(p, 0, sizeof *p);
+    if (!m->bound || !m->weights)
+        return acl_fail(ACL_ERROR_INTERNAL_ERROR, "compiled model: program %d is not bound", k);
+    const g_graph *g = m->g;
+    p->g = g;
+    p->is_static = m->is_static;
+    p->work_size = m->is_static ? m->work_size : 0;
+    p->const_rt = calloc((size_t)g->n_t + 1, sizeof *p->const_rt);
+    p->plain_only = calloc((size_t)g->n_t + 1, 1);
+    p->impl = calloc((size_t)g->n_nodes + 1, sizeof *p->impl);
+    if (m->is_static && m->steps) p->nodes = calloc((size_t)g->n_nodes + 1, sizeof *p->nodes);
+    if (!p->const_rt || !p->plain_only || !p->impl || (m->is_static && m->steps && !p->nodes)) {
+        wprog_free(p);
+        return acl_fail(ACL_ERROR_BAD_ALLOC, "compiled model: out of memory");
     }
-    case G_AT_GRAPH:
-        if (!a->g) return acl_fail(ACL_ERROR_INTERNAL_ERROR, "compiled model: graph attribute '%s' is empty", a->name);
-        return w_graph(o, bs, NULL, a->g, depth + 1);
-    default:
-        return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "compiled model: attribute '%s' has type %d, which "
-                        "the format cannot hold", a->name, a->type);
+    for (int t = 0; t < g->n_t; t++) {
+        if (g->t[t].kind != G_TK_CONST) continue;
+        if (m->const_off[t] >= 0) p->const_rt[t] = m->weights + m->const_off[t];
+        p->plain_only[t] = m->pack_only[t];
+    }
+    for (int i = 0; i < g->n_nodes; i++) p->impl[i] = g->nodes[i].op ? g->nodes[i].op->impl : "";
+    for (int i = 0; p->nodes && i < g->n_nodes && i < m->n_steps; i++) {
+        const step *st = &m->steps[i];
+        om_node_plan *q = &p->nodes[i];
+        q->packed_bytes = st->packed_bytes;
+        q->scratch_off = st->scratch_off;
+        q->scratch_bytes = st->scratch_bytes;
+        q->threads = st->threads;
+        if (st->packed_bytes && g->nodes[i].op->pack) q->packed = m->weights + st->packed_off;
     }
     return 0;
-}
-
-/* m: the program when g is its main graph (constants go to blobs, the
- * plan is written); NULL for subgraphs (constants inline). */
-static int w_graph(om_buf *o, blobstore *bs, const eng_model *m, const g_graph *g, int depth)
-{
-    if (depth > ONNX_MAX_SUBGRAPH_DEPTH)
-        return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "compiled model: subgraphs nested deeper than %d",
-                        ONNX_MAX_SUBGRAPH_DEPTH);
-    const char *w = m ? m->weights : NULL;
-    ob_i32(o, g->opset);
-    ob_u32(o, (uint32_t)g->n_t);
-    for (int t = 0; t < g->n_t; t++) {
-        const g_tensor *x = &g->t[t];
-        ob_str(o, x->name);
-        ob_i32(o, x->dtype);
-        ob_u8(o, (unsigned)x->kind);
-        ob_u8(o, (unsigned)x->layout);
-        ob_u8(o, x->is_output ? 1 : 0);
-        int dk = DK_NONE, rt = -1, pl = -1;
-        if (x->kind == G_TK_CONST && (x->dtype == G_STR || g_is_container(x->dtype)) && x->data)
-            return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "compiled model: constant '%s' of type %s cannot be "
-                            "stored", x->name, g_dtype_name(x->dtype));
-        if (x->kind == G_TK_CONST && m) {
-            if (m->const_off[t] >= 0) rt = blob_add(bs, REGION_WEIGHTS, w + m->const_off[t], x->nbytes);
-            else if (m->pack_only[t] && x->data) pl = blob_add(bs, REGION_PLAIN, x->data, x->nbytes);
-            if (bs->oom) return acl_fail(ACL_ERROR_BAD_ALLOC, "compiled model: out of memory");
-            if (rt >= 0 || pl >= 0) {
-                dk = DK_BLOB;
-                /* a packed-only constant keeps a plain copy too, for re-packing elsewhere */
-            }
-        } else if (x->kind == G_TK_CONST && x->data) {
-            dk = DK_INLINE;
-        }
-        ob_u8(o, (unsigned)dk);
-        w_shape(o, &x->shape);
-        ob_i64(o, x->mem_offset);
-        ob_u64(o, x->nbytes);
-        if (dk == DK_BLOB) { ob_i32(o, rt); ob_i32(o, pl); }
-        if (dk == DK_INLINE) ob_blob(o, x->data, x->nbytes);
-    }
-    ob_u32(o, (uint32_t)g->n_inputs);
-    for (int i = 0; i < g->n_inputs; i++) ob_i32(o, g->inputs[i]);
-    ob_u32(o, (uint32_t)g->n_outputs);
-    for (int i = 0; i < g->n_outputs; i++) ob_i32(o, g->outputs[i]);
-    ob_u32(o, (uint32_t)g->n_nodes);
-    for (int i = 0; i < g->n_nodes; i++) {
-        const g_node *n = &g->nodes[i];
-        ob_str(o, n->name);
-        ob_str(o, n->op_type);
-        ob_str(o, n->domain);
-        ob_i32(o, n->opset);
-        ob_str(o, m && n->op ? n->op->impl : "");
-        ob_u32(o, (uint32_t)n->n_in);
-        for (int j = 0; j < n->n_in; j++) ob_i32(o, n->in[j]);
-        ob_u32(o, (uint32_t)n->n_out);
-        for (int j = 0; j < n->n_out; j++) ob_i32(o, n->out[j]);
-        ob_u32(o, (uint32_t)n->n_attr);
-        for (int a = 0; a < n->n_attr; a++) {
-            int rc = w_attr(o, bs, &n->attr[a], depth);
-            if (rc) return rc;
-        }
-        size_t pb = 0, so = 0, sb = 0;
-        int pblob = -1;
-        if (m && m->is_static && m->steps) {
-            const step *st = &m->steps[i];
-            pb = st->packed_bytes;
-            so = st->scratch_off;
-            sb = st->scratch_bytes;
-            if (pb && n->op->pack) {
-                pblob = blob_add(bs, REGION_WEIGHTS, w + st->packed_off, pb);
-                if (pblob < 0) return acl_fail(ACL_ERROR_BAD_ALLOC, "compiled model: out of memory");
-            }
-        }
-        ob_u64(o, pb);
-        ob_i32(o, pblob);
-        ob_u64(o, so);
-        ob_u64(o, sb);
-    }
-    return o->oom ? acl_fail(ACL_ERROR_BAD_ALLOC, "compiled model: out of memory") : 0;
-}
-
-static void w_io(om_buf *o, const char *name, int dtype, const g_shape *s)
-{
-    ob_str(o, name);
-    ob_i32(o, dtype);
-    w_shape(o, s);
 }
 
 int eng_export(const eng_export_req *req, void **image, size_t *len)
@@ -258,95 +129,43 @@ int eng_export(const eng_export_req *req, void **image, size_t *len)
     *len = 0;
     if (!req || req->n_progs < 1 || !req->progs)
         return acl_fail(ACL_ERROR_INVALID_PARAM, "compiled model: nothing to write");
-    blobstore bs;
-    memset(&bs, 0, sizeof bs);
-    om_buf info = {0}, progs = {0}, blobs = {0}, exec = {0};
+    om_wprog *progs = calloc((size_t)req->n_progs, sizeof *progs);
+    if (!progs) return acl_fail(ACL_ERROR_BAD_ALLOC, "compiled model: out of memory");
     int rc = 0;
-    const eng_model *p0 = req->progs[0];
-
-    /* INFO */
-    ob_u32(&info, INFO_VERSION);
-    ob_str(&info, req->producer);
-    ob_str(&info, req->soc_version);
-    ob_str(&info, req->precision_mode);
-    ob_str(&info, req->input_format);
-    ob_str(&info, req->framework);
-    ob_str(&info, req->cmdline);
-    ob_u32(&info, (uint32_t)req->gear_kind);
-    ob_u32(&info, (uint32_t)(req->gear_kind ? req->n_progs : 0));
-    ob_u32(&info, (uint32_t)req->gear_nvals);
-    if (req->gear_kind)
-        for (int i = 0; i < req->n_progs * req->gear_nvals; i++) ob_i64(&info, req->gear_vals[i]);
-    ob_u32(&info, (uint32_t)req->n_in);
-    for (int i = 0; i < req->n_in; i++) {
-        w_io(&info, req->in_names[i], req->in_dtype[i], &req->in_shape[i]);
-        for (int d = 0; d < req->in_shape[i].rank; d++) {
-            ob_i64(&info, req->lo ? req->lo[(size_t)i * G_MAX_RANK + (size_t)d] : 1);
-            ob_i64(&info, req->hi ? req->hi[(size_t)i * G_MAX_RANK + (size_t)d] : -1);
-        }
-    }
-    ob_u32(&info, (uint32_t)p0->n_out);
-    for (int i = 0; i < p0->n_out; i++) w_io(&info, p0->outs[i].name, p0->outs[i].dtype, &p0->outs[i].shape);
-    ob_u32(&info, (uint32_t)req->n_progs);
-
-    /* PROGRAMS */
-    ob_u32(&progs, (uint32_t)req->n_progs);
-    for (int k = 0; k < req->n_progs && !rc; k++) {
-        const eng_model *m = req->progs[k];
-        if (!m->bound || !m->weights) {
-            rc = acl_fail(ACL_ERROR_INTERNAL_ERROR, "compiled model: program %d is not bound", k);
-            break;
-        }
-        ob_u32(&progs, m->is_static ? 1u : 0u);
-        ob_u64(&progs, m->is_static ? m->work_size : 0);
-        rc = w_graph(&progs, &bs, m, m->g, 0);
-        if (req->progress) req->progress(req->progress_ctx, k, req->n_progs, "writing");
-    }
-    /* EXEC (format 1.1): the compute precision, and per node the thread
-     * count it was planned and packed with (oneDNN's weight blocking can
-     * depend on it: a load that plans another count must pack again) */
-    int prec = req->precision;
-    if (prec != ENG_PRECISION_FP32 && prec != ENG_PRECISION_BF16) {
-        prec = ENG_PRECISION_FP32;
-        for (int k = 0; k < req->n_progs; k++)
-            if (first_bf16_node(req->progs[k]->g) >= 0) prec = ENG_PRECISION_BF16;
-    }
-    ob_u32(&exec, EXEC_VERSION);
-    ob_u32(&exec, (uint32_t)prec);
-    ob_u32(&exec, (uint32_t)req->n_progs);
-    for (int k = 0; k < req->n_progs && !rc; k++) {
-        const eng_model *m = req->progs[k];
-        ob_u32(&exec, (uint32_t)m->g->n_nodes);
-        for (int i = 0; i < m->g->n_nodes; i++)
-            ob_u32(&exec, m->is_static && m->steps && i < m->n_steps ? (uint32_t)m->steps[i].threads : 0u);
-    }
-    /* BLOBS */
-    ob_u32(&blobs, (uint32_t)bs.n);
-    for (int i = 0; i < bs.n; i++) {
-        ob_u8(&blobs, (unsigned)bs.e[i].region);
-        ob_zero(&blobs, 7);
-        ob_u64(&blobs, bs.e[i].off);
-        ob_u64(&blobs, bs.e[i].size);
-    }
-    if (!rc && (info.oom || progs.oom || blobs.oom || exec.oom || bs.oom))
-        rc = acl_fail(ACL_ERROR_BAD_ALLOC, "compiled model: out of memory");
+    for (int k = 0; k < req->n_progs && !rc; k++) rc = wprog_of(req->progs[k], k, &progs[k]);
     if (!rc) {
-        /* EXEC is optional: a 1.0 reader skips it and runs the programs as
-         * they are (the bf16 marks are node attributes) */
-        om_wsection sec[6] = {
-            { OM_SEC_INFO, OM_SF_REQUIRED, info.p, info.len },
-            { OM_SEC_PROGRAMS, OM_SF_REQUIRED, progs.p, progs.len },
-            { OM_SEC_BLOBS, OM_SF_REQUIRED, blobs.p, blobs.len },
-            { OM_SEC_WEIGHTS, OM_SF_REQUIRED | OM_SF_CHUNKED, bs.rt.p, bs.rt.len },
-            { OM_SEC_PLAIN, OM_SF_REQUIRED | OM_SF_CHUNKED, bs.plain.p, bs.plain.len },
-            { OM_SEC_EXEC, 0, exec.p, exec.len },
+        const eng_model *p0 = req->progs[0];
+        om_write_req w = {
+            .progs = progs, .n_progs = req->n_progs,
+            .gear_kind = req->gear_kind, .gear_nvals = req->gear_nvals, .gear_vals = req->gear_vals,
+            .n_in = req->n_in, .in_names = req->in_names, .in_dtype = req->in_dtype,
+            .in_shape = req->in_shape, .lo = req->lo, .hi = req->hi,
+            .n_out = p0->n_out,
+            .producer = req->producer, .soc_version = req->soc_version,
+            .precision_mode = req->precision_mode, .input_format = req->input_format,
+            .framework = req->framework, .cmdline = req->cmdline,
+            .kernel_abi = eng_kernel_abi(),
+            .progress = req->progress, .progress_ctx = req->progress_ctx,
+            .precision = req->precision == ENG_PRECISION_FP32 || req->precision == ENG_PRECISION_BF16
+                         ? req->precision : 0,
         };
-        char producer[32];
-        snprintf(producer, sizeof producer, "openacl atc %s", OPENACL_VERSION_STRING);
-        rc = om_assemble(sec, 6, eng_kernel_abi(), producer, image, len);
+        const char **on = calloc((size_t)p0->n_out + 1, sizeof *on);
+        int *od = calloc((size_t)p0->n_out + 1, sizeof *od);
+        g_shape *os = calloc((size_t)p0->n_out + 1, sizeof *os);
+        if (!on || !od || !os) rc = acl_fail(ACL_ERROR_BAD_ALLOC, "compiled model: out of memory");
+        for (int i = 0; !rc && i < p0->n_out; i++) {
+            on[i] = p0->outs[i].name;
+            od[i] = p0->outs[i].dtype;
+            os[i] = p0->outs[i].shape;
+        }
+        w.out_names = on;
+        w.out_dtype = od;
+        w.out_shape = os;
+        if (!rc) rc = om_write(&w, image, len);
+        free(on); free(od); free(os);
     }
-    ob_free(&info); ob_free(&progs); ob_free(&blobs); ob_free(&exec); ob_free(&bs.rt); ob_free(&bs.plain);
-    free(bs.e);
+    for (int k = 0; k < req->n_progs; k++) wprog_free(&progs[k]);
+    free(progs);
     return rc;
 }
 
@@ -356,7 +175,7 @@ int eng_export(const eng_export_req *req, void **image, size_t *len)
 
 typedef struct blobtab {
     int n;
-    bent *e;
+    om_bent *e;
     const unsigned char *rt, *plain;   /* region bases in the image */
     size_t rt_len, plain_len;
 } blobtab;
@@ -507,9 +326,9 @@ static int blob_ref(rdctx *c, int id, int region, size_t need, const unsigned ch
 {
     if (id < 0) return 0;
     if (id >= c->bt->n || c->bt->e[id].region != region) return bad(c, "blob reference out of range");
-    const bent *e = &c->bt->e[id];
+    const om_bent *e = &c->bt->e[id];
     if (e->size < need) return bad(c, "blob smaller than its tensor");
-    *p = (region == REGION_PLAIN ? c->bt->plain : c->bt->rt) + e->off;
+    *p = (region == OM_REGION_PLAIN ? c->bt->plain : c->bt->rt) + e->off;
     *off = e->off;
     return 0;
 }
@@ -548,7 +367,7 @@ static int r_graph(rdctx *c, int depth, int main_graph, g_graph **out, eng_rec *
         x->is_output = (int)or_u8(r);
         unsigned dk = or_u8(r);
         if (r->bad || !dtype_ok(x->dtype) || x->kind > G_TK_CONST || x->layout > G_LAYOUT_NHWC ||
-            x->is_output > 1 || dk > DK_INLINE)
+            x->is_output > 1 || dk > OM_DK_INLINE)
             return bad(c, "tensor record");
         if ((rc = r_shape(c, &x->shape))) return rc;
         if (g_shape_known(&x->shape)) {
@@ -561,18 +380,18 @@ static int r_graph(rdctx *c, int depth, int main_graph, g_graph **out, eng_rec *
         /* the planner places every buffer at a multiple of PLAN_ALIGN; kernels rely on it */
         if (mo > 0 && mo % PLAN_ALIGN) return bad(c, "arena offset not aligned");
         if (main_graph) { rec->mem_offset[t] = mo < 0 ? -1 : mo; rec->const_off[t] = -1; }
-        if (dk != DK_NONE && x->kind != G_TK_CONST) return bad(c, "data on a tensor that is not a constant");
-        if (dk == DK_NONE) continue;
+        if (dk != OM_DK_NONE && x->kind != G_TK_CONST) return bad(c, "data on a tensor that is not a constant");
+        if (dk == OM_DK_NONE) continue;
         int64_t want = dense_bytes(x->dtype, &x->shape);
         if (want < 0 || (uint64_t)want != nb) return bad(c, "constant data size does not match its shape");
         x->nbytes = (size_t)nb;
-        if (dk == DK_BLOB) {
+        if (dk == OM_DK_BLOB) {
             int32_t rt = or_i32(r), pl = or_i32(r);
             if (r->bad || !main_graph || (rt < 0 && pl < 0)) return bad(c, "constant blob reference");
             const unsigned char *prt = NULL, *ppl = NULL;
             size_t ort = 0, opl = 0;
-            if ((rc = blob_ref(c, rt, REGION_WEIGHTS, x->nbytes, &prt, &ort))) return rc;
-            if ((rc = blob_ref(c, pl, REGION_PLAIN, x->nbytes, &ppl, &opl))) return rc;
+            if ((rc = blob_ref(c, rt, OM_REGION_WEIGHTS, x->nbytes, &prt, &ort))) return rc;
+            if ((rc = blob_ref(c, pl, OM_REGION_PLAIN, x->nbytes, &ppl, &opl))) return rc;
             x->data = (void *)(prt ? prt : ppl);
             (*borrowed)[t] = 1;
             rec->const_off[t] = rt >= 0 ? (int64_t)ort : -1;
@@ -659,7 +478,7 @@ static int r_graph(rdctx *c, int depth, int main_graph, g_graph **out, eng_rec *
             if (pblob >= 0) {
                 const unsigned char *pp;
                 size_t off = 0;
-                if ((rc = blob_ref(c, pblob, REGION_WEIGHTS, (size_t)pb, &pp, &off))) return rc;
+                if ((rc = blob_ref(c, pblob, OM_REGION_WEIGHTS, (size_t)pb, &pp, &off))) return rc;
                 rec->packed_off[i] = (int64_t)off;
             }
         } else if (pb || pblob >= 0 || so || sb) {
@@ -704,7 +523,7 @@ static int r_info(const char *api, const char *src, const unsigned char *p, size
     *nvals = (int)or_u32(&r);
     const char *why = NULL;
     if (r.bad) why = "truncated";
-    else if (ver != INFO_VERSION) why = "unknown info version";
+    else if (ver != OM_INFO_VERSION) why = "unknown info version";
     else if (*gear_kind < ENG_GEAR_NONE || *gear_kind > ENG_GEAR_DIMS) why = "unknown gear kind";
     else if (*gear_kind && (*n_gears < 1 || *n_gears > ENG_MAX_GEARS)) why = "gear count out of range";
     else if (*gear_kind && (*nvals < 1 || *nvals > G_MAX_RANK * 16)) why = "gear value count out of range";
@@ -796,12 +615,12 @@ static int r_blobs(const char *api, const char *src, const om_file *f, blobtab *
         unsigned region = or_u8(&r);
         for (int k = 0; k < 7; k++) (void)or_u8(&r);
         uint64_t off = or_u64(&r), size = or_u64(&r);
-        size_t lim = region == REGION_PLAIN ? bt->plain_len : bt->rt_len;
-        if (r.bad || region > REGION_PLAIN || off % OM_ALIGN || off > lim || size > lim - off)
+        size_t lim = region == OM_REGION_PLAIN ? bt->plain_len : bt->rt_len;
+        if (r.bad || region > OM_REGION_PLAIN || off % OM_ALIGN || off > lim || size > lim - off)
             return acl_fail(ACL_ERROR_PARSE_MODEL, "%s: compiled model %s is malformed: blob %u (%llu bytes at "
                             "%llu) lies outside its section", api, src, i, (unsigned long long)size,
                             (unsigned long long)off);
-        bt->e[i] = (bent){ (int)region, (size_t)off, (size_t)size, 0 };
+        bt->e[i] = (om_bent){ (int)region, (size_t)off, (size_t)size, 0 };
     }
     return 0;
 }
@@ -831,7 +650,7 @@ static int r_exec(const char *api, const char *src, const om_file *f, int n_prog
     om_rd r;
     or_init(&r, f->base + s->off, (size_t)s->size);
     uint32_t ver = or_u32(&r);
-    if (!r.bad && ver != EXEC_VERSION) {
+    if (!r.bad && ver != OM_EXEC_VERSION) {
         /* optional: a later layout of it is ignored, the file runs as a 1.0 one */
         acl_log(1, "%s: compiled model %s: execution section version %u is not known to this build: ignored",
                 api, src, ver);
@@ -1526,7 +1345,7 @@ int eng_om_dump_json(const char *src, const void *image, size_t len, char **json
     cJSON *bl = cJSON_AddArrayToObject(root, "blobs");
     for (int i = 0; i < bt.n; i++) {
         cJSON *e = cJSON_CreateObject();
-        cJSON_AddStringToObject(e, "section", bt.e[i].region == REGION_PLAIN ? "plain" : "weights");
+        cJSON_AddStringToObject(e, "section", bt.e[i].region == OM_REGION_PLAIN ? "plain" : "weights");
         cJSON_AddItemToObject(e, "offset", j_i64((int64_t)bt.e[i].off));
         cJSON_AddItemToObject(e, "bytes", j_i64((int64_t)bt.e[i].size));
         cJSON_AddItemToArray(bl, e);
