@@ -5,6 +5,7 @@
 #define OPENACL_ENGINE_PRIV_H
 #include "engine/engine.h"
 #include "engine/exec.h"
+#include "om/program.h"
 
 enum { REF_NONE = 0, REF_ARENA, REF_WEIGHT, REF_INPUT, REF_OUTPUT };
 
@@ -30,17 +31,8 @@ typedef struct out_copy {
     size_t nbytes;
 } out_copy;
 
-/* What a compiled program recorded about its plan (eng_om.c fills it). */
-typedef struct eng_rec {
-    size_t work_size;
-    int64_t *mem_offset;      /* per tensor: arena offset, -1 none */
-    size_t *packed_bytes, *scratch_off, *scratch_bytes;   /* per node */
-    int64_t *packed_off;      /* per node: offset of its packed blob in the image's weights, -1 */
-    int64_t *const_off;       /* per tensor: offset of its run-time copy in the image's weights, -1 */
-    char **impl;              /* per node: kernel implementation the compiler chose */
-    size_t n_impl;
-    int abi_match;            /* the image's kernel ABI is this build's */
-} eng_rec;
+/* What a compiled program recorded about its plan (om/program.h). */
+typedef om_rec eng_rec;
 
 struct eng_model {
     g_graph *g;
@@ -138,20 +130,6 @@ int eng_prepare_dynamic(eng_model *m, int adopt);
 int eng_can_adopt(const eng_model *m);
 /* Lays out a fresh weight area for m starting at `base`. */
 int eng_layout_weights(eng_model *m, size_t base);
-
-/* Compile-time facts of a compiled model (eng_om.c). */
-struct eng_om_meta {
-    char *producer, *kernel_abi, *soc_version, *precision_mode, *input_format, *framework, *cmdline;
-    unsigned major, minor;
-    int n_in;                 /* user inputs */
-    char **in_names;
-    int *in_dtype;
-    g_shape *in_shape;        /* as declared to atc: -1 where dynamic / a gear dim */
-    int64_t *lo, *hi;         /* n_in * G_MAX_RANK ranges ("a~b"; hi -1 unbounded) */
-    int has_ranges;
-};
-void eng_om_meta_free(eng_om_meta *meta);      /* NULL is a no-op */
-int eng_om_meta_range(const eng_om_meta *meta, int i, int d, int64_t *lo, int64_t *hi);
 
 /* What atc hands the writer: bound programs (one per gear, weights packed,
  * packed-only constants' plain data kept) and the model-level facts. */

@@ -468,7 +468,7 @@ void eng_free(eng_model *m)
     free(m->ins); free(m->outs); free(m->in_t); free(m->out_t);
     free(m->const_off); free(m->pack_only); free(m->steps); free(m->slots); free(m->refs); free(m->copies);
     free(m->vals); free(m->owned); free(m->borrowed);
-    eng_om_meta_free(m->meta);
+    om_meta_free(m->meta);
     free(m);
 }
 
@@ -926,5 +926,5 @@ int eng_run_gear(eng_model *m, int gear, void *work, const k_tensor *in, int n_i
 
 int eng_input_range(const eng_model *m, int i, int d, int64_t *lo, int64_t *hi)
 {
-    return eng_om_meta_range(m ? m->meta : NULL, i, d, lo, hi);
+    return om_meta_range(m ? m->meta : NULL, i, d, lo, hi);
 }

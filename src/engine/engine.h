@@ -107,7 +107,7 @@ enum eng_gear_kind { ENG_GEAR_NONE = 0, ENG_GEAR_BATCH = 1, ENG_GEAR_HW = 2, ENG
 #define ENG_MAX_GEARS 100
 #define ENG_GEAR_NAME "ascend_mbatch_shape_data"
 
-typedef struct eng_om_meta eng_om_meta;
+typedef struct om_meta eng_om_meta;   /* om/program.h */
 
 /* Whether buf holds a compiled model (by its magic; not validated). */
 int eng_is_compiled(const void *buf, size_t len);

@@ -8,6 +8,7 @@
 #ifndef OPENACL_OM_PROGRAM_H
 #define OPENACL_OM_PROGRAM_H
 #include "graph/ir.h"
+#include "om/om.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -73,6 +74,84 @@ typedef struct om_write_req {
 
 /* Writes the compiled image (*image malloc'd, *len bytes). 0 or an aclError. */
 int om_write(const om_write_req *req, void **image, size_t *len);
+
+/* ---- reading (om_read.c) ---- */
+
+/* Gear kinds and their limit, as INFO stores them (enum eng_gear_kind). */
+enum { OM_GEAR_NONE = 0, OM_GEAR_BATCH = 1, OM_GEAR_HW = 2, OM_GEAR_DIMS = 3 };
+#define OM_MAX_GEARS 100
+
+/* Model-level facts (INFO section and header). */
+typedef struct om_meta {
+    char *producer, *kernel_abi, *soc_version, *precision_mode, *input_format, *framework, *cmdline;
+    unsigned major, minor;
+    int n_in;                 /* user inputs */
+    char **in_names;
+    int *in_dtype;
+    g_shape *in_shape;        /* as declared to atc: -1 where dynamic / a gear dim */
+    int64_t *lo, *hi;         /* n_in * G_MAX_RANK ranges ("a~b"; hi -1 unbounded) */
+    int has_ranges;
+} om_meta;
+void om_meta_free(om_meta *meta);      /* NULL is a no-op */
+/* The range of dim d of input i; -1 when none is recorded. */
+int om_meta_range(const om_meta *meta, int i, int d, int64_t *lo, int64_t *hi);
+
+/* What a program recorded about its plan. */
+typedef struct om_rec {
+    size_t work_size;
+    int64_t *mem_offset;      /* per tensor: arena offset, -1 none */
+    size_t *packed_bytes, *scratch_off, *scratch_bytes;   /* per node */
+    int64_t *packed_off;      /* per node: offset of its packed blob in the image's weights, -1 */
+    int64_t *const_off;       /* per tensor: offset of its run-time copy in the image's weights, -1 */
+    char **impl;              /* per node: kernel implementation the compiler chose */
+    size_t n_impl;
+    int abi_match;            /* the image's kernel ABI is this build's (set by the engine) */
+} om_rec;
+void om_rec_free(om_rec *r);           /* frees the arrays, clears r */
+
+/* The blob table with the bases of its regions in the image. */
+typedef struct om_blobtab {
+    int n;
+    om_bent *e;
+    const unsigned char *rt, *plain;
+    size_t rt_len, plain_len;
+} om_blobtab;
+
+/* A reader over the PROGRAMS section; api/src name the caller and the file
+ * in messages. */
+typedef struct om_rdctx {
+    const char *api, *src;
+    om_rd r;
+    const om_blobtab *bt;
+} om_rdctx;
+
+/* Fails (ACL_ERROR_PARSE_MODEL) naming the file, `what` and the position. */
+int om_malformed(om_rdctx *c, const char *what);
+
+/* EXEC section (format 1.1, optional): what the programs were built for. */
+typedef struct om_exec {
+    int present;
+    int precision;            /* OM_PREC_* */
+    int n_progs;
+    uint32_t *n_nodes;        /* per program */
+    uint32_t **threads;       /* per program, per node: planned thread count (0: not planned) */
+} om_exec;
+void om_exec_free(om_exec *x);
+
+/* INFO: the facts (*out), gears (*vals malloc'd) and program count. */
+int om_read_info(const char *api, const char *src, const unsigned char *p, size_t len, om_meta **out,
+                 int *gear_kind, int *n_gears, int *nvals, int64_t **vals, int *n_progs);
+int om_read_blobs(const char *api, const char *src, const om_file *f, om_blobtab *bt);
+int om_read_exec(const char *api, const char *src, const om_file *f, int n_progs, om_exec *x);
+/* One graph record at c's position. Main graphs (main_graph 1) fill rec
+ * (plans, blob offsets) and *borrowed (per tensor: its data lies in the
+ * image); subgraphs pass NULL for both. */
+int om_read_graph(om_rdctx *c, int depth, int main_graph, g_graph **out, om_rec *rec,
+                  unsigned char **borrowed);
+
+/* The structure as JSON (atc --mode=1); this_abi: the reading build's
+ * kernel ABI (whether the stored packed weights would be adopted). */
+int om_dump_json(const char *src, const void *image, size_t len, const char *this_abi, char **json);
 
 #ifdef __cplusplus
 }

@@ -61,7 +61,7 @@ static void dmm_fini(void *state)
 }
 
 /* OPENACL_NO_GEMV=1: products with one row stay with oneDNN (A/B runs;
- * part of the compiled-model kernel ABI, eng_om.c). */
+ * part of the compiled-model kernel ABI, dn_backend.c). */
 int dn_gemv_disabled(void)
 {
     const char *e = getenv("OPENACL_NO_GEMV");   /* read per load: mdl_bench --ab */
