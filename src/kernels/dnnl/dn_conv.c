@@ -40,9 +40,7 @@ typedef struct dconv {
     int sum_kept;     /* the memory plan gave the output the addend's storage
                          (dconv_inplace): every rebuild keeps the sum post-op */
     /* packed constants */
-    void *packed, *own_packed, *own_scratch;
-    size_t own_scratch_bytes;
-    int packed_ok;
+    dn_pk pk;                 /* packed area, own memory for unplanned runs */
 } dconv;
 
 static void dconv_release(dconv *s)
@@ -61,8 +59,7 @@ static void dconv_fini(void *state)
     dconv *s = state;
     if (!s) return;
     dconv_release(s);
-    free(s->own_packed);
-    free(s->own_scratch);
+    dn_pk_free(&s->pk);
     free(s);
 }
 
@@ -330,7 +327,7 @@ static int dconv_build(const g_node *n, dconv *s, const k_tensor *in, const k_te
     dnnl_status_t st = dnnl_unimplemented;
     dnnl_primitive_desc_t pd = NULL;
     /* once on reference loops (weights packed raw), stay there */
-    if (ok && !neg_pad && !(s->fallback && s->packed_ok)) {
+    if (ok && !neg_pad && !(s->fallback && s->pk.packed_ok)) {
         if (s->have_wmd) w_any = s->wmd;
         else {
             dnnl_dims_t wd;
@@ -440,7 +437,7 @@ static int dconv_build(const g_node *n, dconv *s, const k_tensor *in, const k_te
                                 "primitive for this input shape with the packed weight format",
                                 n->name, n->op_type);
             s->have_wmd = 0;
-            s->packed_ok = 0;
+            s->pk.packed_ok = 0;
             return dconv_build(n, s, in, out, nthr);
         }
         if (in[0].dtype == G_BF16 || s->out_bf16 || s->a_es == 2)
@@ -474,7 +471,7 @@ static int dconv_build(const g_node *n, dconv *s, const k_tensor *in, const k_te
     if (s->dw.on) {
         const dnnl_memory_desc_t *q = dnnl_primitive_desc_query_md(pd, dnnl_query_exec_arg_md,
                                                                    DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_WEIGHTS);
-        if (s->packed_ok && !dnnl_memory_desc_equal(q, &s->dwwmd)) {
+        if (s->pk.packed_ok && !dnnl_memory_desc_equal(q, &s->dwwmd)) {
             dnnl_primitive_desc_destroy(pd);
             return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s' (%s, impl dnnl): the fused "
                             "depthwise weights changed format on a rebuild", n->name, n->op_type);
@@ -547,8 +544,8 @@ static int dconv_pack_into(const g_node *n, dconv *s, const k_tensor *in, void *
             memset((char *)packed + off_b(s), 0, s->bbytes);
             memcpy((char *)packed + off_b(s), in[2].data, (size_t)s->sg.M * sizeof(float));
         }
-        s->packed = packed;
-        s->packed_ok = 1;
+        s->pk.packed = packed;
+        s->pk.packed_ok = 1;
         return 0;
     }
     if (s->fallback) {
@@ -582,8 +579,7 @@ static int dconv_pack_into(const g_node *n, dconv *s, const k_tensor *in, void *
         }
         if (s->dw.has_bias) memcpy((char *)packed + off_dwb(s), in[NN_DW_B].data, s->dwbbytes);
     }
-    s->packed = packed;
-    s->packed_ok = 1;
+    dn_pk_adopt(&s->pk, packed);
     return 0;
 }
 
@@ -604,21 +600,8 @@ static int dconv_adopt(const g_node *n, void *state, const k_tensor *in, const k
     dconv *s = state;
     int r;
     if (!s->built && (r = dconv_build(n, s, in, out, dn_threads(NULL)))) return r;
-    s->packed = packed;
-    s->packed_ok = 1;
+    dn_pk_adopt(&s->pk, packed);
     return 0;
-}
-
-static int set_h(const g_node *n, dnnl_memory_t m, void *p)
-{
-    return dn_check(dnnl_memory_set_data_handle(m, p), n, "set data handle");
-}
-
-static int exec2(const g_node *n, dnnl_primitive_t p, dnnl_stream_t strm, dnnl_memory_t from,
-                 dnnl_memory_t to)
-{
-    dnnl_exec_arg_t a[2] = { { DNNL_ARG_FROM, from }, { DNNL_ARG_TO, to } };
-    return dn_check(dnnl_primitive_execute(p, strm, 2, a), n, "reorder");
 }
 
 static int dconv_run(const g_node *n, void *state, const k_tensor *in, k_tensor *out,
@@ -627,39 +610,28 @@ static int dconv_run(const g_node *n, void *state, const k_tensor *in, k_tensor 
     dconv *s = state;
     int r, nthr = dn_threads(ctx);
     if (!same_cfg(s, in, out, nthr) && (r = dconv_build(n, s, in, out, nthr))) return r;
-    if (!s->packed_ok) {
+    if (!s->pk.packed_ok) {
         /* never planned/packed by the engine (dynamic shapes): own memory */
-        free(s->own_packed);
-        s->own_packed = aligned_alloc(64, dn_align(packed_total(s) + 1));
-        if (!s->own_packed)
-            return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): out of memory", n->name, n->op_type);
-        if ((r = dconv_pack_into(n, s, in, s->own_packed))) return r;
+        void *own;
+        if ((r = dn_pk_own_packed(n, &s->pk, packed_total(s), &own)) || (r = dconv_pack_into(n, s, in, own)))
+            return r;
     }
     if (g_shape_numel(&s->ys) == 0) return 0;   /* an empty batch or plane: nothing to write */
-    char *scr = ctx ? ctx->scratch : NULL;
-    if (!ctx || ctx->scratch_bytes < s->scratch) {
-        if (s->own_scratch_bytes < s->scratch) {
-            free(s->own_scratch);
-            s->own_scratch = aligned_alloc(64, dn_align(s->scratch + 1));
-            if (!s->own_scratch)
-                return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): out of memory", n->name, n->op_type);
-            s->own_scratch_bytes = s->scratch;
-        }
-        scr = s->own_scratch;
-    }
-    const float *bias = s->has_bias ? (const float *)((char *)s->packed + off_b(s)) : NULL;
+    char *scr;
+    if ((r = dn_pk_scratch(n, &s->pk, ctx, s->scratch, &scr))) return r;
+    const float *bias = s->has_bias ? (const float *)((char *)s->pk.packed + off_b(s)) : NULL;
     if (s->stem) {
-        dn_stem_run(&s->sg, in[0].data, s->packed, bias, &s->po, out[0].data, scr, nthr);
+        dn_stem_run(&s->sg, in[0].data, s->pk.packed, bias, &s->po, out[0].data, scr, nthr);
         return 0;
     }
     if (s->fallback && s->dw.on)
         return nn_conv_dw_f32(n, &s->w, &s->po, &s->dw, &in[0].shape, in[0].layout, in[0].data,
-                              s->packed, bias, (const float *)((char *)s->packed + off_dww(s)),
-                              s->dw.has_bias ? (const float *)((char *)s->packed + off_dwb(s)) : NULL,
+                              s->pk.packed, bias, (const float *)((char *)s->pk.packed + off_dww(s)),
+                              s->dw.has_bias ? (const float *)((char *)s->pk.packed + off_dwb(s)) : NULL,
                               &s->ys, out[0].layout, out[0].data);
     if (s->fallback) {
         nn_conv_f32(&s->w, &s->po, s->transposed, &in[0].shape, in[0].layout, in[0].data,
-                    s->packed, bias, &s->ys, out[0].layout, out[0].data,
+                    s->pk.packed, bias, &s->ys, out[0].layout, out[0].data,
                     s->po.has_add ? in[NN_ADD_INPUT].data : NULL, s->al, (float *)scr);
         return 0;
     }
@@ -669,37 +641,37 @@ static int dconv_run(const g_node *n, void *state, const k_tensor *in, k_tensor 
     dnnl_stream_t strm = dn_stream();
     if (!strm) return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s': no oneDNN stream", n->name);
     if (s->re_x) {
-        if ((r = set_h(n, s->m_xu, in[0].data)) || (r = set_h(n, s->m_x, scr + s->off_x)) ||
-            (r = exec2(n, s->re_x, strm, s->m_xu, s->m_x)))
+        if ((r = dn_set_handle(n, s->m_xu, in[0].data)) || (r = dn_set_handle(n, s->m_x, scr + s->off_x)) ||
+            (r = dn_reorder_exec(n, s->re_x, strm, s->m_xu, s->m_x)))
             return r;
-    } else if ((r = set_h(n, s->m_x, in[0].data))) return r;
+    } else if ((r = dn_set_handle(n, s->m_x, in[0].data))) return r;
     char *ydst = s->re_y ? scr + s->off_y : (char *)out[0].data;
-    if ((r = set_h(n, s->m_y, ydst))) return r;
+    if ((r = dn_set_handle(n, s->m_y, ydst))) return r;
     if (s->po.has_add && s->add_sum) {
         /* the sum post-op adds what the destination holds */
         if (s->re_a) {
-            if ((r = set_h(n, s->m_au, in[NN_ADD_INPUT].data)) || (r = exec2(n, s->re_a, strm, s->m_au, s->m_y)))
+            if ((r = dn_set_handle(n, s->m_au, in[NN_ADD_INPUT].data)) || (r = dn_reorder_exec(n, s->re_a, strm, s->m_au, s->m_y)))
                 return r;
         } else if (in[NN_ADD_INPUT].data != ydst) {
             memcpy(ydst, in[NN_ADD_INPUT].data, (size_t)g_shape_numel(&s->ys) * s->a_es);
         }
     } else if (s->po.has_add) {
         if (s->re_a) {
-            if ((r = set_h(n, s->m_au, in[NN_ADD_INPUT].data)) || (r = set_h(n, s->m_a, scr + s->off_a)) ||
-                (r = exec2(n, s->re_a, strm, s->m_au, s->m_a)))
+            if ((r = dn_set_handle(n, s->m_au, in[NN_ADD_INPUT].data)) || (r = dn_set_handle(n, s->m_a, scr + s->off_a)) ||
+                (r = dn_reorder_exec(n, s->re_a, strm, s->m_au, s->m_a)))
                 return r;
-        } else if ((r = set_h(n, s->m_a, in[NN_ADD_INPUT].data))) return r;
+        } else if ((r = dn_set_handle(n, s->m_a, in[NN_ADD_INPUT].data))) return r;
     }
-    if ((r = set_h(n, s->m_w, s->packed))) return r;
-    if (s->has_bias && (r = set_h(n, s->m_b, (void *)bias))) return r;
-    if (s->m_sp && (r = set_h(n, s->m_sp, scr + s->off_sp))) return r;
+    if ((r = dn_set_handle(n, s->m_w, s->pk.packed))) return r;
+    if (s->has_bias && (r = dn_set_handle(n, s->m_b, (void *)bias))) return r;
+    if (s->m_sp && (r = dn_set_handle(n, s->m_sp, scr + s->off_sp))) return r;
     dnnl_exec_arg_t a[8];
     int na = 0;
     if (s->dw.on) {
-        if ((r = set_h(n, s->m_dww, (char *)s->packed + off_dww(s)))) return r;
+        if ((r = dn_set_handle(n, s->m_dww, (char *)s->pk.packed + off_dww(s)))) return r;
         a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_WEIGHTS, s->m_dww };
         if (s->m_dwb) {
-            if ((r = set_h(n, s->m_dwb, (char *)s->packed + off_dwb(s)))) return r;
+            if ((r = dn_set_handle(n, s->m_dwb, (char *)s->pk.packed + off_dwb(s)))) return r;
             a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_BIAS, s->m_dwb };
         }
     }
@@ -712,7 +684,7 @@ static int dconv_run(const g_node *n, void *state, const k_tensor *in, k_tensor 
         a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_ATTR_MULTIPLE_POST_OP(s->add_idx) | DNNL_ARG_SRC_1, s->m_a };
     if ((r = dn_check(dnnl_primitive_execute(s->conv, strm, na, a), n, "convolution"))) return r;
     if (s->re_y) {
-        if ((r = set_h(n, s->m_yu, out[0].data)) || (r = exec2(n, s->re_y, strm, s->m_y, s->m_yu)))
+        if ((r = dn_set_handle(n, s->m_yu, out[0].data)) || (r = dn_reorder_exec(n, s->re_y, strm, s->m_y, s->m_yu)))
             return r;
     }
     if ((r = dn_check(dnnl_stream_wait(strm), n, "stream wait"))) return r;

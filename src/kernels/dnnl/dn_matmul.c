@@ -32,9 +32,7 @@ typedef struct dmm {
     int have_wmd;
     size_t wbytes, bbytes, scratch;
     int add_idx;
-    void *packed, *own_packed, *own_scratch;
-    size_t own_scratch_bytes;
-    int packed_ok;
+    dn_pk pk;                 /* packed area, own memory for unplanned runs */
     int gemv;           /* B packed for dn_gemv (decided at the first build, kept) */
     int gemv_decided;
     int64_t rows;       /* gemv: rows of A (batch dims times M) */
@@ -55,8 +53,7 @@ static void dmm_fini(void *state)
     dmm *s = state;
     if (!s) return;
     dmm_release(s);
-    free(s->own_packed);
-    free(s->own_scratch);
+    dn_pk_free(&s->pk);
     free(s);
 }
 
@@ -268,7 +265,7 @@ static int dmm_build(const g_node *n, dmm *s, const k_tensor *in, const k_tensor
     int empty = g_shape_numel(&y2) == 0 || K == 0 || g_shape_numel(&s->as) == 0 ||
                 g_shape_numel(&s->bs) == 0;
     if (empty) s->bf16 = 0;
-    if (!(s->fallback && s->packed_ok) && !empty) {
+    if (!(s->fallback && s->pk.packed_ok) && !empty) {
         dnnl_matmul_desc_t md;
         dnnl_primitive_attr_t attr = NULL;
         const dnnl_memory_desc_t *wd = s->b_const ? (s->have_wmd ? &s->wmd : &b_any) : &b_c;
@@ -295,7 +292,7 @@ static int dmm_build(const g_node *n, dmm *s, const k_tensor *in, const k_tensor
                                 "primitive for this input shape with the packed weight format",
                                 n->name, n->op_type);
             s->have_wmd = 0;
-            s->packed_ok = 0;
+            s->pk.packed_ok = 0;
             return dmm_build(n, s, in, out, nthr);
         }
         if (!empty)
@@ -396,8 +393,7 @@ static int dmm_pack_into(const g_node *n, dmm *s, const k_tensor *in, void *pack
         float k = (s->gemm && (!s->fallback || s->gemv)) ? s->beta : 1.f;
         for (size_t i = 0; i < cnt; i++) dst[i] = c[i] * k;
     }
-    s->packed = packed;
-    s->packed_ok = 1;
+    dn_pk_adopt(&s->pk, packed);
     return 0;
 }
 
@@ -418,32 +414,7 @@ static int dmm_adopt(const g_node *n, void *state, const k_tensor *in, const k_t
     dmm *s = state;
     int r;
     if (!s->built && (r = dmm_build(n, s, in, out, dn_threads(NULL)))) return r;
-    s->packed = packed;
-    s->packed_ok = 1;
-    return 0;
-}
-
-static int set_h(const g_node *n, dnnl_memory_t m, const void *p)
-{
-    return dn_check(dnnl_memory_set_data_handle(m, (void *)p), n, "set data handle");
-}
-
-/* The run's scratch: the engine's planned area when it is large enough,
- * else (a run without a plan: dynamic shapes) the state's own, grown once
- * per larger shape. */
-static int run_scratch(const g_node *n, dmm *s, const k_ctx *ctx, char **scr)
-{
-    *scr = ctx ? ctx->scratch : NULL;
-    if (!s->scratch || (ctx && ctx->scratch_bytes >= s->scratch)) return 0;
-    if (s->own_scratch_bytes < s->scratch) {
-        free(s->own_scratch);
-        s->own_scratch_bytes = 0;
-        if (!(s->own_scratch = aligned_alloc(64, dn_align(s->scratch))))
-            return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): out of memory for %zu bytes of scratch",
-                            n->name, n->op_type, s->scratch);
-        s->own_scratch_bytes = s->scratch;
-    }
-    *scr = s->own_scratch;
+    dn_pk_adopt(&s->pk, packed);
     return 0;
 }
 
@@ -453,7 +424,7 @@ static int gemv_run(const g_node *n, dmm *s, const k_tensor *in, k_tensor *out, 
 {
     int64_t M = s->M, K = s->K, N = s->N;
     char *scr;
-    int r = run_scratch(n, s, ctx, &scr);
+    int r = dn_pk_scratch(n, &s->pk, ctx, s->scratch, &scr);
     if (r) return r;
     /* scratch: x rounded to bf16 (dn_gemv), then a gathered row of A */
     float *row = scr ? (float *)(scr + s->off_a) : NULL;   /* only with transposed A and M > 1 */
@@ -488,14 +459,13 @@ static int dmm_run(const g_node *n, void *state, const k_tensor *in, k_tensor *o
         !g_shape_eq(&s->bs, &in[1].shape) || (has_in(n, 2) && !g_shape_eq(&s->cs, &in[2].shape))) {
         if ((r = dmm_build(n, s, in, out, nthr))) return r;
     }
-    if (!s->packed_ok && (s->b_const || s->c_kind == C_BIAS)) {
-        free(s->own_packed);
-        s->own_packed = aligned_alloc(64, dn_align(dn_align(s->wbytes) + s->bbytes + 1));
-        if (!s->own_packed)
-            return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): out of memory", n->name, n->op_type);
-        if ((r = dmm_pack_into(n, s, in, s->own_packed))) return r;
+    if (!s->pk.packed_ok && (s->b_const || s->c_kind == C_BIAS)) {
+        void *own;
+        if ((r = dn_pk_own_packed(n, &s->pk, dn_align(s->wbytes) + s->bbytes, &own)) ||
+            (r = dmm_pack_into(n, s, in, own)))
+            return r;
     }
-    const char *pk = s->packed;
+    const char *pk = s->pk.packed;
     if (s->gemv) return gemv_run(n, s, in, out, ctx, pk);
     if (s->fallback) {
         k_tensor t[4];
@@ -508,41 +478,41 @@ static int dmm_run(const g_node *n, void *state, const k_tensor *in, k_tensor *o
                              &s->po, t, out);
     }
     char *scr;
-    if ((r = run_scratch(n, s, ctx, &scr))) return r;
+    if ((r = dn_pk_scratch(n, &s->pk, ctx, s->scratch, &scr))) return r;
     dnnl_stream_t strm = dn_stream();
     if (!strm) return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s': no oneDNN stream", n->name);
     dnnl_exec_arg_t a[7];
     int na = 0;
     if (s->re_a) {
         dnnl_exec_arg_t ra[2] = { { DNNL_ARG_FROM, s->m_au }, { DNNL_ARG_TO, s->m_a } };
-        if ((r = set_h(n, s->m_au, in[0].data)) || (r = set_h(n, s->m_a, (char *)scr + s->off_a)) ||
+        if ((r = dn_set_handle(n, s->m_au, in[0].data)) || (r = dn_set_handle(n, s->m_a, (char *)scr + s->off_a)) ||
             (r = dn_check(dnnl_primitive_execute(s->re_a, strm, 2, ra), n, "bf16 conversion")))
             return r;
-    } else if ((r = set_h(n, s->m_a, in[0].data))) return r;
+    } else if ((r = dn_set_handle(n, s->m_a, in[0].data))) return r;
     a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_SRC, s->m_a };
     if (s->re_b) {
         dnnl_exec_arg_t rb[2] = { { DNNL_ARG_FROM, s->m_bu }, { DNNL_ARG_TO, s->m_b } };
-        if ((r = set_h(n, s->m_bu, in[1].data)) || (r = set_h(n, s->m_b, (char *)scr + s->off_b)) ||
+        if ((r = dn_set_handle(n, s->m_bu, in[1].data)) || (r = dn_set_handle(n, s->m_b, (char *)scr + s->off_b)) ||
             (r = dn_check(dnnl_primitive_execute(s->re_b, strm, 2, rb), n, "bf16 conversion")))
             return r;
-    } else if ((r = set_h(n, s->m_b, s->b_const ? pk : in[1].data))) return r;
+    } else if ((r = dn_set_handle(n, s->m_b, s->b_const ? pk : in[1].data))) return r;
     a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_WEIGHTS, s->m_b };
-    if ((r = set_h(n, s->m_y, out[0].data))) return r;
+    if ((r = dn_set_handle(n, s->m_y, out[0].data))) return r;
     a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_DST, s->m_y };
     if (s->c_kind == C_BIAS) {
-        if ((r = set_h(n, s->m_bias, pk + dn_align(s->wbytes)))) return r;
+        if ((r = dn_set_handle(n, s->m_bias, pk + dn_align(s->wbytes)))) return r;
         a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_BIAS, s->m_bias };
     }
     if (s->c_kind == C_BINARY) {
-        if ((r = set_h(n, s->m_c, in[2].data))) return r;
+        if ((r = dn_set_handle(n, s->m_c, in[2].data))) return r;
         a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, s->m_c };
     }
     if (s->po.has_add) {
-        if ((r = set_h(n, s->m_add, in[NN_ADD_INPUT].data))) return r;
+        if ((r = dn_set_handle(n, s->m_add, in[NN_ADD_INPUT].data))) return r;
         a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_ATTR_MULTIPLE_POST_OP(s->add_idx) | DNNL_ARG_SRC_1, s->m_add };
     }
     if (s->m_sp) {
-        if ((r = set_h(n, s->m_sp, (char *)scr + s->off_sp))) return r;
+        if ((r = dn_set_handle(n, s->m_sp, (char *)scr + s->off_sp))) return r;
         a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_SCRATCHPAD, s->m_sp };
     }
     if ((r = dn_check(dnnl_primitive_execute(s->prim, strm, na, a), n, "matmul"))) return r;
