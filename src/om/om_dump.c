@@ -140,6 +140,56 @@ static cJSON *j_graph(const g_graph *g, const om_rec *rec, const om_blobtab *bt,
     return o;
 }
 
+static cJSON *j_sections(const om_file *f)
+{
+    static const char *const secnames[] = { "", "info", "programs", "blobs", "weights", "plain", "sums", "exec" };
+    cJSON *secs = cJSON_CreateArray();
+    for (int i = 0; i < f->n_sec; i++) {
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "name", f->sec[i].id <= OM_SEC_EXEC ? secnames[f->sec[i].id] : "?");
+        cJSON_AddItemToObject(e, "offset", j_i64((int64_t)f->sec[i].off));
+        cJSON_AddItemToObject(e, "bytes", j_i64((int64_t)f->sec[i].size));
+        cJSON_AddStringToObject(e, "checksum", f->sec[i].flags & OM_SF_CHUNKED ? "crc32c per MiB" : "crc32c");
+        cJSON_AddItemToArray(secs, e);
+    }
+    return secs;
+}
+
+static cJSON *j_inputs(const om_meta *meta)
+{
+    cJSON *ins = cJSON_CreateArray();
+    for (int i = 0; i < meta->n_in; i++) {
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "name", meta->in_names[i]);
+        cJSON_AddStringToObject(e, "dtype", g_dtype_name(meta->in_dtype[i]));
+        cJSON_AddItemToObject(e, "shape", j_shape(&meta->in_shape[i]));
+        if (meta->has_ranges) {
+            cJSON *rg = cJSON_AddArrayToObject(e, "range");
+            for (int d = 0; d < meta->in_shape[i].rank; d++) {
+                cJSON *p = cJSON_CreateArray();
+                cJSON_AddItemToArray(p, j_i64(meta->lo[(size_t)i * G_MAX_RANK + (size_t)d]));
+                cJSON_AddItemToArray(p, j_i64(meta->hi[(size_t)i * G_MAX_RANK + (size_t)d]));
+                cJSON_AddItemToArray(rg, p);
+            }
+        }
+        cJSON_AddItemToArray(ins, e);
+    }
+    return ins;
+}
+
+static cJSON *j_blobs(const om_blobtab *bt)
+{
+    cJSON *bl = cJSON_CreateArray();
+    for (int i = 0; i < bt->n; i++) {
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "section", bt->e[i].region == OM_REGION_PLAIN ? "plain" : "weights");
+        cJSON_AddItemToObject(e, "offset", j_i64((int64_t)bt->e[i].off));
+        cJSON_AddItemToObject(e, "bytes", j_i64((int64_t)bt->e[i].size));
+        cJSON_AddItemToArray(bl, e);
+    }
+    return bl;
+}
+
 int om_dump_json(const char *src, const void *image, size_t len, const char *this_abi, char **json)
 {
     static const char api[] = "atc --mode=1";
@@ -157,7 +207,6 @@ int om_dump_json(const char *src, const void *image, size_t len, const char *thi
     if ((rc = om_read_blobs(api, src, &f, &bt))) { om_meta_free(meta); free(vals); return rc; }
     om_exec ex;
     if ((rc = om_read_exec(api, src, &f, np, &ex))) { free(bt.e); om_meta_free(meta); free(vals); return rc; }
-    static const char *const secnames[] = { "", "info", "programs", "blobs", "weights", "plain", "sums", "exec" };
     cJSON *root = cJSON_CreateObject();
     char ver[16];
     snprintf(ver, sizeof ver, "%u.%u", f.major, f.minor);
@@ -167,15 +216,7 @@ int om_dump_json(const char *src, const void *image, size_t len, const char *thi
     cJSON_AddStringToObject(root, "kernel_abi", f.kernel_abi);
     cJSON_AddBoolToObject(root, "kernel_abi_matches_this_machine", this_abi && !strcmp(f.kernel_abi, this_abi));
     cJSON_AddItemToObject(root, "file_bytes", j_i64((int64_t)len));
-    cJSON *secs = cJSON_AddArrayToObject(root, "sections");
-    for (int i = 0; i < f.n_sec; i++) {
-        cJSON *e = cJSON_CreateObject();
-        cJSON_AddStringToObject(e, "name", f.sec[i].id <= OM_SEC_EXEC ? secnames[f.sec[i].id] : "?");
-        cJSON_AddItemToObject(e, "offset", j_i64((int64_t)f.sec[i].off));
-        cJSON_AddItemToObject(e, "bytes", j_i64((int64_t)f.sec[i].size));
-        cJSON_AddStringToObject(e, "checksum", f.sec[i].flags & OM_SF_CHUNKED ? "crc32c per MiB" : "crc32c");
-        cJSON_AddItemToArray(secs, e);
-    }
+    cJSON_AddItemToObject(root, "sections", j_sections(&f));
     cJSON *cmp = cJSON_AddObjectToObject(root, "compile");
     cJSON_AddStringToObject(cmp, "framework", meta->framework ? meta->framework : "");
     cJSON_AddStringToObject(cmp, "soc_version", meta->soc_version ? meta->soc_version : "");
@@ -195,31 +236,8 @@ int om_dump_json(const char *src, const void *image, size_t len, const char *thi
         for (int k = 0; k < nv; k++) cJSON_AddItemToArray(a, j_i64(vals[(size_t)g * (size_t)nv + (size_t)k]));
         cJSON_AddItemToArray(gv, a);
     }
-    cJSON *ins = cJSON_AddArrayToObject(root, "inputs");
-    for (int i = 0; i < meta->n_in; i++) {
-        cJSON *e = cJSON_CreateObject();
-        cJSON_AddStringToObject(e, "name", meta->in_names[i]);
-        cJSON_AddStringToObject(e, "dtype", g_dtype_name(meta->in_dtype[i]));
-        cJSON_AddItemToObject(e, "shape", j_shape(&meta->in_shape[i]));
-        if (meta->has_ranges) {
-            cJSON *rg = cJSON_AddArrayToObject(e, "range");
-            for (int d = 0; d < meta->in_shape[i].rank; d++) {
-                cJSON *p = cJSON_CreateArray();
-                cJSON_AddItemToArray(p, j_i64(meta->lo[(size_t)i * G_MAX_RANK + (size_t)d]));
-                cJSON_AddItemToArray(p, j_i64(meta->hi[(size_t)i * G_MAX_RANK + (size_t)d]));
-                cJSON_AddItemToArray(rg, p);
-            }
-        }
-        cJSON_AddItemToArray(ins, e);
-    }
-    cJSON *bl = cJSON_AddArrayToObject(root, "blobs");
-    for (int i = 0; i < bt.n; i++) {
-        cJSON *e = cJSON_CreateObject();
-        cJSON_AddStringToObject(e, "section", bt.e[i].region == OM_REGION_PLAIN ? "plain" : "weights");
-        cJSON_AddItemToObject(e, "offset", j_i64((int64_t)bt.e[i].off));
-        cJSON_AddItemToObject(e, "bytes", j_i64((int64_t)bt.e[i].size));
-        cJSON_AddItemToArray(bl, e);
-    }
+    cJSON_AddItemToObject(root, "inputs", j_inputs(meta));
+    cJSON_AddItemToObject(root, "blobs", j_blobs(&bt));
     cJSON *progs = cJSON_AddArrayToObject(root, "programs");
     om_rdctx c = { api, src, { 0 }, &bt };
     or_init(&c.r, f.base + sp->off, (size_t)sp->size);
