@@ -47,6 +47,7 @@ struct eng_model {
     unsigned char *pack_only; /* per tensor: a constant only packed kernels read */
     void *weights;
     int weights_owned, bound;
+    int described_only;       /* eng_describe: inputs and outputs known, nothing planned */
     void *own_work;
 
     /* static plan */

@@ -428,6 +428,27 @@ int eng_load_fixed(const void *buf, size_t len, const eng_opts *o, eng_model **o
     return eng_build(g, o, out);
 }
 
+int eng_describe(const void *buf, size_t len, const eng_opts *o, eng_model **out)
+{
+    static const eng_opts defaults = { 0 };
+    if (!out) return acl_fail(ACL_ERROR_INVALID_PARAM, "model describe: output handle pointer is NULL");
+    *out = NULL;
+    if (!o) o = &defaults;
+    g_graph *g = NULL;
+    int rc = onnx_import_ex(buf, len, o->base_dir, NULL, NULL, &g);
+    if (rc) return rc;
+    eng_model *m = calloc(1, sizeof *m);
+    if (!m) { g_graph_free(g); return acl_fail(ACL_ERROR_BAD_ALLOC, "model describe: out of memory"); }
+    m->g = g;
+    m->described_only = 1;
+    rc = apply_fixes(g, o);
+    if (!rc) rc = graph_describe(g);
+    if (!rc) rc = eng_prepare_io(m);
+    if (rc) { eng_free(m); return rc; }
+    *out = m;
+    return 0;
+}
+
 int eng_load(const void *buf, size_t len, const eng_opts *o, eng_model **out)
 {
     int rc = eng_load_fixed(buf, len, o, out);
@@ -580,6 +601,8 @@ int eng_bind_weights(eng_model *m, void *weights)
     if (!m) return acl_fail(ACL_ERROR_INVALID_PARAM, "eng_bind_weights: model is NULL");
     if (m->bound)
         return acl_fail(ACL_ERROR_INVALID_PARAM, "eng_bind_weights: weights are already bound");
+    if (m->described_only)
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "eng_bind_weights: the model was only described, not loaded");
     if (weights && ((uintptr_t)weights & 63))
         return acl_fail(ACL_ERROR_MEMORY_ADDRESS_UNALIGNED, "eng_bind_weights: weight memory %p "
                         "is not 64-byte aligned", weights);

@@ -59,6 +59,11 @@ typedef struct eng_io {
 /* Parse, check, optimise and plan a model held in memory (ONNX protobuf).
  * The buffer need not outlive the call. */
 int eng_load(const void *buf, size_t len, const eng_opts *o, eng_model **out);
+/* Describes an ONNX model without optimising or planning it: imported,
+ * checked, its kernels chosen and every type and shape inferred
+ * (graph_describe), so its inputs and outputs can be queried
+ * (eng_num_inputs, eng_input, ...); it cannot be bound or run. */
+int eng_describe(const void *buf, size_t len, const eng_opts *o, eng_model **out);
 void eng_free(eng_model *m);                    /* NULL is a no-op */
 
 int eng_num_inputs(const eng_model *m);

@@ -618,28 +618,30 @@ typedef struct graph_pass {
     int (*on)(const g_graph *g);   /* the switch; NULL: always */
     const char *when;              /* the switch in words, for the printout */
     int rebind;                    /* sort, bind and infer again after it ran */
+    int shapes;                    /* part of what a description needs (graph_describe) */
 } graph_pass;
 
 static const graph_pass g_pipeline[] = {
-    { "toposort", graph_toposort, NULL, "always", 0 },
-    { "elim_identity", graph_elim_identity, NULL, "always", 0 },
-    { "dce", graph_dce, NULL, "always", 0 },
-    { "supported", supported, NULL, "always", 0 },
-    { "fold", fold, NULL, "always", 0 },
-    { "dce", graph_dce, NULL, "always", 0 },
-    { "fuse", graph_pass_fuse, fuse_on, "unless OPENACL_NO_FUSE", 1 },
-    { "layout", graph_pass_layout, layout_on, "unless OPENACL_NO_LAYOUT", 1 },
-    { "bf16_act", graph_pass_bf16_act, bf16_on, "bf16-marked graphs", 1 },
-    { "bf16_se", graph_pass_bf16_se, bf16_se_on, "bf16-marked graphs unless OPENACL_BF16_SE=0", 1 },
-    { "dce", graph_dce, NULL, "always", 0 },
+    { "toposort", graph_toposort, NULL, "always", 0, 1 },
+    { "elim_identity", graph_elim_identity, NULL, "always", 0, 1 },
+    { "dce", graph_dce, NULL, "always", 0, 1 },
+    { "supported", supported, NULL, "always", 0, 1 },
+    { "fold", fold, NULL, "always", 0, 1 },
+    { "dce", graph_dce, NULL, "always", 0, 1 },
+    { "fuse", graph_pass_fuse, fuse_on, "unless OPENACL_NO_FUSE", 1, 0 },
+    { "layout", graph_pass_layout, layout_on, "unless OPENACL_NO_LAYOUT", 1, 0 },
+    { "bf16_act", graph_pass_bf16_act, bf16_on, "bf16-marked graphs", 1, 0 },
+    { "bf16_se", graph_pass_bf16_se, bf16_se_on, "bf16-marked graphs unless OPENACL_BF16_SE=0", 1, 0 },
+    { "dce", graph_dce, NULL, "always", 0, 0 },
 };
 #define N_PIPELINE ((int)(sizeof g_pipeline / sizeof g_pipeline[0]))
 
-int graph_optimize(g_graph *g)
+static int run_pipeline(g_graph *g, int shapes_only)
 {
     int print = env_on("OPENACL_PRINT_PASSES");
     for (int i = 0; i < N_PIPELINE; i++) {
         const graph_pass *p = &g_pipeline[i];
+        if (shapes_only && !p->shapes) continue;
         if (p->on && !p->on(g)) {
             if (print) fprintf(stderr, "openacl: pass %-14s skipped (%s)\n", p->name, p->when);
             continue;
@@ -653,6 +655,10 @@ int graph_optimize(g_graph *g)
     }
     return 0;
 }
+
+int graph_optimize(g_graph *g) { return run_pipeline(g, 0); }
+
+int graph_describe(g_graph *g) { return run_pipeline(g, 1); }
 
 int graph_prepare_sub(g_graph *sub)
 {

@@ -27,6 +27,10 @@ int graph_check_supported(const g_graph *g);    /* recursive into subgraphs */
  * every node. Shapes that cannot be known yet are left unknown (dims -1). */
 int graph_bind_infer(g_graph *g, int fold);
 int graph_optimize(g_graph *g);
+/* The part of the pipeline a model's description needs (types and shapes of
+ * its inputs and outputs): the passes up to and including folding, no
+ * fusion, layout or precision pass. */
+int graph_describe(g_graph *g);
 
 /* Prepares a control-flow body at its owner's init(): sorts, checks, binds
  * and infers it with the dtypes/shapes its inputs and captures have now. */

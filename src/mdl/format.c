@@ -5,7 +5,7 @@
  * level parses as protobuf fields of ModelProto (core/pb.h) and contains a
  * graph. A Huawei CANN .om is recognised and refused by name; everything else
  * is refused here, once, with a message that says what it looks like. A new
- * model format is one more entry in g_importers. */
+ * model format is one more entry in g_importers: {probe, load, describe}. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,6 +179,19 @@ static int load_onnx(const char *api, const char *src, const void *buf, size_t l
     return ACL_SUCCESS;
 }
 
+/* A description needs the inputs and outputs only: no optimisation, no plan. */
+static int describe_onnx(const char *api, const char *src, const void *buf, size_t len, eng_opts *o,
+                         mdl_file *own, eng_model **out)
+{
+    (void)own;
+    int rc = eng_describe(buf, len, o, out);
+    if (rc) {
+        *out = NULL;
+        return acl_fail(rc, "%s: reading ONNX model %s failed (%s)", api, src, acl_err_name(rc));
+    }
+    return ACL_SUCCESS;
+}
+
 /* ---- the table ---- */
 
 typedef struct mdl_importer {
@@ -189,13 +202,17 @@ typedef struct mdl_importer {
      * take over (then cleared) or close */
     int (*load)(const char *api, const char *src, const void *buf, size_t len, eng_opts *o,
                 mdl_file *own, eng_model **out);
+    /* the same for a description (inputs, outputs, gears): may skip what
+     * only running needs */
+    int (*describe)(const char *api, const char *src, const void *buf, size_t len, eng_opts *o,
+                    mdl_file *own, eng_model **out);
 } mdl_importer;
 
 /* In probing order: magics first, the protobuf walk last. */
 static const mdl_importer g_importers[] = {
-    { MDL_FMT_OACL, probe_compiled, load_compiled },
-    { MDL_FMT_UNKNOWN, probe_cann, NULL },
-    { MDL_FMT_ONNX, probe_onnx, load_onnx },
+    { MDL_FMT_OACL, probe_compiled, load_compiled, load_compiled },
+    { MDL_FMT_UNKNOWN, probe_cann, NULL, NULL },
+    { MDL_FMT_ONNX, probe_onnx, load_onnx, describe_onnx },
 };
 #define N_IMPORTERS ((int)(sizeof g_importers / sizeof g_importers[0]))
 
@@ -224,8 +241,8 @@ static const mdl_importer *find_importer(const char *api, const char *src, const
     return NULL;
 }
 
-int mdl_engine_open(const char *api, const char *src, const void *buf, size_t len, const char *base_dir,
-                    int device, mdl_file *own, eng_model **out)
+static int engine_open(const char *api, const char *src, const void *buf, size_t len, const char *base_dir,
+                       int device, mdl_file *own, int describe, eng_model **out)
 {
     int rc;
     const mdl_importer *im = find_importer(api, src, buf, len, &rc);
@@ -235,5 +252,17 @@ int mdl_engine_open(const char *api, const char *src, const void *buf, size_t le
     memset(&o, 0, sizeof o);
     o.threads = rt_device_threads(device);
     o.base_dir = base_dir;
-    return im->load(api, src, buf, len, &o, own, out);
+    return (describe ? im->describe : im->load)(api, src, buf, len, &o, own, out);
+}
+
+int mdl_engine_open(const char *api, const char *src, const void *buf, size_t len, const char *base_dir,
+                    int device, mdl_file *own, eng_model **out)
+{
+    return engine_open(api, src, buf, len, base_dir, device, own, 0, out);
+}
+
+int mdl_engine_describe(const char *api, const char *src, const void *buf, size_t len, const char *base_dir,
+                        eng_model **out)
+{
+    return engine_open(api, src, buf, len, base_dir, 0, NULL, 1, out);
 }

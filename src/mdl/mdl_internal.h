@@ -149,6 +149,11 @@ void mdl_file_close(mdl_file *f);
  * is then cleared and the engine unmaps it at eng_free). */
 int mdl_engine_open(const char *api, const char *src, const void *buf, size_t len, const char *base_dir,
                     int device, mdl_file *own, eng_model **out);
+/* The same for a description (aclmdlGetDescFrom*): the model's inputs,
+ * outputs and gears are known, nothing is optimised, planned or packed
+ * (eng_describe); the result can only be queried and freed. */
+int mdl_engine_describe(const char *api, const char *src, const void *buf, size_t len, const char *base_dir,
+                        eng_model **out);
 
 /* The gear model `id` last selected or executed (-1 none, or not loaded);
  * never records an error. */
