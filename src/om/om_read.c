@@ -183,6 +183,118 @@ static int blob_ref(om_rdctx *c, int id, int region, size_t need, const unsigned
     return 0;
 }
 
+/* One tensor record (index t) of a graph. */
+static int r_tensor(om_rdctx *c, g_graph *g, uint32_t t, int main_graph, om_rec *rec, unsigned char *borrowed)
+{
+    om_rd *r = &c->r;
+    int rc;
+    char *name = or_str(r, MAX_STR);
+    if (!name) return om_malformed(c, "tensor name");
+    int idx = g_tensor_add(g, name);
+    free(name);
+    if (idx < 0) return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", c->api);
+    g_tensor *x = &g->t[idx];
+    x->dtype = or_i32(r);
+    x->kind = (int)or_u8(r);
+    x->layout = (int)or_u8(r);
+    x->is_output = (int)or_u8(r);
+    unsigned dk = or_u8(r);
+    if (r->bad || !dtype_ok(x->dtype) || x->kind > G_TK_CONST || x->layout > G_LAYOUT_NHWC ||
+        x->is_output > 1 || dk > OM_DK_INLINE)
+        return om_malformed(c, "tensor record");
+    if ((rc = r_shape(c, &x->shape))) return rc;
+    if (g_shape_known(&x->shape)) {
+        int64_t ne = g_shape_numel(&x->shape);
+        if (ne < 0 || ne > ((int64_t)1 << 40) / 8) return om_malformed(c, "tensor too large");
+    }
+    int64_t mo = or_i64(r);
+    uint64_t nb = or_u64(r);
+    if (r->bad) return om_malformed(c, "truncated tensor");
+    /* the planner places every buffer at a multiple of PLAN_ALIGN; kernels rely on it */
+    if (mo > 0 && mo % PLAN_ALIGN) return om_malformed(c, "arena offset not aligned");
+    if (main_graph) { rec->mem_offset[t] = mo < 0 ? -1 : mo; rec->const_off[t] = -1; }
+    if (dk != OM_DK_NONE && x->kind != G_TK_CONST) return om_malformed(c, "data on a tensor that is not a constant");
+    if (dk == OM_DK_NONE) return 0;
+    int64_t want = dense_bytes(x->dtype, &x->shape);
+    if (want < 0 || (uint64_t)want != nb) return om_malformed(c, "constant data size does not match its shape");
+    x->nbytes = (size_t)nb;
+    if (dk == OM_DK_BLOB) {
+        int32_t rt = or_i32(r), pl = or_i32(r);
+        if (r->bad || !main_graph || (rt < 0 && pl < 0)) return om_malformed(c, "constant blob reference");
+        const unsigned char *prt = NULL, *ppl = NULL;
+        size_t ort = 0, opl = 0;
+        if ((rc = blob_ref(c, rt, OM_REGION_WEIGHTS, x->nbytes, &prt, &ort))) return rc;
+        if ((rc = blob_ref(c, pl, OM_REGION_PLAIN, x->nbytes, &ppl, &opl))) return rc;
+        x->data = (void *)(prt ? prt : ppl);
+        borrowed[t] = 1;
+        rec->const_off[t] = rt >= 0 ? (int64_t)ort : -1;
+    } else {
+        size_t n;
+        const void *p = or_blob(r, &n);
+        if (r->bad || n != x->nbytes) return om_malformed(c, "inline constant");
+        x->data = malloc(n ? n : 1);
+        if (!x->data) return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", c->api);
+        memcpy(x->data, p, n);
+    }
+    return 0;
+}
+
+/* One node record (index i) of a graph of nt tensors, with its plan. */
+static int r_node(om_rdctx *c, g_graph *g, uint32_t i, uint32_t nt, int depth, int main_graph, om_rec *rec)
+{
+    om_rd *r = &c->r;
+    int rc;
+    char *name = or_str(r, MAX_STR), *op = or_str(r, MAX_STR), *dom = or_str(r, MAX_STR);
+    int32_t opset = or_i32(r);
+    char *impl = or_str(r, 256);
+    uint32_t ni = or_count(r, 4, 1u << 16);
+    int *in = NULL, *outv = NULL;
+    if (!r->bad) in = malloc(((size_t)ni + 1) * sizeof *in);
+    for (uint32_t j = 0; in && j < ni; j++) in[j] = or_i32(r);
+    uint32_t no = or_count(r, 4, 1u << 16);
+    if (!r->bad) outv = malloc(((size_t)no + 1) * sizeof *outv);
+    for (uint32_t j = 0; outv && j < no; j++) outv[j] = or_i32(r);
+    int ok = !r->bad && name && op && dom && impl && in && outv && *op && opset >= 0;
+    for (uint32_t j = 0; ok && j < ni; j++) ok = in[j] >= -1 && in[j] < (int)nt;
+    for (uint32_t j = 0; ok && j < no; j++) ok = outv[j] >= -1 && outv[j] < (int)nt;
+    int idx = ok ? g_node_add(g, op, dom, name, (int)ni, in, (int)no, outv) : -1;
+    free(name); free(op); free(dom); free(in); free(outv);
+    if (!ok) { free(impl); return om_malformed(c, "node record"); }
+    if (idx < 0) { free(impl); return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", c->api); }
+    g_node *n = &g->nodes[idx];
+    n->opset = opset;
+    if (main_graph) { rec->impl[i] = impl; rec->n_impl = i + 1; } else free(impl);
+    uint32_t na = or_count(r, 8, 1u << 16);
+    if (r->bad) return om_malformed(c, "attribute count");
+    n->attr = calloc((size_t)na + 1, sizeof *n->attr);
+    if (!n->attr) return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", c->api);
+    for (uint32_t a = 0; a < na; a++) {
+        n->n_attr = (int)a + 1;
+        if ((rc = r_attr(c, &n->attr[a], depth))) return rc;
+        if (n->attr[a].type == G_AT_GRAPH) n->attr[a].g->parent = g;
+    }
+    uint64_t pb = or_u64(r);
+    int32_t pblob = or_i32(r);
+    uint64_t so = or_u64(r), sb = or_u64(r);
+    if (r->bad) return om_malformed(c, "truncated node plan");
+    if (so % PLAN_ALIGN) return om_malformed(c, "scratch offset not aligned");
+    if (main_graph) {
+        rec->packed_bytes[i] = (size_t)pb;
+        rec->scratch_off[i] = (size_t)so;
+        rec->scratch_bytes[i] = (size_t)sb;
+        rec->packed_off[i] = -1;
+        if (pblob >= 0) {
+            const unsigned char *pp;
+            size_t off = 0;
+            if ((rc = blob_ref(c, pblob, OM_REGION_WEIGHTS, (size_t)pb, &pp, &off))) return rc;
+            rec->packed_off[i] = (int64_t)off;
+        }
+    } else if (pb || pblob >= 0 || so || sb) {
+        return om_malformed(c, "plan fields on a subgraph node");
+    }
+    return 0;
+}
+
 /* Reads a graph record. Main graphs fill rec (plans, blob offsets) and
  * borrowed (constants whose data lies in the image). */
 int om_read_graph(om_rdctx *c, int depth, int main_graph, g_graph **out, om_rec *rec, unsigned char **borrowed)
@@ -204,56 +316,8 @@ int om_read_graph(om_rdctx *c, int depth, int main_graph, g_graph **out, om_rec 
         if (!rec->mem_offset || !rec->const_off || !*borrowed)
             return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", c->api);
     }
-    for (uint32_t t = 0; t < nt; t++) {
-        char *name = or_str(r, MAX_STR);
-        if (!name) return om_malformed(c, "tensor name");
-        int idx = g_tensor_add(g, name);
-        free(name);
-        if (idx < 0) return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", c->api);
-        g_tensor *x = &g->t[idx];
-        x->dtype = or_i32(r);
-        x->kind = (int)or_u8(r);
-        x->layout = (int)or_u8(r);
-        x->is_output = (int)or_u8(r);
-        unsigned dk = or_u8(r);
-        if (r->bad || !dtype_ok(x->dtype) || x->kind > G_TK_CONST || x->layout > G_LAYOUT_NHWC ||
-            x->is_output > 1 || dk > OM_DK_INLINE)
-            return om_malformed(c, "tensor record");
-        if ((rc = r_shape(c, &x->shape))) return rc;
-        if (g_shape_known(&x->shape)) {
-            int64_t ne = g_shape_numel(&x->shape);
-            if (ne < 0 || ne > ((int64_t)1 << 40) / 8) return om_malformed(c, "tensor too large");
-        }
-        int64_t mo = or_i64(r);
-        uint64_t nb = or_u64(r);
-        if (r->bad) return om_malformed(c, "truncated tensor");
-        /* the planner places every buffer at a multiple of PLAN_ALIGN; kernels rely on it */
-        if (mo > 0 && mo % PLAN_ALIGN) return om_malformed(c, "arena offset not aligned");
-        if (main_graph) { rec->mem_offset[t] = mo < 0 ? -1 : mo; rec->const_off[t] = -1; }
-        if (dk != OM_DK_NONE && x->kind != G_TK_CONST) return om_malformed(c, "data on a tensor that is not a constant");
-        if (dk == OM_DK_NONE) continue;
-        int64_t want = dense_bytes(x->dtype, &x->shape);
-        if (want < 0 || (uint64_t)want != nb) return om_malformed(c, "constant data size does not match its shape");
-        x->nbytes = (size_t)nb;
-        if (dk == OM_DK_BLOB) {
-            int32_t rt = or_i32(r), pl = or_i32(r);
-            if (r->bad || !main_graph || (rt < 0 && pl < 0)) return om_malformed(c, "constant blob reference");
-            const unsigned char *prt = NULL, *ppl = NULL;
-            size_t ort = 0, opl = 0;
-            if ((rc = blob_ref(c, rt, OM_REGION_WEIGHTS, x->nbytes, &prt, &ort))) return rc;
-            if ((rc = blob_ref(c, pl, OM_REGION_PLAIN, x->nbytes, &ppl, &opl))) return rc;
-            x->data = (void *)(prt ? prt : ppl);
-            (*borrowed)[t] = 1;
-            rec->const_off[t] = rt >= 0 ? (int64_t)ort : -1;
-        } else {
-            size_t n;
-            const void *p = or_blob(r, &n);
-            if (r->bad || n != x->nbytes) return om_malformed(c, "inline constant");
-            x->data = malloc(n ? n : 1);
-            if (!x->data) return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", c->api);
-            memcpy(x->data, p, n);
-        }
-    }
+    for (uint32_t t = 0; t < nt; t++)
+        if ((rc = r_tensor(c, g, t, main_graph, rec, main_graph ? *borrowed : NULL))) return rc;
     for (int k = 0; k < 2; k++) {
         uint32_t n = or_count(r, 4, nt);
         if (r->bad) return om_malformed(c, k ? "output count" : "input count");
@@ -285,56 +349,8 @@ int om_read_graph(om_rdctx *c, int depth, int main_graph, g_graph **out, om_rec 
         if (!rec->packed_bytes || !rec->scratch_off || !rec->scratch_bytes || !rec->packed_off || !rec->impl)
             return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", c->api);
     }
-    for (uint32_t i = 0; i < nn; i++) {
-        char *name = or_str(r, MAX_STR), *op = or_str(r, MAX_STR), *dom = or_str(r, MAX_STR);
-        int32_t opset = or_i32(r);
-        char *impl = or_str(r, 256);
-        uint32_t ni = or_count(r, 4, 1u << 16);
-        int *in = NULL, *outv = NULL;
-        if (!r->bad) in = malloc(((size_t)ni + 1) * sizeof *in);
-        for (uint32_t j = 0; in && j < ni; j++) in[j] = or_i32(r);
-        uint32_t no = or_count(r, 4, 1u << 16);
-        if (!r->bad) outv = malloc(((size_t)no + 1) * sizeof *outv);
-        for (uint32_t j = 0; outv && j < no; j++) outv[j] = or_i32(r);
-        int ok = !r->bad && name && op && dom && impl && in && outv && *op && opset >= 0;
-        for (uint32_t j = 0; ok && j < ni; j++) ok = in[j] >= -1 && in[j] < (int)nt;
-        for (uint32_t j = 0; ok && j < no; j++) ok = outv[j] >= -1 && outv[j] < (int)nt;
-        int idx = ok ? g_node_add(g, op, dom, name, (int)ni, in, (int)no, outv) : -1;
-        free(name); free(op); free(dom); free(in); free(outv);
-        if (!ok) { free(impl); return om_malformed(c, "node record"); }
-        if (idx < 0) { free(impl); return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", c->api); }
-        g_node *n = &g->nodes[idx];
-        n->opset = opset;
-        if (main_graph) { rec->impl[i] = impl; rec->n_impl = i + 1; } else free(impl);
-        uint32_t na = or_count(r, 8, 1u << 16);
-        if (r->bad) return om_malformed(c, "attribute count");
-        n->attr = calloc((size_t)na + 1, sizeof *n->attr);
-        if (!n->attr) return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", c->api);
-        for (uint32_t a = 0; a < na; a++) {
-            n->n_attr = (int)a + 1;
-            if ((rc = r_attr(c, &n->attr[a], depth))) return rc;
-            if (n->attr[a].type == G_AT_GRAPH) n->attr[a].g->parent = g;
-        }
-        uint64_t pb = or_u64(r);
-        int32_t pblob = or_i32(r);
-        uint64_t so = or_u64(r), sb = or_u64(r);
-        if (r->bad) return om_malformed(c, "truncated node plan");
-        if (so % PLAN_ALIGN) return om_malformed(c, "scratch offset not aligned");
-        if (main_graph) {
-            rec->packed_bytes[i] = (size_t)pb;
-            rec->scratch_off[i] = (size_t)so;
-            rec->scratch_bytes[i] = (size_t)sb;
-            rec->packed_off[i] = -1;
-            if (pblob >= 0) {
-                const unsigned char *pp;
-                size_t off = 0;
-                if ((rc = blob_ref(c, pblob, OM_REGION_WEIGHTS, (size_t)pb, &pp, &off))) return rc;
-                rec->packed_off[i] = (int64_t)off;
-            }
-        } else if (pb || pblob >= 0 || so || sb) {
-            return om_malformed(c, "plan fields on a subgraph node");
-        }
-    }
+    for (uint32_t i = 0; i < nn; i++)
+        if ((rc = r_node(c, g, i, nt, depth, main_graph, rec))) return rc;
     /* order and single production: what the planner's liveness relies on */
     if ((rc = g_graph_link(g))) return rc;
     for (int i = 0; i < g->n_nodes; i++) {
