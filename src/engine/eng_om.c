@@ -441,6 +441,76 @@ static void prefetch(const unsigned char *p, size_t n)
     (void)madvise((void *)a, e - a, MADV_WILLNEED);
 }
 
+/* Planning: the recorded plans are reused where this build agrees, and the
+ * stored packed weights adopted (*adopt stays 1) or the plain copies checked
+ * for packing again; *base: the weight bytes the programs need then. */
+static int plan_programs(const char *api, const char *src, const om_file *f, loaded *L, int n_progs,
+                         const om_exec *ex, int threads, int *adopt, size_t *base)
+{
+    int rc = 0;
+    for (int k = 0; k < n_progs && !rc; k++) {
+        eng_model *m = L[k].m;
+        if (m->is_static) rc = eng_prepare_steps(m);
+        if (!rc && *adopt) *adopt = eng_can_adopt(m) && threads_agree(api, src, &L[k], ex, k);
+    }
+    if (rc) return rc;
+    const om_section *spl = om_find(f, OM_SEC_PLAIN);
+    if (!*adopt && spl && spl->size) {
+        prefetch(f->base + spl->off, (size_t)spl->size);
+        if ((rc = om_verify_chunked(api, src, f, spl, threads))) return rc;
+    }
+    *base = 0;
+    for (int k = 0; k < n_progs && !rc; k++) {
+        eng_model *m = L[k].m;
+        m->weight_base = *base;
+        if (m->is_static) rc = eng_prepare_refs(m, *adopt);
+        else rc = eng_prepare_dynamic(m, *adopt);   /* the executor packs per shape */
+        if (!*adopt) *base += m->weight_size;
+    }
+    return rc;
+}
+
+/* The compute precision the programs settled on, said in the log; returns
+ * whether a bf16 program had to be widened to float32 here. */
+static int log_precision(const char *api, const char *src, const eng_opts *o, const loaded *L, int n_progs)
+{
+    int bf16 = 0, widened = 0;
+    for (int k = 0; k < n_progs; k++) { bf16 |= L[k].bf16; widened |= L[k].widened; }
+    if (widened)
+        acl_log(2, "%s: compiled model %s was compiled for bfloat16 compute, but %s: it runs in float32 (weights "
+                "packed again from its plain copies, memory planned again)", api, src,
+                k_force_ref() ? "OPENACL_FORCE_REF selects the reference kernels (float32 only)"
+                              : "this CPU has no bfloat16 instructions");
+    else if (bf16)
+        acl_log(1, "%s: compiled model %s computes in bfloat16 (convolutions and matrix products)", api, src);
+    /* precedence: a compiled model runs in the precision it was compiled for */
+    const char *pe = getenv("OPENACL_PRECISION");
+    int have = bf16 ? OM_PREC_BF16 : OM_PREC_FP32;
+    if ((o && o->precision) || (pe && *pe)) {
+        int want = eng_precision_of(o);
+        if (want != have)
+            acl_log(2, "%s: compiled model %s was compiled for %s compute; %s asks for %s, which applies to "
+                    "ONNX models only (atc --precision_mode chooses a compiled model's)", api, src,
+                    precision_name(have), o && o->precision ? "the load option" : "OPENACL_PRECISION",
+                    precision_name(want));
+    }
+    return widened;
+}
+
+/* A model without gears: its program's inputs are the ones INFO declares. */
+static int check_inputs(const char *api, const char *src, const om_meta *meta, const eng_model *p)
+{
+    if (meta->n_in != p->n_in)
+        return acl_fail(ACL_ERROR_PARSE_MODEL, "%s: compiled model %s is malformed: %d inputs declared, the "
+                        "program has %d", api, src, meta->n_in, p->n_in);
+    for (int i = 0; i < p->n_in; i++)
+        if (strcmp(meta->in_names[i], p->ins[i].name))
+            return acl_fail(ACL_ERROR_PARSE_MODEL, "%s: compiled model %s is malformed: input %d is named '%s' "
+                            "in the info section, '%s' in the program", api, src, i, meta->in_names[i],
+                            p->ins[i].name);
+    return 0;
+}
+
 int eng_load_compiled(const char *api, const char *src, const void *buf, size_t len, const eng_opts *o,
                       eng_model **out)
 {
@@ -504,49 +574,10 @@ int eng_load_compiled(const char *api, const char *src, const void *buf, size_t 
                           "records %u nodes for program %d, which has %d", api, src, ex.n_nodes[k], k,
                           L[k].m->g->n_nodes);
     if (rc) goto done;
-    int bf16 = 0, widened = 0;
-    for (int k = 0; k < n_progs; k++) { bf16 |= L[k].bf16; widened |= L[k].widened; }
-    if (widened)
-        acl_log(2, "%s: compiled model %s was compiled for bfloat16 compute, but %s: it runs in float32 (weights "
-                "packed again from its plain copies, memory planned again)", api, src,
-                k_force_ref() ? "OPENACL_FORCE_REF selects the reference kernels (float32 only)"
-                              : "this CPU has no bfloat16 instructions");
-    else if (bf16)
-        acl_log(1, "%s: compiled model %s computes in bfloat16 (convolutions and matrix products)", api, src);
-    {   /* precedence: a compiled model runs in the precision it was compiled for */
-        const char *pe = getenv("OPENACL_PRECISION");
-        int have = bf16 ? OM_PREC_BF16 : OM_PREC_FP32;
-        if ((o && o->precision) || (pe && *pe)) {
-            int want = eng_precision_of(o);
-            if (want != have)
-                acl_log(2, "%s: compiled model %s was compiled for %s compute; %s asks for %s, which applies to "
-                        "ONNX models only (atc --precision_mode chooses a compiled model's)", api, src,
-                        precision_name(have), o && o->precision ? "the load option" : "OPENACL_PRECISION",
-                        precision_name(want));
-        }
-    }
-    /* planning: the recorded plans are reused where this build agrees */
+    int widened = log_precision(api, src, o, L, n_progs);
     int adopt = !widened;
-    for (int k = 0; k < n_progs && !rc; k++) {
-        eng_model *m = L[k].m;
-        if (m->is_static) rc = eng_prepare_steps(m);
-        if (!rc && adopt) adopt = eng_can_adopt(m) && threads_agree(api, src, &L[k], &ex, k);
-    }
-    if (rc) goto done;
-    const om_section *spl = om_find(&f, OM_SEC_PLAIN);
-    if (!adopt && spl && spl->size) {
-        prefetch(f.base + spl->off, (size_t)spl->size);
-        if ((rc = om_verify_chunked(api, src, &f, spl, threads))) goto done;
-    }
     size_t base = 0;
-    for (int k = 0; k < n_progs && !rc; k++) {
-        eng_model *m = L[k].m;
-        m->weight_base = base;
-        if (m->is_static) rc = eng_prepare_refs(m, adopt);
-        else rc = eng_prepare_dynamic(m, adopt);   /* the executor packs per shape */
-        if (!adopt) base += m->weight_size;
-    }
-    if (rc) goto done;
+    if ((rc = plan_programs(api, src, &f, L, n_progs, &ex, threads, &adopt, &base))) goto done;
     if (gear_kind) {
         top = calloc(1, sizeof *top);
         if (!top) { rc = acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", api); goto done; }
@@ -564,15 +595,7 @@ int eng_load_compiled(const char *api, const char *src, const void *buf, size_t 
     } else {
         top = L[0].m;
         L[0].m = NULL;
-        eng_model *p = top;
-        if (meta->n_in != p->n_in)
-            { rc = acl_fail(ACL_ERROR_PARSE_MODEL, "%s: compiled model %s is malformed: %d inputs declared, the "
-                            "program has %d", api, src, meta->n_in, p->n_in); goto done; }
-        for (int i = 0; i < p->n_in; i++)
-            if (strcmp(meta->in_names[i], p->ins[i].name))
-                { rc = acl_fail(ACL_ERROR_PARSE_MODEL, "%s: compiled model %s is malformed: input %d is named '%s' "
-                                "in the info section, '%s' in the program", api, src, i, meta->in_names[i],
-                                p->ins[i].name); goto done; }
+        if ((rc = check_inputs(api, src, meta, top))) goto done;
         top->gear_input = -1;
     }
     top->adopt = adopt;
