@@ -48,7 +48,7 @@ typedef struct eng_compile_req {
 /* Compiles; *image (malloc'd, *image_len bytes) is the compiled model. */
 int eng_compile(const void *onnx, size_t len, const eng_compile_req *r, void **image, size_t *image_len);
 
-/* Kernel ABI of this build and CPU ("openacl 0.1.0 dnnl 2.6.3 avx512_core"):
+/* Kernel ABI of this build and CPU (k_abi: "openacl <version>" and each backend's tag):
  * a compiled model's packed weights are adopted only where it is the same. */
 const char *eng_kernel_abi(void);
 

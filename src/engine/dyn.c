@@ -33,12 +33,7 @@ struct eng_dyn {
     size_t *cap;              /* per tensor: capacity of its pooled buffer */
 };
 
-void *eng_alloc64(size_t n)
-{
-    size_t sz = (n + 63) & ~(size_t)63;
-    if (sz < n) return NULL;
-    return aligned_alloc(64, sz ? sz : 64);
-}
+void *eng_alloc64(size_t n) { return k_alloc64(n); }
 
 eng_dyn *eng_dyn_new(g_graph *g)
 {
@@ -295,3 +290,28 @@ static int dyn_run(eng_dyn *d, k_tensor *vals, unsigned char *owned, int threads
     }
     return 0;
 }
+
+/* ---- the subgraph host lent to control-flow kernels (kernels/kernel.h) ---- */
+
+static int sub_prepare(g_graph *body, void **runner)
+{
+    *runner = NULL;
+    int rc = graph_prepare_sub(body);
+    if (rc) return rc;
+    if (!(*runner = eng_dyn_new(body)))
+        return acl_fail(ACL_ERROR_BAD_ALLOC, "control flow: out of memory");
+    return 0;
+}
+
+static int sub_run(void *runner, k_tensor *vals, unsigned char *owned, int threads)
+{
+    return eng_dyn_run(runner, vals, owned, threads);
+}
+
+static void sub_release(void *runner) { eng_dyn_free(runner); }
+
+static const k_subgraph_host g_sub_host = {
+    .prepare = sub_prepare, .run = sub_run, .vals_release = eng_vals_release, .release = sub_release,
+};
+
+__attribute__((constructor)) static void sub_host_install(void) { k_set_subgraph_host(&g_sub_host); }

@@ -180,6 +180,34 @@ static int not_static(const eng_model *m, int k, int n)
     return acl_fail(ACL_ERROR_INVALID_PARAM, "atc: gear %d of %d is not static", k + 1, n);
 }
 
+/* The compiler decides the precision (*prec, enum eng_precision);
+ * OPENACL_PRECISION is a load-time setting for ONNX models and is not read
+ * here. */
+static int compile_precision(const eng_compile_req *r, int *prec)
+{
+    *prec = r->precision == ENG_PRECISION_BF16 ? ENG_PRECISION_BF16 : ENG_PRECISION_FP32;
+    if (r->precision != ENG_PRECISION_DEFAULT && r->precision != ENG_PRECISION_FP32 &&
+        r->precision != ENG_PRECISION_BF16)
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "atc: precision %d is not one of enum eng_precision", r->precision);
+    if (*prec == ENG_PRECISION_BF16 && !eng_cpu_bf16())
+        return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "atc: bfloat16 compute needs a CPU with AVX512-BF16 or AMX "
+                        "(oneDNN's ISA here: %s); weights are packed for the compiling machine", eng_kernel_abi());
+    return 0;
+}
+
+/* Every --input_shape name is an input of g. */
+static int check_shape_names(const g_graph *g, const eng_compile_req *r)
+{
+    for (int i = 0; i < r->n_shapes; i++)
+        if (input_index(g, r->shape_names[i]) < 0) {
+            char b[512];
+            list_inputs(g, b, sizeof b);
+            return acl_fail(ACL_ERROR_INVALID_PARAM, "--input_shape: '%s' is not an input of the model "
+                            "(inputs: %s)", r->shape_names[i], b);
+        }
+    return 0;
+}
+
 int eng_compile(const void *onnx, size_t len, const eng_compile_req *r, void **image, size_t *image_len)
 {
     *image = NULL;
@@ -187,34 +215,21 @@ int eng_compile(const void *onnx, size_t len, const eng_compile_req *r, void **i
     int n = r->gear_kind ? r->n_gears : 1;
     if (r->gear_kind && (n < 1 || n > ENG_MAX_GEARS || r->gear_nvals < 1))
         return acl_fail(ACL_ERROR_INVALID_PARAM, "atc: %d gears of %d values", n, r->gear_nvals);
-    /* the compiler decides the precision; OPENACL_PRECISION is a load-time
-     * setting for ONNX models and is not read here */
-    int prec = r->precision == ENG_PRECISION_BF16 ? ENG_PRECISION_BF16 : ENG_PRECISION_FP32;
-    if (r->precision != ENG_PRECISION_DEFAULT && r->precision != ENG_PRECISION_FP32 &&
-        r->precision != ENG_PRECISION_BF16)
-        return acl_fail(ACL_ERROR_INVALID_PARAM, "atc: precision %d is not one of enum eng_precision", r->precision);
-    if (prec == ENG_PRECISION_BF16 && !eng_cpu_bf16())
-        return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "atc: bfloat16 compute needs a CPU with AVX512-BF16 or AMX "
-                        "(oneDNN's ISA here: %s); weights are packed for the compiling machine", eng_kernel_abi());
+    int prec, rc = compile_precision(r, &prec);
+    if (rc) return rc;
     eng_model **progs = calloc((size_t)n, sizeof *progs);
     g_shape *shp = calloc((size_t)r->n_shapes + 1, sizeof *shp);
     const char **names = NULL;
     int *dtypes = NULL;
     g_shape *decl = NULL;
     int64_t *lo = NULL, *hi = NULL;
-    int rc = 0, n_in = 0;
+    int n_in = 0;
     if (!progs || !shp) { rc = acl_fail(ACL_ERROR_BAD_ALLOC, "atc: out of memory"); goto done; }
     for (int k = 0; k < n && !rc; k++) {
         progress(r, k, n, "import");
         g_graph *g = NULL;
         if ((rc = onnx_import(onnx, len, r->base_dir, &g))) break;
-        for (int i = 0; i < r->n_shapes && !rc; i++)
-            if (input_index(g, r->shape_names[i]) < 0) {
-                char b[512];
-                list_inputs(g, b, sizeof b);
-                rc = acl_fail(ACL_ERROR_INVALID_PARAM, "--input_shape: '%s' is not an input of the model "
-                              "(inputs: %s)", r->shape_names[i], b);
-            }
+        rc = check_shape_names(g, r);
         if (!rc) rc = rewrite(g, r);
         if (!rc && r->gear_kind) rc = gear_shapes(r, k, shp);
         else if (!rc && r->n_shapes) memcpy(shp, r->shapes, (size_t)r->n_shapes * sizeof *shp);
@@ -279,28 +294,29 @@ int eng_compile(const void *onnx, size_t len, const eng_compile_req *r, void **i
         memset(&x, 0, sizeof x);
         x.progs = progs;
         x.n_progs = n;
-        x.gear_kind = r->gear_kind;
-        x.gear_nvals = r->gear_kind ? r->gear_nvals : 0;
-        x.gear_vals = r->gear_vals;
+        om_write_req *w = &x.facts;
+        w->gear_kind = r->gear_kind;
+        w->gear_nvals = r->gear_kind ? r->gear_nvals : 0;
+        w->gear_vals = r->gear_vals;
         /* a model without gears reports its program's inputs as they are */
         const eng_model *p0 = progs[0];
         if (!r->gear_kind)
             for (int i = 0; i < n_in && i < p0->n_in; i++) decl[i] = p0->ins[i].shape;
-        x.n_in = n_in;
-        x.in_names = names;
-        x.in_dtype = dtypes;
-        x.in_shape = decl;
-        x.lo = lo;
-        x.hi = hi;
-        x.producer = "atc";
-        x.soc_version = r->soc_version;
-        x.precision_mode = r->precision_mode;
-        x.input_format = r->input_format;
-        x.framework = r->framework;
-        x.cmdline = r->cmdline;
-        x.precision = prec;
-        x.progress = r->progress;
-        x.progress_ctx = r->progress_ctx;
+        w->n_in = n_in;
+        w->in_names = names;
+        w->in_dtype = dtypes;
+        w->in_shape = decl;
+        w->lo = lo;
+        w->hi = hi;
+        w->producer = "atc";
+        w->soc_version = r->soc_version;
+        w->precision_mode = r->precision_mode;
+        w->input_format = r->input_format;
+        w->framework = r->framework;
+        w->cmdline = r->cmdline;
+        w->precision = prec;
+        w->progress = r->progress;
+        w->progress_ctx = r->progress_ctx;
         rc = eng_export(&x, image, image_len);
     }
 done:

@@ -1,12 +1,6 @@
-/* The compiled-model reader and writer (docs/om-format.md): the engine's
- * optimised, planned programs (one per gear) in the src/om container.
- *
- * Writing: each program's graph as the passes left it (nodes with their
- * attributes, the kernel implementation chosen, tensors with dtype, shape,
- * layout and arena offset), its memory plan, and its weights: the constants
- * read at run time and every packed area in the WEIGHTS section (identical
- * blobs of different gears stored once), the plain copies of constants that
- * only packing reads in the PLAIN section.
+/* The engine's side of the compiled format (docs/om-format.md): its
+ * optimised, planned programs (one per gear) described for src/om's writer
+ * (om/program.h, om/om_write.c), and the reader.
  *
  * Reading: no graph pass runs. Every count and index is bounded before use,
  * every checksum checked (weights in parallel), each node is bound to the
@@ -19,19 +13,15 @@
  * OPENACL_PRECISION says; where this load cannot compute in bfloat16 it
  * falls back to float32 (bf16 activations widened, weights packed again). */
 #include "engine/eng_priv.h"
-#include "kernels/dnnl/dn_gemv.h"
-#include "kernels/dnnl/dn_stem.h"
-#include "kernels/dnnl/dn_common.h"
 #include "engine/compile.h"
 #include "om/om.h"
+#include "om/program.h"
 #include "graph/errs.h"
 #include "graph/passes.h"
 #include "graph/plan.h"
 #include "graph/precision.h"
 #include "onnx/onnx_import.h"
 #include "core/core.h"
-#include <oneapi/dnnl/dnnl.h>
-#include <cjson/cJSON.h>
 #include <pthread.h>
 #include <sys/mman.h>
 #include <stdio.h>
@@ -40,88 +30,16 @@
 
 #define MAX_STR (1u << 20)
 #define MAX_ITEMS (1u << 24)
-#define INFO_VERSION 1
-#define EXEC_VERSION 1
 #define MAX_THREADS_REC 65536u
 
-enum { DK_NONE = 0, DK_BLOB = 1, DK_INLINE = 2 };
-enum { REGION_WEIGHTS = 0, REGION_PLAIN = 1 };
 
-/* ---- meta ---- */
+/* ---- kernel ABI: the backends' tags (kernels/kernel.h) ---- */
 
-void eng_om_meta_free(eng_om_meta *x)
-{
-    if (!x) return;
-    free(x->producer); free(x->kernel_abi); free(x->soc_version); free(x->precision_mode);
-    free(x->input_format); free(x->framework); free(x->cmdline);
-    for (int i = 0; i < x->n_in && x->in_names; i++) free(x->in_names[i]);
-    free(x->in_names); free(x->in_dtype); free(x->in_shape); free(x->lo); free(x->hi);
-    free(x);
-}
+const char *eng_kernel_abi(void) { return k_abi(); }
 
-int eng_om_meta_range(const eng_om_meta *x, int i, int d, int64_t *lo, int64_t *hi)
-{
-    if (!x || !x->has_ranges || i < 0 || i >= x->n_in || d < 0 || d >= G_MAX_RANK) return -1;
-    if (d >= x->in_shape[i].rank) return -1;
-    *lo = x->lo[(size_t)i * G_MAX_RANK + (size_t)d];
-    *hi = x->hi[(size_t)i * G_MAX_RANK + (size_t)d];
-    return 0;
-}
+int eng_cpu_bf16(void) { return k_cpu_bf16(); }
 
-/* ---- kernel ABI ---- */
-
-static const char *isa_name(int isa)
-{
-    switch (isa) {
-    case dnnl_cpu_isa_sse41: return "sse41";
-    case dnnl_cpu_isa_avx: return "avx";
-    case dnnl_cpu_isa_avx2: return "avx2";
-    case dnnl_cpu_isa_avx512_core: return "avx512_core";
-    case dnnl_cpu_isa_avx512_core_vnni: return "avx512_core_vnni";
-    case dnnl_cpu_isa_avx512_core_bf16: return "avx512_core_bf16";
-    case dnnl_cpu_isa_avx512_core_amx: return "avx512_core_amx";
-    default: return NULL;
-    }
-}
-
-static char g_abi[8][64];   /* [OPENACL_NO_GEMV | OPENACL_NO_STEM << 1 | OPENACL_WINOGRAD << 2] */
-static pthread_once_t g_abi_once = PTHREAD_ONCE_INIT;
-
-static void abi_init(void)
-{
-    const dnnl_version_t *v = dnnl_version();
-    int isa = (int)dnnl_get_effective_cpu_isa();
-    const char *nm = isa_name(isa);
-    char ib[24];
-    if (!nm) { snprintf(ib, sizeof ib, "isa%#x", isa); nm = ib; }
-    /* "p5": revision of the kernels' packed formats; bump it whenever a
-     * kernel packs differently (p2: constant-B MatMuls over 3-D inputs
-     * flattened to 2-D, bf16 packing; p3: one-row products packed for the
-     * streamed matrix-vector loop; p4: convolutions with few input channels
-     * packed for the direct loop of dn_stem.c; p5: Winograd weights for 3x3
-     * layers on planes of 28x28 and more, by default). The switches that
-     * change packed formats follow as letters: "n" OPENACL_NO_GEMV, "s"
-     * OPENACL_NO_STEM, "w" Winograd on (the default; OPENACL_WINOGRAD=0
-     * drops it). At most 47 characters (the header's field). */
-    for (int g = 0; g < 8; g++)
-        snprintf(g_abi[g], sizeof g_abi[g], "openacl %s dnnl %d.%d.%d %s p5%s%s%s", OPENACL_VERSION_STRING,
-                 v->major, v->minor, v->patch, nm, g & 1 ? "n" : "", g & 2 ? "s" : "", g & 4 ? "w" : "");
-}
-
-const char *eng_kernel_abi(void)
-{
-    pthread_once(&g_abi_once, abi_init);
-    /* the switches are read per load */
-    return g_abi[(dn_gemv_disabled() ? 1 : 0) | (dn_stem_disabled() ? 2 : 0) | (dn_winograd() ? 4 : 0)];
-}
-
-int eng_cpu_bf16(void)
-{
-    dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
-    return isa == dnnl_cpu_isa_avx512_core_bf16 || isa == dnnl_cpu_isa_avx512_core_amx;
-}
-
-static const char *precision_name(int p) { return p == ENG_PRECISION_BF16 ? "bf16" : "fp32"; }
+static const char *precision_name(int p) { return p == OM_PREC_BF16 ? "bf16" : "fp32"; }
 
 /* The first main-graph node carrying the bf16 mark, -1 if none. */
 static int first_bf16_node(const g_graph *g)
@@ -134,173 +52,53 @@ static int first_bf16_node(const g_graph *g)
 int eng_is_compiled(const void *buf, size_t len) { return om_is_image(buf, len); }
 
 /* =====================================================================
- * Writing
+ * Writing: the engine's programs described for src/om's writer
  * ===================================================================== */
 
-typedef struct bent { int region; size_t off, size; uint32_t crc; } bent;
-typedef struct blobstore {
-    om_buf rt, plain;
-    bent *e;
-    int n, cap;
-    int oom;
-} blobstore;
+_Static_assert(OM_MAX_SUBGRAPH_DEPTH == OM_MAX_SUBGRAPH_DEPTH, "the format nests as deep as the importer");
+_Static_assert(OM_PREC_FP32 == OM_PREC_FP32 && OM_PREC_BF16 == OM_PREC_BF16,
+               "the EXEC section stores enum eng_precision");
 
-/* Adds a blob (deduplicated by content within its region); returns its id. */
-static int blob_add(blobstore *b, int region, const void *p, size_t n)
+static void wprog_free(om_wprog *p)
 {
-    uint32_t crc = om_crc32c(0, p, n);
-    om_buf *buf = region == REGION_PLAIN ? &b->plain : &b->rt;
-    for (int i = 0; i < b->n; i++) {
-        const bent *e = &b->e[i];
-        if (e->region == region && e->size == n && e->crc == crc && !memcmp(buf->p + e->off, p, n)) return i;
-    }
-    if (b->n == b->cap) {
-        int cap = b->cap ? 2 * b->cap : 64;
-        bent *v = realloc(b->e, (size_t)cap * sizeof *v);
-        if (!v) { b->oom = 1; return -1; }
-        b->e = v;
-        b->cap = cap;
-    }
-    ob_align(buf, OM_ALIGN);
-    size_t off = buf->len;
-    ob_bytes(buf, p, n);
-    if (buf->oom) { b->oom = 1; return -1; }
-    b->e[b->n] = (bent){ region, off, n, crc };
-    return b->n++;
+    free(p->const_rt); free(p->plain_only); free(p->nodes); free(p->impl);
+    memset(p, 0, sizeof *p);
 }
 
-static void w_shape(om_buf *o, const g_shape *s)
+/* The program as the writer sees it: its graph, plan and weights. */
+static int wprog_of(const eng_model *m, int k, om_wprog *p)
 {
-    ob_i32(o, s->rank);
-    for (int i = 0; i < s->rank && i < G_MAX_RANK; i++) ob_i64(o, s->d[i]);
-}
-
-static int w_graph(om_buf *o, blobstore *bs, const eng_model *m, const g_graph *g, int depth);
-
-static int w_attr(om_buf *o, blobstore *bs, const g_attr *a, int depth)
-{
-    ob_str(o, a->name);
-    ob_i32(o, a->type);
-    switch (a->type) {
-    case G_AT_FLOAT: ob_f32(o, a->f); break;
-    case G_AT_INT: case G_AT_TYPE: ob_i64(o, a->i); break;
-    case G_AT_STRING: ob_blob(o, a->s, a->s ? a->slen : 0); break;
-    case G_AT_FLOATS:
-        ob_u32(o, (uint32_t)a->n);
-        ob_bytes(o, a->floats, (size_t)a->n * sizeof(float));
-        break;
-    case G_AT_INTS:
-        ob_u32(o, (uint32_t)a->n);
-        ob_bytes(o, a->ints, (size_t)a->n * sizeof(int64_t));
-        break;
-    case G_AT_STRINGS:
-        ob_u32(o, (uint32_t)a->n);
-        for (int i = 0; i < a->n; i++) ob_blob(o, a->strings[i], a->strings[i] ? strlen(a->strings[i]) : 0);
-        break;
-    case G_AT_TENSOR: {
-        const g_tensor *t = a->t;
-        if (!t) return acl_fail(ACL_ERROR_INTERNAL_ERROR, "compiled model: tensor attribute '%s' is empty", a->name);
-        ob_str(o, t->name);
-        ob_i32(o, t->dtype);
-        w_shape(o, &t->shape);
-        ob_blob(o, t->data, t->data ? t->nbytes : 0);
-        break;
+    memset(p, 0, sizeof *p);
+    if (!m->bound || !m->weights)
+        return acl_fail(ACL_ERROR_INTERNAL_ERROR, "compiled model: program %d is not bound", k);
+    const g_graph *g = m->g;
+    p->g = g;
+    p->is_static = m->is_static;
+    p->work_size = m->is_static ? m->work_size : 0;
+    p->const_rt = calloc((size_t)g->n_t + 1, sizeof *p->const_rt);
+    p->plain_only = calloc((size_t)g->n_t + 1, 1);
+    p->impl = calloc((size_t)g->n_nodes + 1, sizeof *p->impl);
+    if (m->is_static && m->steps) p->nodes = calloc((size_t)g->n_nodes + 1, sizeof *p->nodes);
+    if (!p->const_rt || !p->plain_only || !p->impl || (m->is_static && m->steps && !p->nodes)) {
+        wprog_free(p);
+        return acl_fail(ACL_ERROR_BAD_ALLOC, "compiled model: out of memory");
     }
-    case G_AT_GRAPH:
-        if (!a->g) return acl_fail(ACL_ERROR_INTERNAL_ERROR, "compiled model: graph attribute '%s' is empty", a->name);
-        return w_graph(o, bs, NULL, a->g, depth + 1);
-    default:
-        return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "compiled model: attribute '%s' has type %d, which "
-                        "the format cannot hold", a->name, a->type);
+    for (int t = 0; t < g->n_t; t++) {
+        if (g->t[t].kind != G_TK_CONST) continue;
+        if (m->const_off[t] >= 0) p->const_rt[t] = m->weights + m->const_off[t];
+        p->plain_only[t] = m->pack_only[t];
+    }
+    for (int i = 0; i < g->n_nodes; i++) p->impl[i] = g->nodes[i].op ? g->nodes[i].op->impl : "";
+    for (int i = 0; p->nodes && i < g->n_nodes && i < m->n_steps; i++) {
+        const step *st = &m->steps[i];
+        om_node_plan *q = &p->nodes[i];
+        q->packed_bytes = st->packed_bytes;
+        q->scratch_off = st->scratch_off;
+        q->scratch_bytes = st->scratch_bytes;
+        q->threads = st->threads;
+        if (st->packed_bytes && g->nodes[i].op->pack) q->packed = m->weights + st->packed_off;
     }
     return 0;
-}
-
-/* m: the program when g is its main graph (constants go to blobs, the
- * plan is written); NULL for subgraphs (constants inline). */
-static int w_graph(om_buf *o, blobstore *bs, const eng_model *m, const g_graph *g, int depth)
-{
-    if (depth > ONNX_MAX_SUBGRAPH_DEPTH)
-        return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "compiled model: subgraphs nested deeper than %d",
-                        ONNX_MAX_SUBGRAPH_DEPTH);
-    const char *w = m ? m->weights : NULL;
-    ob_i32(o, g->opset);
-    ob_u32(o, (uint32_t)g->n_t);
-    for (int t = 0; t < g->n_t; t++) {
-        const g_tensor *x = &g->t[t];
-        ob_str(o, x->name);
-        ob_i32(o, x->dtype);
-        ob_u8(o, (unsigned)x->kind);
-        ob_u8(o, (unsigned)x->layout);
-        ob_u8(o, x->is_output ? 1 : 0);
-        int dk = DK_NONE, rt = -1, pl = -1;
-        if (x->kind == G_TK_CONST && (x->dtype == G_STR || g_is_container(x->dtype)) && x->data)
-            return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "compiled model: constant '%s' of type %s cannot be "
-                            "stored", x->name, g_dtype_name(x->dtype));
-        if (x->kind == G_TK_CONST && m) {
-            if (m->const_off[t] >= 0) rt = blob_add(bs, REGION_WEIGHTS, w + m->const_off[t], x->nbytes);
-            else if (m->pack_only[t] && x->data) pl = blob_add(bs, REGION_PLAIN, x->data, x->nbytes);
-            if (bs->oom) return acl_fail(ACL_ERROR_BAD_ALLOC, "compiled model: out of memory");
-            if (rt >= 0 || pl >= 0) {
-                dk = DK_BLOB;
-                /* a packed-only constant keeps a plain copy too, for re-packing elsewhere */
-            }
-        } else if (x->kind == G_TK_CONST && x->data) {
-            dk = DK_INLINE;
-        }
-        ob_u8(o, (unsigned)dk);
-        w_shape(o, &x->shape);
-        ob_i64(o, x->mem_offset);
-        ob_u64(o, x->nbytes);
-        if (dk == DK_BLOB) { ob_i32(o, rt); ob_i32(o, pl); }
-        if (dk == DK_INLINE) ob_blob(o, x->data, x->nbytes);
-    }
-    ob_u32(o, (uint32_t)g->n_inputs);
-    for (int i = 0; i < g->n_inputs; i++) ob_i32(o, g->inputs[i]);
-    ob_u32(o, (uint32_t)g->n_outputs);
-    for (int i = 0; i < g->n_outputs; i++) ob_i32(o, g->outputs[i]);
-    ob_u32(o, (uint32_t)g->n_nodes);
-    for (int i = 0; i < g->n_nodes; i++) {
-        const g_node *n = &g->nodes[i];
-        ob_str(o, n->name);
-        ob_str(o, n->op_type);
-        ob_str(o, n->domain);
-        ob_i32(o, n->opset);
-        ob_str(o, m && n->op ? n->op->impl : "");
-        ob_u32(o, (uint32_t)n->n_in);
-        for (int j = 0; j < n->n_in; j++) ob_i32(o, n->in[j]);
-        ob_u32(o, (uint32_t)n->n_out);
-        for (int j = 0; j < n->n_out; j++) ob_i32(o, n->out[j]);
-        ob_u32(o, (uint32_t)n->n_attr);
-        for (int a = 0; a < n->n_attr; a++) {
-            int rc = w_attr(o, bs, &n->attr[a], depth);
-            if (rc) return rc;
-        }
-        size_t pb = 0, so = 0, sb = 0;
-        int pblob = -1;
-        if (m && m->is_static && m->steps) {
-            const step *st = &m->steps[i];
-            pb = st->packed_bytes;
-            so = st->scratch_off;
-            sb = st->scratch_bytes;
-            if (pb && n->op->pack) {
-                pblob = blob_add(bs, REGION_WEIGHTS, w + st->packed_off, pb);
-                if (pblob < 0) return acl_fail(ACL_ERROR_BAD_ALLOC, "compiled model: out of memory");
-            }
-        }
-        ob_u64(o, pb);
-        ob_i32(o, pblob);
-        ob_u64(o, so);
-        ob_u64(o, sb);
-    }
-    return o->oom ? acl_fail(ACL_ERROR_BAD_ALLOC, "compiled model: out of memory") : 0;
-}
-
-static void w_io(om_buf *o, const char *name, int dtype, const g_shape *s)
-{
-    ob_str(o, name);
-    ob_i32(o, dtype);
-    w_shape(o, s);
 }
 
 int eng_export(const eng_export_req *req, void **image, size_t *len)
@@ -309,616 +107,36 @@ int eng_export(const eng_export_req *req, void **image, size_t *len)
     *len = 0;
     if (!req || req->n_progs < 1 || !req->progs)
         return acl_fail(ACL_ERROR_INVALID_PARAM, "compiled model: nothing to write");
-    blobstore bs;
-    memset(&bs, 0, sizeof bs);
-    om_buf info = {0}, progs = {0}, blobs = {0}, exec = {0};
+    om_wprog *progs = calloc((size_t)req->n_progs, sizeof *progs);
+    if (!progs) return acl_fail(ACL_ERROR_BAD_ALLOC, "compiled model: out of memory");
     int rc = 0;
-    const eng_model *p0 = req->progs[0];
-
-    /* INFO */
-    ob_u32(&info, INFO_VERSION);
-    ob_str(&info, req->producer);
-    ob_str(&info, req->soc_version);
-    ob_str(&info, req->precision_mode);
-    ob_str(&info, req->input_format);
-    ob_str(&info, req->framework);
-    ob_str(&info, req->cmdline);
-    ob_u32(&info, (uint32_t)req->gear_kind);
-    ob_u32(&info, (uint32_t)(req->gear_kind ? req->n_progs : 0));
-    ob_u32(&info, (uint32_t)req->gear_nvals);
-    if (req->gear_kind)
-        for (int i = 0; i < req->n_progs * req->gear_nvals; i++) ob_i64(&info, req->gear_vals[i]);
-    ob_u32(&info, (uint32_t)req->n_in);
-    for (int i = 0; i < req->n_in; i++) {
-        w_io(&info, req->in_names[i], req->in_dtype[i], &req->in_shape[i]);
-        for (int d = 0; d < req->in_shape[i].rank; d++) {
-            ob_i64(&info, req->lo ? req->lo[(size_t)i * G_MAX_RANK + (size_t)d] : 1);
-            ob_i64(&info, req->hi ? req->hi[(size_t)i * G_MAX_RANK + (size_t)d] : -1);
-        }
-    }
-    ob_u32(&info, (uint32_t)p0->n_out);
-    for (int i = 0; i < p0->n_out; i++) w_io(&info, p0->outs[i].name, p0->outs[i].dtype, &p0->outs[i].shape);
-    ob_u32(&info, (uint32_t)req->n_progs);
-
-    /* PROGRAMS */
-    ob_u32(&progs, (uint32_t)req->n_progs);
-    for (int k = 0; k < req->n_progs && !rc; k++) {
-        const eng_model *m = req->progs[k];
-        if (!m->bound || !m->weights) {
-            rc = acl_fail(ACL_ERROR_INTERNAL_ERROR, "compiled model: program %d is not bound", k);
-            break;
-        }
-        ob_u32(&progs, m->is_static ? 1u : 0u);
-        ob_u64(&progs, m->is_static ? m->work_size : 0);
-        rc = w_graph(&progs, &bs, m, m->g, 0);
-        if (req->progress) req->progress(req->progress_ctx, k, req->n_progs, "writing");
-    }
-    /* EXEC (format 1.1): the compute precision, and per node the thread
-     * count it was planned and packed with (oneDNN's weight blocking can
-     * depend on it: a load that plans another count must pack again) */
-    int prec = req->precision;
-    if (prec != ENG_PRECISION_FP32 && prec != ENG_PRECISION_BF16) {
-        prec = ENG_PRECISION_FP32;
-        for (int k = 0; k < req->n_progs; k++)
-            if (first_bf16_node(req->progs[k]->g) >= 0) prec = ENG_PRECISION_BF16;
-    }
-    ob_u32(&exec, EXEC_VERSION);
-    ob_u32(&exec, (uint32_t)prec);
-    ob_u32(&exec, (uint32_t)req->n_progs);
-    for (int k = 0; k < req->n_progs && !rc; k++) {
-        const eng_model *m = req->progs[k];
-        ob_u32(&exec, (uint32_t)m->g->n_nodes);
-        for (int i = 0; i < m->g->n_nodes; i++)
-            ob_u32(&exec, m->is_static && m->steps && i < m->n_steps ? (uint32_t)m->steps[i].threads : 0u);
-    }
-    /* BLOBS */
-    ob_u32(&blobs, (uint32_t)bs.n);
-    for (int i = 0; i < bs.n; i++) {
-        ob_u8(&blobs, (unsigned)bs.e[i].region);
-        ob_zero(&blobs, 7);
-        ob_u64(&blobs, bs.e[i].off);
-        ob_u64(&blobs, bs.e[i].size);
-    }
-    if (!rc && (info.oom || progs.oom || blobs.oom || exec.oom || bs.oom))
-        rc = acl_fail(ACL_ERROR_BAD_ALLOC, "compiled model: out of memory");
+    for (int k = 0; k < req->n_progs && !rc; k++) rc = wprog_of(req->progs[k], k, &progs[k]);
     if (!rc) {
-        /* EXEC is optional: a 1.0 reader skips it and runs the programs as
-         * they are (the bf16 marks are node attributes) */
-        om_wsection sec[6] = {
-            { OM_SEC_INFO, OM_SF_REQUIRED, info.p, info.len },
-            { OM_SEC_PROGRAMS, OM_SF_REQUIRED, progs.p, progs.len },
-            { OM_SEC_BLOBS, OM_SF_REQUIRED, blobs.p, blobs.len },
-            { OM_SEC_WEIGHTS, OM_SF_REQUIRED | OM_SF_CHUNKED, bs.rt.p, bs.rt.len },
-            { OM_SEC_PLAIN, OM_SF_REQUIRED | OM_SF_CHUNKED, bs.plain.p, bs.plain.len },
-            { OM_SEC_EXEC, 0, exec.p, exec.len },
-        };
-        char producer[32];
-        snprintf(producer, sizeof producer, "openacl atc %s", OPENACL_VERSION_STRING);
-        rc = om_assemble(sec, 6, eng_kernel_abi(), producer, image, len);
+        const eng_model *p0 = req->progs[0];
+        om_write_req w = req->facts;
+        w.progs = progs;
+        w.n_progs = req->n_progs;
+        w.n_out = p0->n_out;
+        w.kernel_abi = eng_kernel_abi();
+        if (w.precision != ENG_PRECISION_FP32 && w.precision != ENG_PRECISION_BF16) w.precision = 0;
+        const char **on = calloc((size_t)p0->n_out + 1, sizeof *on);
+        int *od = calloc((size_t)p0->n_out + 1, sizeof *od);
+        g_shape *os = calloc((size_t)p0->n_out + 1, sizeof *os);
+        if (!on || !od || !os) rc = acl_fail(ACL_ERROR_BAD_ALLOC, "compiled model: out of memory");
+        for (int i = 0; !rc && i < p0->n_out; i++) {
+            on[i] = p0->outs[i].name;
+            od[i] = p0->outs[i].dtype;
+            os[i] = p0->outs[i].shape;
+        }
+        w.out_names = on;
+        w.out_dtype = od;
+        w.out_shape = os;
+        if (!rc) rc = om_write(&w, image, len);
+        free(on); free(od); free(os);
     }
-    ob_free(&info); ob_free(&progs); ob_free(&blobs); ob_free(&exec); ob_free(&bs.rt); ob_free(&bs.plain);
-    free(bs.e);
+    for (int k = 0; k < req->n_progs; k++) wprog_free(&progs[k]);
+    free(progs);
     return rc;
-}
-
-/* =====================================================================
- * Reading
- * ===================================================================== */
-
-typedef struct blobtab {
-    int n;
-    bent *e;
-    const unsigned char *rt, *plain;   /* region bases in the image */
-    size_t rt_len, plain_len;
-} blobtab;
-
-typedef struct rdctx {
-    const char *api, *src;
-    om_rd r;
-    const blobtab *bt;
-} rdctx;
-
-static int bad(rdctx *c, const char *what)
-{
-    return acl_fail(ACL_ERROR_PARSE_MODEL, "%s: compiled model %s is malformed: %s (at byte %zu of the "
-                    "programs section)", c->api, c->src, what, c->r.pos);
-}
-
-static int r_shape(rdctx *c, g_shape *s)
-{
-    int32_t rank = or_i32(&c->r);
-    memset(s, 0, sizeof *s);
-    if (c->r.bad || rank < -1 || rank > G_MAX_RANK) return bad(c, "tensor rank out of range");
-    s->rank = rank;
-    /* the known part of a shape is bounded like a whole one (2^37 elements,
-     * 1 TiB of doubles), so no later size computation can overflow when the
-     * unknown dims are filled in */
-    const int64_t lim = (int64_t)1 << 37;
-    int64_t known = 1;
-    for (int i = 0; i < rank; i++) {
-        s->d[i] = or_i64(&c->r);
-        if (s->d[i] < -1) return bad(c, "negative dimension");
-        if (s->d[i] > lim || (s->d[i] > 0 && known > lim / s->d[i])) return bad(c, "dimension too large");
-        if (s->d[i] >= 0) known *= s->d[i];
-    }
-    return c->r.bad ? bad(c, "truncated shape") : 0;
-}
-
-static int dtype_ok(int dt)
-{
-    return (dt >= G_UNDEF && dt <= G_BF16) || g_is_container(dt);
-}
-
-/* Size of a dense tensor's data, or -1 when unknown / too large. */
-static int64_t dense_bytes(int dtype, const g_shape *s)
-{
-    int64_t n = g_shape_numel(s);
-    size_t es = g_dtype_size(dtype);
-    if (n < 0 || !es || n > (INT64_MAX / 16)) return -1;
-    return n * (int64_t)es;
-}
-
-static int r_graph(rdctx *c, int depth, int main_graph, g_graph **out, eng_rec *rec, unsigned char **borrowed);
-
-static int r_attr(rdctx *c, g_attr *a, int depth)
-{
-    om_rd *r = &c->r;
-    a->name = or_str(r, MAX_STR);
-    a->type = or_i32(r);
-    if (r->bad || !a->name) return bad(c, "truncated attribute");
-    switch (a->type) {
-    case G_AT_FLOAT: a->f = or_f32(r); break;
-    case G_AT_INT: case G_AT_TYPE: a->i = or_i64(r); break;
-    case G_AT_STRING: {
-        size_t n;
-        const void *p = or_blob(r, &n);
-        if (r->bad || n > MAX_STR) return bad(c, "string attribute");
-        a->s = malloc(n + 1);
-        if (!a->s) return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", c->api);
-        memcpy(a->s, p, n);
-        a->s[n] = 0;
-        a->slen = n;
-        break;
-    }
-    case G_AT_FLOATS: case G_AT_INTS: {
-        size_t es = a->type == G_AT_FLOATS ? sizeof(float) : sizeof(int64_t);
-        uint32_t n = or_count(r, es, MAX_ITEMS);
-        if (r->bad) return bad(c, "attribute list count");
-        void *v = malloc((size_t)n * es + 1);
-        if (!v) return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", c->api);
-        for (uint32_t i = 0; i < n; i++) {
-            if (a->type == G_AT_FLOATS) ((float *)v)[i] = or_f32(r);
-            else ((int64_t *)v)[i] = or_i64(r);
-        }
-        if (a->type == G_AT_FLOATS) a->floats = v; else a->ints = v;
-        a->n = (int)n;
-        break;
-    }
-    case G_AT_STRINGS: {
-        uint32_t n = or_count(r, 8, MAX_ITEMS);
-        if (r->bad) return bad(c, "attribute list count");
-        a->strings = calloc((size_t)n + 1, sizeof *a->strings);
-        if (!a->strings) return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", c->api);
-        a->n = (int)n;
-        for (uint32_t i = 0; i < n; i++) {
-            size_t len;
-            const void *p = or_blob(r, &len);
-            if (r->bad || len > MAX_STR) return bad(c, "string list attribute");
-            a->strings[i] = malloc(len + 1);
-            if (!a->strings[i]) return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", c->api);
-            memcpy(a->strings[i], p, len);
-            a->strings[i][len] = 0;
-        }
-        break;
-    }
-    case G_AT_TENSOR: {
-        g_tensor *t = calloc(1, sizeof *t);
-        if (!t) return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", c->api);
-        a->t = t;
-        t->name = or_str(r, MAX_STR);
-        t->dtype = or_i32(r);
-        t->kind = G_TK_CONST;
-        t->producer = -1;
-        t->mem_offset = -1;
-        if (r->bad || !t->name || !dtype_ok(t->dtype)) return bad(c, "tensor attribute");
-        int rc = r_shape(c, &t->shape);
-        if (rc) return rc;
-        size_t n;
-        const void *p = or_blob(r, &n);
-        int64_t want = dense_bytes(t->dtype, &t->shape);
-        if (r->bad || (want >= 0 && (uint64_t)want != n)) return bad(c, "tensor attribute data size");
-        t->data = malloc(n ? n : 1);
-        if (!t->data) return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", c->api);
-        memcpy(t->data, p, n);
-        t->nbytes = n;
-        break;
-    }
-    case G_AT_GRAPH:
-        return r_graph(c, depth + 1, 0, &a->g, NULL, NULL);
-    default:
-        return bad(c, "unknown attribute type");
-    }
-    return r->bad ? bad(c, "truncated attribute") : 0;
-}
-
-static void rec_free(eng_rec *r)
-{
-    if (!r) return;
-    free(r->mem_offset); free(r->packed_bytes); free(r->scratch_off); free(r->scratch_bytes);
-    free(r->packed_off); free(r->const_off);
-    if (r->impl) {
-        size_t n = r->n_impl;
-        for (size_t i = 0; i < n; i++) free(r->impl[i]);
-    }
-    free(r->impl);
-    memset(r, 0, sizeof *r);
-}
-
-static int blob_ref(rdctx *c, int id, int region, size_t need, const unsigned char **p, size_t *off)
-{
-    if (id < 0) return 0;
-    if (id >= c->bt->n || c->bt->e[id].region != region) return bad(c, "blob reference out of range");
-    const bent *e = &c->bt->e[id];
-    if (e->size < need) return bad(c, "blob smaller than its tensor");
-    *p = (region == REGION_PLAIN ? c->bt->plain : c->bt->rt) + e->off;
-    *off = e->off;
-    return 0;
-}
-
-/* Reads a graph record. Main graphs fill rec (plans, blob offsets) and
- * borrowed (constants whose data lies in the image). */
-static int r_graph(rdctx *c, int depth, int main_graph, g_graph **out, eng_rec *rec, unsigned char **borrowed)
-{
-    om_rd *r = &c->r;
-    int rc = 0;
-    *out = NULL;
-    if (depth > ONNX_MAX_SUBGRAPH_DEPTH) return bad(c, "subgraphs nested too deeply");
-    g_graph *g = g_graph_new();
-    if (!g) return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", c->api);
-    *out = g;
-    g->opset = or_i32(r);
-    uint32_t nt = or_count(r, 32, MAX_ITEMS);
-    if (r->bad) return bad(c, "tensor count");
-    if (main_graph) {
-        rec->mem_offset = malloc(((size_t)nt + 1) * sizeof *rec->mem_offset);
-        rec->const_off = malloc(((size_t)nt + 1) * sizeof *rec->const_off);
-        *borrowed = calloc((size_t)nt + 1, 1);
-        if (!rec->mem_offset || !rec->const_off || !*borrowed)
-            return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", c->api);
-    }
-    for (uint32_t t = 0; t < nt; t++) {
-        char *name = or_str(r, MAX_STR);
-        if (!name) return bad(c, "tensor name");
-        int idx = g_tensor_add(g, name);
-        free(name);
-        if (idx < 0) return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", c->api);
-        g_tensor *x = &g->t[idx];
-        x->dtype = or_i32(r);
-        x->kind = (int)or_u8(r);
-        x->layout = (int)or_u8(r);
-        x->is_output = (int)or_u8(r);
-        unsigned dk = or_u8(r);
-        if (r->bad || !dtype_ok(x->dtype) || x->kind > G_TK_CONST || x->layout > G_LAYOUT_NHWC ||
-            x->is_output > 1 || dk > DK_INLINE)
-            return bad(c, "tensor record");
-        if ((rc = r_shape(c, &x->shape))) return rc;
-        if (g_shape_known(&x->shape)) {
-            int64_t ne = g_shape_numel(&x->shape);
-            if (ne < 0 || ne > ((int64_t)1 << 40) / 8) return bad(c, "tensor too large");
-        }
-        int64_t mo = or_i64(r);
-        uint64_t nb = or_u64(r);
-        if (r->bad) return bad(c, "truncated tensor");
-        /* the planner places every buffer at a multiple of PLAN_ALIGN; kernels rely on it */
-        if (mo > 0 && mo % PLAN_ALIGN) return bad(c, "arena offset not aligned");
-        if (main_graph) { rec->mem_offset[t] = mo < 0 ? -1 : mo; rec->const_off[t] = -1; }
-        if (dk != DK_NONE && x->kind != G_TK_CONST) return bad(c, "data on a tensor that is not a constant");
-        if (dk == DK_NONE) continue;
-        int64_t want = dense_bytes(x->dtype, &x->shape);
-        if (want < 0 || (uint64_t)want != nb) return bad(c, "constant data size does not match its shape");
-        x->nbytes = (size_t)nb;
-        if (dk == DK_BLOB) {
-            int32_t rt = or_i32(r), pl = or_i32(r);
-            if (r->bad || !main_graph || (rt < 0 && pl < 0)) return bad(c, "constant blob reference");
-            const unsigned char *prt = NULL, *ppl = NULL;
-            size_t ort = 0, opl = 0;
-            if ((rc = blob_ref(c, rt, REGION_WEIGHTS, x->nbytes, &prt, &ort))) return rc;
-            if ((rc = blob_ref(c, pl, REGION_PLAIN, x->nbytes, &ppl, &opl))) return rc;
-            x->data = (void *)(prt ? prt : ppl);
-            (*borrowed)[t] = 1;
-            rec->const_off[t] = rt >= 0 ? (int64_t)ort : -1;
-        } else {
-            size_t n;
-            const void *p = or_blob(r, &n);
-            if (r->bad || n != x->nbytes) return bad(c, "inline constant");
-            x->data = malloc(n ? n : 1);
-            if (!x->data) return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", c->api);
-            memcpy(x->data, p, n);
-        }
-    }
-    for (int k = 0; k < 2; k++) {
-        uint32_t n = or_count(r, 4, nt);
-        if (r->bad) return bad(c, k ? "output count" : "input count");
-        int *v = malloc(((size_t)n + 1) * sizeof *v);
-        if (!v) return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", c->api);
-        if (k) { g->outputs = v; g->n_outputs = (int)n; } else { g->inputs = v; g->n_inputs = (int)n; }
-        for (uint32_t i = 0; i < n; i++) {
-            v[i] = or_i32(r);
-            if (r->bad || v[i] < 0 || (uint32_t)v[i] >= nt) return bad(c, "graph input/output index");
-            if (!k && g->t[v[i]].kind != G_TK_INPUT) return bad(c, "graph input is not an input tensor");
-            /* the engine keeps exactly the flagged tensors alive past a run */
-            if (k && !g->t[v[i]].is_output) return bad(c, "graph output is not flagged as an output");
-        }
-    }
-    uint32_t flagged = 0;
-    for (uint32_t t = 0; t < nt; t++) flagged += g->t[t].is_output ? 1u : 0u;
-    for (int i = 0; i < g->n_outputs; i++)
-        for (int j = 0; j < i; j++)
-            if (g->outputs[j] == g->outputs[i]) { flagged++; break; }
-    if (flagged != (uint32_t)g->n_outputs) return bad(c, "tensor flagged as an output but not listed");
-    uint32_t nn = or_count(r, 40, MAX_ITEMS);
-    if (r->bad) return bad(c, "node count");
-    if (main_graph) {
-        rec->packed_bytes = calloc((size_t)nn + 1, sizeof *rec->packed_bytes);
-        rec->scratch_off = calloc((size_t)nn + 1, sizeof *rec->scratch_off);
-        rec->scratch_bytes = calloc((size_t)nn + 1, sizeof *rec->scratch_bytes);
-        rec->packed_off = calloc((size_t)nn + 1, sizeof *rec->packed_off);
-        rec->impl = calloc((size_t)nn + 1, sizeof *rec->impl);
-        if (!rec->packed_bytes || !rec->scratch_off || !rec->scratch_bytes || !rec->packed_off || !rec->impl)
-            return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", c->api);
-    }
-    for (uint32_t i = 0; i < nn; i++) {
-        char *name = or_str(r, MAX_STR), *op = or_str(r, MAX_STR), *dom = or_str(r, MAX_STR);
-        int32_t opset = or_i32(r);
-        char *impl = or_str(r, 256);
-        uint32_t ni = or_count(r, 4, 1u << 16);
-        int *in = NULL, *outv = NULL;
-        if (!r->bad) in = malloc(((size_t)ni + 1) * sizeof *in);
-        for (uint32_t j = 0; in && j < ni; j++) in[j] = or_i32(r);
-        uint32_t no = or_count(r, 4, 1u << 16);
-        if (!r->bad) outv = malloc(((size_t)no + 1) * sizeof *outv);
-        for (uint32_t j = 0; outv && j < no; j++) outv[j] = or_i32(r);
-        int ok = !r->bad && name && op && dom && impl && in && outv && *op && opset >= 0;
-        for (uint32_t j = 0; ok && j < ni; j++) ok = in[j] >= -1 && in[j] < (int)nt;
-        for (uint32_t j = 0; ok && j < no; j++) ok = outv[j] >= -1 && outv[j] < (int)nt;
-        int idx = ok ? g_node_add(g, op, dom, name, (int)ni, in, (int)no, outv) : -1;
-        free(name); free(op); free(dom); free(in); free(outv);
-        if (!ok) { free(impl); return bad(c, "node record"); }
-        if (idx < 0) { free(impl); return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", c->api); }
-        g_node *n = &g->nodes[idx];
-        n->opset = opset;
-        if (main_graph) { rec->impl[i] = impl; rec->n_impl = i + 1; } else free(impl);
-        uint32_t na = or_count(r, 8, 1u << 16);
-        if (r->bad) return bad(c, "attribute count");
-        n->attr = calloc((size_t)na + 1, sizeof *n->attr);
-        if (!n->attr) return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", c->api);
-        for (uint32_t a = 0; a < na; a++) {
-            n->n_attr = (int)a + 1;
-            if ((rc = r_attr(c, &n->attr[a], depth))) return rc;
-            if (n->attr[a].type == G_AT_GRAPH) n->attr[a].g->parent = g;
-        }
-        uint64_t pb = or_u64(r);
-        int32_t pblob = or_i32(r);
-        uint64_t so = or_u64(r), sb = or_u64(r);
-        if (r->bad) return bad(c, "truncated node plan");
-        if (so % PLAN_ALIGN) return bad(c, "scratch offset not aligned");
-        if (main_graph) {
-            rec->packed_bytes[i] = (size_t)pb;
-            rec->scratch_off[i] = (size_t)so;
-            rec->scratch_bytes[i] = (size_t)sb;
-            rec->packed_off[i] = -1;
-            if (pblob >= 0) {
-                const unsigned char *pp;
-                size_t off = 0;
-                if ((rc = blob_ref(c, pblob, REGION_WEIGHTS, (size_t)pb, &pp, &off))) return rc;
-                rec->packed_off[i] = (int64_t)off;
-            }
-        } else if (pb || pblob >= 0 || so || sb) {
-            return bad(c, "plan fields on a subgraph node");
-        }
-    }
-    /* order and single production: what the planner's liveness relies on */
-    if ((rc = g_graph_link(g))) return rc;
-    for (int i = 0; i < g->n_nodes; i++) {
-        const g_node *n = &g->nodes[i];
-        for (int j = 0; j < n->n_in; j++) {
-            int t = n->in[j];
-            if (t >= 0 && g->t[t].kind == G_TK_ACT && (g->t[t].producer < 0 || g->t[t].producer >= i) &&
-                main_graph)
-                return bad(c, "a node reads a tensor no earlier node produces");
-        }
-    }
-    return 0;
-}
-
-static void info_free_strs(eng_om_meta *m) { eng_om_meta_free(m); }
-
-/* INFO section: model-level facts. */
-static int r_info(const char *api, const char *src, const unsigned char *p, size_t len, eng_om_meta **out,
-                  int *gear_kind, int *n_gears, int *nvals, int64_t **vals, int *n_progs)
-{
-    om_rd r;
-    or_init(&r, p, len);
-    *out = NULL;
-    *vals = NULL;
-    eng_om_meta *m = calloc(1, sizeof *m);
-    if (!m) return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", api);
-    uint32_t ver = or_u32(&r);
-    m->producer = or_str(&r, 4096);
-    m->soc_version = or_str(&r, 4096);
-    m->precision_mode = or_str(&r, 4096);
-    m->input_format = or_str(&r, 4096);
-    m->framework = or_str(&r, 4096);
-    m->cmdline = or_str(&r, MAX_STR);
-    *gear_kind = (int)or_u32(&r);
-    *n_gears = (int)or_u32(&r);
-    *nvals = (int)or_u32(&r);
-    const char *why = NULL;
-    if (r.bad) why = "truncated";
-    else if (ver != INFO_VERSION) why = "unknown info version";
-    else if (*gear_kind < ENG_GEAR_NONE || *gear_kind > ENG_GEAR_DIMS) why = "unknown gear kind";
-    else if (*gear_kind && (*n_gears < 1 || *n_gears > ENG_MAX_GEARS)) why = "gear count out of range";
-    else if (*gear_kind && (*nvals < 1 || *nvals > G_MAX_RANK * 16)) why = "gear value count out of range";
-    else if (!*gear_kind && (*n_gears || *nvals)) why = "gears on a model without a gear kind";
-    if (!why && *gear_kind) {
-        size_t nv = (size_t)*n_gears * (size_t)*nvals;
-        *vals = malloc(nv * sizeof **vals);
-        if (!*vals) { eng_om_meta_free(m); return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", api); }
-        for (size_t i = 0; i < nv; i++) {
-            (*vals)[i] = or_i64(&r);
-            if ((*vals)[i] < 1) why = "gear value below 1";
-        }
-    }
-    uint32_t nin = why ? 0 : or_count(&r, 12, 1u << 16);
-    if (!why && !r.bad) {
-        m->n_in = (int)nin;
-        m->in_names = calloc((size_t)nin + 1, sizeof *m->in_names);
-        m->in_dtype = calloc((size_t)nin + 1, sizeof *m->in_dtype);
-        m->in_shape = calloc((size_t)nin + 1, sizeof *m->in_shape);
-        m->lo = calloc(((size_t)nin + 1) * G_MAX_RANK, sizeof *m->lo);
-        m->hi = calloc(((size_t)nin + 1) * G_MAX_RANK, sizeof *m->hi);
-        if (!m->in_names || !m->in_dtype || !m->in_shape || !m->lo || !m->hi) {
-            eng_om_meta_free(m);
-            return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", api);
-        }
-        for (uint32_t i = 0; i < nin && !why; i++) {
-            m->in_names[i] = or_str(&r, MAX_STR);
-            m->in_dtype[i] = or_i32(&r);
-            int32_t rank = or_i32(&r);
-            if (r.bad || !m->in_names[i] || rank < -1 || rank > G_MAX_RANK || !dtype_ok(m->in_dtype[i])) {
-                why = "input record";
-                break;
-            }
-            m->in_shape[i].rank = rank;
-            for (int d = 0; d < rank; d++) m->in_shape[i].d[d] = or_i64(&r);
-            for (int d = 0; d < rank; d++) {
-                int64_t lo = or_i64(&r), hi = or_i64(&r);
-                m->lo[(size_t)i * G_MAX_RANK + (size_t)d] = lo;
-                m->hi[(size_t)i * G_MAX_RANK + (size_t)d] = hi;
-                if (m->in_shape[i].d[d] < -1 || lo < 0 || hi < -1 || (hi >= 0 && hi < lo)) why = "input range";
-                if (m->in_shape[i].d[d] < 0 && (lo > 1 || hi >= 0)) m->has_ranges = 1;
-            }
-        }
-    }
-    uint32_t nout = (why || r.bad) ? 0 : or_count(&r, 12, 1u << 16);
-    for (uint32_t i = 0; i < nout && !why && !r.bad; i++) {
-        char *nm = or_str(&r, MAX_STR);
-        free(nm);
-        (void)or_i32(&r);
-        int32_t rank = or_i32(&r);
-        if (rank < -1 || rank > G_MAX_RANK) { why = "output record"; break; }
-        for (int d = 0; d < rank; d++) (void)or_i64(&r);
-    }
-    *n_progs = (why || r.bad) ? 0 : (int)or_u32(&r);
-    if (!why && r.bad) why = "truncated";
-    if (!why && (*n_progs < 1 || *n_progs > ENG_MAX_GEARS || (*gear_kind && *n_progs != *n_gears) ||
-                 (!*gear_kind && *n_progs != 1)))
-        why = "program count does not match the gears";
-    if (why) {
-        info_free_strs(m);
-        free(*vals);
-        *vals = NULL;
-        return acl_fail(ACL_ERROR_PARSE_MODEL, "%s: compiled model %s is malformed: info section: %s", api, src, why);
-    }
-    *out = m;
-    return 0;
-}
-
-static int r_blobs(const char *api, const char *src, const om_file *f, blobtab *bt)
-{
-    const om_section *sb = om_find(f, OM_SEC_BLOBS), *sw = om_find(f, OM_SEC_WEIGHTS), *sp = om_find(f, OM_SEC_PLAIN);
-    memset(bt, 0, sizeof *bt);
-    if (!sb || !sw || !sp)
-        return acl_fail(ACL_ERROR_PARSE_MODEL, "%s: compiled model %s lacks its %s section", api, src,
-                        !sb ? "blob table" : !sw ? "weights" : "plain weights");
-    bt->rt = f->base + sw->off;
-    bt->rt_len = (size_t)sw->size;
-    bt->plain = f->base + sp->off;
-    bt->plain_len = (size_t)sp->size;
-    om_rd r;
-    or_init(&r, f->base + sb->off, (size_t)sb->size);
-    uint32_t n = or_count(&r, 24, MAX_ITEMS);
-    if (r.bad)
-        return acl_fail(ACL_ERROR_PARSE_MODEL, "%s: compiled model %s is malformed: blob count", api, src);
-    bt->e = calloc((size_t)n + 1, sizeof *bt->e);
-    if (!bt->e) return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", api);
-    bt->n = (int)n;
-    for (uint32_t i = 0; i < n; i++) {
-        unsigned region = or_u8(&r);
-        for (int k = 0; k < 7; k++) (void)or_u8(&r);
-        uint64_t off = or_u64(&r), size = or_u64(&r);
-        size_t lim = region == REGION_PLAIN ? bt->plain_len : bt->rt_len;
-        if (r.bad || region > REGION_PLAIN || off % OM_ALIGN || off > lim || size > lim - off)
-            return acl_fail(ACL_ERROR_PARSE_MODEL, "%s: compiled model %s is malformed: blob %u (%llu bytes at "
-                            "%llu) lies outside its section", api, src, i, (unsigned long long)size,
-                            (unsigned long long)off);
-        bt->e[i] = (bent){ (int)region, (size_t)off, (size_t)size, 0 };
-    }
-    return 0;
-}
-
-/* EXEC section (format 1.1, optional): what the programs were built for. */
-typedef struct execrec {
-    int present;
-    int precision;            /* enum eng_precision */
-    int n_progs;
-    uint32_t *n_nodes;        /* per program */
-    uint32_t **threads;       /* per program, per node: planned thread count (0: not planned) */
-} execrec;
-
-static void exec_free(execrec *x)
-{
-    for (int k = 0; x->threads && k < x->n_progs; k++) free(x->threads[k]);
-    free(x->threads);
-    free(x->n_nodes);
-    memset(x, 0, sizeof *x);
-}
-
-static int r_exec(const char *api, const char *src, const om_file *f, int n_progs, execrec *x)
-{
-    memset(x, 0, sizeof *x);
-    const om_section *s = om_find(f, OM_SEC_EXEC);
-    if (!s) return 0;
-    om_rd r;
-    or_init(&r, f->base + s->off, (size_t)s->size);
-    uint32_t ver = or_u32(&r);
-    if (!r.bad && ver != EXEC_VERSION) {
-        /* optional: a later layout of it is ignored, the file runs as a 1.0 one */
-        acl_log(1, "%s: compiled model %s: execution section version %u is not known to this build: ignored",
-                api, src, ver);
-        return 0;
-    }
-    uint32_t prec = or_u32(&r), np = or_u32(&r);
-    const char *why = NULL;
-    if (r.bad) why = "truncated";
-    else if (prec != ENG_PRECISION_FP32 && prec != ENG_PRECISION_BF16) why = "unknown precision";
-    else if ((int)np != n_progs || np > ENG_MAX_GEARS) why = "program count differs from the info section";
-    if (!why) {
-        x->n_nodes = calloc((size_t)np + 1, sizeof *x->n_nodes);
-        x->threads = calloc((size_t)np + 1, sizeof *x->threads);
-        if (!x->n_nodes || !x->threads) { exec_free(x); return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", api); }
-        x->n_progs = (int)np;
-    }
-    for (uint32_t k = 0; k < np && !why; k++) {
-        uint32_t nn = or_count(&r, 4, MAX_ITEMS);
-        if (r.bad) { why = "node count"; break; }
-        x->n_nodes[k] = nn;
-        x->threads[k] = malloc(((size_t)nn + 1) * sizeof **x->threads);
-        if (!x->threads[k]) { exec_free(x); return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", api); }
-        for (uint32_t i = 0; i < nn && !why; i++) {
-            x->threads[k][i] = or_u32(&r);
-            if (x->threads[k][i] > MAX_THREADS_REC) why = "thread count out of range";
-        }
-    }
-    if (!why && (r.bad || r.pos != r.len)) why = r.bad ? "truncated" : "bytes after the last program";
-    if (why) {
-        exec_free(x);
-        return acl_fail(ACL_ERROR_PARSE_MODEL, "%s: compiled model %s is malformed: execution section: %s", api, src,
-                        why);
-    }
-    x->present = 1;
-    x->precision = (int)prec;
-    return 0;
 }
 
 /* A bf16 program where this load cannot compute in bf16: the activations
@@ -926,7 +144,7 @@ static int r_exec(const char *api, const char *src, const om_file *f, int n_prog
  * G_ATTR_BF16_OUT) become float32 again, so the kernels (which then compute
  * in float32) agree with the recorded types; their recorded arena places no
  * longer fit, so the memory plan is made again. */
-static int widen_bf16(g_graph *g, eng_rec *rec)
+static int widen_bf16(g_graph *g, om_rec *rec)
 {
     int n = 0;
     for (int t = 0; t < g->n_t; t++) {
@@ -943,7 +161,7 @@ static int widen_bf16(g_graph *g, eng_rec *rec)
 /* Binds every node of a loaded program: the implementation the compiler
  * chose first, then (if this build lacks it or it declines) the others in
  * priority order. */
-static int bind_loaded(const char *api, const char *src, g_graph *g, const eng_rec *rec, int *changed)
+static int bind_loaded(const char *api, const char *src, g_graph *g, const om_rec *rec, int *changed)
 {
     for (int i = 0; i < g->n_nodes; i++) {
         g_node *n = &g->nodes[i];
@@ -1039,7 +257,7 @@ static int check_inferred(const char *api, const char *src, g_graph *g, int is_s
 
 typedef struct loaded {
     eng_model *m;
-    eng_rec rec;
+    om_rec rec;
     int bf16;                 /* compiled for bf16 (recorded, or marked in a 1.0 file) */
     int widened;              /* bf16 activations made float32 (no bf16 on this load) */
 } loaded;
@@ -1047,26 +265,26 @@ typedef struct loaded {
 /* Reads and binds one program; planning happens after all are read.
  * prec: the precision the file records (0: none recorded, a 1.0 file);
  * can_bf16: whether this load's kernels can compute in bf16. */
-static int load_program(rdctx *c, const eng_opts *o, int abi_match, int prec, int can_bf16, loaded *L, int *changed)
+static int load_program(om_rdctx *c, const eng_opts *o, int abi_match, int prec, int can_bf16, loaded *L, int *changed)
 {
     om_rd *r = &c->r;
     uint32_t flags = or_u32(r);
     uint64_t work = or_u64(r);
-    if (r->bad || flags > 1) return bad(c, "program header");
+    if (r->bad || flags > 1) return om_malformed(c, "program header");
     eng_model *m = calloc(1, sizeof *m);
     if (!m) return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", c->api);
     L->m = m;
     m->threads = o && o->threads > 0 ? o->threads : 0;
     L->rec.work_size = (size_t)work;
     L->rec.abi_match = abi_match;
-    int rc = r_graph(c, 0, 1, &m->g, &L->rec, &m->borrowed);
+    int rc = om_read_graph(c, 0, 1, &m->g, &L->rec, &m->borrowed);
     if (rc) return rc;
     int marked = first_bf16_node(m->g);
-    if (prec == ENG_PRECISION_FP32 && marked >= 0)
+    if (prec == OM_PREC_FP32 && marked >= 0)
         return acl_fail(ACL_ERROR_PARSE_MODEL, "%s: compiled model %s is malformed: it records float32 compute, but "
                         "node '%s' (%s) is marked for bfloat16", c->api, c->src, m->g->nodes[marked].name,
                         m->g->nodes[marked].op_type);
-    L->bf16 = prec == ENG_PRECISION_BF16 || (!prec && marked >= 0);
+    L->bf16 = prec == OM_PREC_BF16 || (!prec && marked >= 0);
     if (L->bf16 && !can_bf16) L->widened = widen_bf16(m->g, &L->rec) + 1;
     if ((rc = bind_loaded(c->api, c->src, m->g, &L->rec, changed))) return rc;
     if ((rc = check_inferred(c->api, c->src, m->g, flags & 1))) return rc;
@@ -1075,7 +293,7 @@ static int load_program(rdctx *c, const eng_opts *o, int abi_match, int prec, in
     m->img_w_len = c->bt->rt_len;
     if ((rc = eng_prepare_io(m))) return rc;
     if (m->is_static != (int)(flags & 1))
-        return bad(c, flags & 1 ? "a static program with shapes left unknown" : "static flag missing");
+        return om_malformed(c, flags & 1 ? "a static program with shapes left unknown" : "static flag missing");
     return 0;
 }
 
@@ -1083,7 +301,7 @@ static int load_program(rdctx *c, const eng_opts *o, int abi_match, int prec, in
  * the gear dims, the largest gear's size), the gear input, the outputs of
  * the largest gear with the largest size over gears. */
 static int assemble_gears(const char *api, const char *src, eng_model *top, loaded *L, int n,
-                          const eng_om_meta *meta)
+                          const om_meta *meta)
 {
     const eng_model *p0 = L[0].m;
     int nu = p0->n_in, k = top->gear_nvals;
@@ -1094,8 +312,8 @@ static int assemble_gears(const char *api, const char *src, eng_model *top, load
     int npos = 0;
     for (int i = 0; i < nu; i++)
         for (int d = 0; d < meta->in_shape[i].rank; d++) npos += meta->in_shape[i].d[d] < 0;
-    if (!npos || (top->gear_kind == ENG_GEAR_DIMS && npos != k) || (top->gear_kind == ENG_GEAR_BATCH && k != 1) ||
-        (top->gear_kind == ENG_GEAR_HW && k != 2))
+    if (!npos || (top->gear_kind == OM_GEAR_DIMS && npos != k) || (top->gear_kind == OM_GEAR_BATCH && k != 1) ||
+        (top->gear_kind == OM_GEAR_HW && k != 2))
         return acl_fail(ACL_ERROR_PARSE_MODEL, "%s: compiled model %s is malformed: %d gear values for %d "
                         "dynamic dims", api, src, k, npos);
     size_t total_max = 0;
@@ -1115,10 +333,10 @@ static int assemble_gears(const char *api, const char *src, eng_model *top, load
             for (int d = 0; ok && d < ds->rank; d++) {
                 int64_t want = ds->d[d];
                 if (want < 0) {
-                    if (top->gear_kind == ENG_GEAR_BATCH) ok = d == 0;
-                    else if (top->gear_kind == ENG_GEAR_HW) ok = ds->rank == 4 && (d == 2 || d == 3);
+                    if (top->gear_kind == OM_GEAR_BATCH) ok = d == 0;
+                    else if (top->gear_kind == OM_GEAR_HW) ok = ds->rank == 4 && (d == 2 || d == 3);
                     if (ok)
-                        want = top->gear_kind == ENG_GEAR_BATCH ? v[0] : top->gear_kind == ENG_GEAR_HW ? v[d - 2]
+                        want = top->gear_kind == OM_GEAR_BATCH ? v[0] : top->gear_kind == OM_GEAR_HW ? v[d - 2]
                                                                                                         : v[pos];
                     pos++;
                 }
@@ -1183,7 +401,7 @@ static int assemble_gears(const char *api, const char *src, eng_model *top, load
  * packed with: oneDNN picks weight blockings per thread count (bf16 1x1
  * convolutions: 48 or 64 output channels per block, the same byte size), so
  * stored weights are only valid for the same count. */
-static int threads_agree(const char *api, const char *src, const loaded *L, const execrec *ex, int k)
+static int threads_agree(const char *api, const char *src, const loaded *L, const om_exec *ex, int k)
 {
     const eng_model *m = L->m;
     if (!m->is_static) return 1;   /* dynamic programs pack per shape at run time */
@@ -1215,6 +433,76 @@ static void prefetch(const unsigned char *p, size_t n)
     (void)madvise((void *)a, e - a, MADV_WILLNEED);
 }
 
+/* Planning: the recorded plans are reused where this build agrees, and the
+ * stored packed weights adopted (*adopt stays 1) or the plain copies checked
+ * for packing again; *base: the weight bytes the programs need then. */
+static int plan_programs(const char *api, const char *src, const om_file *f, loaded *L, int n_progs,
+                         const om_exec *ex, int threads, int *adopt, size_t *base)
+{
+    int rc = 0;
+    for (int k = 0; k < n_progs && !rc; k++) {
+        eng_model *m = L[k].m;
+        if (m->is_static) rc = eng_prepare_steps(m);
+        if (!rc && *adopt) *adopt = eng_can_adopt(m) && threads_agree(api, src, &L[k], ex, k);
+    }
+    if (rc) return rc;
+    const om_section *spl = om_find(f, OM_SEC_PLAIN);
+    if (!*adopt && spl && spl->size) {
+        prefetch(f->base + spl->off, (size_t)spl->size);
+        if ((rc = om_verify_chunked(api, src, f, spl, threads))) return rc;
+    }
+    *base = 0;
+    for (int k = 0; k < n_progs && !rc; k++) {
+        eng_model *m = L[k].m;
+        m->weight_base = *base;
+        if (m->is_static) rc = eng_prepare_refs(m, *adopt);
+        else rc = eng_prepare_dynamic(m, *adopt);   /* the executor packs per shape */
+        if (!*adopt) *base += m->weight_size;
+    }
+    return rc;
+}
+
+/* The compute precision the programs settled on, said in the log; returns
+ * whether a bf16 program had to be widened to float32 here. */
+static int log_precision(const char *api, const char *src, const eng_opts *o, const loaded *L, int n_progs)
+{
+    int bf16 = 0, widened = 0;
+    for (int k = 0; k < n_progs; k++) { bf16 |= L[k].bf16; widened |= L[k].widened; }
+    if (widened)
+        acl_log(2, "%s: compiled model %s was compiled for bfloat16 compute, but %s: it runs in float32 (weights "
+                "packed again from its plain copies, memory planned again)", api, src,
+                k_force_ref() ? "OPENACL_FORCE_REF selects the reference kernels (float32 only)"
+                              : "this CPU has no bfloat16 instructions");
+    else if (bf16)
+        acl_log(1, "%s: compiled model %s computes in bfloat16 (convolutions and matrix products)", api, src);
+    /* precedence: a compiled model runs in the precision it was compiled for */
+    const char *pe = getenv("OPENACL_PRECISION");
+    int have = bf16 ? OM_PREC_BF16 : OM_PREC_FP32;
+    if ((o && o->precision) || (pe && *pe)) {
+        int want = eng_precision_of(o);
+        if (want != have)
+            acl_log(2, "%s: compiled model %s was compiled for %s compute; %s asks for %s, which applies to "
+                    "ONNX models only (atc --precision_mode chooses a compiled model's)", api, src,
+                    precision_name(have), o && o->precision ? "the load option" : "OPENACL_PRECISION",
+                    precision_name(want));
+    }
+    return widened;
+}
+
+/* A model without gears: its program's inputs are the ones INFO declares. */
+static int check_inputs(const char *api, const char *src, const om_meta *meta, const eng_model *p)
+{
+    if (meta->n_in != p->n_in)
+        return acl_fail(ACL_ERROR_PARSE_MODEL, "%s: compiled model %s is malformed: %d inputs declared, the "
+                        "program has %d", api, src, meta->n_in, p->n_in);
+    for (int i = 0; i < p->n_in; i++)
+        if (strcmp(meta->in_names[i], p->ins[i].name))
+            return acl_fail(ACL_ERROR_PARSE_MODEL, "%s: compiled model %s is malformed: input %d is named '%s' "
+                            "in the info section, '%s' in the program", api, src, i, meta->in_names[i],
+                            p->ins[i].name);
+    return 0;
+}
+
 int eng_load_compiled(const char *api, const char *src, const void *buf, size_t len, const eng_opts *o,
                       eng_model **out)
 {
@@ -1234,23 +522,23 @@ int eng_load_compiled(const char *api, const char *src, const void *buf, size_t 
     if (!si || !sp || !sw)
         return acl_fail(ACL_ERROR_PARSE_MODEL, "%s: compiled model %s lacks its %s section", api, src,
                         !si ? "info" : !sp ? "programs" : "weights");
-    eng_om_meta *meta = NULL;
+    om_meta *meta = NULL;
     int gear_kind, n_gears, nvals, n_progs;
     int64_t *vals = NULL;
-    if ((rc = r_info(api, src, f.base + si->off, (size_t)si->size, &meta, &gear_kind, &n_gears, &nvals, &vals,
+    if ((rc = om_read_info(api, src, f.base + si->off, (size_t)si->size, &meta, &gear_kind, &n_gears, &nvals, &vals,
                      &n_progs)))
         return rc;
     meta->major = f.major;
     meta->minor = f.minor;
     meta->kernel_abi = strdup(f.kernel_abi);
-    blobtab bt;
+    om_blobtab bt;
     loaded *L = NULL;
     eng_model *top = NULL;
     int changed = 0;
-    execrec ex;
+    om_exec ex;
     memset(&ex, 0, sizeof ex);
-    if ((rc = r_blobs(api, src, &f, &bt))) goto done;
-    if ((rc = r_exec(api, src, &f, n_progs, &ex))) goto done;
+    if ((rc = om_read_blobs(api, src, &f, &bt))) goto done;
+    if ((rc = om_read_exec(api, src, &f, n_progs, &ex))) goto done;
     /* every run-time weight byte is checked before any kernel reads it;
      * populating the mapping's page tables in one call is cheaper than
      * faulting each page in during the check */
@@ -1263,64 +551,25 @@ int eng_load_compiled(const char *api, const char *src, const void *buf, size_t 
                 eng_kernel_abi());
     L = calloc((size_t)n_progs, sizeof *L);
     if (!L) { rc = acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", api); goto done; }
-    rdctx c = { api, src, { 0 }, &bt };
+    om_rdctx c = { api, src, { 0 }, &bt };
     or_init(&c.r, f.base + sp->off, (size_t)sp->size);
     uint32_t np = or_u32(&c.r);
-    if (c.r.bad || (int)np != n_progs) { rc = bad(&c, "program count differs from the info section"); goto done; }
+    if (c.r.bad || (int)np != n_progs) { rc = om_malformed(&c, "program count differs from the info section"); goto done; }
     /* bf16 compute needs oneDNN's bf16 kernels (reference kernels are f32) */
     int can_bf16 = eng_cpu_bf16() && !k_force_ref();
     for (int k = 0; k < n_progs && !rc; k++)
         rc = load_program(&c, o, abi_match, ex.present ? ex.precision : 0, can_bf16, &L[k], &changed);
-    if (!rc && c.r.pos != c.r.len) rc = bad(&c, "bytes after the last program");
+    if (!rc && c.r.pos != c.r.len) rc = om_malformed(&c, "bytes after the last program");
     for (int k = 0; k < n_progs && !rc && ex.present; k++)
         if (ex.n_nodes[k] != (uint32_t)L[k].m->g->n_nodes)
             rc = acl_fail(ACL_ERROR_PARSE_MODEL, "%s: compiled model %s is malformed: the execution section "
                           "records %u nodes for program %d, which has %d", api, src, ex.n_nodes[k], k,
                           L[k].m->g->n_nodes);
     if (rc) goto done;
-    int bf16 = 0, widened = 0;
-    for (int k = 0; k < n_progs; k++) { bf16 |= L[k].bf16; widened |= L[k].widened; }
-    if (widened)
-        acl_log(2, "%s: compiled model %s was compiled for bfloat16 compute, but %s: it runs in float32 (weights "
-                "packed again from its plain copies, memory planned again)", api, src,
-                k_force_ref() ? "OPENACL_FORCE_REF selects the reference kernels (float32 only)"
-                              : "this CPU has no bfloat16 instructions");
-    else if (bf16)
-        acl_log(1, "%s: compiled model %s computes in bfloat16 (convolutions and matrix products)", api, src);
-    {   /* precedence: a compiled model runs in the precision it was compiled for */
-        const char *pe = getenv("OPENACL_PRECISION");
-        int have = bf16 ? ENG_PRECISION_BF16 : ENG_PRECISION_FP32;
-        if ((o && o->precision) || (pe && *pe)) {
-            int want = eng_precision_of(o);
-            if (want != have)
-                acl_log(2, "%s: compiled model %s was compiled for %s compute; %s asks for %s, which applies to "
-                        "ONNX models only (atc --precision_mode chooses a compiled model's)", api, src,
-                        precision_name(have), o && o->precision ? "the load option" : "OPENACL_PRECISION",
-                        precision_name(want));
-        }
-    }
-    /* planning: the recorded plans are reused where this build agrees */
+    int widened = log_precision(api, src, o, L, n_progs);
     int adopt = !widened;
-    for (int k = 0; k < n_progs && !rc; k++) {
-        eng_model *m = L[k].m;
-        if (m->is_static) rc = eng_prepare_steps(m);
-        if (!rc && adopt) adopt = eng_can_adopt(m) && threads_agree(api, src, &L[k], &ex, k);
-    }
-    if (rc) goto done;
-    const om_section *spl = om_find(&f, OM_SEC_PLAIN);
-    if (!adopt && spl && spl->size) {
-        prefetch(f.base + spl->off, (size_t)spl->size);
-        if ((rc = om_verify_chunked(api, src, &f, spl, threads))) goto done;
-    }
     size_t base = 0;
-    for (int k = 0; k < n_progs && !rc; k++) {
-        eng_model *m = L[k].m;
-        m->weight_base = base;
-        if (m->is_static) rc = eng_prepare_refs(m, adopt);
-        else rc = eng_prepare_dynamic(m, adopt);   /* the executor packs per shape */
-        if (!adopt) base += m->weight_size;
-    }
-    if (rc) goto done;
+    if ((rc = plan_programs(api, src, &f, L, n_progs, &ex, threads, &adopt, &base))) goto done;
     if (gear_kind) {
         top = calloc(1, sizeof *top);
         if (!top) { rc = acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", api); goto done; }
@@ -1338,15 +587,7 @@ int eng_load_compiled(const char *api, const char *src, const void *buf, size_t 
     } else {
         top = L[0].m;
         L[0].m = NULL;
-        eng_model *p = top;
-        if (meta->n_in != p->n_in)
-            { rc = acl_fail(ACL_ERROR_PARSE_MODEL, "%s: compiled model %s is malformed: %d inputs declared, the "
-                            "program has %d", api, src, meta->n_in, p->n_in); goto done; }
-        for (int i = 0; i < p->n_in; i++)
-            if (strcmp(meta->in_names[i], p->ins[i].name))
-                { rc = acl_fail(ACL_ERROR_PARSE_MODEL, "%s: compiled model %s is malformed: input %d is named '%s' "
-                                "in the info section, '%s' in the program", api, src, i, meta->in_names[i],
-                                p->ins[i].name); goto done; }
+        if ((rc = check_inputs(api, src, meta, top))) goto done;
         top->gear_input = -1;
     }
     top->adopt = adopt;
@@ -1367,270 +608,20 @@ done:
     if (L) {
         for (int k = 0; k < n_progs; k++) {
             if (L[k].m) { L[k].m->rec = NULL; eng_free(L[k].m); }
-            rec_free(&L[k].rec);
+            om_rec_free(&L[k].rec);
         }
         free(L);
     }
     if (top) { top->release = NULL; eng_free(top); }
     free(bt.e);
     free(vals);
-    exec_free(&ex);
-    eng_om_meta_free(meta);
+    om_exec_free(&ex);
+    om_meta_free(meta);
     return rc;
 }
 
-/* =====================================================================
- * JSON dump (atc --mode=1)
- * ===================================================================== */
-
-static cJSON *j_i64(int64_t v)
-{
-    char b[32];
-    snprintf(b, sizeof b, "%lld", (long long)v);
-    return cJSON_CreateRaw(b);
-}
-
-static cJSON *j_shape(const g_shape *s)
-{
-    if (s->rank < 0) return cJSON_CreateString("unknown rank");
-    cJSON *a = cJSON_CreateArray();
-    for (int i = 0; i < s->rank; i++) cJSON_AddItemToArray(a, j_i64(s->d[i]));
-    return a;
-}
-
-static const char *gear_kind_name(int k)
-{
-    return k == ENG_GEAR_BATCH ? "dynamic_batch_size" : k == ENG_GEAR_HW ? "dynamic_image_size" :
-           k == ENG_GEAR_DIMS ? "dynamic_dims" : "none";
-}
-
-static cJSON *j_graph(const g_graph *g, const eng_rec *rec, const blobtab *bt, const unsigned char *borrowed);
-
-static cJSON *j_attr(const g_attr *a)
-{
-    switch (a->type) {
-    case G_AT_FLOAT: return cJSON_CreateNumber(a->f);
-    case G_AT_INT: return j_i64(a->i);
-    case G_AT_TYPE: return cJSON_CreateString(g_dtype_name((int)a->i));
-    case G_AT_STRING: return cJSON_CreateString(a->s ? a->s : "");
-    case G_AT_FLOATS: {
-        cJSON *v = cJSON_CreateArray();
-        for (int i = 0; i < a->n; i++) cJSON_AddItemToArray(v, cJSON_CreateNumber(a->floats[i]));
-        return v;
-    }
-    case G_AT_INTS: {
-        cJSON *v = cJSON_CreateArray();
-        for (int i = 0; i < a->n; i++) cJSON_AddItemToArray(v, j_i64(a->ints[i]));
-        return v;
-    }
-    case G_AT_STRINGS: {
-        cJSON *v = cJSON_CreateArray();
-        for (int i = 0; i < a->n; i++) cJSON_AddItemToArray(v, cJSON_CreateString(a->strings[i]));
-        return v;
-    }
-    case G_AT_TENSOR: {
-        cJSON *v = cJSON_CreateObject();
-        cJSON_AddStringToObject(v, "tensor_dtype", g_dtype_name(a->t->dtype));
-        cJSON_AddItemToObject(v, "shape", j_shape(&a->t->shape));
-        cJSON_AddItemToObject(v, "bytes", j_i64((int64_t)a->t->nbytes));
-        return v;
-    }
-    case G_AT_GRAPH: return j_graph(a->g, NULL, NULL, NULL);
-    default: return cJSON_CreateNull();
-    }
-}
-
-static cJSON *j_graph(const g_graph *g, const eng_rec *rec, const blobtab *bt, const unsigned char *borrowed)
-{
-    static const char *const kinds[] = { "activation", "input", "constant" };
-    cJSON *o = cJSON_CreateObject();
-    cJSON *ts = cJSON_AddArrayToObject(o, "tensors");
-    for (int t = 0; t < g->n_t; t++) {
-        const g_tensor *x = &g->t[t];
-        cJSON *e = cJSON_CreateObject();
-        cJSON_AddStringToObject(e, "name", x->name);
-        cJSON_AddStringToObject(e, "kind", kinds[x->kind]);
-        cJSON_AddStringToObject(e, "dtype", g_dtype_name(x->dtype));
-        cJSON_AddItemToObject(e, "shape", j_shape(&x->shape));
-        cJSON_AddStringToObject(e, "layout", x->layout == G_LAYOUT_NHWC ? "nhwc" : "plain");
-        if (x->is_output) cJSON_AddBoolToObject(e, "output", 1);
-        if (rec && rec->mem_offset[t] >= 0) cJSON_AddItemToObject(e, "arena_offset", j_i64(rec->mem_offset[t]));
-        if (x->kind == G_TK_CONST && x->data) {
-            cJSON_AddItemToObject(e, "bytes", j_i64((int64_t)x->nbytes));
-            if (rec && rec->const_off[t] >= 0)
-                cJSON_AddItemToObject(e, "weights_offset", j_i64(rec->const_off[t]));
-            else if (borrowed && borrowed[t] && bt)
-                cJSON_AddItemToObject(e, "plain_offset",
-                                      j_i64((int64_t)((const unsigned char *)x->data - bt->plain)));
-            else
-                cJSON_AddStringToObject(e, "data", "inline");
-        }
-        cJSON_AddItemToArray(ts, e);
-    }
-    cJSON *ins = cJSON_AddArrayToObject(o, "inputs"), *outs = cJSON_AddArrayToObject(o, "outputs");
-    for (int i = 0; i < g->n_inputs; i++) cJSON_AddItemToArray(ins, cJSON_CreateString(g->t[g->inputs[i]].name));
-    for (int i = 0; i < g->n_outputs; i++)
-        cJSON_AddItemToArray(outs, cJSON_CreateString(g->t[g->outputs[i]].name));
-    cJSON *ns = cJSON_AddArrayToObject(o, "nodes");
-    for (int i = 0; i < g->n_nodes; i++) {
-        const g_node *n = &g->nodes[i];
-        cJSON *e = cJSON_CreateObject();
-        cJSON_AddStringToObject(e, "name", n->name);
-        cJSON_AddStringToObject(e, "op", n->op_type);
-        cJSON_AddStringToObject(e, "domain", *n->domain ? n->domain : "ai.onnx");
-        cJSON_AddNumberToObject(e, "opset", n->opset);
-        if (rec && rec->impl[i]) cJSON_AddStringToObject(e, "kernel", rec->impl[i]);
-        cJSON *a = cJSON_AddArrayToObject(e, "inputs"), *b = cJSON_AddArrayToObject(e, "outputs");
-        for (int j = 0; j < n->n_in; j++)
-            cJSON_AddItemToArray(a, n->in[j] < 0 ? cJSON_CreateNull() : cJSON_CreateString(g->t[n->in[j]].name));
-        for (int j = 0; j < n->n_out; j++)
-            cJSON_AddItemToArray(b, n->out[j] < 0 ? cJSON_CreateNull() : cJSON_CreateString(g->t[n->out[j]].name));
-        if (n->n_attr) {
-            cJSON *at = cJSON_AddObjectToObject(e, "attributes");
-            for (int k = 0; k < n->n_attr; k++) cJSON_AddItemToObject(at, n->attr[k].name, j_attr(&n->attr[k]));
-        }
-        if (rec && rec->packed_bytes[i]) {
-            cJSON_AddItemToObject(e, "packed_bytes", j_i64((int64_t)rec->packed_bytes[i]));
-            if (rec->packed_off[i] >= 0) cJSON_AddItemToObject(e, "packed_offset", j_i64(rec->packed_off[i]));
-        }
-        if (rec && rec->scratch_bytes[i]) {
-            cJSON_AddItemToObject(e, "scratch_offset", j_i64((int64_t)rec->scratch_off[i]));
-            cJSON_AddItemToObject(e, "scratch_bytes", j_i64((int64_t)rec->scratch_bytes[i]));
-        }
-        cJSON_AddItemToArray(ns, e);
-    }
-    return o;
-}
-
+/* atc --mode=1 (engine/compile.h): the dump, told this build's kernel ABI. */
 int eng_om_dump_json(const char *src, const void *image, size_t len, char **json)
 {
-    static const char api[] = "atc --mode=1";
-    *json = NULL;
-    om_file f;
-    int rc = om_open(api, src, image, len, &f);
-    if (rc) return rc;
-    const om_section *si = om_find(&f, OM_SEC_INFO), *sp = om_find(&f, OM_SEC_PROGRAMS);
-    if (!si || !sp) return acl_fail(ACL_ERROR_PARSE_MODEL, "%s: compiled model %s lacks its info or programs", api, src);
-    eng_om_meta *meta = NULL;
-    int gk, ng, nv, np;
-    int64_t *vals = NULL;
-    if ((rc = r_info(api, src, f.base + si->off, (size_t)si->size, &meta, &gk, &ng, &nv, &vals, &np))) return rc;
-    blobtab bt;
-    if ((rc = r_blobs(api, src, &f, &bt))) { eng_om_meta_free(meta); free(vals); return rc; }
-    execrec ex;
-    if ((rc = r_exec(api, src, &f, np, &ex))) { free(bt.e); eng_om_meta_free(meta); free(vals); return rc; }
-    static const char *const secnames[] = { "", "info", "programs", "blobs", "weights", "plain", "sums", "exec" };
-    cJSON *root = cJSON_CreateObject();
-    char ver[16];
-    snprintf(ver, sizeof ver, "%u.%u", f.major, f.minor);
-    cJSON_AddStringToObject(root, "format", "openacl compiled model");
-    cJSON_AddStringToObject(root, "version", ver);
-    cJSON_AddStringToObject(root, "producer", f.producer);
-    cJSON_AddStringToObject(root, "kernel_abi", f.kernel_abi);
-    cJSON_AddBoolToObject(root, "kernel_abi_matches_this_machine", !strcmp(f.kernel_abi, eng_kernel_abi()));
-    cJSON_AddItemToObject(root, "file_bytes", j_i64((int64_t)len));
-    cJSON *secs = cJSON_AddArrayToObject(root, "sections");
-    for (int i = 0; i < f.n_sec; i++) {
-        cJSON *e = cJSON_CreateObject();
-        cJSON_AddStringToObject(e, "name", f.sec[i].id <= OM_SEC_EXEC ? secnames[f.sec[i].id] : "?");
-        cJSON_AddItemToObject(e, "offset", j_i64((int64_t)f.sec[i].off));
-        cJSON_AddItemToObject(e, "bytes", j_i64((int64_t)f.sec[i].size));
-        cJSON_AddStringToObject(e, "checksum", f.sec[i].flags & OM_SF_CHUNKED ? "crc32c per MiB" : "crc32c");
-        cJSON_AddItemToArray(secs, e);
-    }
-    cJSON *cmp = cJSON_AddObjectToObject(root, "compile");
-    cJSON_AddStringToObject(cmp, "framework", meta->framework ? meta->framework : "");
-    cJSON_AddStringToObject(cmp, "soc_version", meta->soc_version ? meta->soc_version : "");
-    cJSON_AddStringToObject(cmp, "precision_mode", meta->precision_mode ? meta->precision_mode : "");
-    /* the compute precision: recorded (EXEC), or for 1.0 files what the
-     * node marks say (set after the programs are read) */
-    cJSON *precision = cJSON_AddStringToObject(cmp, "precision", precision_name(ex.present ? ex.precision : 0));
-    cJSON_AddStringToObject(cmp, "precision_source", ex.present ? "recorded" : "node marks (no execution section)");
-    int any_marked = 0;
-    cJSON_AddStringToObject(cmp, "input_format", meta->input_format ? meta->input_format : "");
-    cJSON_AddStringToObject(cmp, "command", meta->cmdline ? meta->cmdline : "");
-    cJSON *gears = cJSON_AddObjectToObject(root, "gears");
-    cJSON_AddStringToObject(gears, "kind", gear_kind_name(gk));
-    cJSON *gv = cJSON_AddArrayToObject(gears, "values");
-    for (int g = 0; g < ng; g++) {
-        cJSON *a = cJSON_CreateArray();
-        for (int k = 0; k < nv; k++) cJSON_AddItemToArray(a, j_i64(vals[(size_t)g * (size_t)nv + (size_t)k]));
-        cJSON_AddItemToArray(gv, a);
-    }
-    cJSON *ins = cJSON_AddArrayToObject(root, "inputs");
-    for (int i = 0; i < meta->n_in; i++) {
-        cJSON *e = cJSON_CreateObject();
-        cJSON_AddStringToObject(e, "name", meta->in_names[i]);
-        cJSON_AddStringToObject(e, "dtype", g_dtype_name(meta->in_dtype[i]));
-        cJSON_AddItemToObject(e, "shape", j_shape(&meta->in_shape[i]));
-        if (meta->has_ranges) {
-            cJSON *rg = cJSON_AddArrayToObject(e, "range");
-            for (int d = 0; d < meta->in_shape[i].rank; d++) {
-                cJSON *p = cJSON_CreateArray();
-                cJSON_AddItemToArray(p, j_i64(meta->lo[(size_t)i * G_MAX_RANK + (size_t)d]));
-                cJSON_AddItemToArray(p, j_i64(meta->hi[(size_t)i * G_MAX_RANK + (size_t)d]));
-                cJSON_AddItemToArray(rg, p);
-            }
-        }
-        cJSON_AddItemToArray(ins, e);
-    }
-    cJSON *bl = cJSON_AddArrayToObject(root, "blobs");
-    for (int i = 0; i < bt.n; i++) {
-        cJSON *e = cJSON_CreateObject();
-        cJSON_AddStringToObject(e, "section", bt.e[i].region == REGION_PLAIN ? "plain" : "weights");
-        cJSON_AddItemToObject(e, "offset", j_i64((int64_t)bt.e[i].off));
-        cJSON_AddItemToObject(e, "bytes", j_i64((int64_t)bt.e[i].size));
-        cJSON_AddItemToArray(bl, e);
-    }
-    cJSON *progs = cJSON_AddArrayToObject(root, "programs");
-    rdctx c = { api, src, { 0 }, &bt };
-    or_init(&c.r, f.base + sp->off, (size_t)sp->size);
-    (void)or_u32(&c.r);
-    for (int k = 0; k < np && !rc; k++) {
-        uint32_t flags = or_u32(&c.r);
-        uint64_t work = or_u64(&c.r);
-        eng_rec rec;
-        memset(&rec, 0, sizeof rec);
-        g_graph *g = NULL;
-        unsigned char *borrowed = NULL;
-        rc = c.r.bad ? bad(&c, "program header") : r_graph(&c, 0, 1, &g, &rec, &borrowed);
-        if (!rc) {
-            cJSON *p = j_graph(g, &rec, &bt, borrowed);
-            any_marked |= first_bf16_node(g) >= 0;
-            if (ex.present && ex.n_nodes[k] != (uint32_t)g->n_nodes) {
-                rc = acl_fail(ACL_ERROR_PARSE_MODEL, "%s: compiled model %s is malformed: the execution section "
-                              "records %u nodes for program %d, which has %d", api, src, ex.n_nodes[k], k, g->n_nodes);
-            } else if (ex.present) {
-                /* the thread count each node was planned (and its weights packed) with */
-                cJSON *ns = cJSON_GetObjectItemCaseSensitive(p, "nodes");
-                int i = 0;
-                for (cJSON *e = ns ? ns->child : NULL; e; e = e->next, i++)
-                    if (ex.threads[k][i]) cJSON_AddNumberToObject(e, "planned_threads", ex.threads[k][i]);
-            }
-            cJSON_AddBoolToObject(p, "static", flags & 1);
-            cJSON_AddItemToObject(p, "work_bytes", j_i64((int64_t)work));
-            if (gk) {
-                cJSON *a = cJSON_CreateArray();
-                for (int v = 0; v < nv; v++) cJSON_AddItemToArray(a, j_i64(vals[(size_t)k * (size_t)nv + (size_t)v]));
-                cJSON_AddItemToObject(p, "gear", a);
-            }
-            cJSON_AddItemToArray(progs, p);
-        }
-        if (g && borrowed)
-            for (int t = 0; t < g->n_t; t++) if (borrowed[t]) g->t[t].data = NULL;
-        g_graph_free(g);
-        free(borrowed);
-        rec_free(&rec);
-    }
-    if (!rc && !ex.present && any_marked) cJSON_SetValuestring(precision, precision_name(ENG_PRECISION_BF16));
-    if (!rc) {
-        *json = cJSON_Print(root);
-        if (!*json) rc = acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", api);
-    }
-    cJSON_Delete(root);
-    free(bt.e);
-    free(vals);
-    exec_free(&ex);
-    eng_om_meta_free(meta);
-    return rc;
+    return om_dump_json(src, image, len, eng_kernel_abi(), json);
 }

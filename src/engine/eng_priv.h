@@ -5,6 +5,7 @@
 #define OPENACL_ENGINE_PRIV_H
 #include "engine/engine.h"
 #include "engine/exec.h"
+#include "om/program.h"
 
 enum { REF_NONE = 0, REF_ARENA, REF_WEIGHT, REF_INPUT, REF_OUTPUT };
 
@@ -30,17 +31,8 @@ typedef struct out_copy {
     size_t nbytes;
 } out_copy;
 
-/* What a compiled program recorded about its plan (eng_om.c fills it). */
-typedef struct eng_rec {
-    size_t work_size;
-    int64_t *mem_offset;      /* per tensor: arena offset, -1 none */
-    size_t *packed_bytes, *scratch_off, *scratch_bytes;   /* per node */
-    int64_t *packed_off;      /* per node: offset of its packed blob in the image's weights, -1 */
-    int64_t *const_off;       /* per tensor: offset of its run-time copy in the image's weights, -1 */
-    char **impl;              /* per node: kernel implementation the compiler chose */
-    size_t n_impl;
-    int abi_match;            /* the image's kernel ABI is this build's */
-} eng_rec;
+/* What a compiled program recorded about its plan (om/program.h). */
+typedef om_rec eng_rec;
 
 struct eng_model {
     g_graph *g;
@@ -55,6 +47,7 @@ struct eng_model {
     unsigned char *pack_only; /* per tensor: a constant only packed kernels read */
     void *weights;
     int weights_owned, bound;
+    int described_only;       /* eng_describe: inputs and outputs known, nothing planned */
     void *own_work;
 
     /* static plan */
@@ -139,39 +132,15 @@ int eng_can_adopt(const eng_model *m);
 /* Lays out a fresh weight area for m starting at `base`. */
 int eng_layout_weights(eng_model *m, size_t base);
 
-/* Compile-time facts of a compiled model (eng_om.c). */
-struct eng_om_meta {
-    char *producer, *kernel_abi, *soc_version, *precision_mode, *input_format, *framework, *cmdline;
-    unsigned major, minor;
-    int n_in;                 /* user inputs */
-    char **in_names;
-    int *in_dtype;
-    g_shape *in_shape;        /* as declared to atc: -1 where dynamic / a gear dim */
-    int64_t *lo, *hi;         /* n_in * G_MAX_RANK ranges ("a~b"; hi -1 unbounded) */
-    int has_ranges;
-};
-void eng_om_meta_free(eng_om_meta *meta);      /* NULL is a no-op */
-int eng_om_meta_range(const eng_om_meta *meta, int i, int d, int64_t *lo, int64_t *hi);
-
 /* What atc hands the writer: bound programs (one per gear, weights packed,
- * packed-only constants' plain data kept) and the model-level facts. */
+ * packed-only constants' plain data kept) and the model-level facts as the
+ * writer takes them (om/program.h; eng_export fills its programs, outputs
+ * and kernel ABI). facts.precision: enum eng_precision the programs were
+ * built for; ENG_PRECISION_DEFAULT: bf16 when a node carries the bf16 mark. */
 typedef struct eng_export_req {
     eng_model **progs;
     int n_progs;
-    int gear_kind, gear_nvals;
-    const int64_t *gear_vals;         /* n_progs * gear_nvals */
-    int n_in;                         /* user inputs as declared */
-    const char *const *in_names;
-    const int *in_dtype;
-    const g_shape *in_shape;
-    const int64_t *lo, *hi;           /* n_in * G_MAX_RANK, or NULL */
-    const char *producer, *soc_version, *precision_mode, *input_format, *framework, *cmdline;
-    void (*progress)(void *ctx, int k, int n, const char *stage);
-    void *progress_ctx;
-    /* Addition: enum eng_precision the programs were built for (recorded in
-     * the EXEC section); ENG_PRECISION_DEFAULT: bf16 when a node carries the
-     * bf16 mark, else fp32. */
-    int precision;
+    om_write_req facts;
 } eng_export_req;
 int eng_export(const eng_export_req *req, void **image, size_t *len);
 

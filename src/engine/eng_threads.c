@@ -12,7 +12,6 @@
  * each primitive for the thread count it will run with. */
 #include "engine/eng_priv.h"
 #include <stdlib.h>
-#include <string.h>
 
 /* Below this estimated single-thread time (microseconds) a node runs on one
  * thread. OPENACL_SMALL_OP_US overrides (0: never). */
@@ -46,25 +45,13 @@ int eng_node_threads(const g_node *n, const k_tensor *in, const k_tensor *out, i
     /* subgraph bodies run their own nodes with the budget */
     for (int i = 0; i < n->n_attr; i++)
         if (n->attr[i].type == G_AT_GRAPH) return threads;
-    double bytes = 0, flops = 0;
+    double bytes = 0;
     for (int j = 0; j < n->n_in; j++)
         if (n->in[j] >= 0) bytes += numel(&in[j]) * (double)(g_dtype_size(in[j].dtype) ? g_dtype_size(in[j].dtype) : 4);
     for (int j = 0; j < n->n_out; j++)
         if (n->out[j] >= 0) bytes += numel(&out[j]) * (double)(g_dtype_size(out[j].dtype) ? g_dtype_size(out[j].dtype) : 4);
-    const char *op = n->op_type;
-    if ((!strcmp(op, "Conv") || !strcmp(op, "ConvTranspose")) && n->n_in > 1 && n->in[1] >= 0 &&
-        in[1].shape.rank >= 2 && in[1].shape.d[0] > 0) {
-        /* per output element: weights / output channels multiply-adds */
-        double per = numel(&in[1]) / (double)in[1].shape.d[!strcmp(op, "ConvTranspose") ? 1 : 0];
-        flops = 2 * numel(&out[0]) * per;
-        if (!strcmp(op, "ConvTranspose")) flops = 2 * numel(&in[0]) * numel(&in[1]) / (double)in[1].shape.d[0];
-    } else if ((!strcmp(op, "MatMul") || !strcmp(op, "Gemm")) && in[0].shape.rank >= 1) {
-        int64_t k = in[0].shape.d[in[0].shape.rank - 1];
-        if (!strcmp(op, "Gemm") && g_attr_int(n, "transA", 0) && in[0].shape.rank == 2) k = in[0].shape.d[0];
-        flops = 2 * numel(&out[0]) * (double)(k > 0 ? k : 1);
-    } else {
-        flops = 4 * numel(&out[0]);   /* elementwise work, transcendental-ish */
-    }
+    /* the arithmetic, as the bound implementation counts it (kernel.h) */
+    double flops = k_flops(n, in, out);
     /* a core streams ~8 GB/s (8000 bytes/us) and computes ~60 GFLOP/s in
      * the shapes these kernels meet */
     double us = bytes / 8000.0;

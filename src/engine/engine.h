@@ -59,6 +59,11 @@ typedef struct eng_io {
 /* Parse, check, optimise and plan a model held in memory (ONNX protobuf).
  * The buffer need not outlive the call. */
 int eng_load(const void *buf, size_t len, const eng_opts *o, eng_model **out);
+/* Describes an ONNX model without optimising or planning it: imported,
+ * checked, its kernels chosen and every type and shape inferred
+ * (graph_describe), so its inputs and outputs can be queried
+ * (eng_num_inputs, eng_input, ...); it cannot be bound or run. */
+int eng_describe(const void *buf, size_t len, const eng_opts *o, eng_model **out);
 void eng_free(eng_model *m);                    /* NULL is a no-op */
 
 int eng_num_inputs(const eng_model *m);
@@ -107,7 +112,7 @@ enum eng_gear_kind { ENG_GEAR_NONE = 0, ENG_GEAR_BATCH = 1, ENG_GEAR_HW = 2, ENG
 #define ENG_MAX_GEARS 100
 #define ENG_GEAR_NAME "ascend_mbatch_shape_data"
 
-typedef struct eng_om_meta eng_om_meta;
+typedef struct om_meta eng_om_meta;   /* om/program.h */
 
 /* Whether buf holds a compiled model (by its magic; not validated). */
 int eng_is_compiled(const void *buf, size_t len);

@@ -7,7 +7,7 @@
  *   - activations (Relu, LeakyRelu, Clip, Sigmoid, Tanh, HardSigmoid,
  *     HardSwish, Elu, Gelu, x*sigmoid(x), hard-swish and exact GELU spelled
  *     out in elementary ops) and scalar affine steps: the
- *     _oa_post_ops list (see kernels/ref/nn_common.h);
+ *     _oa_post_ops list (see kernels/post.h);
  *   - a residual Add of a same-shape tensor: NN_PO_ADD reading input 3;
  *   - a depthwise 3x3 convolution after a 1x1 one (MobileNet's expand +
  *     depthwise pair) when oneDNN runs the pair as one primitive: the
@@ -18,42 +18,35 @@
 #include "graph/passes.h"
 #include "graph/errs.h"
 #include "core/core.h"
-#include "kernels/ref/nn_common.h"
+#include "kernels/post.h"
 #include "graph/precision.h"
+#include "graph/fuse_priv.h"
 #include <math.h>
 
-/* From the oneDNN convolution (kernels/dnnl/dn_conv.c) when linked in. */
-int dn_conv_dw_probe(int64_t C, int64_t M, int64_t H, int64_t W, const nn_post *pa, const nn_dw *d)
-    __attribute__((weak));
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 enum { H_CONV, H_CONVT, H_MATMUL, H_GEMM };
 
-typedef struct fz {
-    g_graph *g;
-    unsigned char *dead;
-    int nfused;
-} fz;
 
-static int is_op(const g_node *n, const char *op)
+int fz_is_op(const g_node *n, const char *op)
 {
     return !strcmp(n->op_type, op) && (!n->domain[0] || !strcmp(n->domain, "ai.onnx"));
 }
 
 static int heavy_kind(const g_node *n)
 {
-    if (is_op(n, "Conv")) return H_CONV;
-    if (is_op(n, "ConvTranspose")) return H_CONVT;
-    if (is_op(n, "MatMul")) return H_MATMUL;
-    if (is_op(n, "Gemm")) return H_GEMM;
+    if (fz_is_op(n, "Conv")) return H_CONV;
+    if (fz_is_op(n, "ConvTranspose")) return H_CONVT;
+    if (fz_is_op(n, "MatMul")) return H_MATMUL;
+    if (fz_is_op(n, "Gemm")) return H_GEMM;
     return -1;
 }
 
-static int in_t(const g_node *n, int i) { return i < n->n_in ? n->in[i] : -1; }
+int fz_in_t(const g_node *n, int i) { return i < n->n_in ? n->in[i] : -1; }
 
-static const g_tensor *cst(const g_graph *g, int t)
+const g_tensor *fz_cst(const g_graph *g, int t)
 {
     if (t < 0 || g->t[t].kind != G_TK_CONST || !g->t[t].data) return NULL;
     return &g->t[t];
@@ -61,7 +54,7 @@ static const g_tensor *cst(const g_graph *g, int t)
 
 /* The one consumer (node, slot) of tensor t among live nodes, or -1 when
  * it has none, several, or is a graph output. */
-static int single_use(const fz *f, int t, int *slot)
+int fz_single_use(const fz *f, int t, int *slot)
 {
     const g_graph *g = f->g;
     if (g->t[t].is_output) return -1;
@@ -76,7 +69,7 @@ static int single_use(const fz *f, int t, int *slot)
 }
 
 /* Live consumers of t (node indices, one entry per slot); returns the count. */
-static int uses(const fz *f, int t, int *who, int max)
+int fz_uses(const fz *f, int t, int *who, int max)
 {
     const g_graph *g = f->g;
     int cnt = 0;
@@ -89,7 +82,7 @@ static int uses(const fz *f, int t, int *who, int max)
     return cnt;
 }
 
-static int oom(void) { return acl_fail(ACL_ERROR_BAD_ALLOC, "fusion pass: out of memory"); }
+int fz_oom(void) { return acl_fail(ACL_ERROR_BAD_ALLOC, "fusion pass: out of memory"); }
 
 /* ---- attributes ---- */
 
@@ -104,13 +97,13 @@ static g_attr *attr_slot(g_node *n, const char *name)
     return &a[n->n_attr++];
 }
 
-static int set_attr_ints(g_node *n, const char *name, const int64_t *v, int cnt)
+int fz_set_attr_ints(g_node *n, const char *name, const int64_t *v, int cnt)
 {
     g_attr *a = attr_slot(n, name);
-    if (!a) return oom();
+    if (!a) return fz_oom();
     a->name = malloc(strlen(name) + 1);
     a->ints = malloc((size_t)(cnt ? cnt : 1) * sizeof(int64_t));
-    if (!a->name || !a->ints) return oom();
+    if (!a->name || !a->ints) return fz_oom();
     strcpy(a->name, name);
     a->type = G_AT_INTS;
     a->n = cnt;
@@ -118,10 +111,10 @@ static int set_attr_ints(g_node *n, const char *name, const int64_t *v, int cnt)
     return 0;
 }
 
-static int set_attr_int(g_node *n, const char *name, int64_t v)
+int fz_set_attr_int(g_node *n, const char *name, int64_t v)
 {
     g_attr *a = attr_slot(n, name);
-    if (!a || !(a->name = strdup(name))) return oom();
+    if (!a || !(a->name = strdup(name))) return fz_oom();
     a->type = G_AT_INT;
     a->i = v;
     return 0;
@@ -130,10 +123,10 @@ static int set_attr_int(g_node *n, const char *name, int64_t v)
 static int set_attr_floats(g_node *n, const char *name, const float *v, int cnt)
 {
     g_attr *a = attr_slot(n, name);
-    if (!a) return oom();
+    if (!a) return fz_oom();
     a->name = malloc(strlen(name) + 1);
     a->floats = malloc((size_t)(cnt ? cnt : 1) * sizeof(float));
-    if (!a->name || !a->floats) return oom();
+    if (!a->name || !a->floats) return fz_oom();
     strcpy(a->name, name);
     a->type = G_AT_FLOATS;
     a->n = cnt;
@@ -144,9 +137,9 @@ static int set_attr_floats(g_node *n, const char *name, const float *v, int cnt)
 static int set_attr_float(g_node *n, const char *name, float v)
 {
     g_attr *a = attr_slot(n, name);
-    if (!a) return oom();
+    if (!a) return fz_oom();
     a->name = malloc(strlen(name) + 1);
-    if (!a->name) return oom();
+    if (!a->name) return fz_oom();
     strcpy(a->name, name);
     a->type = G_AT_FLOAT;
     a->f = v;
@@ -154,14 +147,14 @@ static int set_attr_float(g_node *n, const char *name, float v)
 }
 
 /* The post-op list p as the attributes <prefix>_ops/_alpha/_beta. */
-static int write_post_as(g_node *n, const char *prefix, const nn_post *p)
+int fz_write_post_as(g_node *n, const char *prefix, const nn_post *p)
 {
     int64_t k[NN_MAX_PO];
     float a[NN_MAX_PO], b[NN_MAX_PO];
     char name[64];
     for (int i = 0; i < p->n; i++) { k[i] = p->kind[i]; a[i] = p->a[i]; b[i] = p->b[i]; }
     snprintf(name, sizeof name, "%s_ops", prefix);
-    int r = set_attr_ints(n, name, k, p->n);
+    int r = fz_set_attr_ints(n, name, k, p->n);
     snprintf(name, sizeof name, "%s_alpha", prefix);
     if (!r) r = set_attr_floats(n, name, a, p->n);
     snprintf(name, sizeof name, "%s_beta", prefix);
@@ -169,11 +162,11 @@ static int write_post_as(g_node *n, const char *prefix, const nn_post *p)
     return r;
 }
 
-static int write_post(g_node *n, const nn_post *p) { return write_post_as(n, "_oa_post", p); }
+int fz_write_post(g_node *n, const nn_post *p) { return fz_write_post_as(n, "_oa_post", p); }
 
 /* ---- graph edits ---- */
 
-static void unbind(g_node *n)
+void fz_unbind(g_node *n)
 {
     if (n->op && n->op->fini && n->state) n->op->fini(n->state);
     n->op = NULL;
@@ -185,7 +178,7 @@ static int grow_inputs(g_node *n, int cnt)
 {
     if (n->n_in >= cnt) return 0;
     int *in = realloc(n->in, (size_t)cnt * sizeof *in);
-    if (!in) return oom();
+    if (!in) return fz_oom();
     for (int i = n->n_in; i < cnt; i++) in[i] = -1;
     n->in = in;
     n->n_in = cnt;
@@ -225,7 +218,7 @@ static float *own_const(fz *f, int ni, int slot, const char *what)
     g_node *n = &g->nodes[ni];
     int t = n->in[slot];
     int who[2];
-    if (!g->t[t].is_output && uses(f, t, who, 2) == 1) return g->t[t].data;
+    if (!g->t[t].is_output && fz_uses(f, t, who, 2) == 1) return g->t[t].data;
     g_shape s = g->t[t].shape;
     int c = new_const(f, n->name, what, &s, g->t[t].data);
     if (c < 0) return NULL;
@@ -302,13 +295,13 @@ static int fold_affine(fz *f, int ni, int kind, int64_t M, const float *k, const
     if (k) {
         g_shape ws = g->t[n->in[1]].shape;
         float *w = own_const(f, ni, 1, "w");
-        if (!w) return oom();
+        if (!w) return fz_oom();
         scale_weights(w, &ws, kind == H_CONVT, g_attr_int(&g->nodes[ni], "group", 1), k);
     }
-    int has_b = in_t(&g->nodes[ni], 2) >= 0;
+    int has_b = fz_in_t(&g->nodes[ni], 2) >= 0;
     if (has_b || c) {
         float *b = conv_bias(f, ni, M);
-        if (!b) return oom();
+        if (!b) return fz_oom();
         for (int64_t i = 0; i < M; i++) {
             float v = has_b && k ? b[i] * k[i] : b[i];
             b[i] = v + (c ? c[i] : 0.f);
@@ -328,7 +321,7 @@ static int64_t conv_out_channels(const g_graph *g, const g_node *n, int kind)
 
 static int scalar_const(const g_graph *g, int t, float *v)
 {
-    const g_tensor *c = cst(g, t);
+    const g_tensor *c = fz_cst(g, t);
     if (!c || g_shape_numel(&c->shape) != 1) return 0;
     if (c->dtype == G_F32) *v = ((const float *)c->data)[0];
     else if (c->dtype == G_F64) *v = (float)((const double *)c->data)[0];
@@ -363,32 +356,32 @@ static int activation(const fz *f, const g_node *c, int *kind, float *a, float *
 {
     const g_graph *g = f->g;
     *a = 0.f; *b = 0.f;
-    if (is_op(c, "Relu")) { *kind = NN_PO_RELU; return 1; }
-    if (is_op(c, "LeakyRelu")) { *kind = NN_PO_RELU; *a = g_attr_float(c, "alpha", 0.01f); return 1; }
-    if (is_op(c, "Sigmoid")) { *kind = NN_PO_SIGMOID; return 1; }
-    if (is_op(c, "Tanh")) { *kind = NN_PO_TANH; return 1; }
-    if (is_op(c, "HardSwish")) { *kind = NN_PO_HSWISH; return 1; }
-    if (is_op(c, "Elu")) { *kind = NN_PO_ELU; *a = g_attr_float(c, "alpha", 1.f); return 1; }
-    if (is_op(c, "HardSigmoid")) {
+    if (fz_is_op(c, "Relu")) { *kind = NN_PO_RELU; return 1; }
+    if (fz_is_op(c, "LeakyRelu")) { *kind = NN_PO_RELU; *a = g_attr_float(c, "alpha", 0.01f); return 1; }
+    if (fz_is_op(c, "Sigmoid")) { *kind = NN_PO_SIGMOID; return 1; }
+    if (fz_is_op(c, "Tanh")) { *kind = NN_PO_TANH; return 1; }
+    if (fz_is_op(c, "HardSwish")) { *kind = NN_PO_HSWISH; return 1; }
+    if (fz_is_op(c, "Elu")) { *kind = NN_PO_ELU; *a = g_attr_float(c, "alpha", 1.f); return 1; }
+    if (fz_is_op(c, "HardSigmoid")) {
         *kind = NN_PO_HSIGMOID;
         *a = g_attr_float(c, "alpha", 0.2f);
         *b = g_attr_float(c, "beta", 0.5f);
         return 1;
     }
-    if (is_op(c, "Gelu")) {
+    if (fz_is_op(c, "Gelu")) {
         const char *ap = g_attr_str(c, "approximate", "none");
         *kind = !strcmp(ap, "tanh") ? NN_PO_GELU_TANH : NN_PO_GELU_ERF;
         return 1;
     }
     if (!strcmp(c->op_type, "Gelu") && !strcmp(c->domain, "com.microsoft")) { *kind = NN_PO_GELU_ERF; return 1; }
-    if (is_op(c, "Clip")) {
+    if (fz_is_op(c, "Clip")) {
         float lo = -INFINITY, hi = INFINITY;
         if (c->opset < 11) {
             lo = g_attr_float(c, "min", -INFINITY);
             hi = g_attr_float(c, "max", INFINITY);
         } else {
-            if (in_t(c, 1) >= 0 && !scalar_const(g, c->in[1], &lo)) return 0;
-            if (in_t(c, 2) >= 0 && !scalar_const(g, c->in[2], &hi)) return 0;
+            if (fz_in_t(c, 1) >= 0 && !scalar_const(g, c->in[1], &lo)) return 0;
+            if (fz_in_t(c, 2) >= 0 && !scalar_const(g, c->in[2], &hi)) return 0;
         }
         if (lo == 0.f && isinf(hi) && hi > 0) { *kind = NN_PO_RELU; return 1; }
         if (isinf(lo)) lo = -3.4e38f;
@@ -412,13 +405,13 @@ static int try_silu(fz *f, int t, nn_post *p, int *out)
 {
     g_graph *g = f->g;
     int who[3];
-    if (uses(f, t, who, 3) != 2) return 0;
-    int si = is_op(&g->nodes[who[0]], "Sigmoid") ? who[0] : who[1];
+    if (fz_uses(f, t, who, 3) != 2) return 0;
+    int si = fz_is_op(&g->nodes[who[0]], "Sigmoid") ? who[0] : who[1];
     int mi = si == who[0] ? who[1] : who[0];
     const g_node *s = &g->nodes[si], *m = &g->nodes[mi];
-    if (!is_op(s, "Sigmoid") || !is_op(m, "Mul") || m->n_in != 2 || s->n_out != 1) return 0;
+    if (!fz_is_op(s, "Sigmoid") || !fz_is_op(m, "Mul") || m->n_in != 2 || s->n_out != 1) return 0;
     int so = s->out[0], ms = 0;
-    if (single_use(f, so, &ms) != mi) return 0;
+    if (fz_single_use(f, so, &ms) != mi) return 0;
     if (!((m->in[0] == t && m->in[1] == so) || (m->in[1] == t && m->in[0] == so))) return 0;
     if (!push_post(p, NN_PO_SILU, 1.f, 0.f)) return 0;
     f->dead[si] = f->dead[mi] = 1;
@@ -432,17 +425,17 @@ static int try_hswish(fz *f, int t, nn_post *p, int *out)
 {
     g_graph *g = f->g;
     int who[3];
-    if (uses(f, t, who, 3) != 2) return 0;
+    if (fz_uses(f, t, who, 3) != 2) return 0;
     for (int pick = 0; pick < 2; pick++) {
         int ai = who[pick], mi = who[1 - pick], slot;
         const g_node *a = &g->nodes[ai], *m = &g->nodes[mi];
         float v, lo = -1.f, hi = -1.f;
-        if (!is_op(a, "Add") || a->n_in != 2 || !is_op(m, "Mul") || m->n_in != 2) continue;
+        if (!fz_is_op(a, "Add") || a->n_in != 2 || !fz_is_op(m, "Mul") || m->n_in != 2) continue;
         if (!scalar_const(g, a->in[0] == t ? a->in[1] : a->in[0], &v) || v != 3.f) continue;
-        int ci = single_use(f, a->out[0], &slot);
+        int ci = fz_single_use(f, a->out[0], &slot);
         if (ci < 0 || slot != 0) continue;
         const g_node *c = &g->nodes[ci];
-        if (!is_op(c, "Clip") || c->n_out != 1) continue;
+        if (!fz_is_op(c, "Clip") || c->n_out != 1) continue;
         if (c->opset < 11) {
             lo = g_attr_float(c, "min", -1.f);
             hi = g_attr_float(c, "max", -1.f);
@@ -450,14 +443,14 @@ static int try_hswish(fz *f, int t, nn_post *p, int *out)
             continue;
         }
         if (lo != 0.f || hi != 6.f) continue;
-        if (single_use(f, c->out[0], &slot) != mi) continue;
+        if (fz_single_use(f, c->out[0], &slot) != mi) continue;
         if (!((m->in[0] == t && m->in[1] == c->out[0]) || (m->in[1] == t && m->in[0] == c->out[0])))
             continue;
-        int di = single_use(f, m->out[0], &slot);
+        int di = fz_single_use(f, m->out[0], &slot);
         if (di < 0) continue;
         const g_node *d = &g->nodes[di];
-        if (!((is_op(d, "Div") && slot == 0 && scalar_const(g, d->in[1], &v) && v == 6.f) ||
-              (is_op(d, "Mul") && d->n_in == 2 && scalar_const(g, d->in[1 - slot], &v) &&
+        if (!((fz_is_op(d, "Div") && slot == 0 && scalar_const(g, d->in[1], &v) && v == 6.f) ||
+              (fz_is_op(d, "Mul") && d->n_in == 2 && scalar_const(g, d->in[1 - slot], &v) &&
                fabsf(v - 1.f / 6.f) < 1e-7f)))
             continue;
         if (g->t[d->out[0]].shape.rank > g->t[t].shape.rank) continue;
@@ -476,31 +469,31 @@ static int try_gelu(fz *f, int t, nn_post *p, int *out)
 {
     g_graph *g = f->g;
     int who[3];
-    if (uses(f, t, who, 3) != 2) return 0;
+    if (fz_uses(f, t, who, 3) != 2) return 0;
     for (int pick = 0; pick < 2; pick++) {
         int di = who[pick], mi = who[1 - pick], slot;
         const g_node *d = &g->nodes[di], *m = &g->nodes[mi];
         float v;
-        if (!is_op(m, "Mul") || m->n_in != 2 || d->n_in != 2) continue;
-        int scaled = (is_op(d, "Div") && d->in[0] == t && scalar_const(g, d->in[1], &v) &&
+        if (!fz_is_op(m, "Mul") || m->n_in != 2 || d->n_in != 2) continue;
+        int scaled = (fz_is_op(d, "Div") && d->in[0] == t && scalar_const(g, d->in[1], &v) &&
                       fabsf(v - 1.41421356f) < 1e-4f) ||
-                     (is_op(d, "Mul") && scalar_const(g, d->in[0] == t ? d->in[1] : d->in[0], &v) &&
+                     (fz_is_op(d, "Mul") && scalar_const(g, d->in[0] == t ? d->in[1] : d->in[0], &v) &&
                       fabsf(v - 0.70710678f) < 1e-5f);
         if (!scaled) continue;
-        int ei = single_use(f, d->out[0], &slot);
-        if (ei < 0 || !is_op(&g->nodes[ei], "Erf")) continue;
-        int ai = single_use(f, g->nodes[ei].out[0], &slot);
+        int ei = fz_single_use(f, d->out[0], &slot);
+        if (ei < 0 || !fz_is_op(&g->nodes[ei], "Erf")) continue;
+        int ai = fz_single_use(f, g->nodes[ei].out[0], &slot);
         if (ai < 0) continue;
         const g_node *a = &g->nodes[ai];
-        if (!is_op(a, "Add") || a->n_in != 2 || !scalar_const(g, a->in[1 - slot], &v) || v != 1.f)
+        if (!fz_is_op(a, "Add") || a->n_in != 2 || !scalar_const(g, a->in[1 - slot], &v) || v != 1.f)
             continue;
-        if (single_use(f, a->out[0], &slot) != mi) continue;
+        if (fz_single_use(f, a->out[0], &slot) != mi) continue;
         if (!((m->in[0] == t && m->in[1] == a->out[0]) || (m->in[1] == t && m->in[0] == a->out[0])))
             continue;
-        int hi = single_use(f, m->out[0], &slot);
+        int hi = fz_single_use(f, m->out[0], &slot);
         if (hi < 0) continue;
         const g_node *h = &g->nodes[hi];
-        if (!is_op(h, "Mul") || h->n_in != 2 || !scalar_const(g, h->in[1 - slot], &v) || v != 0.5f)
+        if (!fz_is_op(h, "Mul") || h->n_in != 2 || !scalar_const(g, h->in[1 - slot], &v) || v != 0.5f)
             continue;
         if (g->t[h->out[0]].shape.rank > g->t[t].shape.rank) continue;
         if (!push_post(p, NN_PO_GELU_ERF, 0.f, 0.f)) return 0;
@@ -511,15 +504,48 @@ static int try_gelu(fz *f, int t, nn_post *p, int *out)
     return 0;
 }
 
+/* A constant bias over the last dim (k) added to MatMul/Gemm node ni's
+ * output t: becomes its bias (input 2, summed with one it has). 1 when
+ * done, 0 when not applicable, < 0 an error. */
+static int fold_mm_bias(fz *f, int ni, int kind, const g_tensor *k, int t)
+{
+    g_graph *g = f->g;
+    int rc;
+    int64_t N = g->t[t].shape.rank >= 1 ? g->t[t].shape.d[g->t[t].shape.rank - 1] : -1;
+    if (!(k && k->dtype == G_F32 && N > 0 && g_shape_numel(&k->shape) == N &&
+          k->shape.rank >= 1 && k->shape.rank <= g->t[t].shape.rank &&
+          k->shape.d[k->shape.rank - 1] == N))
+        return 0;
+    if ((rc = grow_inputs(&g->nodes[ni], 3))) return -rc;
+    g_node *n = &g->nodes[ni];
+    int bt = fz_in_t(n, 2);
+    float beta = kind == H_GEMM ? g_attr_float(n, "beta", 1.f) : 1.f;
+    const g_tensor *old = fz_cst(g, bt);
+    if (!(bt < 0 || (old && old->dtype == G_F32 && g_shape_numel(&old->shape) == N &&
+                     old->shape.d[old->shape.rank - 1] == N)))
+        return 0;
+    g_shape s = { .rank = 1, .d = { N } };
+    float *nb = malloc((size_t)N * sizeof(float));
+    if (!nb) return -fz_oom();
+    for (int64_t i = 0; i < N; i++)
+        nb[i] = ((const float *)k->data)[i] + (old ? beta * ((const float *)old->data)[i] : 0.f);
+    int ct = new_const(f, n->name, "bias", &s, nb);
+    free(nb);
+    if (ct < 0) return -fz_oom();
+    g->nodes[ni].in[2] = ct;
+    if (kind == H_GEMM && (rc = set_attr_float(&g->nodes[ni], "beta", 1.f))) return -rc;
+    return 1;
+}
+
 static int fuse_step(fz *f, int ni, int kind, nn_post *p, int64_t M)
 {
     g_graph *g = f->g;
     g_node *n = &g->nodes[ni];
     int t = n->out[0], slot = 0;
-    int ci = single_use(f, t, &slot);
+    int ci = fz_single_use(f, t, &slot);
     if (ci < 0) {
         int out2 = -1;
-        if (uses(f, t, (int[3]){0}, 3) != 2 || g->t[t].is_output) return 0;
+        if (fz_uses(f, t, (int[3]){0}, 3) != 2 || g->t[t].is_output) return 0;
         if (!try_silu(f, t, p, &out2) && !try_hswish(f, t, p, &out2) && !try_gelu(f, t, p, &out2))
             return 0;
         g->nodes[ni].out[0] = out2;
@@ -530,7 +556,7 @@ static int fuse_step(fz *f, int ni, int kind, nn_post *p, int64_t M)
     if (g->t[t].dtype != G_F32 || c->n_out < 1) return 0;
     for (int j = 1; j < c->n_out; j++) {   /* extra outputs (BN in training) must be unused */
         int who[1];
-        if (c->out[j] >= 0 && (g->t[c->out[j]].is_output || uses(f, c->out[j], who, 1))) return 0;
+        if (c->out[j] >= 0 && (g->t[c->out[j]].is_output || fz_uses(f, c->out[j], who, 1))) return 0;
     }
     int is_conv = kind == H_CONV || kind == H_CONVT;
     float *v = NULL;
@@ -538,10 +564,10 @@ static int fuse_step(fz *f, int ni, int kind, nn_post *p, int64_t M)
 
     if (is_conv && M > 0 && (v = malloc((size_t)M * 2 * sizeof(float)))) {
         float *v2 = v + M;
-        if (is_op(c, "BatchNormalization") && slot == 0 && p->n == 0 &&
+        if (fz_is_op(c, "BatchNormalization") && slot == 0 && p->n == 0 &&
             g_attr_int(c, "training_mode", 0) == 0 && g_attr_int(c, "spatial", 1) == 1) {
-            const g_tensor *sc = cst(g, in_t(c, 1)), *bb = cst(g, in_t(c, 2));
-            const g_tensor *mu = cst(g, in_t(c, 3)), *var = cst(g, in_t(c, 4));
+            const g_tensor *sc = fz_cst(g, fz_in_t(c, 1)), *bb = fz_cst(g, fz_in_t(c, 2));
+            const g_tensor *mu = fz_cst(g, fz_in_t(c, 3)), *var = fz_cst(g, fz_in_t(c, 4));
             float eps = g_attr_float(c, "epsilon", 1e-5f);
             if (sc && bb && mu && var && sc->dtype == G_F32 && bb->dtype == G_F32 &&
                 mu->dtype == G_F32 && var->dtype == G_F32 && g_shape_numel(&sc->shape) == M &&
@@ -555,19 +581,19 @@ static int fuse_step(fz *f, int ni, int kind, nn_post *p, int64_t M)
                 rc = fold_affine(f, ni, kind, M, v, v2);
                 done = 1;
             }
-        } else if ((is_op(c, "Mul") || is_op(c, "Div")) && p->n == 0 && in_t(c, 1 - slot) >= 0 &&
-                   (is_op(c, "Mul") || slot == 0)) {
-            const g_tensor *k = cst(g, other_in(c, slot));
+        } else if ((fz_is_op(c, "Mul") || fz_is_op(c, "Div")) && p->n == 0 && fz_in_t(c, 1 - slot) >= 0 &&
+                   (fz_is_op(c, "Mul") || slot == 0)) {
+            const g_tensor *k = fz_cst(g, other_in(c, slot));
             if (k && per_channel(k, r, 1, M, v)) {
-                if (is_op(c, "Div")) for (int64_t i = 0; i < M; i++) v[i] = 1.f / v[i];
+                if (fz_is_op(c, "Div")) for (int64_t i = 0; i < M; i++) v[i] = 1.f / v[i];
                 rc = fold_affine(f, ni, kind, M, v, NULL);
                 done = 1;
             }
-        } else if ((is_op(c, "Add") || (is_op(c, "Sub") && slot == 0)) && p->n == 0 &&
+        } else if ((fz_is_op(c, "Add") || (fz_is_op(c, "Sub") && slot == 0)) && p->n == 0 &&
                    other_in(c, slot) >= 0) {
-            const g_tensor *k = cst(g, other_in(c, slot));
+            const g_tensor *k = fz_cst(g, other_in(c, slot));
             if (k && per_channel(k, r, 1, M, v)) {
-                if (is_op(c, "Sub")) for (int64_t i = 0; i < M; i++) v[i] = -v[i];
+                if (fz_is_op(c, "Sub")) for (int64_t i = 0; i < M; i++) v[i] = -v[i];
                 rc = fold_affine(f, ni, kind, M, NULL, v);
                 done = 1;
             }
@@ -576,41 +602,17 @@ static int fuse_step(fz *f, int ni, int kind, nn_post *p, int64_t M)
     free(v);
     if (rc) return rc > 0 ? -rc : rc;
 
-    if (!done && (kind == H_MATMUL || kind == H_GEMM) && is_op(c, "Add") && p->n == 0 &&
+    if (!done && (kind == H_MATMUL || kind == H_GEMM) && fz_is_op(c, "Add") && p->n == 0 &&
         other_in(c, slot) >= 0) {
-        /* constant bias over the last dim */
-        const g_tensor *k = cst(g, other_in(c, slot));
-        int64_t N = g->t[t].shape.rank >= 1 ? g->t[t].shape.d[g->t[t].shape.rank - 1] : -1;
-        if (k && k->dtype == G_F32 && N > 0 && g_shape_numel(&k->shape) == N &&
-            k->shape.rank >= 1 && k->shape.rank <= g->t[t].shape.rank &&
-            k->shape.d[k->shape.rank - 1] == N) {
-            if ((rc = grow_inputs(n, 3))) return -rc;
-            n = &g->nodes[ni];
-            int bt = in_t(n, 2);
-            float beta = kind == H_GEMM ? g_attr_float(n, "beta", 1.f) : 1.f;
-            const g_tensor *old = cst(g, bt);
-            if (bt < 0 || (old && old->dtype == G_F32 && g_shape_numel(&old->shape) == N &&
-                           old->shape.d[old->shape.rank - 1] == N)) {
-                g_shape s = { .rank = 1, .d = { N } };
-                float *nb = malloc((size_t)N * sizeof(float));
-                if (!nb) return -oom();
-                for (int64_t i = 0; i < N; i++)
-                    nb[i] = ((const float *)k->data)[i] + (old ? beta * ((const float *)old->data)[i] : 0.f);
-                int ct = new_const(f, n->name, "bias", &s, nb);
-                free(nb);
-                if (ct < 0) return -oom();
-                g->nodes[ni].in[2] = ct;
-                if (kind == H_GEMM && (rc = set_attr_float(&g->nodes[ni], "beta", 1.f))) return -rc;
-                done = 1;
-            }
-        }
+        if ((done = fold_mm_bias(f, ni, kind, fz_cst(g, other_in(c, slot)), t)) < 0) return done;
+        n = &g->nodes[ni];
     }
-    if (!done && (is_op(c, "Add") || is_op(c, "Sum")) && c->n_in == 2) {
+    if (!done && (fz_is_op(c, "Add") || fz_is_op(c, "Sum")) && c->n_in == 2) {
         /* residual add of a same-shape activation */
         int o = other_in(c, slot);
-        if (o >= 0 && o != t && !cst(g, o) && g->t[o].dtype == G_F32 &&
+        if (o >= 0 && o != t && !fz_cst(g, o) && g->t[o].dtype == G_F32 &&
             g_shape_known(&g->t[o].shape) && g_shape_eq(&g->t[o].shape, &g->t[t].shape) &&
-            in_t(n, NN_ADD_INPUT) < 0 && push_post(p, NN_PO_ADD, 0.f, 0.f)) {
+            fz_in_t(n, NN_ADD_INPUT) < 0 && push_post(p, NN_PO_ADD, 0.f, 0.f)) {
             if ((rc = grow_inputs(n, NN_ADD_INPUT + 1))) return -rc;
             g->nodes[ni].in[NN_ADD_INPUT] = o;
             done = 1;
@@ -621,17 +623,17 @@ static int fuse_step(fz *f, int ni, int kind, nn_post *p, int64_t M)
         float a, b;
         if (activation(f, c, &ak, &a, &b) && push_post(p, ak, a, b)) done = 1;
     }
-    if (!done && (!is_conv || p->n > 0) && (is_op(c, "Mul") || is_op(c, "Div") || is_op(c, "Add") ||
-                                           (is_op(c, "Sub") && slot == 0))) {
+    if (!done && (!is_conv || p->n > 0) && (fz_is_op(c, "Mul") || fz_is_op(c, "Div") || fz_is_op(c, "Add") ||
+                                           (fz_is_op(c, "Sub") && slot == 0))) {
         /* scalar affine step: after a MatMul/Gemm (attention scaling), or
          * after a convolution's activation (PP-OCR's learnable affine) */
         float s;
         int o = other_in(c, slot);
         if (o >= 0 && scalar_const(g, o, &s)) {
             float a = 1.f, b = 0.f;
-            if (is_op(c, "Mul")) a = s;
-            else if (is_op(c, "Div")) { if (slot != 0 || s == 0.f) return 0; a = 1.f / s; }
-            else if (is_op(c, "Add")) b = s;
+            if (fz_is_op(c, "Mul")) a = s;
+            else if (fz_is_op(c, "Div")) { if (slot != 0 || s == 0.f) return 0; a = 1.f / s; }
+            else if (fz_is_op(c, "Add")) b = s;
             else b = -s;
             /* a scalar constant of higher rank would broadcast the output up */
             if (g->t[o].shape.rank <= g->t[t].shape.rank && push_post(p, NN_PO_LINEAR, a, b)) done = 1;
@@ -643,7 +645,7 @@ static int fuse_step(fz *f, int ni, int kind, nn_post *p, int64_t M)
     return 1;
 }
 
-static int ints_all(const g_node *n, const char *name, int64_t v, int cnt)
+int fz_ints_all(const g_node *n, const char *name, int64_t v, int cnt)
 {
     const int64_t *a;
     int c = g_attr_ints(n, name, &a);
@@ -659,36 +661,36 @@ static int fuse_dw(fz *f, int ai)
 {
     g_graph *g = f->g;
     g_node *a = &g->nodes[ai];
-    if (!dn_conv_dw_probe || !is_op(a, "Conv") || a->n_out != 1 || a->n_in < 2) return 0;
+    if (!fz_is_op(a, "Conv") || a->n_out != 1 || a->n_in < 2) return 0;
     if (graph_node_bf16(a)) return 0;   /* the fused depthwise step is float32 only */
-    if (g_node_attr(a, "_oa_dw_stride") || in_t(a, NN_ADD_INPUT) >= 0) return 0;
-    const g_tensor *aw = cst(g, a->in[1]);
+    if (g_node_attr(a, "_oa_dw_stride") || fz_in_t(a, NN_ADD_INPUT) >= 0) return 0;
+    const g_tensor *aw = fz_cst(g, a->in[1]);
     int t = a->out[0], slot;
     if (!aw || aw->dtype != G_F32 || aw->shape.rank != 4 || aw->shape.d[2] != 1 || aw->shape.d[3] != 1)
         return 0;
     if (g->t[t].dtype != G_F32 || g->t[t].shape.rank != 4 || !g_shape_known(&g->t[t].shape)) return 0;
-    if (g_attr_int(a, "group", 1) != 1 || !ints_all(a, "strides", 1, 2) || !ints_all(a, "pads", 0, 4))
+    if (g_attr_int(a, "group", 1) != 1 || !fz_ints_all(a, "strides", 1, 2) || !fz_ints_all(a, "pads", 0, 4))
         return 0;
     if (strcmp(g_attr_str(a, "auto_pad", "NOTSET"), "NOTSET")) return 0;
-    if (in_t(a, 2) >= 0 && !cst(g, a->in[2])) return 0;
-    int bi = single_use(f, t, &slot);
+    if (fz_in_t(a, 2) >= 0 && !fz_cst(g, a->in[2])) return 0;
+    int bi = fz_single_use(f, t, &slot);
     if (bi < 0 || slot != 0) return 0;
     g_node *b = &g->nodes[bi];
     int64_t M = g->t[t].shape.d[1];
-    const g_tensor *bw = is_op(b, "Conv") && b->n_out == 1 && b->n_in >= 2 ? cst(g, b->in[1]) : NULL;
+    const g_tensor *bw = fz_is_op(b, "Conv") && b->n_out == 1 && b->n_in >= 2 ? fz_cst(g, b->in[1]) : NULL;
     if (!bw || bw->dtype != G_F32 || bw->shape.rank != 4 || bw->shape.d[0] != M ||
         bw->shape.d[1] != 1 || bw->shape.d[2] != 3 || bw->shape.d[3] != 3)
         return 0;
-    if (g_attr_int(b, "group", 1) != M || !ints_all(b, "dilations", 1, 2) ||
-        g_node_attr(b, "_oa_dw_stride") || in_t(b, NN_ADD_INPUT) >= 0)
+    if (g_attr_int(b, "group", 1) != M || !fz_ints_all(b, "dilations", 1, 2) ||
+        g_node_attr(b, "_oa_dw_stride") || fz_in_t(b, NN_ADD_INPUT) >= 0)
         return 0;
-    if (in_t(b, 2) >= 0 && (!cst(g, b->in[2]) || g->t[b->in[2]].dtype != G_F32)) return 0;
+    if (fz_in_t(b, 2) >= 0 && (!fz_cst(g, b->in[2]) || g->t[b->in[2]].dtype != G_F32)) return 0;
     const int64_t *st;
     int sc = g_attr_ints(b, "strides", &st);
     int64_t stride = sc < 0 ? 1 : (sc == 2 && st[0] == st[1] ? st[0] : 0);
     if (stride != 1 && stride != 2) return 0;
     const char *ap = g_attr_str(b, "auto_pad", "NOTSET");
-    int pads_ok = !strcmp(ap, "NOTSET") ? ints_all(b, "pads", 1, 4) && g_node_attr(b, "pads")
+    int pads_ok = !strcmp(ap, "NOTSET") ? fz_ints_all(b, "pads", 1, 4) && g_node_attr(b, "pads")
                                         : (stride == 1 && strncmp(ap, "SAME", 4) == 0);
     if (!pads_ok) return 0;
     nn_post pa;
@@ -696,7 +698,7 @@ static int fuse_dw(fz *f, int ai)
     memset(&d, 0, sizeof d);
     if (nn_post_parse(a, &pa) || nn_post_parse(b, &d.po) || pa.has_add || d.po.has_add) return 0;
     /* a SiLU on the expanded tensor runs faster as the separate pass the
-     * unfused convolution gets (dn_silu.c) than inside oneDNN's fused
+     * unfused convolution gets (the backend's SiLU pass) than inside oneDNN's fused
      * kernel (EfficientNet-B0's first expand + depthwise pair: 1.49 -> 1.17 ms) */
     for (int i = 0; i < pa.n; i++)
         if (pa.kind[i] == NN_PO_SILU) return 0;
@@ -705,16 +707,18 @@ static int fuse_dw(fz *f, int ai)
     d.has_bias = 1;
     const g_tensor *x = &g->t[a->in[0]];
     if (x->shape.rank != 4 || !g_shape_known(&x->shape)) return 0;
-    if (!dn_conv_dw_probe(x->shape.d[1], M, x->shape.d[2], x->shape.d[3], &pa, &d)) return 0;
+    /* only where an implementation runs the pair as one fast kernel */
+    k_dw_fusion q = { x->shape.d[1], M, x->shape.d[2], x->shape.d[3], &pa, &d };
+    if (!k_fuse_dw(a, &q)) return 0;
     /* graft: inputs 4/5, the depthwise attributes, the consumer's output */
     int rc = grow_inputs(a, NN_DW_B + 1);
     if (rc) return -rc;
     a = &g->nodes[ai];
     b = &g->nodes[bi];
-    int wt = b->in[1], bt = in_t(b, 2);
+    int wt = b->in[1], bt = fz_in_t(b, 2);
     if (bt < 0) {
         g_shape bs = { .rank = 1, .d = { M } };
-        if ((bt = new_const(f, b->name, "bias", &bs, NULL)) < 0) return -oom();
+        if ((bt = new_const(f, b->name, "bias", &bs, NULL)) < 0) return -fz_oom();
     }
     a = &g->nodes[ai];
     b = &g->nodes[bi];
@@ -725,232 +729,18 @@ static int fuse_dw(fz *f, int ai)
     float al[NN_MAX_PO], be[NN_MAX_PO];
     for (int i = 0; i < d.po.n; i++) { k[i] = d.po.kind[i]; al[i] = d.po.a[i]; be[i] = d.po.b[i]; }
     g_attr *at = attr_slot(a, "_oa_dw_stride");
-    if (!at || !(at->name = malloc(sizeof "_oa_dw_stride"))) return -oom();
+    if (!at || !(at->name = malloc(sizeof "_oa_dw_stride"))) return -fz_oom();
     strcpy(at->name, "_oa_dw_stride");
     at->type = G_AT_INT;
     at->i = sv;
-    if (d.po.n && ((rc = set_attr_ints(a, "_oa_dw_post_ops", k, d.po.n)) ||
+    if (d.po.n && ((rc = fz_set_attr_ints(a, "_oa_dw_post_ops", k, d.po.n)) ||
                    (rc = set_attr_floats(a, "_oa_dw_post_alpha", al, d.po.n)) ||
                    (rc = set_attr_floats(a, "_oa_dw_post_beta", be, d.po.n))))
         return -rc;
     a->out[0] = b->out[0];
     f->dead[bi] = 1;
-    unbind(a);
+    fz_unbind(a);
     return 1;
-}
-
-/* ---- squeeze-excite ---- */
-
-/* Node n turns into openacl operator `op`, its attributes dropped. */
-static int become(g_node *n, const char *op)
-{
-    char *o = strdup(op), *d = strdup("openacl");
-    if (!o || !d) { free(o); free(d); return oom(); }
-    free(n->op_type);
-    free(n->domain);
-    n->op_type = o;
-    n->domain = d;
-    n->opset = 1;
-    for (int i = 0; i < n->n_attr; i++) g_attr_clear(&n->attr[i]);
-    n->n_attr = 0;
-    return 0;
-}
-
-/* The live node writing tensor t (fused nodes take over their absorbed
- * consumers' outputs, so the tensor's producer field may be stale). */
-static int producer_of(const fz *f, int t)
-{
-    const g_graph *g = f->g;
-    for (int i = 0; i < g->n_nodes; i++) {
-        if (f->dead[i]) continue;
-        for (int j = 0; j < g->nodes[i].n_out; j++)
-            if (g->nodes[i].out[j] == t) return i;
-    }
-    return -1;
-}
-
-/* Whether Conv node c is a plain product of its [N, cin, 1, 1] input fit
- * for openacl.SqueezeExcite: float32 constant weights [M, cin, 1, 1] and
- * bias, group 1, no padding, unit strides and dilations, and nothing fused
- * but activations. *m = M. */
-static int se_conv(const fz *f, const g_node *c, int64_t cin, int64_t *m, nn_post *p)
-{
-    const g_graph *g = f->g;
-    if (!is_op(c, "Conv") || c->n_out != 1 || c->n_in < 2 || c->n_in > 3) return 0;
-    const g_tensor *w = cst(g, c->in[1]);
-    if (!w || w->dtype != G_F32 || w->shape.rank != 4 || w->shape.d[1] != cin ||
-        w->shape.d[2] != 1 || w->shape.d[3] != 1)
-        return 0;
-    const g_tensor *b = in_t(c, 2) >= 0 ? cst(g, c->in[2]) : NULL;
-    if (in_t(c, 2) >= 0 && (!b || b->dtype != G_F32 || b->shape.rank != 1 || b->shape.d[0] != w->shape.d[0]))
-        return 0;
-    if (g_attr_int(c, "group", 1) != 1 || !ints_all(c, "strides", 1, 2) || !ints_all(c, "pads", 0, 4) ||
-        !ints_all(c, "dilations", 1, 2) || g_node_attr(c, "_oa_dw_stride"))
-        return 0;
-    if (nn_post_parse(c, p) || p->has_add) return 0;
-    *m = w->shape.d[0];
-    return 1;
-}
-
-/* GlobalAveragePool(x) -> Conv 1x1 -> Conv 1x1 -> Mul(x, .) as one
- * openacl.SqueezeExcite node (kernels/ref/nn_se.c), which the Mul node
- * becomes. Returns 1 when done, 0 when not applicable, < 0 error. */
-static int fuse_se(fz *f, int mi)
-{
-    g_graph *g = f->g;
-    g_node *mul = &g->nodes[mi];
-    if (!is_op(mul, "Mul") || mul->n_in != 2 || mul->n_out != 1 || mul->in[0] < 0 || mul->in[1] < 0)
-        return 0;
-    for (int k = 0; k < 2; k++) {
-        int xt = mul->in[k], st = mul->in[1 - k], slot;
-        const g_tensor *x = &g->t[xt], *sv = &g->t[st];
-        if (x->dtype != G_F32 || x->kind == G_TK_CONST || x->shape.rank != 4 || !g_shape_known(&x->shape))
-            continue;
-        int64_t N = x->shape.d[0], C = x->shape.d[1], R, M;
-        if (sv->shape.rank != 4 || sv->shape.d[0] != N || sv->shape.d[1] != C || sv->shape.d[2] != 1 ||
-            sv->shape.d[3] != 1 || single_use(f, st, &slot) != mi)
-            continue;
-        int c2 = producer_of(f, st);
-        if (c2 < 0 || g->nodes[c2].n_in < 1) continue;
-        int ht = g->nodes[c2].in[0];
-        int c1 = ht >= 0 && single_use(f, ht, &slot) == c2 && slot == 0 ? producer_of(f, ht) : -1;
-        if (c1 < 0 || g->nodes[c1].n_in < 1) continue;
-        int gt = g->nodes[c1].in[0];
-        int gp = gt >= 0 && single_use(f, gt, &slot) == c1 && slot == 0 ? producer_of(f, gt) : -1;
-        if (gp < 0) continue;
-        const g_node *pool = &g->nodes[gp];
-        if (!is_op(pool, "GlobalAveragePool") || pool->n_in != 1 || pool->in[0] != xt || pool->n_out != 1)
-            continue;
-        nn_post p1, p2;
-        if (!se_conv(f, &g->nodes[c1], C, &R, &p1) || !se_conv(f, &g->nodes[c2], R, &M, &p2) || M != C)
-            continue;
-        /* the Mul becomes the block: inputs x, W1, b1, W2, b2 */
-        int *in = realloc(mul->in, 5 * sizeof *in);
-        if (!in) return -oom();
-        mul->in = in;
-        mul->n_in = 5;
-        in[0] = xt;
-        in[1] = g->nodes[c1].in[1];
-        in[2] = in_t(&g->nodes[c1], 2);
-        in[3] = g->nodes[c2].in[1];
-        in[4] = in_t(&g->nodes[c2], 2);
-        int rc = become(mul, "SqueezeExcite");
-        if (!rc && p1.n) rc = write_post_as(mul, "_oa_se_post", &p1);
-        if (!rc && p2.n) rc = write_post(mul, &p2);
-        /* bf16-marked products: the block may keep its weights in bf16 */
-        if (!rc && graph_node_bf16(&g->nodes[c1]) && graph_node_bf16(&g->nodes[c2]))
-            rc = set_attr_int(mul, G_ATTR_BF16, 1);
-        if (rc) return -rc;
-        f->dead[gp] = f->dead[c1] = f->dead[c2] = 1;
-        unbind(mul);
-        return 1;
-    }
-    return 0;
-}
-
-/* ---- channel shuffle ---- */
-
-/* The single int64/int32 value of constant tensor t with one element. */
-static int const_int1(const g_graph *g, int t, int64_t *v)
-{
-    const g_tensor *c = cst(g, t);
-    if (!c || g_shape_numel(&c->shape) != 1) return 0;
-    if (c->dtype == G_I64) *v = *(const int64_t *)c->data;
-    else if (c->dtype == G_I32) *v = *(const int32_t *)c->data;
-    else return 0;
-    return 1;
-}
-
-/* Slice node s of the [N, C, H, W] tensor along channels only, step 1,
- * constant bounds (opset 10 and later): its range of channels. */
-static int channel_slice(const g_graph *g, const g_node *s, int64_t C, int64_t *a, int64_t *b)
-{
-    if (!is_op(s, "Slice") || s->opset < 10 || s->n_in < 3 || s->n_out != 1 || s->out[0] < 0) return 0;
-    int64_t st, en, ax = 0, step = 1;
-    if (!const_int1(g, s->in[1], &st) || !const_int1(g, s->in[2], &en)) return 0;
-    if (in_t(s, 3) >= 0 && !const_int1(g, s->in[3], &ax)) return 0;
-    if (in_t(s, 4) >= 0 && !const_int1(g, s->in[4], &step)) return 0;
-    if ((ax != 1 && ax != -3) || step != 1) return 0;
-    if (st < 0) st += C;
-    if (en < 0) en += C;
-    st = st < 0 ? 0 : st > C ? C : st;
-    en = en < 0 ? 0 : en > C ? C : en;
-    if (en <= st) return 0;
-    *a = st;
-    *b = en;
-    return 1;
-}
-
-/* [Concat along channels ->] Reshape [N, g, C/g, H, W] -> Transpose
- * (0, 2, 1, 3, 4) -> Reshape [N, C, H, W] [-> Slices along channels] as one
- * openacl.ChannelShuffle node (kernels/ref/shape_shuffle.c), which the last
- * Reshape becomes: one pass instead of three, and a layout the
- * convolutions around it can keep. Returns 1 when done, 0 when not
- * applicable, < 0 error. */
-static int fuse_shuffle(fz *f, int ri)
-{
-    g_graph *g = f->g;
-    g_node *r2 = &g->nodes[ri];
-    if (!is_op(r2, "Reshape") || r2->n_in < 1 || r2->n_out != 1 || r2->in[0] < 0 || r2->out[0] < 0) return 0;
-    int slot, yt = r2->out[0], tt = r2->in[0];
-    const g_shape *ys = &g->t[yt].shape;
-    if (ys->rank != 4 || !g_shape_known(ys)) return 0;
-    int ti = single_use(f, tt, &slot) == ri ? producer_of(f, tt) : -1;
-    if (ti < 0) return 0;
-    const g_node *tr = &g->nodes[ti];
-    const g_attr *perm = g_node_attr(tr, "perm");
-    static const int64_t want[5] = { 0, 2, 1, 3, 4 };
-    if (!is_op(tr, "Transpose") || tr->n_in != 1 || tr->in[0] < 0 || !perm || perm->type != G_AT_INTS ||
-        perm->n != 5 || memcmp(perm->ints, want, sizeof want))
-        return 0;
-    int ut = tr->in[0];
-    int r1i = single_use(f, ut, &slot) == ti ? producer_of(f, ut) : -1;
-    if (r1i < 0) return 0;
-    const g_node *r1 = &g->nodes[r1i];
-    if (!is_op(r1, "Reshape") || r1->n_in < 1 || r1->in[0] < 0) return 0;
-    int xt = r1->in[0];
-    const g_shape *xs = &g->t[xt].shape, *us = &g->t[ut].shape;
-    if (!g_shape_eq(xs, ys) || us->rank != 5 || !g_shape_known(us)) return 0;
-    int64_t N = xs->d[0], C = xs->d[1], H = xs->d[2], W = xs->d[3], grp = us->d[1];
-    if (us->d[0] != N || grp < 1 || us->d[1] * us->d[2] != C || us->d[3] != H || us->d[4] != W) return 0;
-    /* the parts: a single-use channel Concat's inputs, else x itself */
-    int ci = single_use(f, xt, &slot) == r1i ? producer_of(f, xt) : -1;
-    const g_node *cat = ci >= 0 ? &g->nodes[ci] : NULL;
-    if (cat && (!is_op(cat, "Concat") || (g_attr_int(cat, "axis", 1) != 1 && g_attr_int(cat, "axis", 1) != -3) ||
-                cat->n_in < 1 || cat->n_in > 64))
-        cat = NULL;
-    for (int i = 0; cat && i < cat->n_in; i++)
-        if (cat->in[i] < 0 || g->t[cat->in[i]].shape.rank != 4) cat = NULL;
-    /* the outputs: the Slices when every reader of y is one, else y */
-    enum { MAXU = 16 };
-    int who[MAXU], nu = uses(f, yt, who, MAXU), fold = nu >= 1 && nu <= MAXU && !g->t[yt].is_output;
-    int64_t rng[2 * MAXU];
-    for (int k = 0; fold && k < nu; k++)
-        fold = g->nodes[who[k]].in[0] == yt && channel_slice(g, &g->nodes[who[k]], C, &rng[2 * k], &rng[2 * k + 1]);
-    for (int k = 0; fold && k < nu; k++)
-        for (int m = 0; m < k; m++) fold &= who[m] != who[k];
-    int nout = fold ? nu : 1;
-    if (!fold) { rng[0] = 0; rng[1] = C; }
-    int *in = malloc((size_t)(cat ? cat->n_in : 1) * sizeof *in), *out = malloc((size_t)nout * sizeof *out);
-    if (!in || !out) { free(in); free(out); return -oom(); }
-    int nin = cat ? cat->n_in : 1;
-    for (int i = 0; i < nin; i++) in[i] = cat ? cat->in[i] : xt;
-    for (int k = 0; k < nout; k++) out[k] = fold ? g->nodes[who[k]].out[0] : yt;
-    free(r2->in);
-    free(r2->out);
-    r2->in = in;
-    r2->n_in = nin;
-    r2->out = out;
-    r2->n_out = nout;
-    int rc = become(r2, "ChannelShuffle");
-    if (!rc) rc = set_attr_ints(r2, "ranges", rng, 2 * nout);
-    if (!rc) rc = set_attr_int(r2, "groups", grp);
-    if (rc) return -rc;
-    f->dead[ti] = f->dead[r1i] = 1;
-    if (cat) f->dead[ci] = 1;
-    for (int k = 0; fold && k < nu; k++) f->dead[who[k]] = 1;
-    unbind(r2);
-    return 1 + (cat != NULL) + (fold ? nu : 0);
 }
 
 /* Runs fn over every live node (fn: nodes absorbed / `per`, or < 0 an
@@ -975,7 +765,7 @@ int graph_pass_fuse(g_graph *g)
     if (off && *off && strcmp(off, "0")) return 0;
     fz f = { .g = g };
     f.dead = calloc((size_t)g->n_nodes, 1);
-    if (!f.dead) return oom();
+    if (!f.dead) return fz_oom();
     int rc = 0;
     for (int i = 0; i < g->n_nodes && !rc; i++) {
         if (f.dead[i]) continue;
@@ -985,8 +775,8 @@ int graph_pass_fuse(g_graph *g)
         if (g->t[n->out[0]].dtype != G_F32 || !g_shape_known(&g->t[n->out[0]].shape)) continue;
         int64_t M = -1;
         if (kind == H_CONV || kind == H_CONVT) {
-            if (!cst(g, n->in[1]) || g->t[n->in[1]].dtype != G_F32) continue;
-            if (in_t(n, 2) >= 0 && !cst(g, n->in[2])) continue;
+            if (!fz_cst(g, n->in[1]) || g->t[n->in[1]].dtype != G_F32) continue;
+            if (fz_in_t(n, 2) >= 0 && !fz_cst(g, n->in[2])) continue;
             M = conv_out_channels(g, n, kind);
         }
         nn_post p;
@@ -996,8 +786,8 @@ int graph_pass_fuse(g_graph *g)
         if (s < 0) { rc = -s; break; }
         if (!steps) continue;
         n = &g->nodes[i];
-        if (p.n != before && (rc = write_post(n, &p))) break;
-        unbind(n);
+        if (p.n != before && (rc = fz_write_post(n, &p))) break;
+        fz_unbind(n);
         f.nfused += steps;
     }
     /* second round: depthwise steps into the 1x1 convolutions before them,
@@ -1005,9 +795,9 @@ int graph_pass_fuse(g_graph *g)
     if (!rc) rc = each_node(&f, fuse_dw, 1, NULL);
     /* third round: squeeze-excite blocks (4 nodes into 1), their products
      * now carrying their activations */
-    if (!rc) rc = each_node(&f, fuse_se, 3, "OPENACL_NO_SE_FUSE");
+    if (!rc) rc = each_node(&f, fz_fuse_se, 3, "OPENACL_NO_SE_FUSE");
     /* channel shuffles (no convolution involved) */
-    if (!rc) rc = each_node(&f, fuse_shuffle, 1, "OPENACL_NO_SHUFFLE_FUSE");
+    if (!rc) rc = each_node(&f, fz_fuse_shuffle, 1, "OPENACL_NO_SHUFFLE_FUSE");
     if (!rc && f.nfused) {
         acl_log(1, "fusion pass: %d nodes absorbed into convolutions, matrix products and shuffles", f.nfused);
         rc = graph_remove_nodes(g, f.dead);

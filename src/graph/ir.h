@@ -142,6 +142,21 @@ const char *g_attr_str(const g_node *n, const char *name, const char *def);
 int g_attr_ints(const g_node *n, const char *name, const int64_t **v);
 int g_attr_floats(const g_node *n, const char *name, const float **v);
 
+/* Precision marks, read by the passes and the kernels alike (set by
+ * graph/precision.c): "_oa_bf16" (int 1) on a node that may compute in
+ * bfloat16, "_oa_bf16_out" on a convolution whose output is stored as
+ * bfloat16. They survive fusion, show in OPENACL_DUMP_GRAPH and are stored
+ * by compiled models. */
+#define G_ATTR_BF16 "_oa_bf16"
+#define G_ATTR_BF16_OUT "_oa_bf16_out"
+/* Whether tensor t of a subgraph is a capture: a value of an enclosing
+ * graph the body reads by name (an input tensor that is not one of the
+ * body's formal inputs; every importer builds bodies so). */
+int g_is_capture(const g_graph *sub, int t);
+
+/* Whether n carries the G_ATTR_BF16 mark. */
+int graph_node_bf16(const g_node *n);
+
 #ifdef __cplusplus
 }
 #endif

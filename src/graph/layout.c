@@ -13,7 +13,7 @@
 #include "graph/passes.h"
 #include "graph/errs.h"
 #include "graph/precision.h"
-#include "kernels/ref/nn_common.h"
+#include "kernels/post.h"
 #include "core/core.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -174,11 +174,10 @@ static int predict(g_graph *g, g_node *n, int *lay)
     return r && r != K_NEED_DATA ? -1 : 0;
 }
 
-static int layout_pass(g_graph *g);
-
-/* From kernels/dnnl (weak: absent in builds without them). */
-int dn_conv_bf16_io(const g_node *n, int as_producer) __attribute__((weak));
-int dn_scale_reads_bf16(const g_graph *g, const g_node *n, int slot) __attribute__((weak));
+static int is_se(const g_node *n)
+{
+    return n->domain && !strcmp(n->domain, "openacl") && !strcmp(n->op_type, "SqueezeExcite");
+}
 
 static int set_bf16_out(g_node *n)
 {
@@ -213,9 +212,8 @@ static void unbind_node(g_node *n)
  * output is bf16 when only bf16 convolutions read it. Otherwise the
  * depthwise output is float32 and the projection converts the Mul's float32
  * output again: two extra passes over the block's largest tensor. */
-static int bf16_se_pass(g_graph *g)
+int graph_pass_bf16_se(g_graph *g)
 {
-    if (!dn_conv_bf16_io || !dn_scale_reads_bf16) return 0;
     /* OPENACL_BF16_SE=2 also stores the depthwise output as bf16: ~3 % faster
      * on EfficientNet-B0, but a second rounding before the projection raises
      * its error against float32 by a fifth; off by default */
@@ -229,10 +227,10 @@ static int bf16_se_pass(g_graph *g)
         if (x->kind != G_TK_ACT || x->is_output || x->dtype != G_F32 || x->producer < 0 || x->nuse <= 0)
             continue;
         g_node *p = &g->nodes[x->producer];
-        int conv_src = deep && p->out[0] == t && dn_conv_bf16_io(p, 1);
+        int conv_src = deep && p->out[0] == t && k_bf16_io(p, 1);
         int mul_src = p->n_out == 1 && ((!strcmp(p->op_type, "Mul") && (!p->domain || !*p->domain) &&
-                                         (dn_scale_reads_bf16(g, p, 0) || dn_scale_reads_bf16(g, p, 1))) ||
-                                        nn_se_bound(p));
+                                         (k_reads_bf16(g, p, 0) || k_reads_bf16(g, p, 1))) ||
+                                        (is_se(p) && p->op));
         if (!conv_src && !mul_src) continue;
         /* every reader: GAP / channel-scale Mul after a convolution, bf16
          * convolutions (data input) after a Mul */
@@ -243,10 +241,10 @@ static int bf16_se_pass(g_graph *g)
                 if (c->in[j] != t) continue;
                 seen++;
                 if (conv_src) {
-                    ok = dn_scale_reads_bf16(g, c, j);
-                    muls += !strcmp(c->op_type, "Mul") || nn_se_bound(c);
+                    ok = k_reads_bf16(g, c, j);
+                    muls += !strcmp(c->op_type, "Mul") || (is_se(c) && c->op);
                 } else {
-                    ok = j == 0 && dn_conv_bf16_io(c, 0);
+                    ok = j == 0 && k_bf16_io(c, 0);
                 }
             }
         }
@@ -266,25 +264,9 @@ static int bf16_se_pass(g_graph *g)
     return rc;
 }
 
-/* Storage decisions: layouts, then bfloat16 activations (graph/precision.h),
- * which need the layouts final. */
+/* Storage layouts (NHWC where the readers take it); the bfloat16 storage
+ * passes follow in the pipeline (passes.c), once the layouts are final. */
 int graph_pass_layout(g_graph *g)
-{
-    int rc = layout_pass(g);
-    if (rc || !g || !g->n_nodes) return rc;
-    int bf16 = 0;
-    for (int i = 0; i < g->n_nodes && !bf16; i++) bf16 = graph_node_bf16(&g->nodes[i]);
-    if (!bf16) return 0;
-    /* the bf16 pass asks the bound kernels: bind what the layouts changed */
-    if ((rc = graph_toposort(g)) || (rc = graph_bind_infer(g, 0))) return rc;
-    if ((rc = graph_pass_bf16_act(g))) return rc;
-    const char *off = getenv("OPENACL_BF16_SE");   /* 0: squeeze-excite steps stay float32 */
-    if (off && !strcmp(off, "0")) return 0;
-    if ((rc = graph_toposort(g)) || (rc = graph_bind_infer(g, 0))) return rc;
-    return bf16_se_pass(g);
-}
-
-static int layout_pass(g_graph *g)
 {
     if (!g || !g->n_nodes) return 0;
     const char *off = getenv("OPENACL_NO_LAYOUT");   /* debugging and tests: pass disabled */

@@ -2,6 +2,7 @@
  * cleanup, kernel choice, shape/type inference and constant folding. */
 #include "graph/passes.h"
 #include "graph/errs.h"
+#include "graph/precision.h"
 #include "core/core.h"
 #include <omp.h>
 #include <stdio.h>
@@ -585,32 +586,79 @@ int graph_is_static(const g_graph *g)
     return 1;
 }
 
-static int rebind(g_graph *g)
+/* ---- the pipeline ---- */
+
+static int env_on(const char *name)
 {
-    int rc = graph_toposort(g);
-    if (!rc) rc = graph_bind_infer(g, 0);
-    return rc;
+    const char *e = getenv(name);
+    return e && *e && strcmp(e, "0");
 }
 
-int graph_optimize(g_graph *g)
+static int has_bf16_marks(const g_graph *g)
 {
-    int rc;
-    if ((rc = graph_toposort(g))) return rc;
-    if ((rc = graph_elim_identity(g))) return rc;
-    if ((rc = graph_dce(g))) return rc;
-    if ((rc = graph_check_supported(g))) return rc;
-    if ((rc = graph_bind_infer(g, 1))) return rc;
-    if ((rc = graph_dce(g))) return rc;
-    if (graph_pass_fuse) {
-        if ((rc = graph_pass_fuse(g))) return rc;
-        if ((rc = rebind(g))) return rc;
-    }
-    if (graph_pass_layout) {
-        if ((rc = graph_pass_layout(g))) return rc;
-        if ((rc = rebind(g))) return rc;
-    }
-    return graph_dce(g);
+    for (int i = 0; i < g->n_nodes; i++)
+        if (graph_node_bf16(&g->nodes[i])) return 1;
+    return 0;
 }
+
+static int fuse_on(const g_graph *g) { (void)g; return !env_on("OPENACL_NO_FUSE"); }
+static int layout_on(const g_graph *g) { (void)g; return !env_on("OPENACL_NO_LAYOUT"); }
+static int bf16_on(const g_graph *g) { return has_bf16_marks(g); }
+static int bf16_se_on(const g_graph *g)
+{
+    const char *off = getenv("OPENACL_BF16_SE");   /* 0: squeeze-excite steps stay float32 */
+    return has_bf16_marks(g) && !(off && !strcmp(off, "0"));
+}
+static int fold(g_graph *g) { return graph_bind_infer(g, 1); }
+static int supported(g_graph *g) { return graph_check_supported(g); }
+
+typedef struct graph_pass {
+    const char *name;
+    int (*run)(g_graph *g);
+    int (*on)(const g_graph *g);   /* the switch; NULL: always */
+    const char *when;              /* the switch in words, for the printout */
+    int rebind;                    /* sort, bind and infer again after it ran */
+    int shapes;                    /* part of what a description needs (graph_describe) */
+} graph_pass;
+
+static const graph_pass g_pipeline[] = {
+    { "toposort", graph_toposort, NULL, "always", 0, 1 },
+    { "elim_identity", graph_elim_identity, NULL, "always", 0, 1 },
+    { "dce", graph_dce, NULL, "always", 0, 1 },
+    { "supported", supported, NULL, "always", 0, 1 },
+    { "fold", fold, NULL, "always", 0, 1 },
+    { "dce", graph_dce, NULL, "always", 0, 1 },
+    { "fuse", graph_pass_fuse, fuse_on, "unless OPENACL_NO_FUSE", 1, 0 },
+    { "layout", graph_pass_layout, layout_on, "unless OPENACL_NO_LAYOUT", 1, 0 },
+    { "bf16_act", graph_pass_bf16_act, bf16_on, "bf16-marked graphs", 1, 0 },
+    { "bf16_se", graph_pass_bf16_se, bf16_se_on, "bf16-marked graphs unless OPENACL_BF16_SE=0", 1, 0 },
+    { "dce", graph_dce, NULL, "always", 0, 0 },
+};
+#define N_PIPELINE ((int)(sizeof g_pipeline / sizeof g_pipeline[0]))
+
+static int run_pipeline(g_graph *g, int shapes_only)
+{
+    int print = env_on("OPENACL_PRINT_PASSES");
+    for (int i = 0; i < N_PIPELINE; i++) {
+        const graph_pass *p = &g_pipeline[i];
+        if (shapes_only && !p->shapes) continue;
+        if (p->on && !p->on(g)) {
+            if (print) fprintf(stderr, "openacl: pass %-14s skipped (%s)\n", p->name, p->when);
+            continue;
+        }
+        int rc = p->run(g);
+        if (!rc && p->rebind && !(rc = graph_toposort(g))) rc = graph_bind_infer(g, 0);
+        if (print)
+            fprintf(stderr, "openacl: pass %-14s %s, %d nodes\n", p->name, rc ? "failed" : "done",
+                    g->n_nodes);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+int graph_optimize(g_graph *g) { return run_pipeline(g, 0); }
+
+int graph_describe(g_graph *g) { return run_pipeline(g, 1); }
 
 int graph_prepare_sub(g_graph *sub)
 {

@@ -1,18 +1,13 @@
 /* Graph passes and the load-time pipeline. Each pass works in place on a
  * g_graph and returns 0 or an aclError (message left with acl_fail).
  *
- * The pipeline (graph_optimize), in order:
- *   link          producers/uses; a tensor produced twice is refused
- *   toposort      nodes in dependency order; a cycle is refused naming a node in it
- *   elim_identity Identity / inference-mode Dropout removed by rewiring
- *   dce           nodes that reach no graph output removed
- *   supported     every node has a kernel (one error listing all that do not)
- *   bind_infer    per node in order: choose the kernel (first whose init()
- *                 does not decline), infer output types/shapes, fold nodes
- *                 whose inputs are all constant (and Shape/Size of known shapes)
- *   dce           again, dropping folded nodes and constants nobody reads
- *   fuse, layout  optional passes from fuse.c / layout.c (weak symbols), each
- *                 followed by link, toposort and bind_infer of what changed
+ * The load-time pipeline (graph_optimize) is one ordered table in passes.c
+ * (name, function, switch); OPENACL_PRINT_PASSES=1 prints it as it runs.
+ * In order: toposort, elim_identity, dce, supported (every node has a
+ * kernel), fold (choose kernels, infer types/shapes, fold constants), dce,
+ * fuse, layout, bf16_act and bf16_se (only for bf16-marked graphs), dce.
+ * The passes after fold are followed by a rebind (toposort, then bind and
+ * infer what they changed) when they ran.
  */
 #ifndef OPENACL_GRAPH_PASSES_H
 #define OPENACL_GRAPH_PASSES_H
@@ -32,6 +27,10 @@ int graph_check_supported(const g_graph *g);    /* recursive into subgraphs */
  * every node. Shapes that cannot be known yet are left unknown (dims -1). */
 int graph_bind_infer(g_graph *g, int fold);
 int graph_optimize(g_graph *g);
+/* The part of the pipeline a model's description needs (types and shapes of
+ * its inputs and outputs): the passes up to and including folding, no
+ * fusion, layout or precision pass. */
+int graph_describe(g_graph *g);
 
 /* Prepares a control-flow body at its owner's init(): sorts, checks, binds
  * and infers it with the dtypes/shapes its inputs and captures have now. */
@@ -62,9 +61,12 @@ int graph_node_has_subgraph(const g_node *n);
 void graph_dump(const g_graph *g, FILE *f, int indent);
 int graph_dump_wanted(void);
 
-/* From fuse.c / layout.c when linked in; may be absent. */
-int graph_pass_fuse(g_graph *g) __attribute__((weak));
-int graph_pass_layout(g_graph *g) __attribute__((weak));
+/* Passes of the table beyond this file: fusion (fuse.c: post-ops, depthwise
+ * pairs, squeeze-excite blocks, channel shuffles), storage layouts and the
+ * squeeze-excite bf16 step (layout.c); graph_pass_bf16_act: precision.h. */
+int graph_pass_fuse(g_graph *g);
+int graph_pass_layout(g_graph *g);
+int graph_pass_bf16_se(g_graph *g);
 
 #ifdef __cplusplus
 }

@@ -13,11 +13,6 @@ static int is_heavy(const g_node *n)
            !strcmp(n->op_type, "MatMul") || !strcmp(n->op_type, "Gemm");
 }
 
-int graph_node_bf16(const g_node *n)
-{
-    return g_attr_int(n, G_ATTR_BF16, 0) != 0;
-}
-
 int graph_mark_bf16(g_graph *g)
 {
     int marked = 0;
@@ -43,12 +38,6 @@ int graph_mark_bf16(g_graph *g)
     acl_log(1, "precision: %d convolutions and matrix products may compute in bfloat16", marked);
     return 0;
 }
-
-/* From the oneDNN convolution (kernels/dnnl/dn_conv.c) when linked in:
- * whether bound node n computes in bf16 and can read (as_producer 0) or
- * write (1) a bf16 activation. */
-int dn_conv_bf16_io(const g_node *n, int as_producer) __attribute__((weak));
-int dn_conv_bf16_addend(const g_node *n, int j) __attribute__((weak));
 
 static int set_int_attr(g_node *n, const char *name, int64_t v)
 {
@@ -124,9 +113,9 @@ static int shuffle_bf16(g_graph *g, unsigned char *touch, int *count)
         if (x->kind != G_TK_ACT || x->is_output || x->dtype != G_F32 || x->producer < 0) { ok[t] = 0; continue; }
         const g_node *p = &g->nodes[x->producer];
         if (is_shuffle(p)) continue;
-        int fit = dn_conv_bf16_io(p, 1) && p->out[0] == t;
-        for (int j = 1; j < p->n_in && fit && dn_conv_bf16_addend; j++)
-            if (p->in[j] >= 0 && dn_conv_bf16_addend(p, j) && g->t[p->in[j]].dtype != G_BF16) fit = 0;
+        int fit = k_bf16_io(p, 1) && p->out[0] == t;
+        for (int j = 1; j < p->n_in && fit; j++)
+            if (p->in[j] >= 0 && k_bf16_addend(p, j) && g->t[p->in[j]].dtype != G_BF16) fit = 0;
         if (!fit) ok[t] = 0;
     }
     for (int i = 0; i < g->n_nodes; i++) {
@@ -134,7 +123,7 @@ static int shuffle_bf16(g_graph *g, unsigned char *touch, int *count)
         if (is_shuffle(n)) continue;
         for (int j = 0; j < n->n_in; j++) {
             int t = n->in[j];
-            if (t >= 0 && ok[t] && !(j == 0 && dn_conv_bf16_io(n, 0))) ok[t] = 0;
+            if (t >= 0 && ok[t] && !(j == 0 && k_bf16_io(n, 0))) ok[t] = 0;
         }
     }
     for (int changed = 1; changed;) {
@@ -169,7 +158,6 @@ static int shuffle_bf16(g_graph *g, unsigned char *touch, int *count)
 
 int graph_pass_bf16_act(g_graph *g)
 {
-    if (!dn_conv_bf16_io) return 0;
     int any = 0;
     for (int i = 0; i < g->n_nodes && !any; i++) any = graph_node_bf16(&g->nodes[i]);
     if (!any) return 0;
@@ -180,7 +168,7 @@ int graph_pass_bf16_act(g_graph *g)
     for (int t = 0; t < g->n_t; t++) {
         const g_tensor *x = &g->t[t];
         ok[t] = x->kind == G_TK_ACT && !x->is_output && x->dtype == G_F32 && x->producer >= 0 && x->nuse > 0 &&
-                dn_conv_bf16_io(&g->nodes[x->producer], 1) && g->nodes[x->producer].out[0] == t ? 0 : -1;
+                k_bf16_io(&g->nodes[x->producer], 1) && g->nodes[x->producer].out[0] == t ? 0 : -1;
     }
     for (int i = 0; i < g->n_nodes; i++) {
         const g_node *n = &g->nodes[i];
@@ -189,7 +177,7 @@ int graph_pass_bf16_act(g_graph *g)
             if (t < 0 || ok[t] < 0) continue;
             /* the data input of a bf16 convolution, or the residual addend
              * a bf16 convolution adds (its output then bf16 too) */
-            int reads = j == 0 ? dn_conv_bf16_io(n, 0) : dn_conv_bf16_addend && dn_conv_bf16_addend(n, j);
+            int reads = j == 0 ? k_bf16_io(n, 0) : k_bf16_addend(n, j);
             if (!reads) ok[t] = -1;
             else ok[t]++;
         }
@@ -205,8 +193,8 @@ int graph_pass_bf16_act(g_graph *g)
          * addend: with a float32 one its output keeps the addend's storage
          * (the sum post-op in place) instead of converting it first */
         int addend_f32 = 0;
-        for (int j = 1; j < p->n_in && dn_conv_bf16_addend; j++)
-            if (p->in[j] >= 0 && dn_conv_bf16_addend(p, j) && g->t[p->in[j]].dtype != G_BF16) addend_f32 = 1;
+        for (int j = 1; j < p->n_in; j++)
+            if (p->in[j] >= 0 && k_bf16_addend(p, j) && g->t[p->in[j]].dtype != G_BF16) addend_f32 = 1;
         if (addend_f32) continue;
         if ((rc = set_int_attr(p, G_ATTR_BF16_OUT, 1))) break;
         touch[g->t[t].producer] = 1;

@@ -7,18 +7,10 @@
 #define OPENACL_GRAPH_PRECISION_H
 #include "graph/ir.h"
 
-#define G_ATTR_BF16 "_oa_bf16"
-
 /* Marks Conv, ConvTranspose, MatMul and Gemm nodes (not inside subgraphs,
  * not those reading a graph input).
  * Returns 0 or an aclError (out of memory). */
 int graph_mark_bf16(g_graph *g);
-
-/* Whether n carries the mark. */
-int graph_node_bf16(const g_node *n);
-
-/* Set on a convolution whose output is stored as bfloat16. */
-#define G_ATTR_BF16_OUT "_oa_bf16_out"
 
 /* After the layout pass: an activation written by a bf16 convolution and
  * read only (as the data input) by bf16 convolutions is stored as bf16

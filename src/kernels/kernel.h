@@ -17,6 +17,10 @@
 #ifndef OPENACL_KERNEL_H
 #define OPENACL_KERNEL_H
 #include "graph/ir.h"
+#include <stddef.h>
+
+struct k_dw_fusion;
+struct k_subgraph_host;
 
 #ifdef __cplusplus
 extern "C" {
@@ -97,7 +101,85 @@ typedef struct k_op {
      * computing correctly in place from then on (never a different
      * algorithm that reads the input after writing the output). */
     int (*inplace)(const g_node *n, void *state);
+
+    /* ---- Questions the graph passes and the engine ask an implementation.
+     * All optional (NULL answers "no" / "not known"), all asked at load or
+     * plan time, never per run, so the passes need no backend header. ---- */
+    /* Precision pass, on a bound node: whether it computes in bfloat16 and
+     * may read its data input 0 (as_producer 0) or write its output 0
+     * (as_producer 1) as a bfloat16 activation. */
+    int (*bf16_io)(const g_node *n, void *state, int as_producer);
+    /* Precision pass, on a bound node: whether input j is a fused addend the
+     * kernel reads as bfloat16 when it is stored so. */
+    int (*bf16_addend)(const g_node *n, void *state, int j);
+    /* Precision pass (squeeze-excite blocks), asked of the op's
+     * implementations before they are bound again: whether one of them reads
+     * input `slot` of n (in graph g) as bfloat16. */
+    int (*reads_bf16)(const g_graph *g, const g_node *n, int slot);
+    /* Fusion pass, asked of the op's implementations: whether one of them
+     * runs the convolution described by q followed by its depthwise step
+     * as one fused kernel (kernels/post.h, k_dw_fusion). */
+    int (*fuse_dw)(const struct k_dw_fusion *q);
+    /* Thread decision (engine): the arithmetic of one run in floating-point
+     * operations for these shapes; NULL counts the op as elementwise. */
+    double (*flops)(const g_node *n, const k_tensor *in, const k_tensor *out);
 } k_op;
+
+/* A backend: a family of implementations sharing a library and packed
+ * formats (oneDNN and the loops beside it). What the compiled format and
+ * the compiler ask of the CPU side is asked here, never of oneDNN directly. */
+typedef struct k_backend {
+    const char *name;
+    /* Tag of the packed formats this backend writes, with the switches in
+     * force now ("dnnl 2.6.3 avx512_core p5w"); read per load. */
+    const char *(*abi_tag)(void);
+    /* 1 when the backend computes in bfloat16 on this CPU. */
+    int (*has_bf16)(void);
+} k_backend;
+#define K_REGISTER_BACKEND(var) \
+    static const k_backend *const k_regb_##var __attribute__((used, section("oa_kbackends"))) = &(var)
+
+/* The kernel ABI of this build and CPU, "openacl <version>" then each
+ * backend's tag: a compiled model's packed weights are adopted only where it
+ * is the same. At most 47 characters. */
+const char *k_abi(void);
+/* 1 when some backend computes in bfloat16 on this CPU. */
+int k_cpu_bf16(void);
+
+/* The questions above asked for one node: of its bound implementation
+ * (k_bf16_io, k_bf16_addend, k_flops) or of every implementation of its op,
+ * forced reference or not, best first (k_reads_bf16, k_fuse_dw). */
+int k_bf16_io(const g_node *n, int as_producer);
+int k_bf16_addend(const g_node *n, int j);
+int k_reads_bf16(const g_graph *g, const g_node *n, int slot);
+int k_fuse_dw(const g_node *n, const struct k_dw_fusion *q);
+double k_flops(const g_node *n, const k_tensor *in, const k_tensor *out);
+/* flops answers shared by the implementations of the heavy ops. */
+double k_flops_conv(const g_node *n, const k_tensor *in, const k_tensor *out);
+double k_flops_convt(const g_node *n, const k_tensor *in, const k_tensor *out);
+double k_flops_matmul(const g_node *n, const k_tensor *in, const k_tensor *out);
+double k_flops_gemm(const g_node *n, const k_tensor *in, const k_tensor *out);
+
+/* What the engine lends control-flow kernels (If, Loop, Scan, ...): a body
+ * is prepared (sorted, checked, bound, inferred) once at the owner's init()
+ * and run per call. The engine installs its host when it is linked in (at
+ * library start); a kernel takes k_get_subgraph_host() at init() and keeps
+ * it in its state, so kernels include no engine or pass header. */
+typedef struct k_subgraph_host {
+    /* Prepares body and returns its runner (*runner, freed by release). */
+    int (*prepare)(g_graph *body, void **runner);
+    /* Runs a prepared body once (vals/owned: one entry per body tensor; see
+     * engine/exec.h eng_dyn_run for the contract). */
+    int (*run)(void *runner, k_tensor *vals, unsigned char *owned, int threads);
+    /* Frees every owned buffer in vals and clears owned. */
+    void (*vals_release)(int n, k_tensor *vals, unsigned char *owned);
+    void (*release)(void *runner);   /* NULL is a no-op */
+} k_subgraph_host;
+void k_set_subgraph_host(const k_subgraph_host *h);
+const k_subgraph_host *k_get_subgraph_host(void);   /* NULL until installed */
+
+/* 64-byte aligned allocation (at least 64 bytes), released with free(). */
+void *k_alloc64(size_t n);
 
 /* Register a k_op: the registry collects every K_REGISTER in the library
  * through a linker section, so adding a kernel touches no shared file. */

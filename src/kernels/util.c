@@ -136,3 +136,10 @@ void k_seq_erase(k_seq *s, int pos)
     memmove(&s->items[pos], &s->items[pos + 1], (size_t)(s->n - pos - 1) * sizeof *s->items);
     s->n--;
 }
+
+void *k_alloc64(size_t n)
+{
+    size_t sz = (n + 63) & ~(size_t)63;
+    if (sz < n) return NULL;
+    return aligned_alloc(64, sz ? sz : 64);
+}

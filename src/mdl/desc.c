@@ -330,10 +330,9 @@ aclError aclmdlGetDesc(aclmdlDesc *modelDesc, uint32_t modelId)
 static int desc_from_image(const char *api, aclmdlDesc *d, const char *src, const void *buf, size_t len,
                            const char *base_dir)
 {
-    /* A description needs no device (nor a current context): plan with
-     * device 0's thread budget. */
+    /* A description needs no device (nor a current context), and no plan */
     eng_model *em = NULL;
-    int rc = mdl_engine_open(api, src, buf, len, base_dir, 0, NULL, &em);
+    int rc = mdl_engine_describe(api, src, buf, len, base_dir, &em);
     if (rc)
         return rc;
     mdl_info info;

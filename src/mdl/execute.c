@@ -165,6 +165,113 @@ static int pick_gear(const char *api, const mdl_model *m, const aclmdlDataset *i
     return ACL_SUCCESS;
 }
 
+/* Input i of an execution: its buffer checked against the model (or the
+ * selected gear) and recorded in j->in[i]. */
+static int prepare_input(const char *api, const mdl_model *m, const aclmdlDataset *input, int i, exec_job *j)
+{
+    const mdl_info *info = &m->info;
+    int nu = mdl_info_users(info);
+    char b1[128], b2[128];
+    int rc;
+    const mdl_io *io = &info->in[i];
+    aclDataBuffer *b = input->bufs[i];
+    void *p = aclGetDataBufferAddr(b);
+    size_t size = aclGetDataBufferSizeV2(b);
+    g_shape s;
+    if (!p) {
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: model %u input %d \"%s\": the data buffer's address is NULL",
+                        api, m->id, i, io->name);
+    }
+    if (i == info->gear_input) {
+        /* read by pick_gear; the engine does not look at it again */
+        j->in[i].dtype = io->gdtype;
+        j->in[i].shape = io->shape;
+        j->in[i].data = p;
+        j->in[i].nbytes = size;
+        return ACL_SUCCESS;
+    }
+    if (j->gear >= 0) {
+        s = info->gear_in[(size_t)j->gear * (size_t)nu + (size_t)i];
+        if (input->descs[i]) {
+            g_shape d;
+            if ((rc = input_shape(api, m, i, input->descs[i], &d)))
+                return rc;
+            if (!g_shape_eq(&d, &s)) {
+                return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: model %u input %d \"%s\": tensor descriptor shape %s "
+                                "contradicts the selected gear's shape %s", api, m->id, i, io->name,
+                                shape_str(&d, b1, sizeof b1), shape_str(&s, b2, sizeof b2));
+            }
+        }
+    } else if ((rc = input_shape(api, m, i, input->descs[i], &s))) {
+        return rc;
+    }
+    size_t esz = g_dtype_size(io->gdtype);
+    if (esz == 0) {
+        return acl_fail(ACL_ERROR_UNSUPPORTED_DATA_TYPE, "%s: model %u input %d \"%s\" has element type %s, which "
+                        "cannot be passed in a data buffer", api, m->id, i, io->name, g_dtype_name(io->gdtype));
+    }
+    size_t need = (size_t)g_shape_numel(&s) * esz;
+    if (size < need) {
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: model %u input %d \"%s\" (%s %s): buffer too small: "
+                        "expected %zu bytes, given %zu", api, m->id, i, io->name, g_dtype_name(io->gdtype),
+                        shape_str(&s, b1, sizeof b1), need, size);
+    }
+    if ((rc = check_mem(api, m, "input", i, io->name, p, size)))
+        return rc;
+    j->in[i].dtype = io->gdtype;
+    j->in[i].shape = s;
+    j->in[i].data = p;
+    j->in[i].nbytes = need;
+    j->in[i].layout = G_LAYOUT_PLAIN;
+    return ACL_SUCCESS;
+}
+
+/* Output i of an execution: its buffer checked (or marked for the runtime
+ * to allocate) and recorded in j->out[i]. */
+static int prepare_output(const char *api, const mdl_model *m, const aclmdlDataset *output, int i, exec_job *j)
+{
+    const mdl_info *info = &m->info;
+    size_t no = (size_t)info->n_out;
+    char b1[128];
+    int rc;
+    const mdl_io *io = &info->out[i];
+    aclDataBuffer *b = output->bufs[i];
+    void *p = aclGetDataBufferAddr(b);
+    size_t size = aclGetDataBufferSizeV2(b);
+    if (g_is_container(io->gdtype)) {
+        /* a sequence/optional output has no data-buffer form; running
+         * would hand back the engine's container (leaked, not freeable) */
+        return acl_fail(ACL_ERROR_UNSUPPORTED_DATA_TYPE, "%s: model %u output %d \"%s\" has element type %s, "
+                        "which cannot be returned in a data buffer", api, m->id, i, io->name,
+                        g_dtype_name(io->gdtype));
+    }
+    j->out[i].dtype = io->gdtype;
+    j->out[i].shape = j->gear >= 0 ? info->gear_out[(size_t)j->gear * (size_t)no + (size_t)i] : io->shape;
+    j->out[i].layout = G_LAYOUT_PLAIN;
+    /* a gear's outputs need that gear's size: buffers for it are enough */
+    size_t need_out = j->gear >= 0 ? info->gear_out_bytes[(size_t)j->gear * no + (size_t)i] : io->nbytes;
+    if (!p && size == 0) {
+        j->auto_out[i] = 1;  /* runtime-allocated during execution */
+        return ACL_SUCCESS;
+    }
+    if (!p) {
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: model %u output %d \"%s\": the data buffer's address is NULL "
+                        "with size %zu (use (NULL, 0) to have the runtime allocate it)", api, m->id, i, io->name,
+                        size);
+    }
+    if (need_out && size < need_out) {
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: model %u output %d \"%s\" (%s %s%s): buffer too small: "
+                        "expected %zu bytes, given %zu", api, m->id, i, io->name, g_dtype_name(io->gdtype),
+                        shape_str(&j->out[i].shape, b1, sizeof b1), j->gear >= 0 ? " in the selected gear" : "",
+                        need_out, size);
+    }
+    if ((rc = check_mem(api, m, "output", i, io->name, p, size)))
+        return rc;
+    j->out[i].data = p;
+    j->out[i].nbytes = size;
+    return ACL_SUCCESS;
+}
+
 static int prepare(const char *api, mdl_model *m, const aclmdlDataset *input, aclmdlDataset *output,
                    const aclmdlExecConfigHandle *cfg, exec_job **out)
 {
@@ -195,8 +302,6 @@ static int prepare(const char *api, mdl_model *m, const aclmdlDataset *input, ac
     j->out_ds = output;
     j->gear = -1;
     int rc = ACL_SUCCESS;
-    char b1[128], b2[128];
-    int nu = mdl_info_users(info);
     if (info->n_gears > 0) {
         if ((rc = pick_gear(api, m, input, &j->gear))) {
             free(j);
@@ -204,102 +309,8 @@ static int prepare(const char *api, mdl_model *m, const aclmdlDataset *input, ac
         }
     }
 
-    for (int i = 0; i < (int)ni && rc == ACL_SUCCESS; i++) {
-        const mdl_io *io = &info->in[i];
-        aclDataBuffer *b = input->bufs[i];
-        void *p = aclGetDataBufferAddr(b);
-        size_t size = aclGetDataBufferSizeV2(b);
-        g_shape s;
-        if (!p) {
-            rc = acl_fail(ACL_ERROR_INVALID_PARAM, "%s: model %u input %d \"%s\": the data buffer's address is NULL",
-                          api, m->id, i, io->name);
-            break;
-        }
-        if (i == info->gear_input) {
-            /* read by pick_gear; the engine does not look at it again */
-            j->in[i].dtype = io->gdtype;
-            j->in[i].shape = io->shape;
-            j->in[i].data = p;
-            j->in[i].nbytes = size;
-            continue;
-        }
-        if (j->gear >= 0) {
-            s = info->gear_in[(size_t)j->gear * (size_t)nu + (size_t)i];
-            if (input->descs[i]) {
-                g_shape d;
-                if ((rc = input_shape(api, m, i, input->descs[i], &d)))
-                    break;
-                if (!g_shape_eq(&d, &s)) {
-                    rc = acl_fail(ACL_ERROR_INVALID_PARAM, "%s: model %u input %d \"%s\": tensor descriptor shape %s "
-                                  "contradicts the selected gear's shape %s", api, m->id, i, io->name,
-                                  shape_str(&d, b1, sizeof b1), shape_str(&s, b2, sizeof b2));
-                    break;
-                }
-            }
-        } else if ((rc = input_shape(api, m, i, input->descs[i], &s))) {
-            break;
-        }
-        size_t esz = g_dtype_size(io->gdtype);
-        if (esz == 0) {
-            rc = acl_fail(ACL_ERROR_UNSUPPORTED_DATA_TYPE, "%s: model %u input %d \"%s\" has element type %s, which "
-                          "cannot be passed in a data buffer", api, m->id, i, io->name, g_dtype_name(io->gdtype));
-            break;
-        }
-        size_t need = (size_t)g_shape_numel(&s) * esz;
-        if (size < need) {
-            rc = acl_fail(ACL_ERROR_INVALID_PARAM, "%s: model %u input %d \"%s\" (%s %s): buffer too small: "
-                          "expected %zu bytes, given %zu", api, m->id, i, io->name, g_dtype_name(io->gdtype),
-                          shape_str(&s, b1, sizeof b1), need, size);
-            break;
-        }
-        if ((rc = check_mem(api, m, "input", i, io->name, p, size)))
-            break;
-        j->in[i].dtype = io->gdtype;
-        j->in[i].shape = s;
-        j->in[i].data = p;
-        j->in[i].nbytes = need;
-        j->in[i].layout = G_LAYOUT_PLAIN;
-    }
-    for (int i = 0; i < (int)no && rc == ACL_SUCCESS; i++) {
-        const mdl_io *io = &info->out[i];
-        aclDataBuffer *b = output->bufs[i];
-        void *p = aclGetDataBufferAddr(b);
-        size_t size = aclGetDataBufferSizeV2(b);
-        if (g_is_container(io->gdtype)) {
-            /* a sequence/optional output has no data-buffer form; running
-             * would hand back the engine's container (leaked, not freeable) */
-            rc = acl_fail(ACL_ERROR_UNSUPPORTED_DATA_TYPE, "%s: model %u output %d \"%s\" has element type %s, "
-                          "which cannot be returned in a data buffer", api, m->id, i, io->name,
-                          g_dtype_name(io->gdtype));
-            break;
-        }
-        j->out[i].dtype = io->gdtype;
-        j->out[i].shape = j->gear >= 0 ? info->gear_out[(size_t)j->gear * (size_t)no + (size_t)i] : io->shape;
-        j->out[i].layout = G_LAYOUT_PLAIN;
-        /* a gear's outputs need that gear's size: buffers for it are enough */
-        size_t need_out = j->gear >= 0 ? info->gear_out_bytes[(size_t)j->gear * no + (size_t)i] : io->nbytes;
-        if (!p && size == 0) {
-            j->auto_out[i] = 1;  /* runtime-allocated during execution */
-            continue;
-        }
-        if (!p) {
-            rc = acl_fail(ACL_ERROR_INVALID_PARAM, "%s: model %u output %d \"%s\": the data buffer's address is NULL "
-                          "with size %zu (use (NULL, 0) to have the runtime allocate it)", api, m->id, i, io->name,
-                          size);
-            break;
-        }
-        if (need_out && size < need_out) {
-            rc = acl_fail(ACL_ERROR_INVALID_PARAM, "%s: model %u output %d \"%s\" (%s %s%s): buffer too small: "
-                          "expected %zu bytes, given %zu", api, m->id, i, io->name, g_dtype_name(io->gdtype),
-                          shape_str(&j->out[i].shape, b1, sizeof b1), j->gear >= 0 ? " in the selected gear" : "",
-                          need_out, size);
-            break;
-        }
-        if ((rc = check_mem(api, m, "output", i, io->name, p, size)))
-            break;
-        j->out[i].data = p;
-        j->out[i].nbytes = size;
-    }
+    for (int i = 0; i < (int)ni && rc == ACL_SUCCESS; i++) rc = prepare_input(api, m, input, i, j);
+    for (int i = 0; i < (int)no && rc == ACL_SUCCESS; i++) rc = prepare_output(api, m, output, i, j);
     j->work = m->work;
     if (rc == ACL_SUCCESS && cfg && cfg->work) {
         if (cfg->work_size < m->work_size)

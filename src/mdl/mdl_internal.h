@@ -98,14 +98,9 @@ struct aclmdlExecConfigHandle {
 aclDataType mdl_acl_dtype(int gdtype);
 aclFormat mdl_format_for_rank(int rank);
 
-/* ---- format detection (format.c) ---- */
+/* ---- model formats (format.c): the importer table, {probe, load} per
+ * format; mdl_engine_open (below) recognises the image by content ---- */
 enum mdl_format { MDL_FMT_UNKNOWN = 0, MDL_FMT_ONNX = 1, MDL_FMT_OACL = 2 };
-
-/* Recognises a model image by content. On success *fmt is MDL_FMT_ONNX or
- * MDL_FMT_OACL. Anything else fails with a message naming `api` and `src`
- * (the path, or "memory image"): a Huawei .om is recognised and named as
- * such, a truncated ONNX file is reported as truncated. */
-int mdl_format_detect(const char *api, const char *src, const void *buf, size_t len, int *fmt);
 
 /* Largest model image accepted (protobuf's 2 GiB limit for ONNX). */
 #define MDL_MAX_ONNX_BYTES ((size_t)2147483647)
@@ -154,6 +149,11 @@ void mdl_file_close(mdl_file *f);
  * is then cleared and the engine unmaps it at eng_free). */
 int mdl_engine_open(const char *api, const char *src, const void *buf, size_t len, const char *base_dir,
                     int device, mdl_file *own, eng_model **out);
+/* The same for a description (aclmdlGetDescFrom*): the model's inputs,
+ * outputs and gears are known, nothing is optimised, planned or packed
+ * (eng_describe); the result can only be queried and freed. */
+int mdl_engine_describe(const char *api, const char *src, const void *buf, size_t len, const char *base_dir,
+                        eng_model **out);
 
 /* The gear model `id` last selected or executed (-1 none, or not loaded);
  * never records an error. */

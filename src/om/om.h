@@ -1,7 +1,7 @@
 /* The compiled-model container (docs/om-format.md): a little-endian file of
  * a fixed header, a section table and 64-byte aligned sections, every byte
  * covered by CRC32C. This layer knows bytes, sections and checksums only;
- * what the sections mean is the engine's (src/engine/eng_om.c). */
+ * what the sections mean is om/program.h's (om_write.c, om_read.c, om_dump.c). */
 #ifndef OPENACL_OM_H
 #define OPENACL_OM_H
 #include <stddef.h>

@@ -5,6 +5,8 @@
 #include "onnx/onnx.pb-c.h"
 #include "graph/errs.h"
 #include "core/core.h"
+#include "onnx/onnx_wire.h"
+#include "onnx/onnx_tensor.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -14,8 +16,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Bound on one tensor's bytes; larger declared sizes are refused up front. */
-#define MAX_TENSOR_BYTES ((uint64_t)1 << 40)
 
 static const char *nz(const char *s) { return s ? s : ""; }
 
@@ -127,263 +127,6 @@ static int dom_version(const imp *im, const char *domain)
     return -1;
 }
 
-static int map_dtype(int onnx_dt, int *out)
-{
-    switch (onnx_dt) {
-    case G_F32: case G_U8: case G_I8: case G_U16: case G_I16: case G_I32: case G_I64:
-    case G_BOOL: case G_F16: case G_F64: case G_U32: case G_U64: case G_BF16:
-        *out = onnx_dt;
-        return 0;
-    default:
-        return -1;
-    }
-}
-
-static const char *onnx_dtype_name(int dt)
-{
-    switch (dt) {
-    case 8: return "string";
-    case 14: return "complex64";
-    case 15: return "complex128";
-    case 0: return "undefined";
-    default: return g_dtype_name(dt);
-    }
-}
-
-/* ---- external data ---- */
-
-static int path_has_dotdot(const char *p)
-{
-    const char *s = p;
-    while (*s) {
-        const char *e = strchr(s, '/');
-        size_t n = e ? (size_t)(e - s) : strlen(s);
-        if (n == 2 && s[0] == '.' && s[1] == '.') return 1;
-        if (!e) break;
-        s = e + 1;
-    }
-    return 0;
-}
-
-/* Resolves, opens and checks the external file of tp (it must hold `need`
- * bytes at its offset) before the caller allocates anything: a model may
- * declare a terabyte tensor backed by a tiny file. On success *fd_out is the
- * open file and *off_out the offset; the caller closes fd. */
-static int open_external(const imp *im, const Onnx__TensorProto *tp, const char *tname,
-                         uint64_t need, int *fd_out, int64_t *off_out, const char **loc_out)
-{
-    const char *loc = NULL;
-    int64_t offset = 0, length = -1;
-    for (size_t i = 0; i < tp->n_external_data; i++) {
-        const Onnx__StringStringEntryProto *e = tp->external_data[i];
-        const char *k = nz(e->key), *v = nz(e->value);
-        if (!strcmp(k, "location")) loc = v;
-        else if (!strcmp(k, "offset") || !strcmp(k, "length")) {
-            char *end = NULL;
-            errno = 0;
-            long long x = strtoll(v, &end, 10);
-            if (errno || !*v || *end || x < 0)
-                return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: tensor '%s': external data "
-                                "%s '%s' is not a non-negative integer", tname, k, v);
-            if (k[0] == 'o') offset = x; else length = x;
-        }
-    }
-    if (!loc || !*loc)
-        return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: tensor '%s' has external data "
-                        "without a 'location'", tname);
-    if (!im->base_dir)
-        return acl_fail(ACL_ERROR_INVALID_FILE, "ONNX import: tensor '%s' has external data in "
-                        "'%s' but the model was given from memory (no model folder to read it "
-                        "from)", tname, loc);
-    if (loc[0] == '/')
-        return acl_fail(ACL_ERROR_INVALID_FILE, "ONNX import: tensor '%s': external data location "
-                        "'%s' is an absolute path; only paths inside the model folder are "
-                        "allowed", tname, loc);
-    if (path_has_dotdot(loc))
-        return acl_fail(ACL_ERROR_INVALID_FILE, "ONNX import: tensor '%s': external data location "
-                        "'%s' contains '..'; only paths inside the model folder are allowed",
-                        tname, loc);
-    if (length >= 0 && (uint64_t)length != need)
-        return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: tensor '%s': external data length "
-                        "%lld does not match its shape and type (%llu bytes)", tname,
-                        (long long)length, (unsigned long long)need);
-    char base_real[PATH_MAX], full[PATH_MAX * 2], real[PATH_MAX];
-    if (!realpath(im->base_dir, base_real))
-        return acl_fail(ACL_ERROR_INVALID_FILE, "ONNX import: model folder '%s' is not "
-                        "accessible: %s", im->base_dir, strerror(errno));
-    snprintf(full, sizeof full, "%s/%s", base_real, loc);
-    if (!realpath(full, real))
-        return acl_fail(ACL_ERROR_INVALID_FILE, "ONNX import: tensor '%s': external data file "
-                        "'%s' cannot be opened: %s", tname, loc, strerror(errno));
-    size_t bl = strlen(base_real);
-    if (strncmp(real, base_real, bl) || (real[bl] != '/' && !(bl == 1 && base_real[0] == '/')))
-        return acl_fail(ACL_ERROR_INVALID_FILE, "ONNX import: tensor '%s': external data file "
-                        "'%s' resolves outside the model folder (a symbolic link escaping it)",
-                        tname, loc);
-    /* O_NONBLOCK: opening a FIFO planted in the model folder must not block
-     * the load forever (it is refused as not a regular file below). */
-    int fd = open(real, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0)
-        return acl_fail(ACL_ERROR_INVALID_FILE, "ONNX import: tensor '%s': cannot open external "
-                        "data file '%s': %s", tname, loc, strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return acl_fail(ACL_ERROR_INVALID_FILE, "ONNX import: tensor '%s': external data '%s' "
-                        "is not a regular file", tname, loc);
-    }
-    if ((uint64_t)offset > (uint64_t)st.st_size || need > (uint64_t)st.st_size - (uint64_t)offset) {
-        close(fd);
-        return acl_fail(ACL_ERROR_INVALID_FILE_SIZE, "ONNX import: tensor '%s': external data "
-                        "file '%s' has %lld bytes, needs %llu at offset %lld", tname, loc,
-                        (long long)st.st_size, (unsigned long long)need, (long long)offset);
-    }
-    *fd_out = fd;
-    *off_out = offset;
-    *loc_out = loc;
-    return 0;
-}
-
-static int read_external(int fd, int64_t offset, const char *loc, const char *tname, void *dst,
-                         uint64_t need)
-{
-    uint64_t done = 0;
-    while (done < need) {
-        ssize_t r = pread(fd, (char *)dst + done, need - done > (1u << 30) ? (1u << 30) : need - done,
-                          (off_t)(offset + (int64_t)done));
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) {
-            close(fd);
-            return acl_fail(ACL_ERROR_INVALID_FILE, "ONNX import: tensor '%s': reading external "
-                            "data '%s' failed: %s", tname, loc, r ? strerror(errno) : "short file");
-        }
-        done += (uint64_t)r;
-    }
-    close(fd);
-    return 0;
-}
-
-/* ---- TensorProto -> dense data ---- */
-
-/* Converts tp into t (name untouched): dtype, shape, kind CONST, owned data. */
-static int tensor_from_proto(const imp *im, const Onnx__TensorProto *tp, const char *tname,
-                             g_tensor *t)
-{
-    int dt;
-    int odt = tp->has_data_type ? tp->data_type : 0;
-    if (map_dtype(odt, &dt))
-        return acl_fail(odt == 8 ? ACL_ERROR_UNSUPPORTED_DATA_TYPE : ACL_ERROR_UNSUPPORTED_DATA_TYPE,
-                        "ONNX import: tensor '%s' has element type %s (%d), which is not "
-                        "supported", tname, onnx_dtype_name(odt), odt);
-    if (tp->segment)
-        return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "ONNX import: tensor '%s' is segmented; "
-                        "segmented tensors are not supported", tname);
-    if (tp->n_dims > G_MAX_RANK)
-        return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "ONNX import: tensor '%s' has rank %zu; at "
-                        "most %d is supported", tname, tp->n_dims, G_MAX_RANK);
-    size_t es = g_dtype_size(dt);
-    uint64_t numel = 1;
-    for (size_t i = 0; i < tp->n_dims; i++) {
-        int64_t d = tp->dims[i];
-        if (d < 0)
-            return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: tensor '%s' has negative "
-                            "dimension %lld at axis %zu", tname, (long long)d, i);
-        if (d && numel > MAX_TENSOR_BYTES / (uint64_t)d)
-            return acl_fail(ACL_ERROR_MODEL_SIZE_INVALID, "ONNX import: tensor '%s': the product "
-                            "of its dimensions overflows (axis %zu = %lld)", tname, i, (long long)d);
-        numel *= (uint64_t)d;
-        t->shape.d[i] = d;
-    }
-    if (numel > MAX_TENSOR_BYTES / es)
-        return acl_fail(ACL_ERROR_MODEL_SIZE_INVALID, "ONNX import: tensor '%s' declares %llu "
-                        "elements of %s, more than the %llu bytes allowed", tname,
-                        (unsigned long long)numel, g_dtype_name(dt),
-                        (unsigned long long)MAX_TENSOR_BYTES);
-    uint64_t nbytes = numel * es;
-    t->shape.rank = (int)tp->n_dims;
-    t->dtype = dt;
-    t->kind = G_TK_CONST;
-
-    int external = tp->has_data_location && tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
-    /* Every source is checked against nbytes before anything is allocated. */
-    size_t typed = 0;
-    const char *field = NULL;
-    switch (dt) {
-    case G_F32: typed = tp->n_float_data; field = "float_data"; break;
-    case G_I32: case G_I16: case G_I8: case G_U16: case G_U8: case G_BOOL: case G_F16: case G_BF16:
-        typed = tp->n_int32_data; field = "int32_data"; break;
-    case G_I64: typed = tp->n_int64_data; field = "int64_data"; break;
-    case G_F64: typed = tp->n_double_data; field = "double_data"; break;
-    case G_U32: case G_U64: typed = tp->n_uint64_data; field = "uint64_data"; break;
-    }
-    if (!external && tp->has_raw_data) {
-        if (tp->raw_data.len != nbytes)
-            return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: tensor '%s' (%s, %llu elements) "
-                            "has %zu bytes of raw_data, expected %llu", tname, g_dtype_name(dt),
-                            (unsigned long long)numel, tp->raw_data.len,
-                            (unsigned long long)nbytes);
-    } else if (!external) {
-        if (typed != numel)
-            return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: tensor '%s' (%s, %llu elements) "
-                            "has %zu values in %s%s", tname, g_dtype_name(dt),
-                            (unsigned long long)numel, typed, field,
-                            typed == 0 ? " and no raw_data (missing initializer data)" : "");
-    }
-    int ext_fd = -1;
-    int64_t ext_off = 0;
-    const char *ext_loc = NULL;
-    if (external) {
-        int rc = open_external(im, tp, tname, nbytes, &ext_fd, &ext_off, &ext_loc);
-        if (rc) return rc;
-    }
-    if (!external && tp->has_raw_data && nbytes >= 4096 && tp->raw_data.data) {
-        /* take the unpacked message's copy (protobuf-c's default allocator
-         * is malloc) instead of copying it: the load then holds the weights
-         * once less at its peak (ResNet-50: about 100 MB). The message is
-         * read once and freed right after the import. */
-        Onnx__TensorProto *own = (Onnx__TensorProto *)tp;
-        free(t->data);
-        t->data = own->raw_data.data;
-        t->nbytes = (size_t)nbytes;
-        own->raw_data.data = NULL;
-        own->raw_data.len = 0;
-        return 0;
-    }
-    void *data = malloc(nbytes ? (size_t)nbytes : 1);
-    if (!data) {
-        if (ext_fd >= 0) close(ext_fd);
-        return acl_fail(ACL_ERROR_BAD_ALLOC, "ONNX import: tensor '%s': cannot allocate "
-                        "%llu bytes", tname, (unsigned long long)nbytes);
-    }
-    if (external) {
-        int rc = read_external(ext_fd, ext_off, ext_loc, tname, data, nbytes);
-        if (rc) { free(data); return rc; }
-    } else if (tp->has_raw_data) {
-        if (nbytes) memcpy(data, tp->raw_data.data, (size_t)nbytes);
-    } else {
-        for (uint64_t i = 0; i < numel; i++) {
-            switch (dt) {
-            case G_F32: ((float *)data)[i] = tp->float_data[i]; break;
-            case G_I32: ((int32_t *)data)[i] = tp->int32_data[i]; break;
-            case G_I16: ((int16_t *)data)[i] = (int16_t)tp->int32_data[i]; break;
-            case G_I8: ((int8_t *)data)[i] = (int8_t)tp->int32_data[i]; break;
-            case G_U16: case G_F16: case G_BF16:
-                ((uint16_t *)data)[i] = (uint16_t)tp->int32_data[i]; break;
-            case G_U8: ((uint8_t *)data)[i] = (uint8_t)tp->int32_data[i]; break;
-            case G_BOOL: ((uint8_t *)data)[i] = tp->int32_data[i] != 0; break;
-            case G_I64: ((int64_t *)data)[i] = tp->int64_data[i]; break;
-            case G_F64: ((double *)data)[i] = tp->double_data[i]; break;
-            case G_U32: ((uint32_t *)data)[i] = (uint32_t)tp->uint64_data[i]; break;
-            case G_U64: ((uint64_t *)data)[i] = tp->uint64_data[i]; break;
-            }
-        }
-    }
-    free(t->data);
-    t->data = data;
-    t->nbytes = (size_t)nbytes;
-    return 0;
-}
-
 /* ---- type info ---- */
 
 /* Container types: sequences of tensors and optionals of tensors or of such
@@ -393,7 +136,7 @@ static int elem_code(const Onnx__TypeProto *tp)
     if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type) return -1;
     int dt = G_UNDEF;
     if (tp->tensor_type->has_elem_type && tp->tensor_type->elem_type &&
-        map_dtype(tp->tensor_type->elem_type, &dt))
+        onnx_map_dtype(tp->tensor_type->elem_type, &dt))
         return -1;
     return dt;
 }
@@ -454,7 +197,7 @@ static int apply_type(const Onnx__TypeProto *tp, g_tensor *t, int strict, const 
                         t->name);
     if (tt->has_elem_type && tt->elem_type) {
         int dt;
-        if (map_dtype(tt->elem_type, &dt)) {
+        if (onnx_map_dtype(tt->elem_type, &dt)) {
             if (strict)
                 return acl_fail(ACL_ERROR_UNSUPPORTED_DATA_TYPE, "ONNX import: %s '%s' has "
                                 "element type %s (%d), which is not supported", what, t->name,
@@ -757,7 +500,7 @@ static int convert_attr(const imp *im, const Onnx__AttributeProto *ap, scope *sc
         if (!a->t->name) return OOM();
         a->t->producer = -1;
         a->t->mem_offset = -1;
-        int rc = tensor_from_proto(im, ap->t, a->t->name, a->t);
+        int rc = onnx_tensor_from_proto(im->base_dir, ap->t, a->t->name, a->t);
         if (rc) return rc;
         break;
     }
@@ -812,7 +555,7 @@ static int convert_constant(const imp *im, const Onnx__NodeProto *np, g_tensor *
     if (!strcmp(an, "value")) {
         if (!ap->t) return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: Constant node '%s': "
                                     "attribute 'value' has no tensor", nm);
-        return tensor_from_proto(im, ap->t, t->name, t);
+        return onnx_tensor_from_proto(im->base_dir, ap->t, t->name, t);
     }
     if (!strcmp(an, "value_float") || !strcmp(an, "value_int")) {
         int isf = an[6] == 'f';
@@ -854,6 +597,95 @@ static int convert_graph(const imp *im, const Onnx__GraphProto *gp, scope *sc)
     return rc;
 }
 
+/* Node i of the list (after every tensor has its index): a Constant
+ * becomes its output's data, any other node a g_node with its attributes
+ * (subgraphs converted, their captures appended to the inputs). */
+static int convert_node(const imp *im, scope *sc, const node_list *nl, size_t i)
+{
+    g_graph *g = sc->g;
+    int rc;
+    const Onnx__NodeProto *np = nl->v[i];
+    const char *op = nz(np->op_type), *nm = nz(np->name), *dom = nz(np->domain);
+    if (!*op)
+        return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: %s: node %zu ('%s') has no "
+                        "op_type", sc->what, i, nm);
+    int ver = (!*dom || !strcmp(dom, "ai.onnx")) && nl->opset[i] > 0 ? nl->opset[i]
+                                                                    : dom_version(im, dom);
+    if (ver < 0)
+        return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: %s: node '%s' (%s) uses domain "
+                        "'%s', which the model does not import (no opset_import entry)",
+                        sc->what, nm, op, dom);
+    if (!strcmp(op, "Constant") && (!*dom || !strcmp(dom, "ai.onnx"))) {
+        if (np->n_output != 1 || !*nz(np->output[0]))
+            return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: Constant node '%s' must have "
+                            "one output, has %zu", nm, np->n_output);
+        int ti = map_get(&sc->names, np->output[0]);
+        return convert_constant(im, np, &g->t[ti]);
+    }
+    if (np->n_input > 100000 || np->n_output > 100000)
+        return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: node '%s' (%s) has %zu inputs "
+                        "and %zu outputs", nm, op, np->n_input, np->n_output);
+    int n_in = (int)np->n_input, n_out = (int)np->n_output, has_graph = 0;
+    for (size_t a = 0; a < np->n_attribute; a++)
+        if (np->attribute[a]->g) has_graph = 1;
+    /* a subgraph owner keeps its trailing empty inputs: captured values
+     * are appended after the ONNX ones and must not shift into them */
+    while (!has_graph && n_in > 0 && !*nz(np->input[n_in - 1])) n_in--;
+    while (n_out > 0 && !*nz(np->output[n_out - 1])) n_out--;
+
+    /* attributes first: subgraphs add captured outer values to caps */
+    int_list caps = { 0 };
+    g_attr *attrs = calloc(np->n_attribute ? np->n_attribute : 1, sizeof *attrs);
+    if (!attrs) return OOM();
+    int n_attr = 0;
+    rc = 0;
+    for (size_t a = 0; a < np->n_attribute && !rc; a++) {
+        rc = convert_attr(im, np->attribute[a], sc, nm, op, &attrs[a], &caps);
+        n_attr = (int)a + 1;
+    }
+    int *ins = NULL, *outs = NULL;
+    if (!rc) {
+        ins = malloc((size_t)(n_in + caps.n + 1) * sizeof(int));
+        outs = malloc((size_t)(n_out + 1) * sizeof(int));
+        if (!ins || !outs) rc = OOM();
+    }
+    for (int j = 0; j < n_in && !rc; j++) {
+        const char *name = nz(np->input[j]);
+        if (!*name) { ins[j] = -1; continue; }
+        int ti = resolve(sc, name);
+        if (ti == -2) rc = OOM();
+        else if (ti < 0)
+            rc = acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: %s: node '%s' (%s) input %d "
+                          "'%s' is not a graph input, initializer or output of any node",
+                          sc->what, nm, op, j, name);
+        else ins[j] = ti;
+    }
+    for (int j = 0; j < caps.n && !rc; j++) {
+        /* caps holds indices in this graph (the subgraph's parent) */
+        ins[n_in + j] = caps.v[j];
+    }
+    for (int j = 0; j < n_out && !rc; j++) {
+        const char *name = nz(np->output[j]);
+        outs[j] = *name ? map_get(&sc->names, name) : -1;
+    }
+    int ni = -1;
+    if (!rc) {
+        ni = g_node_add(g, op, dom, nm, n_in + caps.n, ins, n_out, outs);
+        if (ni < 0) rc = OOM();
+    }
+    free(ins); free(outs); free(caps.v);
+    if (rc) {
+        for (int a = 0; a < n_attr; a++) g_attr_clear(&attrs[a]);
+        free(attrs);
+        return rc;
+    }
+    g_node *n = &g->nodes[ni];
+    n->opset = ver;
+    n->attr = attrs;
+    n->n_attr = (int)np->n_attribute;
+    return 0;
+}
+
 static int convert_graph_nodes(const imp *im, const Onnx__GraphProto *gp, scope *sc,
                                const node_list *nl)
 {
@@ -872,7 +704,7 @@ static int convert_graph_nodes(const imp *im, const Onnx__GraphProto *gp, scope 
                             "defined twice", sc->what, name);
         int ti = g_tensor_add(g, name);
         if (ti < 0) return OOM();
-        if ((rc = tensor_from_proto(im, tp, name, &g->t[ti]))) return rc;
+        if ((rc = onnx_tensor_from_proto(im->base_dir, tp, name, &g->t[ti]))) return rc;
         if ((rc = scope_add(sc, name, ti))) return rc;
     }
     if (gp->n_sparse_initializer)
@@ -942,88 +774,8 @@ static int convert_graph_nodes(const imp *im, const Onnx__GraphProto *gp, scope 
     }
 
     /* 5. nodes */
-    for (size_t i = 0; i < nl->n; i++) {
-        const Onnx__NodeProto *np = nl->v[i];
-        const char *op = nz(np->op_type), *nm = nz(np->name), *dom = nz(np->domain);
-        if (!*op)
-            return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: %s: node %zu ('%s') has no "
-                            "op_type", sc->what, i, nm);
-        int ver = (!*dom || !strcmp(dom, "ai.onnx")) && nl->opset[i] > 0 ? nl->opset[i]
-                                                                        : dom_version(im, dom);
-        if (ver < 0)
-            return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: %s: node '%s' (%s) uses domain "
-                            "'%s', which the model does not import (no opset_import entry)",
-                            sc->what, nm, op, dom);
-        if (!strcmp(op, "Constant") && (!*dom || !strcmp(dom, "ai.onnx"))) {
-            if (np->n_output != 1 || !*nz(np->output[0]))
-                return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: Constant node '%s' must have "
-                                "one output, has %zu", nm, np->n_output);
-            int ti = map_get(&sc->names, np->output[0]);
-            if ((rc = convert_constant(im, np, &g->t[ti]))) return rc;
-            continue;
-        }
-        if (np->n_input > 100000 || np->n_output > 100000)
-            return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: node '%s' (%s) has %zu inputs "
-                            "and %zu outputs", nm, op, np->n_input, np->n_output);
-        int n_in = (int)np->n_input, n_out = (int)np->n_output, has_graph = 0;
-        for (size_t a = 0; a < np->n_attribute; a++)
-            if (np->attribute[a]->g) has_graph = 1;
-        /* a subgraph owner keeps its trailing empty inputs: captured values
-         * are appended after the ONNX ones and must not shift into them */
-        while (!has_graph && n_in > 0 && !*nz(np->input[n_in - 1])) n_in--;
-        while (n_out > 0 && !*nz(np->output[n_out - 1])) n_out--;
-
-        /* attributes first: subgraphs add captured outer values to caps */
-        int_list caps = { 0 };
-        g_attr *attrs = calloc(np->n_attribute ? np->n_attribute : 1, sizeof *attrs);
-        if (!attrs) return OOM();
-        int n_attr = 0;
-        rc = 0;
-        for (size_t a = 0; a < np->n_attribute && !rc; a++) {
-            rc = convert_attr(im, np->attribute[a], sc, nm, op, &attrs[a], &caps);
-            n_attr = (int)a + 1;
-        }
-        int *ins = NULL, *outs = NULL;
-        if (!rc) {
-            ins = malloc((size_t)(n_in + caps.n + 1) * sizeof(int));
-            outs = malloc((size_t)(n_out + 1) * sizeof(int));
-            if (!ins || !outs) rc = OOM();
-        }
-        for (int j = 0; j < n_in && !rc; j++) {
-            const char *name = nz(np->input[j]);
-            if (!*name) { ins[j] = -1; continue; }
-            int ti = resolve(sc, name);
-            if (ti == -2) rc = OOM();
-            else if (ti < 0)
-                rc = acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: %s: node '%s' (%s) input %d "
-                              "'%s' is not a graph input, initializer or output of any node",
-                              sc->what, nm, op, j, name);
-            else ins[j] = ti;
-        }
-        for (int j = 0; j < caps.n && !rc; j++) {
-            /* caps holds indices in this graph (the subgraph's parent) */
-            ins[n_in + j] = caps.v[j];
-        }
-        for (int j = 0; j < n_out && !rc; j++) {
-            const char *name = nz(np->output[j]);
-            outs[j] = *name ? map_get(&sc->names, name) : -1;
-        }
-        int ni = -1;
-        if (!rc) {
-            ni = g_node_add(g, op, dom, nm, n_in + caps.n, ins, n_out, outs);
-            if (ni < 0) rc = OOM();
-        }
-        free(ins); free(outs); free(caps.v);
-        if (rc) {
-            for (int a = 0; a < n_attr; a++) g_attr_clear(&attrs[a]);
-            free(attrs);
-            return rc;
-        }
-        g_node *n = &g->nodes[ni];
-        n->opset = ver;
-        n->attr = attrs;
-        n->n_attr = (int)np->n_attribute;
-    }
+    for (size_t i = 0; i < nl->n; i++)
+        if ((rc = convert_node(im, sc, nl, i))) return rc;
 
     /* 6. outputs (may name an outer value inside a subgraph) */
     g->outputs = malloc((gp->n_output ? gp->n_output : 1) * sizeof(int));
@@ -1050,92 +802,11 @@ static int convert_graph_nodes(const imp *im, const Onnx__GraphProto *gp, scope 
     return 0;
 }
 
-/* ---- nesting pre-check ----
- * protobuf-c unpacks nested messages recursively, so bytes nesting graphs
- * in attributes (or types in sequence types) thousands deep would exhaust
- * the stack before any check of ours ran. This walks only the message fields
- * that can recurse, with a depth bound, before handing the bytes over. */
-enum { MK_NONE = -1, MK_MODEL, MK_GRAPH, MK_NODE, MK_ATTR, MK_VINFO, MK_TYPE, MK_TSEQ, MK_TMAP,
-       MK_TOPT, MK_TRAIN, MK_FUNC };
-#define PB_MAX_DEPTH 256
-
-static int mk_child(int kind, uint64_t field)
-{
-    switch (kind) {
-    case MK_MODEL: return field == 7 ? MK_GRAPH : field == 20 ? MK_TRAIN : field == 25 ? MK_FUNC : MK_NONE;
-    case MK_GRAPH: return field == 1 ? MK_NODE : (field >= 11 && field <= 13) ? MK_VINFO : MK_NONE;
-    case MK_NODE: return field == 5 ? MK_ATTR : MK_NONE;
-    case MK_ATTR: return (field == 6 || field == 11) ? MK_GRAPH : (field == 14 || field == 15) ? MK_TYPE : MK_NONE;
-    case MK_VINFO: return field == 2 ? MK_TYPE : MK_NONE;
-    case MK_TYPE: return field == 4 ? MK_TSEQ : field == 5 ? MK_TMAP : field == 9 ? MK_TOPT : MK_NONE;
-    case MK_TSEQ: case MK_TOPT: return field == 1 ? MK_TYPE : MK_NONE;
-    case MK_TMAP: return field == 2 ? MK_TYPE : MK_NONE;
-    case MK_TRAIN: return (field == 1 || field == 2) ? MK_GRAPH : MK_NONE;
-    case MK_FUNC: return field == 7 ? MK_NODE : MK_NONE;
-    default: return MK_NONE;
-    }
-}
-
-static int pb_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
-{
-    uint64_t x = 0;
-    for (int sh = 0; sh < 64 && *p < end; sh += 7) {
-        uint8_t b = *(*p)++;
-        x |= (uint64_t)(b & 0x7f) << sh;
-        if (!(b & 0x80)) { *v = x; return 0; }
-    }
-    return -1;
-}
-
-/* A run of bytes inside the buffer being parsed. */
-typedef struct pb_span { const uint8_t *p; size_t n; } pb_span;
-
-/* Reads one field at *p (advanced past it): its key, and for a
- * length-delimited field (wire type 2) its payload. -1: a wire format this
- * does not handle (protobuf-c will judge). */
-static int pb_field(const uint8_t **p, const uint8_t *end, uint64_t *key, pb_span *payload)
-{
-    uint64_t v;
-    if (pb_varint(p, end, key)) return -1;
-    switch (*key & 7) {
-    case 0: return pb_varint(p, end, &v);
-    case 1: if (end - *p < 8) return -1; *p += 8; return 0;
-    case 5: if (end - *p < 4) return -1; *p += 4; return 0;
-    case 2:
-        if (pb_varint(p, end, &v) || v > (uint64_t)(end - *p)) return -1;
-        *payload = (pb_span){ *p, (size_t)v };
-        *p += v;
-        return 0;
-    default: return -1;
-    }
-}
-
-/* 0: fine or malformed (protobuf-c will say); -1: nested too deep. */
-static int pb_depth_check(const uint8_t *p, const uint8_t *end, int kind, int depth)
-{
-    if (depth > PB_MAX_DEPTH) return -1;
-    while (p < end) {
-        uint64_t key;
-        pb_span f;
-        if (pb_field(&p, end, &key, &f)) return 0;
-        int ck = (key & 7) == 2 ? mk_child(kind, key >> 3) : MK_NONE;
-        if (ck != MK_NONE && pb_depth_check(f.p, f.p + f.n, ck, depth + 1)) return -1;
-    }
-    return 0;
-}
-
-int onnx_is_capture(const g_graph *sub, int t)
-{
-    if (t < 0 || t >= sub->n_t || sub->t[t].kind != G_TK_INPUT) return 0;
-    for (int i = 0; i < sub->n_inputs; i++) if (sub->inputs[i] == t) return 0;
-    return 1;
-}
-
 /* Whether any node of the graph, or of a subgraph in its attributes, is in
- * the default ONNX domain. Depth is bounded by the nesting check above. */
+ * the default ONNX domain. Depth is bounded by the nesting check (onnx_wire.h). */
 static int uses_default_domain(const Onnx__GraphProto *gp, int depth)
 {
-    if (!gp || depth > PB_MAX_DEPTH) return 0;
+    if (!gp || depth > ONNX_WIRE_MAX_DEPTH) return 0;
     for (size_t i = 0; i < gp->n_node; i++) {
         const Onnx__NodeProto *n = gp->node[i];
         const char *d = nz(n->domain);
@@ -1148,125 +819,6 @@ static int uses_default_domain(const Onnx__GraphProto *gp, int depth)
         }
     }
     return 0;
-}
-
-/* ---- unpacking with a low peak ----
- * onnx__model_proto__unpack copies every initializer out of the buffer, so
- * a file mapping and the copies are resident together: twice the weights at
- * the peak of a load. When the caller says which bytes it no longer needs
- * (`drop`: a file mapping's pages can leave memory and would be read again
- * from the file), the model is unpacked in pieces instead: the model and
- * graph fields other than the initializers as two small messages, each
- * initializer on its own, its raw_data copied 1 MiB at a time with the
- * pages behind the copy dropped. Protobuf merges repeated occurrences of a
- * field, so a model with the graph (or a tensor with raw_data) twice, or
- * one whose non-initializer part is large (weights in Constant nodes),
- * takes the plain path. */
-/* Splits one message's bytes into fields: the payloads of field `want`
- * (length-delimited) go to hits (at most max_hits; *n_hits counts all), the
- * encodings of every other field are appended to rest (when not NULL).
- * Returns -1 on a wire format it does not handle (protobuf-c will judge). */
-static int pb_split(const uint8_t *p, const uint8_t *end, uint64_t want, pb_span *hits, size_t max_hits,
-                    size_t *n_hits, uint8_t *rest, size_t *rest_len)
-{
-    *n_hits = 0;
-    *rest_len = 0;
-    while (p < end) {
-        const uint8_t *f0 = p;
-        uint64_t key;
-        pb_span f;
-        if (pb_field(&p, end, &key, &f)) return -1;
-        if ((key & 7) == 2 && (key >> 3) == want) {
-            if (*n_hits < max_hits) hits[*n_hits] = f;
-            (*n_hits)++;
-            continue;
-        }
-        if (rest) memcpy(rest + *rest_len, f0, (size_t)(p - f0));
-        *rest_len += (size_t)(p - f0);
-    }
-    return 0;
-}
-
-#define LOWPEAK_RAW_MIN ((size_t)64 << 10)   /* raw_data copied by hand from this size */
-#define LOWPEAK_CHUNK ((size_t)1 << 20)
-
-/* One initializer: its fields but raw_data through protobuf-c, raw_data
- * copied by hand (pages dropped behind the copy). NULL: not valid. */
-static Onnx__TensorProto *unpack_tensor_lowpeak(pb_span t, void (*drop)(void *, const void *, size_t), void *ctx,
-                                                 int *oom)
-{
-    pb_span raw;
-    size_t nraw = 0, rest_len = 0;
-    if (pb_split(t.p, t.p + t.n, 9, &raw, 1, &nraw, NULL, &rest_len) || nraw != 1 || raw.n < LOWPEAK_RAW_MIN) {
-        Onnx__TensorProto *tp = onnx__tensor_proto__unpack(NULL, t.n, t.p);
-        drop(ctx, t.p, t.n);
-        return tp;
-    }
-    uint8_t *rest = malloc(rest_len + 1);
-    if (!rest) { *oom = 1; return NULL; }
-    pb_split(t.p, t.p + t.n, 9, &raw, 1, &nraw, rest, &rest_len);
-    Onnx__TensorProto *tp = onnx__tensor_proto__unpack(NULL, rest_len, rest);
-    free(rest);
-    if (!tp) return NULL;
-    uint8_t *data = malloc(raw.n);
-    if (!data) { onnx__tensor_proto__free_unpacked(tp, NULL); *oom = 1; return NULL; }
-    for (size_t off = 0; off < raw.n; off += LOWPEAK_CHUNK) {
-        size_t k = raw.n - off < LOWPEAK_CHUNK ? raw.n - off : LOWPEAK_CHUNK;
-        memcpy(data + off, raw.p + off, k);
-        drop(ctx, raw.p + off, k);
-    }
-    tp->has_raw_data = 1;   /* (the one raw_data field was split out of rest) */
-    tp->raw_data.data = data;
-    tp->raw_data.len = raw.n;
-    return tp;
-}
-
-/* NULL with *plain 1: take the plain path; NULL with *plain 0: not a valid
- * model; NULL with *plain -1: out of memory. */
-static Onnx__ModelProto *unpack_model_lowpeak(const uint8_t *buf, size_t len,
-                                              void (*drop)(void *, const void *, size_t), void *ctx, int *plain)
-{
-    *plain = 1;
-    pb_span gsp;
-    size_t ng = 0, mrest = 0, grest = 0, ninit = 0;
-    if (pb_split(buf, buf + len, 7, &gsp, 1, &ng, NULL, &mrest) || ng != 1) return NULL;
-    if (pb_split(gsp.p, gsp.p + gsp.n, 5, NULL, 0, &ninit, NULL, &grest) || ninit == 0) return NULL;
-    /* only worth it when the initializers are most of the file */
-    if (mrest + grest > len / 4 && mrest + grest > ((size_t)16 << 20)) return NULL;
-    *plain = 0;
-    pb_span *ts = malloc(ninit * sizeof *ts);
-    uint8_t *rest = malloc((mrest > grest ? mrest : grest) + 1);
-    Onnx__TensorProto **tps = calloc(ninit, sizeof *tps);
-    Onnx__ModelProto *mp = NULL;
-    Onnx__GraphProto *gp = NULL;
-    int ok = ts && rest && tps, oom = !ok;
-    if (ok) {
-        pb_split(buf, buf + len, 7, &gsp, 1, &ng, rest, &mrest);
-        mp = onnx__model_proto__unpack(NULL, mrest, rest);
-        pb_split(gsp.p, gsp.p + gsp.n, 5, ts, ninit, &ninit, rest, &grest);
-        gp = mp ? onnx__graph_proto__unpack(NULL, grest, rest) : NULL;
-        ok = mp && gp && !mp->graph && gp->n_initializer == 0;
-    }
-    for (size_t i = 0; ok && i < ninit; i++) ok = (tps[i] = unpack_tensor_lowpeak(ts[i], drop, ctx, &oom)) != NULL;
-    if (ok) {
-        free(gp->initializer);
-        gp->initializer = tps;
-        gp->n_initializer = ninit;
-        mp->graph = gp;
-        tps = NULL;
-        gp = NULL;
-    } else {
-        for (size_t i = 0; tps && i < ninit; i++)
-            if (tps[i]) onnx__tensor_proto__free_unpacked(tps[i], NULL);
-        if (mp) onnx__model_proto__free_unpacked(mp, NULL);
-        mp = NULL;
-    }
-    if (gp) onnx__graph_proto__free_unpacked(gp, NULL);
-    free(tps);
-    free(ts);
-    free(rest);
-    if (oom) *plain = -1;
-    return mp;
 }
 
 int onnx_import(const void *buf, size_t len, const char *base_dir, g_graph **out)
@@ -1282,11 +834,11 @@ int onnx_import_ex(const void *buf, size_t len, const char *base_dir, void (*dro
     if (!buf || len == 0)
         return acl_fail(ACL_ERROR_INVALID_PARAM, "ONNX import: model buffer is %s",
                         buf ? "empty (0 bytes)" : "NULL");
-    if (pb_depth_check(buf, (const uint8_t *)buf + len, MK_MODEL, 0))
+    if (onnx_wire_depth_check(buf, len))
         return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: the model nests messages (graphs in "
-                        "attributes or types in types) more than %d levels deep", PB_MAX_DEPTH);
+                        "attributes or types in types) more than %d levels deep", ONNX_WIRE_MAX_DEPTH);
     int plain = 1;
-    Onnx__ModelProto *mp = drop ? unpack_model_lowpeak(buf, len, drop, drop_ctx, &plain) : NULL;
+    Onnx__ModelProto *mp = drop ? onnx_wire_unpack_lowpeak(buf, len, drop, drop_ctx, &plain) : NULL;
     if (plain > 0) mp = onnx__model_proto__unpack(NULL, len, buf);
     if (plain < 0) return OOM();
     if (!mp)

@@ -39,9 +39,6 @@ int onnx_import(const void *buf, size_t len, const char *base_dir, g_graph **out
 int onnx_import_ex(const void *buf, size_t len, const char *base_dir, void (*drop)(void *ctx, const void *p, size_t n),
                    void *drop_ctx, g_graph **out);
 
-/* Whether a subgraph tensor is a capture of an outer value. */
-int onnx_is_capture(const g_graph *sub, int t);
-
 #ifdef __cplusplus
 }
 #endif

@@ -17,6 +17,7 @@
  *     counts agree, packed again when a node's differs or (1.0) none is
  *     recorded; a float32 record over bf16-marked nodes is refused.
  * Deterministic (fixed PRNG seed). Usage: om_fuzz <dir with *.om> */
+#include "../common/oa_check.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,16 +27,6 @@
 #include "engine/engine.h"
 #include "om/om.h"
 
-static int g_fail;
-#define EXPECT(c, ...)                                                     \
-    do {                                                                   \
-        if (!(c)) {                                                        \
-            fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                \
-            fprintf(stderr, __VA_ARGS__);                                  \
-            fprintf(stderr, "\n");                                         \
-            g_fail++;                                                      \
-        }                                                                  \
-    } while (0)
 
 static uint64_t g_rng = 0x9E3779B97F4A7C15ull;
 static uint64_t rnd(void)
@@ -179,21 +170,21 @@ static void test_exec(const unsigned char *orig, size_t len)
     int ran = 0, in_image = -1, rc;
     memcpy(img, orig, len);
     unsigned char *x = sec_data(img, OM_SEC_EXEC);
-    EXPECT(x != NULL, "bfnet_bf16.om has no EXEC section");
+    CHECK(x != NULL, "bfnet_bf16.om has no EXEC section");
     if (!x) { free(img); return; }
     uint32_t v[5];
     memcpy(v, x, sizeof v);
-    EXPECT(v[0] == 1 && v[1] == ENG_PRECISION_BF16 && v[2] == 1 && v[3] == 7 && v[4] >= 1,
+    CHECK(v[0] == 1 && v[1] == ENG_PRECISION_BF16 && v[2] == 1 && v[3] == 7 && v[4] >= 1,
            "EXEC header %u %u %u %u %u", v[0], v[1], v[2], v[3], v[4]);
     rc = load_run2(img, len, &ran, &in_image);
-    EXPECT(rc == 0 && ran && in_image == 1, "bf16 image, same threads: rc %d ran %d adopted %d", rc, ran, in_image);
+    CHECK(rc == 0 && ran && in_image == 1, "bf16 image, same threads: rc %d ran %d adopted %d", rc, ran, in_image);
     /* node 1 recorded with another thread count: packed again, same run */
     uint32_t other = v[4] + 1;
     memcpy(x + 16 + 4, &other, 4);
     om_reseal(img, len);
     in_image = -1;
     rc = load_run2(img, len, &ran, &in_image);
-    EXPECT(rc == 0 && ran && in_image == 0, "bf16 image, other threads: rc %d ran %d adopted %d", rc, ran, in_image);
+    CHECK(rc == 0 && ran && in_image == 0, "bf16 image, other threads: rc %d ran %d adopted %d", rc, ran, in_image);
     /* float32 recorded over bf16-marked nodes: refused */
     memcpy(img, orig, len);
     uint32_t fp32 = ENG_PRECISION_FP32, seven = 7;
@@ -202,7 +193,7 @@ static void test_exec(const unsigned char *orig, size_t len)
     eng_model *m = NULL;
     rc = eng_load_compiled("om_fuzz", "fp32-marked", img, len, NULL, &m);
     char *msg = acl_err_take();
-    EXPECT(rc && msg && strstr(msg, "records float32 compute, but node"), "fp32 record over bf16 marks: %d %s", rc,
+    CHECK(rc && msg && strstr(msg, "records float32 compute, but node"), "fp32 record over bf16 marks: %d %s", rc,
            msg ? msg : "");
     free(msg);
     eng_free(m);
@@ -210,21 +201,21 @@ static void test_exec(const unsigned char *orig, size_t len)
     memcpy(x + 4, &seven, 4);
     om_reseal(img, len);
     rc = load_run(img, len, &ran);
-    EXPECT(rc != 0, "precision 7 accepted");
+    CHECK(rc != 0, "precision 7 accepted");
     /* the same file as format 1.0 (no EXEC): runs, packed again (no record
      * of the thread counts its bf16 weights were packed for) */
     memcpy(img, orig, len);
     make_v10(img, len);
     in_image = -1;
     rc = load_run2(img, len, &ran, &in_image);
-    EXPECT(rc == 0 && ran && in_image == 0, "bf16 image as 1.0: rc %d ran %d adopted %d", rc, ran, in_image);
+    CHECK(rc == 0 && ran && in_image == 0, "bf16 image as 1.0: rc %d ran %d adopted %d", rc, ran, in_image);
     /* atc --mode=1 on it: the precision the node marks say */
     char *js = NULL;
     rc = eng_om_dump_json("v10", img, len, &js);
     const char *pr = js ? strstr(js, "\"precision\":") : NULL;
     if (pr) pr += strlen("\"precision\":");
     while (pr && (*pr == ' ' || *pr == '\t')) pr++;
-    EXPECT(rc == 0 && pr && !strncmp(pr, "\"bf16\"", 6) && strstr(js, "node marks (no execution section)"),
+    CHECK(rc == 0 && pr && !strncmp(pr, "\"bf16\"", 6) && strstr(js, "node marks (no execution section)"),
            "1.0 dump: rc %d, precision %.12s", rc, pr ? pr : "(none)");
     free(js);
     free(img);
@@ -255,16 +246,16 @@ static unsigned char *coverage(const unsigned char *img, size_t len)
 
 static void test_crc(void)
 {
-    EXPECT(om_crc32c(0, "123456789", 9) == 0xE3069283u, "crc32c check value");
-    EXPECT(om_crc32c_sw(0, "123456789", 9) == 0xE3069283u, "crc32c table check value");
-    EXPECT(om_crc32c(0, "", 0) == 0, "crc32c of nothing");
+    CHECK(om_crc32c(0, "123456789", 9) == 0xE3069283u, "crc32c check value");
+    CHECK(om_crc32c_sw(0, "123456789", 9) == 0xE3069283u, "crc32c table check value");
+    CHECK(om_crc32c(0, "", 0) == 0, "crc32c of nothing");
     unsigned char buf[4096 + 64];
     for (size_t i = 0; i < sizeof buf; i++) buf[i] = (unsigned char)rnd();
     for (int t = 0; t < 200; t++) {
         size_t off = rnd() % 64, n = rnd() % 4096;
-        EXPECT(om_crc32c(0, buf + off, n) == om_crc32c_sw(0, buf + off, n), "hw vs table, %zu bytes at %zu", n, off);
+        CHECK(om_crc32c(0, buf + off, n) == om_crc32c_sw(0, buf + off, n), "hw vs table, %zu bytes at %zu", n, off);
         size_t k = n ? rnd() % n : 0;   /* incremental == whole */
-        EXPECT(om_crc32c(om_crc32c(0, buf + off, k), buf + off + k, n - k) == om_crc32c(0, buf + off, n),
+        CHECK(om_crc32c(om_crc32c(0, buf + off, k), buf + off + k, n - k) == om_crc32c(0, buf + off, n),
                "incremental crc");
     }
     for (size_t n = 0; n < sizeof buf; n += 397) {
@@ -273,7 +264,7 @@ static void test_crc(void)
         om_crc32c_chunks(buf, n, chunk, got, 2);
         for (size_t k = 0; k < nch; k++) {
             size_t l = k + 1 < nch || n % chunk == 0 ? chunk : n % chunk;
-            EXPECT(got[k] == om_crc32c_sw(0, buf + k * chunk, l), "chunk %zu of %zu bytes", k, n);
+            CHECK(got[k] == om_crc32c_sw(0, buf + k * chunk, l), "chunk %zu of %zu bytes", k, n);
         }
     }
 }
@@ -284,8 +275,8 @@ static void fuzz_image(const char *name, const unsigned char *orig, size_t len)
     int ran, rc;
     memcpy(img, orig, len);
     rc = load_run(img, len, &ran);
-    EXPECT(rc == 0 && ran, "%s: the intact image does not load and run (%d)", name, rc);
-    EXPECT(g_plan_from_image, "%s: the intact image's memory plan was not used", name);
+    CHECK(rc == 0 && ran, "%s: the intact image does not load and run (%d)", name, rc);
+    CHECK(g_plan_from_image, "%s: the intact image's memory plan was not used", name);
     unsigned char *cov = coverage(orig, len);
 
     /* 1. bit flips, checksums untouched: covered bytes are refused */
@@ -296,7 +287,7 @@ static void fuzz_image(const char *name, const unsigned char *orig, size_t len)
         img[at] ^= bit;
         rc = load_run(img, len, &ran);
         if (rc) refused++;
-        EXPECT(rc || !cov[at], "%s: flip at byte %zu (checksummed) was not refused", name, at);
+        CHECK(rc || !cov[at], "%s: flip at byte %zu (checksummed) was not refused", name, at);
         img[at] ^= bit;
     }
     /* 2. bit flips with the checksums recomputed: the reader's own checks */
@@ -352,10 +343,10 @@ static void fuzz_image(const char *name, const unsigned char *orig, size_t len)
     for (size_t n = 0; n < len; n += 1 + len / 97) {
         memcpy(img, orig, len);
         rc = load_run(img, n, &ran);
-        EXPECT(rc != 0, "%s: truncated to %zu bytes and loaded", name, n);
+        CHECK(rc != 0, "%s: truncated to %zu bytes and loaded", name, n);
         om_reseal(img, n);
         rc = load_run(img, n, &ran);
-        EXPECT(rc != 0, "%s: truncated to %zu bytes (resealed) and loaded", name, n);
+        CHECK(rc != 0, "%s: truncated to %zu bytes (resealed) and loaded", name, n);
     }
     /* 5. section offsets and sizes pointing elsewhere */
     for (uint32_t i = 0; i < nsec; i++) {
@@ -377,7 +368,7 @@ static void fuzz_image(const char *name, const unsigned char *orig, size_t len)
                  * the plain weights (only read when re-packing) or the
                  * optional EXEC section (a version this build does not know is
                  * skipped: the file then runs as format 1.0) */
-                EXPECT(rc != 0 || f == 1 || ssize == 0 || sid == OM_SEC_PLAIN || sid == OM_SEC_EXEC,
+                CHECK(rc != 0 || f == 1 || ssize == 0 || sid == OM_SEC_PLAIN || sid == OM_SEC_EXEC,
                        "%s: section %u moved by %lld and loaded", name, i, (long long)deltas[k]);
             }
         }
@@ -399,7 +390,7 @@ static void test_versions(const unsigned char *orig, size_t len)
     eng_model *m = NULL;
     int rc = eng_load_compiled("om_fuzz", "newer", img, len, NULL, &m);
     char *msg = acl_err_take();
-    EXPECT(rc && msg && strstr(msg, "written by a newer openacl"), "newer major: %d %s", rc, msg ? msg : "");
+    CHECK(rc && msg && strstr(msg, "written by a newer openacl"), "newer major: %d %s", rc, msg ? msg : "");
     free(msg);
     /* an unknown section id (the EXEC section's entry renamed): skipped when
      * optional (the image then loads and runs as a 1.0 one), refused when
@@ -407,7 +398,7 @@ static void test_versions(const unsigned char *orig, size_t len)
     for (int req = 0; req < 2; req++) {
         memcpy(img, orig, len);
         unsigned char *e = sec_entry(img, OM_SEC_EXEC);
-        EXPECT(e != NULL, "no EXEC section");
+        CHECK(e != NULL, "no EXEC section");
         if (!e) break;
         uint32_t id = 77, fl = req ? OM_SF_REQUIRED : 0;
         memcpy(e, &id, 4);
@@ -415,14 +406,28 @@ static void test_versions(const unsigned char *orig, size_t len)
         om_reseal(img, len);
         rc = load_run(img, len, &ran);
         msg = acl_err_take();
-        if (req) EXPECT(rc != 0, "unknown required section accepted");
-        else EXPECT(rc == 0 && ran, "unknown optional section: not loaded (%d)", rc);
+        if (req) CHECK(rc != 0, "unknown required section accepted");
+        else CHECK(rc == 0 && ran, "unknown optional section: not loaded (%d)", rc);
         free(msg);
     }
     memcpy(img, orig, len);
     make_v10(img, len);
     rc = load_run(img, len, &ran);
-    EXPECT(rc == 0 && ran, "a format 1.0 image (no EXEC) does not load and run: %d", rc);
+    CHECK(rc == 0 && ran, "a format 1.0 image (no EXEC) does not load and run: %d", rc);
+    /* an image of the previous packed-format revision ("p4" in the kernel
+     * ABI, header offset 40): loads, packs again from its plain copies
+     * instead of adopting the stored packed weights, and runs */
+    memcpy(img, orig, len);
+    char *p5 = strstr((char *)img + 40, " p5");
+    CHECK(p5 != NULL, "kernel ABI without a packed-format revision: %.47s", (char *)img + 40);
+    if (p5) {
+        p5[2] = '4';
+        om_reseal(img, len);
+        int in_image = -1;
+        rc = load_run2(img, len, &ran, &in_image);
+        CHECK(rc == 0 && ran && in_image == 0, "a previous-ABI image: rc %d ran %d weights in image %d",
+               rc, ran, in_image);
+    }
     free(img);
 }
 
@@ -458,7 +463,7 @@ int main(int argc, char **argv)
         if (!strcmp(files[i], "bfnet_bf16.om")) test_exec(img, len);
         free(img);
     }
-    if (g_fail) { fprintf(stderr, "om_fuzz: %d failure(s)\n", g_fail); return 1; }
+    if (oa_failures) { fprintf(stderr, "om_fuzz: %d failure(s)\n", oa_failures); return 1; }
     printf("om_fuzz: ok\n");
     return 0;
 }

@@ -17,7 +17,7 @@ target_include_directories(fault_test PRIVATE ${CMAKE_CURRENT_LIST_DIR} ${CMAKE_
                            ${CMAKE_SOURCE_DIR}/include)
 target_link_libraries(fault_test PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,ascendcl_internal>" Threads::Threads m)
 target_compile_options(fault_test PRIVATE ${OA_WARN})
-target_link_options(fault_test PRIVATE -no-pie -Wl,--unresolved-symbols=ignore-in-object-files ${OA_FAULT_LINK})
+target_link_options(fault_test PRIVATE -no-pie ${OA_FAULT_LINK})
 
 set(OA_FAULT_SHARDS 4)
 math(EXPR OA_FAULT_LAST "${OA_FAULT_SHARDS} - 1")

@@ -35,7 +35,7 @@ function(oa_fuzz_link name)
     target_link_libraries(${name} PRIVATE ${OA_TURBOJPEG_LIBRARY} ${OA_SPNG_LIBRARY} ${OA_YUV_LIBRARY})
   endif()
   target_link_libraries(${name} PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,ascendcl_internal>")
-  target_link_options(${name} PRIVATE -no-pie -Wl,--unresolved-symbols=ignore-in-object-files)
+  target_link_options(${name} PRIVATE -no-pie)
 endfunction()
 
 foreach(t ${OA_FUZZ_TARGETS})

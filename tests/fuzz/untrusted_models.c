@@ -1,7 +1,7 @@
 /* Hostile model files through the public API (aclmdlLoadFromFile /
  * aclmdlLoadFromMem): each must be refused with a clear error (code and a
  * message naming the problem), quickly, without a crash, a hang, or a large
- * allocation. Extends tests/onnx/engine_unit_test.c (which covers '..',
+ * allocation. Extends tests/engine/engine_unit_test.c (which covers '..',
  * absolute and symlinked external paths, dims overflow and message nesting
  * at the engine level) with what only shows through the file API or the
  * process: peak RSS while a model declares a 1 TB tensor, FIFOs and devices

@@ -15,7 +15,7 @@ foreach(t kew_unit kew_node_runner)
   target_compile_options(${t} PRIVATE ${OA_WARN})
   # whole archive: every K_REGISTER'ed kernel is present; parts of the
   # library still in progress may leave symbols these tests never call
-  target_link_options(${t} PRIVATE -no-pie -Wl,--unresolved-symbols=ignore-in-object-files)
+  target_link_options(${t} PRIVATE -no-pie)
 endforeach()
 
 add_test(NAME kernels_ew_unit COMMAND kew_unit)
@@ -53,7 +53,7 @@ if(KEW_PYTHON)
   set_tests_properties(kernels_ew_numpy PROPERTIES FIXTURES_REQUIRED kew_cases LABELS "kernels;sanitize"
                        TIMEOUT 300)
   # the same cases through the whole engine (import, passes, planner), once
-  # the engine's backend runner (tests/onnx, included later) is defined
+  # the engine's backend runner (tests/engine) is defined
   function(kew_engine_cases_test)
     if(TARGET engine_runner)
       add_test(NAME kernels_ew_numpy_engine
@@ -71,4 +71,4 @@ endif()
 add_executable(kew_prof EXCLUDE_FROM_ALL ${CMAKE_CURRENT_LIST_DIR}/kew_prof.c)
 target_link_libraries(kew_prof PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,ascendcl_internal>" oa_npy m)
 target_compile_options(kew_prof PRIVATE ${OA_WARN})
-target_link_options(kew_prof PRIVATE -no-pie -Wl,--unresolved-symbols=ignore-in-object-files)
+target_link_options(kew_prof PRIVATE -no-pie)

@@ -4,21 +4,12 @@
  * NHWC inputs to broadcasting ops and BatchNormalization, identical results
  * for 1 and several threads, in-place runs, K_NEED_DATA, and the refusals
  * (error code and a message naming the node). */
+#include "../common/oa_check.h"
 #include "kernels/ref/ew_common.h"
 #include "acl/acl.h"
 #include <stdio.h>
 #include <stdlib.h>
 
-static int failures;
-#define CHECK(c, ...)                                                   \
-    do {                                                                \
-        if (!(c)) {                                                     \
-            failures++;                                                 \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                 \
-            printf(__VA_ARGS__);                                        \
-            printf("\n");                                               \
-        }                                                               \
-    } while (0)
 
 /* ---- a one-node graph driven through the registry ---- */
 typedef struct one {
@@ -482,7 +473,7 @@ int main(void)
     test_nhwc();
     test_threads();
     test_refusals();
-    if (failures) printf("%d check(s) failed\n", failures);
+    if (oa_failures) printf("%d check(s) failed\n", oa_failures);
     else printf("all checks passed\n");
-    return failures ? 1 : 0;
+    return oa_failures ? 1 : 0;
 }

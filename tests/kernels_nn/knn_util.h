@@ -2,6 +2,7 @@
  * kernel driver with guard bytes after every buffer, and comparison. */
 #ifndef KNN_UTIL_H
 #define KNN_UTIL_H
+#include "../common/oa_check.h"
 #include "graph/ir.h"
 #include "kernels/kernel.h"
 #include "kernels/ref/nn_common.h"
@@ -14,9 +15,6 @@
 #define GUARD 64
 #define GUARD_BYTE 0xA5
 
-static int knn_fails;
-#define CHECK(c, ...) do { if (!(c)) { knn_fails++; fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-    fprintf(stderr, __VA_ARGS__); fprintf(stderr, "\n"); } } while (0)
 
 static uint64_t knn_rng = 0x9E3779B97F4A7C15ull;
 static inline uint32_t rnd(void)

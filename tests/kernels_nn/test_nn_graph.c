@@ -258,7 +258,7 @@ int main(int argc, char **argv)
     check_model(dir, "se_tiny.onnx");
     check_model(dir, "shuffle_tiny.onnx");
     check_model(dir, "pool_tiny.onnx");
-    if (knn_fails) { printf("%d failures\n", knn_fails); return 1; }
+    if (oa_failures) { printf("%d failures\n", oa_failures); return 1; }
     printf("all passed\n");
     return 0;
 }

@@ -804,7 +804,7 @@ int main(int argc, char **argv)
     test_gemv();
     test_stem();
     test_lrn_reorder();
-    if (knn_fails) { printf("%d failures\n", knn_fails); return 1; }
+    if (oa_failures) { printf("%d failures\n", oa_failures); return 1; }
     printf("all passed\n");
     return 0;
 }

@@ -22,7 +22,7 @@ target_include_directories(misuse_test PRIVATE ${CMAKE_CURRENT_LIST_DIR} ${CMAKE
                            ${CMAKE_SOURCE_DIR}/include)
 target_link_libraries(misuse_test PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,ascendcl_internal>" Threads::Threads)
 target_compile_options(misuse_test PRIVATE ${OA_WARN})
-target_link_options(misuse_test PRIVATE -no-pie -Wl,--unresolved-symbols=ignore-in-object-files)
+target_link_options(misuse_test PRIVATE -no-pie)
 # The companion libraries' calls (acl/ops/*.h) are in the matrix too: their
 # objects join the statically linked runtime.
 if(TARGET acl_cblas_objects)

@@ -1,6 +1,7 @@
 /* Unit tests of the OCR sample's host-side steps (no models): image
  * decoding, resize and crops, PaddleOCR sizes and normalisation, the DB box
  * extraction on synthetic probability maps, dictionary loading and CTC. */
+#include "../common/oa_check.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,17 +13,7 @@
 
 #include "ocr.h"
 
-static int failures;
 
-#define CHECK(cond, ...)                                                        \
-    do {                                                                        \
-        if (!(cond)) {                                                          \
-            failures++;                                                         \
-            fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                       \
-            fputc('\n', stderr);                                                \
-        }                                                                       \
-    } while (0)
 
 static char tmpdir[256];
 
@@ -370,8 +361,8 @@ int main(void)
     for (size_t i = 0; i < sizeof files / sizeof *files; i++)
         unlink(tmp_path(files[i]));
     rmdir(tmpdir);
-    if (failures) {
-        fprintf(stderr, "ocr_units: %d check(s) failed\n", failures);
+    if (oa_failures) {
+        fprintf(stderr, "ocr_units: %d check(s) failed\n", oa_failures);
         return 1;
     }
     printf("ocr_units: all checks passed\n");

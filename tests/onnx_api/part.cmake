@@ -1,7 +1,7 @@
 # The ONNX backend test data through the public API (aclmdlLoadFromFile,
 # aclrtMalloc'd datasets, aclmdlExecute), one forked process per case.
 # Reuses the .pb reader/comparator of tests/common (target oa_onnx_testdata,
-# defined by tests/onnx/part.cmake).
+# defined by tests/engine/part.cmake).
 add_executable(onnx_api_backend_runner ${CMAKE_CURRENT_LIST_DIR}/backend_runner.c)
 target_link_libraries(onnx_api_backend_runner PRIVATE ascendcl oa_onnx_testdata)
 target_compile_options(onnx_api_backend_runner PRIVATE ${OA_WARN})

@@ -5,6 +5,7 @@
  * stored as bf16, products too small to gain (the Gemm) compute in f32,
  * and the result agrees with the f32 run within bf16's rounding. On a CPU without native bf16 the model must run as f32
  * unchanged. Model from make_models.py (argv[1] folder). */
+#include "../common/oa_check.h"
 #include "engine/eng_priv.h"
 #include "graph/precision.h"
 #include "kernels/ref/nn_common.h"
@@ -16,9 +17,6 @@
 
 int dn_has_bf16(void);
 
-static int failures, checks;
-#define CHECK(c, ...) do { checks++; if (!(c)) { failures++; printf("FAIL %s:%d: %s: ", __FILE__, \
-    __LINE__, #c); printf(__VA_ARGS__); printf("\n"); } } while (0)
 
 static void *read_file(const char *path, size_t *len)
 {
@@ -227,10 +225,10 @@ int main(int argc, char **argv)
               w32, w16, dmax);
     }
     free(buf);
-    printf("bf16_test: %d checks, %d failures (native bf16: %d, max diff %.3g of %.3g)\n", checks, failures,
+    printf("bf16_test: %d checks, %d failures (native bf16: %d, max diff %.3g of %.3g)\n", oa_checks, oa_failures,
            dn_has_bf16(), dmax, amax);
     residual_block(argv[1]);
     residual_stream(argv[1]);
-    printf("bf16_test: %d checks, %d failures after the residual blocks\n", checks, failures);
-    return failures ? 1 : 0;
+    printf("bf16_test: %d checks, %d failures after the residual blocks\n", oa_checks, oa_failures);
+    return oa_failures ? 1 : 0;
 }

@@ -34,7 +34,7 @@ set_tests_properties(ompenv_default ompenv_count ompenv_passive ompenv_user PROP
 # the models are written by make_models.py (onnx from Debian's python3).
 add_executable(shape_cache_test ${CMAKE_CURRENT_LIST_DIR}/shape_cache_test.c)
 target_link_libraries(shape_cache_test PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,ascendcl_internal>" m)
-target_link_options(shape_cache_test PRIVATE -no-pie -Wl,--unresolved-symbols=ignore-in-object-files)
+target_link_options(shape_cache_test PRIVATE -no-pie)
 target_compile_options(shape_cache_test PRIVATE ${OA_WARN})
 set(OA_PERF_MODELS ${CMAKE_CURRENT_BINARY_DIR}/perf_models)
 add_test(NAME shape_cache COMMAND sh -c "mkdir -p '${OA_PERF_MODELS}' && /usr/bin/python3 \
@@ -44,7 +44,7 @@ set_tests_properties(shape_cache PROPERTIES TIMEOUT 60 LABELS "sanitize")
 # bfloat16 execution of marked nodes (same model folder).
 add_executable(bf16_test ${CMAKE_CURRENT_LIST_DIR}/bf16_test.c)
 target_link_libraries(bf16_test PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,ascendcl_internal>" m)
-target_link_options(bf16_test PRIVATE -no-pie -Wl,--unresolved-symbols=ignore-in-object-files)
+target_link_options(bf16_test PRIVATE -no-pie)
 target_compile_options(bf16_test PRIVATE ${OA_WARN})
 add_test(NAME bf16 COMMAND sh -c "mkdir -p '${OA_PERF_MODELS}' && /usr/bin/python3 \\
   '${CMAKE_CURRENT_LIST_DIR}/make_models.py' '${OA_PERF_MODELS}' && '$<TARGET_FILE:bf16_test>' '${OA_PERF_MODELS}'")

@@ -4,6 +4,7 @@
  * dynamic path; a model that stays dynamic with its inputs fixed (NonZero)
  * keeps the dynamic path. Models come from make_models.py (argv[1] folder).
  *   shape_cache_test DIR */
+#include "../common/oa_check.h"
 #include "engine/eng_priv.h"
 #include "acl/acl.h"
 #include <math.h>
@@ -11,9 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures, checks;
-#define CHECK(c, ...) do { checks++; if (!(c)) { failures++; printf("FAIL %s:%d: %s: ", __FILE__, \
-    __LINE__, #c); printf(__VA_ARGS__); printf("\n"); } } while (0)
 
 static void *read_file(const char *path, size_t *len)
 {
@@ -142,6 +140,5 @@ int main(int argc, char **argv)
         eng_free(m);
     }
     free(buf);
-    printf("shape_cache_test: %d checks, %d failures\n", checks, failures);
-    return failures ? 1 : 0;
+    return OA_CHECK_EXIT("shape_cache_test");
 }

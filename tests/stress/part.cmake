@@ -8,7 +8,7 @@ target_include_directories(stress_test PRIVATE ${CMAKE_SOURCE_DIR}/tests/fault $
                            ${CMAKE_SOURCE_DIR}/include)
 target_link_libraries(stress_test PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,ascendcl_internal>" Threads::Threads m)
 target_compile_options(stress_test PRIVATE ${OA_WARN})
-target_link_options(stress_test PRIVATE -no-pie -Wl,--unresolved-symbols=ignore-in-object-files)
+target_link_options(stress_test PRIVATE -no-pie)
 
 add_test(NAME stress_short COMMAND stress_test --threads 8 --streams 4 --models 3 --rounds 60
                                    --max-rss-growth-mb 64)

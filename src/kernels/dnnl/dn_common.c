@@ -4,6 +4,7 @@
 #define _GNU_SOURCE /* RTLD_DEFAULT */
 #include "kernels/dnnl/dn_common.h"
 #include <dlfcn.h>
+#include <stdlib.h>
 #include <omp.h>
 #include <pthread.h>
 #include <string.h>
@@ -328,4 +329,50 @@ int dn_reorder_once(const g_node *n, const dnnl_memory_desc_t *src_md, void *src
     if (prim) dnnl_primitive_destroy(prim);
     if (pd) dnnl_primitive_desc_destroy(pd);
     return dn_check(st, n, "weight reorder");
+}
+
+/* ---- dn_pk: packed areas and own run memory (dn_common.h) ---- */
+
+void dn_pk_free(dn_pk *p)
+{
+    free(p->own_packed);
+    free(p->own_scratch);
+    p->own_packed = p->own_scratch = NULL;
+    p->own_scratch_bytes = 0;
+}
+
+int dn_pk_own_packed(const g_node *n, dn_pk *p, size_t bytes, void **area)
+{
+    free(p->own_packed);
+    p->own_packed = aligned_alloc(64, dn_align(bytes + 1));
+    *area = p->own_packed;
+    if (!p->own_packed)
+        return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): out of memory", n->name, n->op_type);
+    return 0;
+}
+
+int dn_pk_grow_scratch(const g_node *n, dn_pk *p, size_t need, char **scr)
+{
+    if (p->own_scratch_bytes < need) {
+        free(p->own_scratch);
+        p->own_scratch_bytes = 0;
+        if (!(p->own_scratch = aligned_alloc(64, dn_align(need + 1))))
+            return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): out of memory for %zu bytes of scratch",
+                            n->name, n->op_type, need);
+        p->own_scratch_bytes = need;
+    }
+    *scr = p->own_scratch;
+    return 0;
+}
+
+int dn_set_handle(const g_node *n, dnnl_memory_t m, const void *p)
+{
+    return dn_check(dnnl_memory_set_data_handle(m, (void *)p), n, "set data handle");
+}
+
+int dn_reorder_exec(const g_node *n, dnnl_primitive_t p, dnnl_stream_t strm, dnnl_memory_t from,
+                    dnnl_memory_t to)
+{
+    dnnl_exec_arg_t a[2] = { { DNNL_ARG_FROM, from }, { DNNL_ARG_TO, to } };
+    return dn_check(dnnl_primitive_execute(p, strm, 2, a), n, "reorder");
 }

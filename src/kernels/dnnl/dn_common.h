@@ -15,7 +15,7 @@ int dn_check(dnnl_status_t st, const g_node *n, const char *what);
 #define DN_TRY(n, call) do { int rc_ = dn_check((call), (n), #call); if (rc_) return rc_; } while (0)
 
 /* Whether the CPU computes bfloat16 natively (AVX512-BF16 or newer):
- * only then do marked nodes (graph/precision.h) run in bf16. */
+ * only then do marked nodes (G_ATTR_BF16) run in bf16. */
 int dn_has_bf16(void);
 /* Whether the CPU has AVX-512 (F) and oneDNN may use its avx512_core level
  * or above: the condition of the hand-written AVX-512 loops beside oneDNN
@@ -52,6 +52,38 @@ int dn_silu_div(void);
 /* Aligns byte offsets inside packed/scratch areas. */
 static inline size_t dn_align(size_t x) { return (x + 63) & ~(size_t)63; }
 
+/* ---- what every weight-packing dnnl kernel (Conv, MatMul/Gemm, the
+ * matmul ConvTranspose) keeps of its packed area, and the memory of its own
+ * it needs for runs without a plan (dynamic shapes) ---- */
+typedef struct dn_pk {
+    void *packed;             /* the packed area in use: the engine's, an image's, or own_packed */
+    int packed_ok;            /* packed holds what pack() writes for the built configuration */
+    void *own_packed, *own_scratch;
+    size_t own_scratch_bytes;
+} dn_pk;
+/* Frees the kernel's own areas. */
+void dn_pk_free(dn_pk *p);
+/* kernel.h pack / adopt: the area now holds the packed weights. */
+static inline void dn_pk_adopt(dn_pk *p, void *packed) { p->packed = packed; p->packed_ok = 1; }
+/* A run the engine did not plan: a fresh own area of `bytes` for pack_into
+ * to fill (*area). 0 or ACL_ERROR_BAD_ALLOC naming the node. */
+int dn_pk_own_packed(const g_node *n, dn_pk *p, size_t bytes, void **area);
+/* The run's scratch (*scr): the engine's planned area when it holds `need`
+ * bytes, else the kernel's own, grown once per larger shape. */
+int dn_pk_grow_scratch(const g_node *n, dn_pk *p, size_t need, char **scr);
+static inline int dn_pk_scratch(const g_node *n, dn_pk *p, const k_ctx *ctx, size_t need, char **scr)
+{
+    *scr = ctx ? ctx->scratch : NULL;
+    if (!need || (ctx && ctx->scratch_bytes >= need)) return 0;
+    return dn_pk_grow_scratch(n, p, need, scr);
+}
+
+/* Points a memory object at p (a run's buffer). */
+int dn_set_handle(const g_node *n, dnnl_memory_t m, const void *p);
+/* Executes a reorder primitive from -> to. */
+int dn_reorder_exec(const g_node *n, dnnl_primitive_t p, dnnl_stream_t strm, dnnl_memory_t from,
+                    dnnl_memory_t to);
+
 /* Applies the run's thread budget to the OpenMP pool oneDNN uses; returns
  * the budget in force. */
 int dn_threads(const k_ctx *ctx);
@@ -74,10 +106,6 @@ int dn_post_ops(const g_node *n, const nn_post *p, const dnnl_memory_desc_t *add
 /* Post-ops of a convolution with a fused depthwise step: p, the depthwise
  * convolution, then its own list. -1 (no message) when not expressible. */
 int dn_dw_post_ops(const g_node *n, const nn_post *p, const nn_dw *d, dnnl_primitive_attr_t attr);
-
-/* The fusion pass asks whether a 1x1 convolution and a following depthwise
- * step fuse into one fast primitive (defined in dn_conv.c). */
-int dn_conv_dw_probe(int64_t C, int64_t M, int64_t H, int64_t W, const nn_post *pa, const nn_dw *d);
 
 /* Primitive descriptor for op_desc: the first implementation whose name
  * starts with `prefer` when one does (oneDNN's own order otherwise). */

@@ -6,7 +6,6 @@
  * post-op, a following depthwise 3x3 convolution) run inside the primitive. */
 #include "kernels/dnnl/dn_common.h"
 #include "kernels/dnnl/dn_stem.h"
-#include "graph/precision.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,9 +40,7 @@ typedef struct dconv {
     int sum_kept;     /* the memory plan gave the output the addend's storage
                          (dconv_inplace): every rebuild keeps the sum post-op */
     /* packed constants */
-    void *packed, *own_packed, *own_scratch;
-    size_t own_scratch_bytes;
-    int packed_ok;
+    dn_pk pk;                 /* packed area, own memory for unplanned runs */
 } dconv;
 
 static void dconv_release(dconv *s)
@@ -62,8 +59,7 @@ static void dconv_fini(void *state)
     dconv *s = state;
     if (!s) return;
     dconv_release(s);
-    free(s->own_packed);
-    free(s->own_scratch);
+    dn_pk_free(&s->pk);
     free(s);
 }
 
@@ -331,7 +327,7 @@ static int dconv_build(const g_node *n, dconv *s, const k_tensor *in, const k_te
     dnnl_status_t st = dnnl_unimplemented;
     dnnl_primitive_desc_t pd = NULL;
     /* once on reference loops (weights packed raw), stay there */
-    if (ok && !neg_pad && !(s->fallback && s->packed_ok)) {
+    if (ok && !neg_pad && !(s->fallback && s->pk.packed_ok)) {
         if (s->have_wmd) w_any = s->wmd;
         else {
             dnnl_dims_t wd;
@@ -441,7 +437,7 @@ static int dconv_build(const g_node *n, dconv *s, const k_tensor *in, const k_te
                                 "primitive for this input shape with the packed weight format",
                                 n->name, n->op_type);
             s->have_wmd = 0;
-            s->packed_ok = 0;
+            s->pk.packed_ok = 0;
             return dconv_build(n, s, in, out, nthr);
         }
         if (in[0].dtype == G_BF16 || s->out_bf16 || s->a_es == 2)
@@ -475,7 +471,7 @@ static int dconv_build(const g_node *n, dconv *s, const k_tensor *in, const k_te
     if (s->dw.on) {
         const dnnl_memory_desc_t *q = dnnl_primitive_desc_query_md(pd, dnnl_query_exec_arg_md,
                                                                    DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_WEIGHTS);
-        if (s->packed_ok && !dnnl_memory_desc_equal(q, &s->dwwmd)) {
+        if (s->pk.packed_ok && !dnnl_memory_desc_equal(q, &s->dwwmd)) {
             dnnl_primitive_desc_destroy(pd);
             return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s' (%s, impl dnnl): the fused "
                             "depthwise weights changed format on a rebuild", n->name, n->op_type);
@@ -548,8 +544,8 @@ static int dconv_pack_into(const g_node *n, dconv *s, const k_tensor *in, void *
             memset((char *)packed + off_b(s), 0, s->bbytes);
             memcpy((char *)packed + off_b(s), in[2].data, (size_t)s->sg.M * sizeof(float));
         }
-        s->packed = packed;
-        s->packed_ok = 1;
+        s->pk.packed = packed;
+        s->pk.packed_ok = 1;
         return 0;
     }
     if (s->fallback) {
@@ -583,8 +579,7 @@ static int dconv_pack_into(const g_node *n, dconv *s, const k_tensor *in, void *
         }
         if (s->dw.has_bias) memcpy((char *)packed + off_dwb(s), in[NN_DW_B].data, s->dwbbytes);
     }
-    s->packed = packed;
-    s->packed_ok = 1;
+    dn_pk_adopt(&s->pk, packed);
     return 0;
 }
 
@@ -605,21 +600,8 @@ static int dconv_adopt(const g_node *n, void *state, const k_tensor *in, const k
     dconv *s = state;
     int r;
     if (!s->built && (r = dconv_build(n, s, in, out, dn_threads(NULL)))) return r;
-    s->packed = packed;
-    s->packed_ok = 1;
+    dn_pk_adopt(&s->pk, packed);
     return 0;
-}
-
-static int set_h(const g_node *n, dnnl_memory_t m, void *p)
-{
-    return dn_check(dnnl_memory_set_data_handle(m, p), n, "set data handle");
-}
-
-static int exec2(const g_node *n, dnnl_primitive_t p, dnnl_stream_t strm, dnnl_memory_t from,
-                 dnnl_memory_t to)
-{
-    dnnl_exec_arg_t a[2] = { { DNNL_ARG_FROM, from }, { DNNL_ARG_TO, to } };
-    return dn_check(dnnl_primitive_execute(p, strm, 2, a), n, "reorder");
 }
 
 static int dconv_run(const g_node *n, void *state, const k_tensor *in, k_tensor *out,
@@ -628,39 +610,28 @@ static int dconv_run(const g_node *n, void *state, const k_tensor *in, k_tensor 
     dconv *s = state;
     int r, nthr = dn_threads(ctx);
     if (!same_cfg(s, in, out, nthr) && (r = dconv_build(n, s, in, out, nthr))) return r;
-    if (!s->packed_ok) {
+    if (!s->pk.packed_ok) {
         /* never planned/packed by the engine (dynamic shapes): own memory */
-        free(s->own_packed);
-        s->own_packed = aligned_alloc(64, dn_align(packed_total(s) + 1));
-        if (!s->own_packed)
-            return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): out of memory", n->name, n->op_type);
-        if ((r = dconv_pack_into(n, s, in, s->own_packed))) return r;
+        void *own;
+        if ((r = dn_pk_own_packed(n, &s->pk, packed_total(s), &own)) || (r = dconv_pack_into(n, s, in, own)))
+            return r;
     }
     if (g_shape_numel(&s->ys) == 0) return 0;   /* an empty batch or plane: nothing to write */
-    char *scr = ctx ? ctx->scratch : NULL;
-    if (!ctx || ctx->scratch_bytes < s->scratch) {
-        if (s->own_scratch_bytes < s->scratch) {
-            free(s->own_scratch);
-            s->own_scratch = aligned_alloc(64, dn_align(s->scratch + 1));
-            if (!s->own_scratch)
-                return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): out of memory", n->name, n->op_type);
-            s->own_scratch_bytes = s->scratch;
-        }
-        scr = s->own_scratch;
-    }
-    const float *bias = s->has_bias ? (const float *)((char *)s->packed + off_b(s)) : NULL;
+    char *scr;
+    if ((r = dn_pk_scratch(n, &s->pk, ctx, s->scratch, &scr))) return r;
+    const float *bias = s->has_bias ? (const float *)((char *)s->pk.packed + off_b(s)) : NULL;
     if (s->stem) {
-        dn_stem_run(&s->sg, in[0].data, s->packed, bias, &s->po, out[0].data, scr, nthr);
+        dn_stem_run(&s->sg, in[0].data, s->pk.packed, bias, &s->po, out[0].data, scr, nthr);
         return 0;
     }
     if (s->fallback && s->dw.on)
         return nn_conv_dw_f32(n, &s->w, &s->po, &s->dw, &in[0].shape, in[0].layout, in[0].data,
-                              s->packed, bias, (const float *)((char *)s->packed + off_dww(s)),
-                              s->dw.has_bias ? (const float *)((char *)s->packed + off_dwb(s)) : NULL,
+                              s->pk.packed, bias, (const float *)((char *)s->pk.packed + off_dww(s)),
+                              s->dw.has_bias ? (const float *)((char *)s->pk.packed + off_dwb(s)) : NULL,
                               &s->ys, out[0].layout, out[0].data);
     if (s->fallback) {
         nn_conv_f32(&s->w, &s->po, s->transposed, &in[0].shape, in[0].layout, in[0].data,
-                    s->packed, bias, &s->ys, out[0].layout, out[0].data,
+                    s->pk.packed, bias, &s->ys, out[0].layout, out[0].data,
                     s->po.has_add ? in[NN_ADD_INPUT].data : NULL, s->al, (float *)scr);
         return 0;
     }
@@ -670,37 +641,37 @@ static int dconv_run(const g_node *n, void *state, const k_tensor *in, k_tensor 
     dnnl_stream_t strm = dn_stream();
     if (!strm) return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s': no oneDNN stream", n->name);
     if (s->re_x) {
-        if ((r = set_h(n, s->m_xu, in[0].data)) || (r = set_h(n, s->m_x, scr + s->off_x)) ||
-            (r = exec2(n, s->re_x, strm, s->m_xu, s->m_x)))
+        if ((r = dn_set_handle(n, s->m_xu, in[0].data)) || (r = dn_set_handle(n, s->m_x, scr + s->off_x)) ||
+            (r = dn_reorder_exec(n, s->re_x, strm, s->m_xu, s->m_x)))
             return r;
-    } else if ((r = set_h(n, s->m_x, in[0].data))) return r;
+    } else if ((r = dn_set_handle(n, s->m_x, in[0].data))) return r;
     char *ydst = s->re_y ? scr + s->off_y : (char *)out[0].data;
-    if ((r = set_h(n, s->m_y, ydst))) return r;
+    if ((r = dn_set_handle(n, s->m_y, ydst))) return r;
     if (s->po.has_add && s->add_sum) {
         /* the sum post-op adds what the destination holds */
         if (s->re_a) {
-            if ((r = set_h(n, s->m_au, in[NN_ADD_INPUT].data)) || (r = exec2(n, s->re_a, strm, s->m_au, s->m_y)))
+            if ((r = dn_set_handle(n, s->m_au, in[NN_ADD_INPUT].data)) || (r = dn_reorder_exec(n, s->re_a, strm, s->m_au, s->m_y)))
                 return r;
         } else if (in[NN_ADD_INPUT].data != ydst) {
             memcpy(ydst, in[NN_ADD_INPUT].data, (size_t)g_shape_numel(&s->ys) * s->a_es);
         }
     } else if (s->po.has_add) {
         if (s->re_a) {
-            if ((r = set_h(n, s->m_au, in[NN_ADD_INPUT].data)) || (r = set_h(n, s->m_a, scr + s->off_a)) ||
-                (r = exec2(n, s->re_a, strm, s->m_au, s->m_a)))
+            if ((r = dn_set_handle(n, s->m_au, in[NN_ADD_INPUT].data)) || (r = dn_set_handle(n, s->m_a, scr + s->off_a)) ||
+                (r = dn_reorder_exec(n, s->re_a, strm, s->m_au, s->m_a)))
                 return r;
-        } else if ((r = set_h(n, s->m_a, in[NN_ADD_INPUT].data))) return r;
+        } else if ((r = dn_set_handle(n, s->m_a, in[NN_ADD_INPUT].data))) return r;
     }
-    if ((r = set_h(n, s->m_w, s->packed))) return r;
-    if (s->has_bias && (r = set_h(n, s->m_b, (void *)bias))) return r;
-    if (s->m_sp && (r = set_h(n, s->m_sp, scr + s->off_sp))) return r;
+    if ((r = dn_set_handle(n, s->m_w, s->pk.packed))) return r;
+    if (s->has_bias && (r = dn_set_handle(n, s->m_b, (void *)bias))) return r;
+    if (s->m_sp && (r = dn_set_handle(n, s->m_sp, scr + s->off_sp))) return r;
     dnnl_exec_arg_t a[8];
     int na = 0;
     if (s->dw.on) {
-        if ((r = set_h(n, s->m_dww, (char *)s->packed + off_dww(s)))) return r;
+        if ((r = dn_set_handle(n, s->m_dww, (char *)s->pk.packed + off_dww(s)))) return r;
         a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_WEIGHTS, s->m_dww };
         if (s->m_dwb) {
-            if ((r = set_h(n, s->m_dwb, (char *)s->packed + off_dwb(s)))) return r;
+            if ((r = dn_set_handle(n, s->m_dwb, (char *)s->pk.packed + off_dwb(s)))) return r;
             a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_BIAS, s->m_dwb };
         }
     }
@@ -713,7 +684,7 @@ static int dconv_run(const g_node *n, void *state, const k_tensor *in, k_tensor 
         a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_ATTR_MULTIPLE_POST_OP(s->add_idx) | DNNL_ARG_SRC_1, s->m_a };
     if ((r = dn_check(dnnl_primitive_execute(s->conv, strm, na, a), n, "convolution"))) return r;
     if (s->re_y) {
-        if ((r = set_h(n, s->m_yu, out[0].data)) || (r = exec2(n, s->re_y, strm, s->m_y, s->m_yu)))
+        if ((r = dn_set_handle(n, s->m_yu, out[0].data)) || (r = dn_reorder_exec(n, s->re_y, strm, s->m_y, s->m_yu)))
             return r;
     }
     if ((r = dn_check(dnnl_stream_wait(strm), n, "stream wait"))) return r;
@@ -747,30 +718,13 @@ static int dconv_accepts(const g_node *n, void *state, int idx, int layout)
     return layout == G_LAYOUT_PLAIN || (layout == G_LAYOUT_NHWC && (idx == 0 || idx == NN_ADD_INPUT));
 }
 
-static const k_op k_conv_dnnl = {
-    .op_type = "Conv", .domain = "", .since = 1, .until = 0, .impl = "dnnl", .priority = 10,
-    .init = dconv_init, .infer = dconv_infer, .plan = dconv_plan, .pack = dconv_pack,
-    .run = dconv_run, .fini = dconv_fini, .accepts_layout = dconv_accepts,
-    .packed_inputs = (1u << 1) | (1u << 2) | (1u << NN_DW_W) | (1u << NN_DW_B),
-    .adopt = dconv_adopt, .inplace = dconv_inplace,
-};
-K_REGISTER(k_conv_dnnl);
-
-static const k_op k_convt_dnnl = {
-    .op_type = "ConvTranspose", .domain = "", .since = 1, .until = 0, .impl = "dnnl",
-    .priority = 10, .init = dconvt_init, .infer = dconv_infer, .plan = dconv_plan,
-    .pack = dconv_pack, .run = dconv_run, .fini = dconv_fini, .accepts_layout = dconv_accepts,
-    .packed_inputs = (1u << 1) | (1u << 2), .adopt = dconv_adopt,
-};
-K_REGISTER(k_convt_dnnl);
-
-/* For the precision pass (graph/precision.h): whether bound node n computes
+/* For the precision pass (k_op.bf16_io): whether bound node n computes
  * in bf16 through oneDNN and may read (as_producer 0) or write (1) its data
  * activation as bf16. */
-int dn_conv_bf16_io(const g_node *n, int as_producer)
+static int dconv_bf16_io(const g_node *n, void *state, int as_producer)
 {
-    if (!n->op || n->op != &k_conv_dnnl || !n->state) return 0;
-    const dconv *s = n->state;
+    (void)n;
+    const dconv *s = state;
     /* the direct loop reads float32 and may write bf16 (it has no add) */
     if (s->stem) return as_producer;
     if (!s->bf16 || s->dw.on || s->transposed) return 0;
@@ -785,20 +739,24 @@ int dn_bf16_residual(void)
     return !(e && !strcmp(e, "0"));
 }
 
-/* For the precision pass: whether bound node n may read its input j as a
+/* For the precision pass (k_op.bf16_addend): whether bound node n may read its input j as a
  * bf16 residual addend (the sum post-op converts while it adds). */
-int dn_conv_bf16_addend(const g_node *n, int j)
+static int dconv_bf16_addend(const g_node *n, void *state, int j)
 {
-    if (!n->op || n->op != &k_conv_dnnl || !n->state || j != NN_ADD_INPUT) return 0;
-    const dconv *s = n->state;
+    (void)n;
+    if (j != NN_ADD_INPUT) return 0;
+    const dconv *s = state;
     return s->bf16 && s->po.has_add && !s->dw.on && !s->transposed && !s->stem && dn_bf16_residual();
 }
 
-/* For the fusion pass: whether oneDNN runs a 1x1 convolution C -> M on an
+/* For the fusion pass (k_op.fuse_dw): whether oneDNN runs a 1x1 convolution C -> M on an
  * H x W plane with post-ops pa followed by the depthwise step d as one
  * fused jit primitive (on the blocked layout dconv_build then uses). */
-int dn_conv_dw_probe(int64_t C, int64_t M, int64_t H, int64_t W, const nn_post *pa, const nn_dw *d)
+static int dconv_fuse_dw(const k_dw_fusion *q)
 {
+    int64_t C = q->C, M = q->M, H = q->H, W = q->W;
+    const nn_post *pa = q->pa;
+    const nn_dw *d = q->d;
     if (!dn_engine() || pa->has_add) return 0;
     dnnl_memory_desc_t x, w, b, y, yf;
     dnnl_dims_t xd = { 1, C, H, W }, wd = { M, C, 1, 1 }, bd = { M }, yd = { 1, M, H, W };
@@ -827,3 +785,22 @@ int dn_conv_dw_probe(int64_t C, int64_t M, int64_t H, int64_t W, const nn_post *
     if (attr) dnnl_primitive_attr_destroy(attr);
     return ok;
 }
+
+static const k_op k_conv_dnnl = {
+    .op_type = "Conv", .domain = "", .since = 1, .until = 0, .impl = "dnnl", .priority = 10,
+    .init = dconv_init, .infer = dconv_infer, .plan = dconv_plan, .pack = dconv_pack,
+    .run = dconv_run, .fini = dconv_fini, .accepts_layout = dconv_accepts,
+    .packed_inputs = (1u << 1) | (1u << 2) | (1u << NN_DW_W) | (1u << NN_DW_B),
+    .adopt = dconv_adopt, .inplace = dconv_inplace, .bf16_io = dconv_bf16_io,
+    .bf16_addend = dconv_bf16_addend, .fuse_dw = dconv_fuse_dw, .flops = k_flops_conv,
+};
+K_REGISTER(k_conv_dnnl);
+
+static const k_op k_convt_dnnl = {
+    .op_type = "ConvTranspose", .domain = "", .since = 1, .until = 0, .impl = "dnnl",
+    .priority = 10, .init = dconvt_init, .infer = dconv_infer, .plan = dconv_plan,
+    .pack = dconv_pack, .run = dconv_run, .fini = dconv_fini, .accepts_layout = dconv_accepts,
+    .packed_inputs = (1u << 1) | (1u << 2), .adopt = dconv_adopt, .flops = k_flops_convt,
+};
+K_REGISTER(k_convt_dnnl);
+

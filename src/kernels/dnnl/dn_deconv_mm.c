@@ -25,9 +25,7 @@ typedef struct ddm {
     int have_wmd;
     size_t wbytes, bbytes, off_x, off_y, off_a, off_sp, scratch;
     int add_idx;
-    void *packed, *own_packed, *own_scratch;
-    size_t own_scratch_bytes;
-    int packed_ok;
+    dn_pk pk;                 /* packed area, own memory for unplanned runs */
 } ddm;
 
 static void ddm_release(ddm *s)
@@ -44,8 +42,7 @@ static void ddm_fini(void *state)
     ddm *s = state;
     if (!s) return;
     ddm_release(s);
-    free(s->own_packed);
-    free(s->own_scratch);
+    dn_pk_free(&s->pk);
     free(s);
 }
 
@@ -152,7 +149,7 @@ static int ddm_build(const g_node *n, ddm *s, const k_tensor *in, const k_tensor
     if (st == dnnl_success) st = dnnl_primitive_desc_create(&pd, &md, attr, dn_engine(), NULL);
     if (attr) dnnl_primitive_attr_destroy(attr);
     if (st == dnnl_success && dn_is_ref_impl(pd)) st = dnnl_unimplemented;
-    if (st != dnnl_success || (s->fallback && s->packed_ok)) {
+    if (st != dnnl_success || (s->fallback && s->pk.packed_ok)) {
         /* reference loops on the weights as given */
         if (pd) dnnl_primitive_desc_destroy(pd);
         acl_log(1, "node '%s' (%s): no fast oneDNN matmul for this up-sampling, reference loops "
@@ -226,8 +223,8 @@ static int ddm_pack_into(const g_node *n, ddm *s, const k_tensor *in, void *pack
     if (s->fallback) {
         memcpy(packed, in[1].data, s->wbytes);
         if (s->has_bias) memcpy((char *)packed + dn_align(s->wbytes), in[2].data, s->bbytes);
-        s->packed = packed;
-        s->packed_ok = 1;
+        s->pk.packed = packed;
+        s->pk.packed_ok = 1;
         return 0;
     }
     /* ONNX W [C, M, kh, kw] -> plain [1, kh, C, kw*M] */
@@ -249,8 +246,7 @@ static int ddm_pack_into(const g_node *n, ddm *s, const k_tensor *in, void *pack
         float *b = (float *)((char *)packed + dn_align(s->wbytes));
         for (int64_t j = 0; j < kw; j++) memcpy(b + j * M, in[2].data, (size_t)M * sizeof(float));
     }
-    s->packed = packed;
-    s->packed_ok = 1;
+    dn_pk_adopt(&s->pk, packed);
     return 0;
 }
 
@@ -271,23 +267,16 @@ static int ddm_adopt(const g_node *n, void *state, const k_tensor *in, const k_t
     ddm *s = state;
     int r;
     if (!s->built && (r = ddm_build(n, s, in, out, dn_threads(NULL)))) return r;
-    s->packed = packed;
-    s->packed_ok = 1;
+    dn_pk_adopt(&s->pk, packed);
     return 0;
-}
-
-static int set_h(const g_node *n, dnnl_memory_t m, void *p)
-{
-    return dn_check(dnnl_memory_set_data_handle(m, p), n, "set data handle");
 }
 
 static int reorder(const g_node *n, dnnl_primitive_t p, dnnl_stream_t strm, dnnl_memory_t from,
                    void *src, dnnl_memory_t to, void *dst)
 {
     int r;
-    if ((r = set_h(n, from, src)) || (r = set_h(n, to, dst))) return r;
-    dnnl_exec_arg_t a[2] = { { DNNL_ARG_FROM, from }, { DNNL_ARG_TO, to } };
-    return dn_check(dnnl_primitive_execute(p, strm, 2, a), n, "reorder");
+    if ((r = dn_set_handle(n, from, src)) || (r = dn_set_handle(n, to, dst))) return r;
+    return dn_reorder_exec(n, p, strm, from, to);
 }
 
 static int ddm_image(const g_node *n, ddm *s, dnnl_stream_t strm, char *scr, void *xin,
@@ -302,27 +291,17 @@ static int ddm_run(const g_node *n, void *state, const k_tensor *in, k_tensor *o
         s->xl != in[0].layout || s->yl != out[0].layout ||
         (s->po.has_add && s->al != in[NN_ADD_INPUT].layout))
         if ((r = ddm_build(n, s, in, out, nthr))) return r;
-    if (!s->packed_ok) {
-        free(s->own_packed);
-        s->own_packed = aligned_alloc(64, dn_align(dn_align(s->wbytes) + s->bbytes + 1));
-        if (!s->own_packed)
-            return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): out of memory", n->name, n->op_type);
-        if ((r = ddm_pack_into(n, s, in, s->own_packed))) return r;
+    if (!s->pk.packed_ok) {
+        void *own;
+        if ((r = dn_pk_own_packed(n, &s->pk, dn_align(s->wbytes) + s->bbytes, &own)) ||
+            (r = ddm_pack_into(n, s, in, own)))
+            return r;
     }
-    char *scr = ctx ? ctx->scratch : NULL;
-    if (!ctx || ctx->scratch_bytes < s->scratch) {
-        if (s->own_scratch_bytes < s->scratch) {
-            free(s->own_scratch);
-            s->own_scratch = aligned_alloc(64, dn_align(s->scratch + 1));
-            if (!s->own_scratch)
-                return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): out of memory", n->name, n->op_type);
-            s->own_scratch_bytes = s->scratch;
-        }
-        scr = s->own_scratch;
-    }
+    char *scr;
+    if ((r = dn_pk_scratch(n, &s->pk, ctx, s->scratch, &scr))) return r;
     if (s->fallback) {
-        const float *bias = s->has_bias ? (const float *)((char *)s->packed + dn_align(s->wbytes)) : NULL;
-        nn_conv_f32(&s->w, &s->po, 1, &in[0].shape, in[0].layout, in[0].data, s->packed, bias,
+        const float *bias = s->has_bias ? (const float *)((char *)s->pk.packed + dn_align(s->wbytes)) : NULL;
+        nn_conv_f32(&s->w, &s->po, 1, &in[0].shape, in[0].layout, in[0].data, s->pk.packed, bias,
                     &s->ys, out[0].layout, out[0].data,
                     s->po.has_add ? in[NN_ADD_INPUT].data : NULL, s->al, (float *)scr);
         return 0;
@@ -357,21 +336,21 @@ static int ddm_image(const g_node *n, ddm *s, dnnl_stream_t strm, char *scr, voi
     }
     dnnl_exec_arg_t a[6];
     int na = 0;
-    if ((r = set_h(n, s->m_x, x)) || (r = set_h(n, s->m_w, s->packed)) || (r = set_h(n, s->m_y, y)))
+    if ((r = dn_set_handle(n, s->m_x, x)) || (r = dn_set_handle(n, s->m_w, s->pk.packed)) || (r = dn_set_handle(n, s->m_y, y)))
         return r;
     a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_SRC, s->m_x };
     a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_WEIGHTS, s->m_w };
     a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_DST, s->m_y };
     if (s->has_bias) {
-        if ((r = set_h(n, s->m_b, (char *)s->packed + dn_align(s->wbytes)))) return r;
+        if ((r = dn_set_handle(n, s->m_b, (char *)s->pk.packed + dn_align(s->wbytes)))) return r;
         a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_BIAS, s->m_b };
     }
     if (s->m_sp) {
-        if ((r = set_h(n, s->m_sp, scr + s->off_sp))) return r;
+        if ((r = dn_set_handle(n, s->m_sp, scr + s->off_sp))) return r;
         a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_SCRATCHPAD, s->m_sp };
     }
     if (add) {
-        if ((r = set_h(n, s->m_a, add))) return r;
+        if ((r = dn_set_handle(n, s->m_a, add))) return r;
         a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_ATTR_MULTIPLE_POST_OP(s->add_idx) | DNNL_ARG_SRC_1, s->m_a };
     }
     if ((r = dn_check(dnnl_primitive_execute(s->mm, strm, na, a), n, "matmul"))) return r;
@@ -389,5 +368,6 @@ static const k_op k_convt_dnnl_mm = {
     .priority = 11, .init = ddm_init, .infer = ddm_infer, .plan = ddm_plan, .pack = ddm_pack,
     .run = ddm_run, .fini = ddm_fini, .accepts_layout = ddm_accepts,
     .packed_inputs = (1u << 1) | (1u << 2), .adopt = ddm_adopt,
+    .flops = k_flops_convt,
 };
 K_REGISTER(k_convt_dnnl_mm);

@@ -11,7 +11,6 @@
  * shapes one row at a time. OPENACL_NO_GEMV=1 keeps oneDNN for these. */
 #include "kernels/dnnl/dn_common.h"
 #include "kernels/dnnl/dn_gemv.h"
-#include "graph/precision.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,9 +32,7 @@ typedef struct dmm {
     int have_wmd;
     size_t wbytes, bbytes, scratch;
     int add_idx;
-    void *packed, *own_packed, *own_scratch;
-    size_t own_scratch_bytes;
-    int packed_ok;
+    dn_pk pk;                 /* packed area, own memory for unplanned runs */
     int gemv;           /* B packed for dn_gemv (decided at the first build, kept) */
     int gemv_decided;
     int64_t rows;       /* gemv: rows of A (batch dims times M) */
@@ -56,13 +53,12 @@ static void dmm_fini(void *state)
     dmm *s = state;
     if (!s) return;
     dmm_release(s);
-    free(s->own_packed);
-    free(s->own_scratch);
+    dn_pk_free(&s->pk);
     free(s);
 }
 
 /* OPENACL_NO_GEMV=1: products with one row stay with oneDNN (A/B runs;
- * part of the compiled-model kernel ABI, eng_om.c). */
+ * part of the compiled-model kernel ABI, dn_backend.c). */
 int dn_gemv_disabled(void)
 {
     const char *e = getenv("OPENACL_NO_GEMV");   /* read per load: mdl_bench --ab */
@@ -169,6 +165,97 @@ static void md_mat(dnnl_memory_desc_t *md, int r, const g_shape *s, int is_b, in
     md_mat_dt(md, r, s, trans, rows, cols, any, dnnl_f32);
 }
 
+/* The streamed matrix-vector form's sizes (B is a constant: its [K, N]
+ * shape, checked when deciding, holds). */
+static int gemv_build(const g_node *n, dmm *s, const g_shape *ys)
+{
+    int64_t M = s->M, K = s->K, N = s->N;
+    s->rows = N ? g_shape_numel(ys) / N : 0;
+    s->wbytes = dn_gemv_packed_bytes(K, N, s->bf16);
+    s->bias_n = 1;
+    if (s->c_kind == C_BIAS) {
+        s->bias_n = g_shape_numel(&s->cs);
+        const g_shape *cs = &s->cs;
+        int64_t cr = cs->rank >= 2 ? cs->d[cs->rank - 2] : 1;
+        if (s->bias_n != N && s->bias_n != 1 && !(cr == s->rows && s->bias_n == s->rows * N))
+            return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (%s): C has %lld values for an "
+                            "output of %lld x %lld", n->name, n->op_type, (long long)s->bias_n,
+                            (long long)s->rows, (long long)N);
+    }
+    s->bbytes = s->c_kind == C_BIAS ? (size_t)s->bias_n * sizeof(float) : 0;
+    s->off_a = dn_align(dn_gemv_scratch_bytes(K, s->bf16));
+    s->scratch = s->off_a + (s->ta && M > 1 ? (size_t)K * sizeof(float) : 0);
+    s->built = 1;
+    return 0;
+}
+
+/* A[..., M, K] x a constant B[K, N] (transformers' projections): one 2-D
+ * product over all rows of A (*rr, *y2 and *M become the 2-D ones). oneDNN
+ * leaves the weights of a batched product with broadcast B in the plain
+ * layout (brgemm then runs at half speed); 2-D gets them packed. */
+static void flatten_rows(const dmm *s, int *rr, g_shape *y2, int64_t *M, int64_t N)
+{
+    int b_flat = 1;
+    for (int i = 0; i + 2 < s->bs.rank; i++) b_flat &= s->bs.d[i] == 1;
+    int c_rows1 = s->c_kind != C_BINARY || s->cs.rank < 2 || s->cs.d[s->cs.rank - 2] == 1;
+    if (!(s->b_const && !s->ta && *rr > 2 && b_flat && c_rows1 && s->as.rank == *rr)) return;
+    int64_t rows = 1;
+    for (int i = 0; i < *rr - 2; i++) rows *= y2->d[i];
+    *M *= rows;
+    *rr = 2;
+    y2->rank = 2;
+    y2->d[0] = *M;
+    y2->d[1] = N;
+}
+
+/* The memory objects and bf16 reorders of a built primitive; md: a_md,
+ * a_c, b_md, b_c, y_md, c_md, add_md, the scratchpad's. */
+static int dmm_mems(const g_node *n, dmm *s, const dnnl_memory_desc_t *const md[8])
+{
+    int rc = 0;
+    if (s->bf16) {
+        rc = dn_reorder_prim(n, md[0], md[1], &s->re_a);
+        if (!rc) rc = dn_mem(n, md[0], &s->m_au);
+        if (!rc && !s->b_const) rc = dn_reorder_prim(n, md[2], md[3], &s->re_b);
+        if (!rc && !s->b_const) rc = dn_mem(n, md[2], &s->m_bu);
+    }
+    if (!rc) rc = dn_mem(n, md[1], &s->m_a);
+    if (!rc) rc = dn_mem(n, s->b_const ? &s->wmd : md[3], &s->m_b);
+    if (!rc) rc = dn_mem(n, md[4], &s->m_y);
+    if (!rc && s->c_kind == C_BIAS) rc = dn_mem(n, md[5], &s->m_bias);
+    if (!rc && s->c_kind == C_BINARY) rc = dn_mem(n, md[5], &s->m_c);
+    if (!rc && s->po.has_add) rc = dn_mem(n, md[6], &s->m_add);
+    if (!rc && s->scratch > s->off_sp) rc = dn_mem(n, md[7], &s->m_sp);
+    return rc;
+}
+
+/* C's (bias or binary addend) memory descriptor at matmul rank rr: dims
+ * [1..., rows (1 or M), cols (1 or N)]; a bias's bytes in s->bbytes. */
+static void c_desc(dmm *s, int rr, dnnl_memory_desc_t *c_md)
+{
+    g_shape c2 = { .rank = rr };
+    for (int i = 0; i < rr; i++) c2.d[i] = 1;
+    const g_shape *cs = &s->cs;
+    if (cs->rank >= 1) c2.d[rr - 1] = cs->d[cs->rank - 1];
+    if (cs->rank >= 2) c2.d[rr - 2] = cs->d[cs->rank - 2];
+    dn_md_plain(c_md, &c2, dnnl_f32);
+    if (s->c_kind == C_BIAS) s->bbytes = (size_t)g_shape_numel(&c2) * sizeof(float);
+}
+
+/* oneDNN declined (or the product is empty): the reference math runs it. */
+static int dmm_fallback(const g_node *n, dmm *s, int64_t wn, int empty)
+{
+    if (!empty)
+        acl_log(1, "node '%s' (%s): oneDNN declined the configuration, reference math used",
+                n->name, n->op_type);
+    s->fallback = 1;
+    s->wbytes = s->b_const ? (size_t)wn * sizeof(float) : 0;
+    s->bbytes = s->c_kind == C_BIAS ? (size_t)g_shape_numel(&s->cs) * sizeof(float) : 0;
+    s->scratch = 0;
+    s->built = 1;
+    return 0;
+}
+
 static int dmm_build(const g_node *n, dmm *s, const k_tensor *in, const k_tensor *out, int nthr)
 {
     dmm_release(s);
@@ -188,26 +275,7 @@ static int dmm_build(const g_node *n, dmm *s, const k_tensor *in, const k_tensor
                   g_shape_numel(&in[1].shape) == K * N && !dn_gemv_disabled() && dn_gemv_supported(s->bf16);
         s->gemv_decided = 1;
     }
-    if (s->gemv) {
-        /* (B is a constant: its [K, N] shape, checked when deciding, holds) */
-        s->rows = N ? g_shape_numel(&ys) / N : 0;
-        s->wbytes = dn_gemv_packed_bytes(K, N, s->bf16);
-        s->bias_n = 1;
-        if (s->c_kind == C_BIAS) {
-            s->bias_n = g_shape_numel(&s->cs);
-            const g_shape *cs = &s->cs;
-            int64_t cr = cs->rank >= 2 ? cs->d[cs->rank - 2] : 1;
-            if (s->bias_n != N && s->bias_n != 1 && !(cr == s->rows && s->bias_n == s->rows * N))
-                return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (%s): C has %lld values for an "
-                                "output of %lld x %lld", n->name, n->op_type, (long long)s->bias_n,
-                                (long long)s->rows, (long long)N);
-        }
-        s->bbytes = s->c_kind == C_BIAS ? (size_t)s->bias_n * sizeof(float) : 0;
-        s->off_a = dn_align(dn_gemv_scratch_bytes(K, s->bf16));
-        s->scratch = s->off_a + (s->ta && M > 1 ? (size_t)K * sizeof(float) : 0);
-        s->built = 1;
-        return 0;
-    }
+    if (s->gemv) return gemv_build(n, s, &ys);
     int rr = ys.rank;   /* matmul rank: the output's, at least 2 */
     g_shape y2 = ys;
     if (!s->gemm) {
@@ -220,22 +288,7 @@ static int dmm_build(const g_node *n, dmm *s, const k_tensor *in, const k_tensor
         y2.d[rr - 2] = M;
         y2.d[rr - 1] = N;
     }
-    /* A[..., M, K] x a constant B[K, N] (transformers' projections): one
-     * 2-D product over all rows of A. oneDNN leaves the weights of a
-     * batched product with broadcast B in the plain layout (brgemm then runs
-     * at half speed); 2-D gets them packed. */
-    int b_flat = 1;
-    for (int i = 0; i + 2 < s->bs.rank; i++) b_flat &= s->bs.d[i] == 1;
-    int c_rows1 = s->c_kind != C_BINARY || s->cs.rank < 2 || s->cs.d[s->cs.rank - 2] == 1;
-    if (s->b_const && !s->ta && rr > 2 && b_flat && c_rows1 && s->as.rank == rr) {
-        int64_t rows = 1;
-        for (int i = 0; i < rr - 2; i++) rows *= y2.d[i];
-        M *= rows;
-        rr = 2;
-        y2.rank = 2;
-        y2.d[0] = M;
-        y2.d[1] = N;
-    }
+    flatten_rows(s, &rr, &y2, &M, N);
     int64_t wn = g_shape_numel(&in[1].shape);
     dnnl_memory_desc_t a_md, b_md, b_any, y_md, c_md, add_md, a_c, b_c;
     md_mat(&a_md, rr, &s->as, 0, s->ta, M, K, 0);
@@ -251,17 +304,8 @@ static int dmm_build(const g_node *n, dmm *s, const k_tensor *in, const k_tensor
     }
     dn_md_plain(&y_md, &y2, dnnl_f32);
     add_md = y_md;
-    /* bias / C: dims [1..., rows(1 or M), cols(1 or N)] */
     s->bbytes = 0;
-    if (s->c_kind != C_NONE) {
-        g_shape c2 = { .rank = rr };
-        for (int i = 0; i < rr; i++) c2.d[i] = 1;
-        const g_shape *cs = &s->cs;
-        if (cs->rank >= 1) c2.d[rr - 1] = cs->d[cs->rank - 1];
-        if (cs->rank >= 2) c2.d[rr - 2] = cs->d[cs->rank - 2];
-        dn_md_plain(&c_md, &c2, dnnl_f32);
-        if (s->c_kind == C_BIAS) s->bbytes = (size_t)g_shape_numel(&c2) * sizeof(float);
-    }
+    if (s->c_kind != C_NONE) c_desc(s, rr, &c_md);
     dnnl_status_t st = dnnl_unimplemented;
     dnnl_primitive_desc_t pd = NULL;
     /* an empty product (a zero M, N, K or batch) is not oneDNN's to run (it
@@ -269,7 +313,7 @@ static int dmm_build(const g_node *n, dmm *s, const k_tensor *in, const k_tensor
     int empty = g_shape_numel(&y2) == 0 || K == 0 || g_shape_numel(&s->as) == 0 ||
                 g_shape_numel(&s->bs) == 0;
     if (empty) s->bf16 = 0;
-    if (!(s->fallback && s->packed_ok) && !empty) {
+    if (!(s->fallback && s->pk.packed_ok) && !empty) {
         dnnl_matmul_desc_t md;
         dnnl_primitive_attr_t attr = NULL;
         const dnnl_memory_desc_t *wd = s->b_const ? (s->have_wmd ? &s->wmd : &b_any) : &b_c;
@@ -296,18 +340,10 @@ static int dmm_build(const g_node *n, dmm *s, const k_tensor *in, const k_tensor
                                 "primitive for this input shape with the packed weight format",
                                 n->name, n->op_type);
             s->have_wmd = 0;
-            s->packed_ok = 0;
+            s->pk.packed_ok = 0;
             return dmm_build(n, s, in, out, nthr);
         }
-        if (!empty)
-            acl_log(1, "node '%s' (%s): oneDNN declined the configuration, reference math used",
-                    n->name, n->op_type);
-        s->fallback = 1;
-        s->wbytes = s->b_const ? (size_t)wn * sizeof(float) : 0;
-        s->bbytes = s->c_kind == C_BIAS ? (size_t)g_shape_numel(&s->cs) * sizeof(float) : 0;
-        s->scratch = 0;
-        s->built = 1;
-        return 0;
+        return dmm_fallback(n, s, wn, empty);
     }
     if (s->b_const && !s->have_wmd) {
         s->wmd = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
@@ -326,19 +362,8 @@ static int dmm_build(const g_node *n, dmm *s, const k_tensor *in, const k_tensor
     const dnnl_memory_desc_t *spmd = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
     st = dnnl_primitive_create(&s->prim, pd);
     int rc = dn_check(st, n, "matmul primitive creation");
-    if (!rc && s->bf16) {
-        rc = dn_reorder_prim(n, &a_md, &a_c, &s->re_a);
-        if (!rc) rc = dn_mem(n, &a_md, &s->m_au);
-        if (!rc && !s->b_const) rc = dn_reorder_prim(n, &b_md, &b_c, &s->re_b);
-        if (!rc && !s->b_const) rc = dn_mem(n, &b_md, &s->m_bu);
-    }
-    if (!rc) rc = dn_mem(n, &a_c, &s->m_a);
-    if (!rc) rc = dn_mem(n, s->b_const ? &s->wmd : &b_c, &s->m_b);
-    if (!rc) rc = dn_mem(n, &y_md, &s->m_y);
-    if (!rc && s->c_kind == C_BIAS) rc = dn_mem(n, &c_md, &s->m_bias);
-    if (!rc && s->c_kind == C_BINARY) rc = dn_mem(n, &c_md, &s->m_c);
-    if (!rc && s->po.has_add) rc = dn_mem(n, &add_md, &s->m_add);
-    if (!rc && s->scratch > s->off_sp) rc = dn_mem(n, spmd, &s->m_sp);
+    const dnnl_memory_desc_t *mds[] = { &a_md, &a_c, &b_md, &b_c, &y_md, &c_md, &add_md, spmd };
+    if (!rc) rc = dmm_mems(n, s, mds);
     dnnl_primitive_desc_destroy(pd);
     if (rc) { dmm_release(s); return rc; }
     s->built = 1;
@@ -397,8 +422,7 @@ static int dmm_pack_into(const g_node *n, dmm *s, const k_tensor *in, void *pack
         float k = (s->gemm && (!s->fallback || s->gemv)) ? s->beta : 1.f;
         for (size_t i = 0; i < cnt; i++) dst[i] = c[i] * k;
     }
-    s->packed = packed;
-    s->packed_ok = 1;
+    dn_pk_adopt(&s->pk, packed);
     return 0;
 }
 
@@ -419,32 +443,7 @@ static int dmm_adopt(const g_node *n, void *state, const k_tensor *in, const k_t
     dmm *s = state;
     int r;
     if (!s->built && (r = dmm_build(n, s, in, out, dn_threads(NULL)))) return r;
-    s->packed = packed;
-    s->packed_ok = 1;
-    return 0;
-}
-
-static int set_h(const g_node *n, dnnl_memory_t m, const void *p)
-{
-    return dn_check(dnnl_memory_set_data_handle(m, (void *)p), n, "set data handle");
-}
-
-/* The run's scratch: the engine's planned area when it is large enough,
- * else (a run without a plan: dynamic shapes) the state's own, grown once
- * per larger shape. */
-static int run_scratch(const g_node *n, dmm *s, const k_ctx *ctx, char **scr)
-{
-    *scr = ctx ? ctx->scratch : NULL;
-    if (!s->scratch || (ctx && ctx->scratch_bytes >= s->scratch)) return 0;
-    if (s->own_scratch_bytes < s->scratch) {
-        free(s->own_scratch);
-        s->own_scratch_bytes = 0;
-        if (!(s->own_scratch = aligned_alloc(64, dn_align(s->scratch))))
-            return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): out of memory for %zu bytes of scratch",
-                            n->name, n->op_type, s->scratch);
-        s->own_scratch_bytes = s->scratch;
-    }
-    *scr = s->own_scratch;
+    dn_pk_adopt(&s->pk, packed);
     return 0;
 }
 
@@ -454,7 +453,7 @@ static int gemv_run(const g_node *n, dmm *s, const k_tensor *in, k_tensor *out, 
 {
     int64_t M = s->M, K = s->K, N = s->N;
     char *scr;
-    int r = run_scratch(n, s, ctx, &scr);
+    int r = dn_pk_scratch(n, &s->pk, ctx, s->scratch, &scr);
     if (r) return r;
     /* scratch: x rounded to bf16 (dn_gemv), then a gathered row of A */
     float *row = scr ? (float *)(scr + s->off_a) : NULL;   /* only with transposed A and M > 1 */
@@ -489,14 +488,13 @@ static int dmm_run(const g_node *n, void *state, const k_tensor *in, k_tensor *o
         !g_shape_eq(&s->bs, &in[1].shape) || (has_in(n, 2) && !g_shape_eq(&s->cs, &in[2].shape))) {
         if ((r = dmm_build(n, s, in, out, nthr))) return r;
     }
-    if (!s->packed_ok && (s->b_const || s->c_kind == C_BIAS)) {
-        free(s->own_packed);
-        s->own_packed = aligned_alloc(64, dn_align(dn_align(s->wbytes) + s->bbytes + 1));
-        if (!s->own_packed)
-            return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): out of memory", n->name, n->op_type);
-        if ((r = dmm_pack_into(n, s, in, s->own_packed))) return r;
+    if (!s->pk.packed_ok && (s->b_const || s->c_kind == C_BIAS)) {
+        void *own;
+        if ((r = dn_pk_own_packed(n, &s->pk, dn_align(s->wbytes) + s->bbytes, &own)) ||
+            (r = dmm_pack_into(n, s, in, own)))
+            return r;
     }
-    const char *pk = s->packed;
+    const char *pk = s->pk.packed;
     if (s->gemv) return gemv_run(n, s, in, out, ctx, pk);
     if (s->fallback) {
         k_tensor t[4];
@@ -509,41 +507,41 @@ static int dmm_run(const g_node *n, void *state, const k_tensor *in, k_tensor *o
                              &s->po, t, out);
     }
     char *scr;
-    if ((r = run_scratch(n, s, ctx, &scr))) return r;
+    if ((r = dn_pk_scratch(n, &s->pk, ctx, s->scratch, &scr))) return r;
     dnnl_stream_t strm = dn_stream();
     if (!strm) return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s': no oneDNN stream", n->name);
     dnnl_exec_arg_t a[7];
     int na = 0;
     if (s->re_a) {
         dnnl_exec_arg_t ra[2] = { { DNNL_ARG_FROM, s->m_au }, { DNNL_ARG_TO, s->m_a } };
-        if ((r = set_h(n, s->m_au, in[0].data)) || (r = set_h(n, s->m_a, (char *)scr + s->off_a)) ||
+        if ((r = dn_set_handle(n, s->m_au, in[0].data)) || (r = dn_set_handle(n, s->m_a, (char *)scr + s->off_a)) ||
             (r = dn_check(dnnl_primitive_execute(s->re_a, strm, 2, ra), n, "bf16 conversion")))
             return r;
-    } else if ((r = set_h(n, s->m_a, in[0].data))) return r;
+    } else if ((r = dn_set_handle(n, s->m_a, in[0].data))) return r;
     a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_SRC, s->m_a };
     if (s->re_b) {
         dnnl_exec_arg_t rb[2] = { { DNNL_ARG_FROM, s->m_bu }, { DNNL_ARG_TO, s->m_b } };
-        if ((r = set_h(n, s->m_bu, in[1].data)) || (r = set_h(n, s->m_b, (char *)scr + s->off_b)) ||
+        if ((r = dn_set_handle(n, s->m_bu, in[1].data)) || (r = dn_set_handle(n, s->m_b, (char *)scr + s->off_b)) ||
             (r = dn_check(dnnl_primitive_execute(s->re_b, strm, 2, rb), n, "bf16 conversion")))
             return r;
-    } else if ((r = set_h(n, s->m_b, s->b_const ? pk : in[1].data))) return r;
+    } else if ((r = dn_set_handle(n, s->m_b, s->b_const ? pk : in[1].data))) return r;
     a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_WEIGHTS, s->m_b };
-    if ((r = set_h(n, s->m_y, out[0].data))) return r;
+    if ((r = dn_set_handle(n, s->m_y, out[0].data))) return r;
     a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_DST, s->m_y };
     if (s->c_kind == C_BIAS) {
-        if ((r = set_h(n, s->m_bias, pk + dn_align(s->wbytes)))) return r;
+        if ((r = dn_set_handle(n, s->m_bias, pk + dn_align(s->wbytes)))) return r;
         a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_BIAS, s->m_bias };
     }
     if (s->c_kind == C_BINARY) {
-        if ((r = set_h(n, s->m_c, in[2].data))) return r;
+        if ((r = dn_set_handle(n, s->m_c, in[2].data))) return r;
         a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, s->m_c };
     }
     if (s->po.has_add) {
-        if ((r = set_h(n, s->m_add, in[NN_ADD_INPUT].data))) return r;
+        if ((r = dn_set_handle(n, s->m_add, in[NN_ADD_INPUT].data))) return r;
         a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_ATTR_MULTIPLE_POST_OP(s->add_idx) | DNNL_ARG_SRC_1, s->m_add };
     }
     if (s->m_sp) {
-        if ((r = set_h(n, s->m_sp, (char *)scr + s->off_sp))) return r;
+        if ((r = dn_set_handle(n, s->m_sp, (char *)scr + s->off_sp))) return r;
         a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_SCRATCHPAD, s->m_sp };
     }
     if ((r = dn_check(dnnl_primitive_execute(s->prim, strm, na, a), n, "matmul"))) return r;
@@ -554,6 +552,7 @@ static const k_op k_matmul_dnnl = {
     .op_type = "MatMul", .domain = "", .since = 1, .until = 0, .impl = "dnnl", .priority = 10,
     .init = dmatmul_init, .infer = dmm_infer, .plan = dmm_plan, .pack = dmm_pack,
     .run = dmm_run, .fini = dmm_fini, .packed_inputs = (1u << 1) | (1u << 2), .adopt = dmm_adopt,
+    .flops = k_flops_matmul,
 };
 K_REGISTER(k_matmul_dnnl);
 
@@ -561,5 +560,6 @@ static const k_op k_gemm_dnnl = {
     .op_type = "Gemm", .domain = "", .since = 1, .until = 0, .impl = "dnnl", .priority = 10,
     .init = dgemm_init, .infer = dmm_infer, .plan = dmm_plan, .pack = dmm_pack,
     .run = dmm_run, .fini = dmm_fini, .packed_inputs = (1u << 1) | (1u << 2), .adopt = dmm_adopt,
+    .flops = k_flops_gemm,
 };
 K_REGISTER(k_gemm_dnnl);

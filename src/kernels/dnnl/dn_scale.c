@@ -7,7 +7,6 @@
  * the next convolution. Both accept the plain and the channels-last layout. */
 #include "core/par.h"
 #include "kernels/dnnl/dn_common.h"
-#include "graph/precision.h"
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,9 +190,20 @@ static int cs_accepts(const g_node *n, void *state, int idx, int layout)
     return layout == G_LAYOUT_PLAIN || layout == G_LAYOUT_NHWC;
 }
 
+/* For the precision pass's squeeze-excite step (k_op.reads_bf16): a channel
+ * scale Mul, which this file then serves, may read a bf16 activation as x. */
+static int cs_reads_bf16(const g_graph *g, const g_node *n, int slot)
+{
+    if (n->n_in != 2 || n->in[0] < 0 || n->in[1] < 0 || slot < 0 || slot > 1) return 0;
+    const g_tensor *x = &g->t[n->in[slot]], *s = &g->t[n->in[1 - slot]];
+    return is_chan_vec(&s->shape, &x->shape) && g_shape_known(&x->shape) && s->dtype == G_F32 &&
+           x->kind != G_TK_CONST && s->kind != G_TK_CONST;
+}
+
 static const k_op k_mul_chscale = {
     .op_type = "Mul", .domain = "", .since = 7, .until = 0, .impl = "avx512", .priority = 10,
     .init = cs_init, .infer = cs_infer, .run = cs_run, .fini = free, .accepts_layout = cs_accepts,
+    .reads_bf16 = cs_reads_bf16,
 };
 K_REGISTER(k_mul_chscale);
 
@@ -260,25 +270,15 @@ static int gap_accepts(const g_node *n, void *state, int idx, int layout)
     return layout == G_LAYOUT_PLAIN || layout == G_LAYOUT_NHWC;
 }
 
+static int gap_reads_bf16(const g_graph *g, const g_node *n, int slot)
+{
+    (void)g;
+    return slot == 0 && n->n_in == 1;
+}
+
 static const k_op k_gap_bf16 = {
     .op_type = "GlobalAveragePool", .domain = "", .since = 1, .until = 0, .impl = "bf16",
     .priority = 20, .init = gap_init, .infer = gap_infer, .run = gap_run, .fini = NULL,
-    .accepts_layout = gap_accepts,
+    .accepts_layout = gap_accepts, .reads_bf16 = gap_reads_bf16,
 };
 K_REGISTER(k_gap_bf16);
-
-/* For the layout stage's bf16 pass: whether node n (bound) may read a bf16
- * activation in its data input: the channel scale Mul and GlobalAveragePool
- * (which this file then serves), and openacl.SqueezeExcite. */
-int dn_scale_reads_bf16(const g_graph *g, const g_node *n, int slot)
-{
-    if (nn_se_bound(n)) return slot == 0;   /* reads x as bf16 or float32 */
-    if (n->domain && *n->domain) return 0;
-    if (!strcmp(n->op_type, "GlobalAveragePool")) return slot == 0 && n->n_in == 1;
-    if (strcmp(n->op_type, "Mul") || n->n_in != 2 || n->in[0] < 0 || n->in[1] < 0) return 0;
-    const g_tensor *a = &g->t[n->in[0]], *b = &g->t[n->in[1]];
-    const g_tensor *x = &g->t[n->in[slot]], *s = &g->t[n->in[1 - slot]];
-    (void)a; (void)b;
-    return is_chan_vec(&s->shape, &x->shape) && g_shape_known(&x->shape) && s->dtype == G_F32 &&
-           x->kind != G_TK_CONST && s->kind != G_TK_CONST;
-}

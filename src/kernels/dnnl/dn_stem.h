@@ -12,7 +12,7 @@
 #define DN_STEM_MAX_C 4
 
 /* OPENACL_NO_STEM=1: such layers stay with oneDNN (A/B runs; part of the
- * compiled-model kernel ABI, eng_om.c). Read at each call. */
+ * compiled-model kernel ABI, dn_backend.c). Read at each call. */
 int dn_stem_disabled(void);
 /* Whether this CPU runs the loop (AVX-512, and oneDNN allowed to use it). */
 int dn_stem_supported(void);

@@ -6,6 +6,7 @@
 #ifndef OPENACL_NN_COMMON_H
 #define OPENACL_NN_COMMON_H
 #include "kernels/kernel.h"
+#include "kernels/post.h"
 #include "core/core.h"
 #include "acl/acl_base.h"
 
@@ -37,72 +38,9 @@ int nn_win_parse(const g_node *n, int kind, nn_win *w);
 /* Given the input's spatial sizes, resolve pads and output sizes. */
 int nn_win_resolve(const g_node *n, nn_win *w, int nsp, const int64_t *in_sp);
 
-/* ---- fused post-ops ----
- * Attributes set by the fusion pass on Conv/ConvTranspose/MatMul/Gemm:
- *   _oa_post_ops   INTS   kinds (enum nn_po), applied in order
- *   _oa_post_alpha FLOATS one per kind
- *   _oa_post_beta  FLOATS one per kind
- * NN_PO_ADD adds input 3 of the node (same shape and layout as the output);
- * MatMul may carry a bias vector (last dim) as input 2. */
-enum nn_po {
-    NN_PO_NONE = 0,
-    NN_PO_RELU = 1,       /* max(x,0); with alpha != 0 leaky */
-    NN_PO_CLIP = 2,       /* min(max(x, alpha), beta) */
-    NN_PO_SIGMOID = 3,
-    NN_PO_TANH = 4,
-    NN_PO_HSIGMOID = 5,   /* max(0, min(1, alpha*x + beta)) */
-    NN_PO_HSWISH = 6,     /* x * max(0, min(1, x/6 + 1/2)) */
-    NN_PO_GELU_ERF = 7,
-    NN_PO_GELU_TANH = 8,
-    NN_PO_SILU = 9,       /* x * sigmoid(alpha * x) */
-    NN_PO_ELU = 10,       /* x > 0 ? x : alpha*(exp(x)-1) */
-    NN_PO_ADD = 11,       /* x + input[3] */
-    NN_PO_LINEAR = 12,    /* alpha*x + beta */
-    NN_PO_COUNT
-};
-#define NN_MAX_PO 8
-#define NN_ADD_INPUT 3
-
-typedef struct nn_post {
-    int n;
-    int kind[NN_MAX_PO];
-    float a[NN_MAX_PO], b[NN_MAX_PO];
-    int has_add;
-} nn_post;
-
-/* Reads the _oa_post_* attributes (none: n = 0). */
-int nn_post_parse(const g_node *n, nn_post *p);
-
-/* openacl.SqueezeExcite (graph/fuse.c, kernels/ref/nn_se.c): the first
- * (squeeze) product's activations in _oa_se_post_ops / _oa_se_post_alpha /
- * _oa_se_post_beta, the second's in the usual _oa_post_* list. No add. */
-int nn_se_post_parse(const g_node *n, nn_post *p);
-/* Whether node n is bound to an openacl.SqueezeExcite kernel (either
- * registration; both read and write bf16 activations). */
-int nn_se_bound(const g_node *n);
-
-/* A depthwise 3x3 convolution (pads 1) fused after a Conv by the fusion
- * pass (MobileNet's expand + depthwise pair): attribute _oa_dw_stride (1 or
- * 2), input 4 its weights [M,1,3,3], input 5 its bias [M] (optional), and
- * its own post-op list _oa_dw_post_ops/_oa_dw_post_alpha/_oa_dw_post_beta
- * (no add). The node's output is the depthwise step's. */
-#define NN_DW_W 4
-#define NN_DW_B 5
-typedef struct nn_dw {
-    int on;
-    int64_t stride;
-    int has_bias;
-    nn_post po;
-} nn_dw;
-int nn_dw_parse(const g_node *n, nn_dw *d);
+/* The fused post-op list and depthwise step: kernels/post.h. */
 /* The depthwise step's geometry over an M x H x W plane. */
 void nn_dw_win(const nn_dw *d, int64_t M, int64_t H, int64_t W, nn_win *w);
-const char *nn_po_name(int kind);
-/* 1 when the list uses one oneDNN eltwise algorithm twice with different
- * parameters (HardSigmoid counts as linear + clip): oneDNN 2.6's jit
- * post-op injector then applies the first parameters to both, so such
- * chains are not fused and the dnnl kernels do not hand them to oneDNN. */
-int nn_post_conflict(const nn_post *p);
 float nn_act(int kind, float a, float b, float x);
 /* Applies the post-op list to `len` contiguous values; `add` holds the
  * values of the addend at the same positions (or NULL when no ADD). */

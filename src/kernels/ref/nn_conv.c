@@ -360,13 +360,13 @@ static int conv_accepts(const g_node *n, void *state, int idx, int layout)
 static const k_op k_conv_ref = {
     .op_type = "Conv", .domain = "", .since = 1, .until = 0, .impl = "ref", .priority = 0,
     .init = conv_init, .infer = conv_infer, .plan = conv_plan, .run = conv_run,
-    .fini = conv_fini, .accepts_layout = conv_accepts,
+    .fini = conv_fini, .accepts_layout = conv_accepts, .flops = k_flops_conv,
 };
 K_REGISTER(k_conv_ref);
 
 static const k_op k_convt_ref = {
     .op_type = "ConvTranspose", .domain = "", .since = 1, .until = 0, .impl = "ref", .priority = 0,
     .init = convt_init, .infer = conv_infer, .plan = conv_plan, .run = conv_run,
-    .fini = conv_fini, .accepts_layout = conv_accepts,
+    .fini = conv_fini, .accepts_layout = conv_accepts, .flops = k_flops_convt,
 };
 K_REGISTER(k_convt_ref);

@@ -257,11 +257,13 @@ static void mm_fini(void *state) { free(state); }
 static const k_op k_matmul_ref = {
     .op_type = "MatMul", .domain = "", .since = 1, .until = 0, .impl = "ref", .priority = 0,
     .init = matmul_init, .infer = mm_infer, .run = mm_run, .fini = mm_fini,
+    .flops = k_flops_matmul,
 };
 K_REGISTER(k_matmul_ref);
 
 static const k_op k_gemm_ref = {
     .op_type = "Gemm", .domain = "", .since = 1, .until = 0, .impl = "ref", .priority = 0,
     .init = gemm_init, .infer = mm_infer, .run = mm_run, .fini = mm_fini,
+    .flops = k_flops_gemm,
 };
 K_REGISTER(k_gemm_ref);

@@ -7,6 +7,7 @@
  * Models are built in memory with the generated protobuf-c structs; the ops
  * they use are test kernels registered here in the "openacl.test" domain,
  * so these tests do not depend on the real kernels. */
+#include "../common/oa_check.h"
 #include "engine/engine.h"
 #include "graph/passes.h"
 #include "graph/plan.h"
@@ -24,9 +25,6 @@
 
 const char *aclGetRecentErrMsg(void);
 
-static int failures, checks;
-#define CHECK(c, ...) do { checks++; if (!(c)) { failures++; printf("FAIL %s:%d: %s: ", __FILE__, \
-    __LINE__, #c); printf(__VA_ARGS__); printf("\n"); } } while (0)
 
 /* ---------------- test kernels (domain openacl.test) ---------------- */
 
@@ -904,6 +902,33 @@ static void test_dynamic(void)
 }
 
 /* Pinning a symbolic input dim at load makes the plan static. */
+/* A description (aclmdlGetDescFrom*) knows the inputs and outputs as a load
+ * does, but nothing is optimised, planned or packed, and it cannot run. */
+static void test_describe(void)
+{
+    size_t len;
+    void *buf = model_basic(&len);
+    eng_model *d = NULL, *m = NULL;
+    eng_opts o = { .threads = 1 };
+    int rc = eng_describe(buf, len, &o, &d);
+    grab_msg();
+    CHECK(rc == 0 && d, "basic model described (%d): %s", rc, g_msg);
+    CHECK(load(buf, len, NULL, &m) == 0 && m, "basic model loads: %s", g_msg);
+    if (d && m) {
+        CHECK(eng_num_inputs(d) == eng_num_inputs(m) && eng_num_outputs(d) == eng_num_outputs(m),
+              "same I/O counts");
+        const eng_io *a = eng_output(d, 0), *b = eng_output(m, 0);
+        CHECK(a && b && !strcmp(a->name, b->name) && a->dtype == b->dtype && a->nbytes == b->nbytes &&
+              g_shape_eq(&a->shape, &b->shape), "the output as a load reports it");
+        CHECK(eng_weight_size(m) > 0 && eng_weight_size(d) == 0 && eng_work_size(d) == 0,
+              "nothing planned or packed: weights %zu, work %zu", eng_weight_size(d), eng_work_size(d));
+        CHECK(eng_bind_weights(d, NULL) == ACL_ERROR_INVALID_PARAM, "a description cannot be bound");
+    }
+    eng_free(d);
+    eng_free(m);
+    T_free_all();
+}
+
 static void test_fixed_shapes(void)
 {
     gb b;
@@ -1555,6 +1580,7 @@ int main(void)
     test_passes();
     test_packed_only_constant();
     test_static_run();
+    test_describe();
     test_dynamic();
     test_fixed_shapes();
     test_output_is_input_or_const();
@@ -1567,6 +1593,5 @@ int main(void)
     test_external_data();
     aclGetRecentErrMsg();
     free(g_allocs);
-    printf("%d checks, %d failures\n", checks, failures);
-    return failures ? 1 : 0;
+    return OA_CHECK_EXIT("engine_unit");
 }

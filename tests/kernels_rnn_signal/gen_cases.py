@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Extra ONNX node tests for the kernels of tests/kernels_x (recurrent
+"""Extra ONNX node tests for the kernels of tests/kernels_rnn_signal (recurrent
 layers, signal ops, RoiAlign, MaxUnpool, Det, ...) covering what the ONNX 1.12
 backend tests do not: reverse and bidirectional recurrences with sequence
 lengths, initial states, clip and non-default activations, GRU in both reset

@@ -3,6 +3,7 @@
  * PRelu per channel) and their refusals, loss corner cases, window and mel
  * closed forms, and the training optimisers' update rules. Each check
  * compares with values computed here by the spec's formula. */
+#include "../common/oa_check.h"
 #include "kernels/kernel.h"
 #include "core/core.h"
 #include "acl/acl.h"
@@ -11,16 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-#define CHECK(c, ...)                                                   \
-    do {                                                                \
-        if (!(c)) {                                                     \
-            failures++;                                                 \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                 \
-            printf(__VA_ARGS__);                                        \
-            printf("\n");                                               \
-        }                                                               \
-    } while (0)
 
 /* ---- a one-node graph driven through the registry ---- */
 typedef struct one {
@@ -377,8 +368,8 @@ int main(void)
     test_legacy();
     test_loss();
     test_train();
-    if (failures) {
-        printf("%d check(s) failed\n", failures);
+    if (oa_failures) {
+        printf("%d check(s) failed\n", oa_failures);
         return 1;
     }
     printf("kernels_x unit: all checks passed\n");

@@ -1,4 +1,4 @@
-# tests/onnx: the engine (import, passes, planner, executor) and the ONNX
+# tests/engine: the engine (import, passes, planner, executor) and the ONNX
 # backend test data run through the engine API.
 add_library(oa_onnx_testdata STATIC ${CMAKE_CURRENT_LIST_DIR}/../common/onnx_testdata.c)
 target_include_directories(oa_onnx_testdata PUBLIC ${CMAKE_CURRENT_LIST_DIR}/../common)
@@ -10,7 +10,7 @@ function(oa_engine_test_exe name)
   add_executable(${name} ${ARGN})
   target_link_libraries(${name} PRIVATE oa_onnx_testdata "$<LINK_LIBRARY:WHOLE_ARCHIVE,ascendcl_internal>")
   target_compile_options(${name} PRIVATE ${OA_WARN})
-  target_link_options(${name} PRIVATE -no-pie -Wl,--unresolved-symbols=ignore-in-object-files)
+  target_link_options(${name} PRIVATE -no-pie)
 endfunction()
 
 oa_engine_test_exe(engine_runner ${CMAKE_CURRENT_LIST_DIR}/engine_runner.c)

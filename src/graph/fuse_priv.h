@@ -1,0 +1,33 @@
+/* Shared by the fusion pass's files (graph/fuse.c: post-ops, affine folds,
+ * depthwise pairs; graph/fuse_blocks.c: squeeze-excite blocks and channel
+ * shuffles): the pass's state and its graph-editing helpers. */
+#ifndef OPENACL_GRAPH_FUSE_PRIV_H
+#define OPENACL_GRAPH_FUSE_PRIV_H
+#include "graph/ir.h"
+#include "kernels/post.h"
+
+typedef struct fz {
+    g_graph *g;
+    unsigned char *dead;      /* per node: absorbed, removed at the end */
+    int nfused;
+} fz;
+
+int fz_is_op(const g_node *n, const char *op);
+int fz_in_t(const g_node *n, int i);
+const g_tensor *fz_cst(const g_graph *g, int t);
+int fz_single_use(const fz *f, int t, int *slot);
+int fz_uses(const fz *f, int t, int *who, int max);
+int fz_oom(void);
+int fz_set_attr_ints(g_node *n, const char *name, const int64_t *v, int cnt);
+int fz_set_attr_int(g_node *n, const char *name, int64_t v);
+int fz_write_post_as(g_node *n, const char *prefix, const nn_post *p);
+int fz_write_post(g_node *n, const nn_post *p);
+void fz_unbind(g_node *n);
+int fz_ints_all(const g_node *n, const char *name, int64_t v, int cnt);
+
+/* The block fusions (fuse_blocks.c): 1 when done, 0 when not applicable,
+ * < 0 an error. */
+int fz_fuse_se(fz *f, int mi);
+int fz_fuse_shuffle(fz *f, int ri);
+
+#endif
