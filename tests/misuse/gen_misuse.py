@@ -85,6 +85,8 @@ NULL_OK_NAMES = {'userData', 'args', 'aippExtend'}
 SKIP_N_TYPES = {'aclrtExceptionInfo'}
 
 HANDLE_TYPES = {'aclrtStream', 'aclrtEvent', 'aclrtContext'}
+# Structures passed by value: a zeroed compound literal.
+BYVAL_STRUCTS = {'aclrtMemManagedLocation', 'dim3', 'aclmdlRICondTaskParams', 'aclrtIpcEventHandle'}
 # Pointer getters whose documented answer for a NULL object is not NULL.
 DOC_NONNULL = {'aclGetTensorDescName'}   # "" for NULL
 
@@ -160,6 +162,8 @@ def valid_value(fn, typ, name, live):
         return 'mx_noop_cb'
     if typ in ('aclrtExceptionInfoCallback',):
         return 'mx_noop_exc'
+    if ptr == 0 and bt in BYVAL_STRUCTS:
+        return '(%s){0}' % bt
     if ptr == 0:
         # scalars
         if name == 'modelId' and typ == 'uint32_t':
@@ -217,12 +221,13 @@ def valid_value(fn, typ, name, live):
         if name in ('devPtr', 'dst', 'data'):
             return 'f->dev' if live else '(void *)f->scratch'
         if name == 'src':
-            return '(const void *)((char *)f->dev + 2048)' if live else '(const void *)f->scratch'
+            cast = 'const void *' if 'const' in typ else 'void *'
+            return '(%s)((char *)f->dev + 2048)' % cast if live else '(%s)f->scratch' % cast
         if name in ('userData', 'args'):
             return 'NULL'
         return '(void *)f->scratch'
     if bt == 'void' and ptr == 2:
-        return '(void **)f->scratch'
+        return '(%s)(void *)f->scratch' % typ
     objs = {'aclDataBuffer': 'f->buf', 'aclTensorDesc': 'f->td', 'aclmdlDataset': 'f->ds',
             'aclmdlDesc': 'f->desc', 'aclmdlConfigHandle': 'f->cfg', 'aclmdlExecConfigHandle': 'f->ecfg'}
     if bt in objs and ptr == 1:
