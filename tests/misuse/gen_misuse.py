@@ -16,6 +16,9 @@ with scripts/api_coverage.py, the parameter lists parsed here) it emits:
   X  with a foreign handle in one parameter: an event where a stream is
      expected, a stream where an event or context is expected, a context
      where a stream is expected, memory of the other device.
+  S  for an unsupported stub of acl_rt.h (OA_UNSUPPORTED): every argument
+     plausible, on a live runtime; it must answer exactly
+     ACL_ERROR_FEATURE_UNSUPPORTED (or NULL) with a message naming it.
 
 Every case must not crash; an aclError result must be an error whose
 message (aclGetRecentErrMsg) names the call; pointer results must be NULL.
@@ -318,6 +321,8 @@ def emit(root, out_path):
             add_case(fn, ret, 'F', 'MX_FINALIZED', None, fake + va_tail, 'after aclFinalize')
         if fn in ('aclInit', 'aclFinalize', 'aclFinalizeReference'):
             continue   # their live behaviour is tested by rt_init; N would re-init the fixture
+        if fn in stubs and hdr == 'acl_rt.h':
+            add_case(fn, ret, 'S', 'MX_LIVE', None, live + va_tail, 'unsupported, plausible arguments')
         for i, (t, n, is_ptr) in enumerate(params):
             bt = base_type(t)
             args = list(live)
