@@ -43,7 +43,8 @@ ACL_FUNC_VISIBILITY aclError aclrtAllocatorSetGetAddrFromBlockFuncToDesc(aclrtAl
 /* Register a complete description (object, alloc, free and block-address
  * functions set) for stream (NULL: the current default stream), replacing
  * any earlier one; GetByStream reads it back (each output may be NULL when
- * not wanted; none registered → ACL_ERROR_INVALID_PARAM); Unregister removes
+ * not wanted; *allocatorDesc is the handle registered, possibly destroyed
+ * since; none registered → ACL_ERROR_INVALID_PARAM); Unregister removes
  * it (none registered: no-op). A registration lasts until Unregister or
  * aclFinalize; at most 1024 streams hold one at a time. */
 ACL_FUNC_VISIBILITY aclError aclrtAllocatorRegister(aclrtStream stream, aclrtAllocatorDesc allocatorDesc);
