@@ -1557,6 +1557,25 @@ ACL_FUNC_VISIBILITY aclError aclrtCmoSetDesc(void *cmoDesc, void *src, size_t si
 ACL_FUNC_VISIBILITY aclError aclrtCmoAsyncWithDesc(void *cmoDesc, aclrtCmoType cmoType, aclrtStream stream,
                                                    const void *reserve);
 
+/* ======================= notifies (implemented) =========================
+ * A notify is a flag shared by the streams of this process. RecordNotify
+ * queues a task that sets it; WaitAndResetNotify queues a task that holds
+ * its stream until the flag is set and then clears it, so each record
+ * releases one wait (records that meet no waiter are not counted: two count
+ * as one). timeout is in milliseconds, 0 = no limit; a wait that times out
+ * fails its stream with ACL_ERROR_RT_WAIT_TIMEOUT (reported by the next
+ * synchronize). flag of Create: ACL_NOTIFY_DEFAULT or
+ * ACL_NOTIFY_DEVICE_USE_ONLY. Destroy while a wait is pending (or
+ * aclFinalize) wakes it and fails its stream. BatchReset clears the flags at
+ * once, on the host. Ids are unique in the process. Handles are checked: a
+ * destroyed one → ACL_ERROR_INVALID_PARAM. Thread-safe. */
+ACL_FUNC_VISIBILITY aclError aclrtCreateNotify(aclrtNotify *notify, uint64_t flag);
+ACL_FUNC_VISIBILITY aclError aclrtDestroyNotify(aclrtNotify notify);
+ACL_FUNC_VISIBILITY aclError aclrtRecordNotify(aclrtNotify notify, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtWaitAndResetNotify(aclrtNotify notify, aclrtStream stream, uint32_t timeout);
+ACL_FUNC_VISIBILITY aclError aclrtGetNotifyId(aclrtNotify notify, uint32_t *notifyId);
+ACL_FUNC_VISIBILITY aclError aclrtNotifyBatchReset(aclrtNotify *notifies, size_t num);
+
 /* ======================================================================
  * Declared for source compatibility with the current CANN runtime, not
  * supported by openacl: each call records "<name>: not supported by openacl"
@@ -1683,13 +1702,7 @@ ACL_FUNC_VISIBILITY aclError aclrtMemSetPidToShareableHandleV2(void *shareableHa
                                                                size_t pidNum);
 ACL_FUNC_VISIBILITY aclError aclrtDeviceGetBareTgid(int32_t *pid);
 
-/* ---- notifies and count notifies ---- */
-ACL_FUNC_VISIBILITY aclError aclrtCreateNotify(aclrtNotify *notify, uint64_t flag);
-ACL_FUNC_VISIBILITY aclError aclrtDestroyNotify(aclrtNotify notify);
-ACL_FUNC_VISIBILITY aclError aclrtRecordNotify(aclrtNotify notify, aclrtStream stream);
-ACL_FUNC_VISIBILITY aclError aclrtWaitAndResetNotify(aclrtNotify notify, aclrtStream stream, uint32_t timeout);
-ACL_FUNC_VISIBILITY aclError aclrtGetNotifyId(aclrtNotify notify, uint32_t *notifyId);
-ACL_FUNC_VISIBILITY aclError aclrtNotifyBatchReset(aclrtNotify *notifies, size_t num);
+/* ---- sharing notifies between processes, and count notifies ---- */
 ACL_FUNC_VISIBILITY aclError aclrtNotifyGetExportKey(aclrtNotify notify, char *key, size_t len, uint64_t flags);
 ACL_FUNC_VISIBILITY aclError aclrtNotifyImportByKey(aclrtNotify *notify, const char *key, uint64_t flags);
 ACL_FUNC_VISIBILITY aclError aclrtNotifySetImportPid(aclrtNotify notify, int32_t *pid, size_t num);

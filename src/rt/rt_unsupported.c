@@ -1,7 +1,7 @@
 /* The parts of the current CANN runtime API that a CPU runtime has no
  * equivalent for: kernel binaries and kernel launch (there is no device code),
  * inter-process memory, events and notifies (openacl's devices live inside
- * one process), local notifies, labels and stream switching, unified memory, mbufs,
+ * one process), count notifies, labels and stream switching, unified memory, mbufs,
  * hardware limits, error repair, snapshots and API injection. Declared in
  * acl/acl_rt.h for source compatibility; each call records a message naming
  * itself and returns ACL_ERROR_FEATURE_UNSUPPORTED (NULL for a handle), and
@@ -373,36 +373,6 @@ ACL_FUNC_VISIBILITY aclError aclrtMemSetPidToShareableHandleV2(void *shareableHa
 ACL_FUNC_VISIBILITY aclError aclrtDeviceGetBareTgid(int32_t *pid)
 {
     return OA_UNSUPPORTED(aclrtDeviceGetBareTgid);
-}
-
-ACL_FUNC_VISIBILITY aclError aclrtCreateNotify(aclrtNotify *notify, uint64_t flag)
-{
-    return OA_UNSUPPORTED(aclrtCreateNotify);
-}
-
-ACL_FUNC_VISIBILITY aclError aclrtDestroyNotify(aclrtNotify notify)
-{
-    return OA_UNSUPPORTED(aclrtDestroyNotify);
-}
-
-ACL_FUNC_VISIBILITY aclError aclrtRecordNotify(aclrtNotify notify, aclrtStream stream)
-{
-    return OA_UNSUPPORTED(aclrtRecordNotify);
-}
-
-ACL_FUNC_VISIBILITY aclError aclrtWaitAndResetNotify(aclrtNotify notify, aclrtStream stream, uint32_t timeout)
-{
-    return OA_UNSUPPORTED(aclrtWaitAndResetNotify);
-}
-
-ACL_FUNC_VISIBILITY aclError aclrtGetNotifyId(aclrtNotify notify, uint32_t *notifyId)
-{
-    return OA_UNSUPPORTED(aclrtGetNotifyId);
-}
-
-ACL_FUNC_VISIBILITY aclError aclrtNotifyBatchReset(aclrtNotify *notifies, size_t num)
-{
-    return OA_UNSUPPORTED(aclrtNotifyBatchReset);
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtNotifyGetExportKey(aclrtNotify notify, char *key, size_t len, uint64_t flags)

@@ -2,9 +2,11 @@
  * system parameters per context and per process (aclrt[Ctx]Set/GetSysParamOpt),
  * cache maintenance (aclrtCmo*: validated no-ops on coherent memory) and
  * external allocator descriptions with their per-stream registry
- * (acl/acl_rt_allocator.h); plus a spot check of the unsupported families. */
+ * (acl/acl_rt_allocator.h), notifies between streams; plus a spot check of
+ * the unsupported families. */
 #include <stdint.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "rt_test.h"
 
@@ -159,6 +161,78 @@ static void test_allocator(void)
     FAILS(aclrtAllocatorDestroyDesc(NULL), ACL_ERROR_INVALID_PARAM, "aclrtAllocatorDestroyDesc");
 }
 
+static void test_notify(void)
+{
+    aclrtStream a = NULL, b = NULL;
+    OK(aclrtCreateStream(&a));
+    OK(aclrtCreateStream(&b));
+    aclrtNotify n = NULL, m = NULL;
+    FAILS(aclrtCreateNotify(&n, 2), ACL_ERROR_INVALID_PARAM, "aclrtCreateNotify");
+    OK(aclrtCreateNotify(&n, ACL_NOTIFY_DEFAULT));
+    OK(aclrtCreateNotify(&m, ACL_NOTIFY_DEVICE_USE_ONLY));
+    uint32_t idn = 0, idm = 0;
+    OK(aclrtGetNotifyId(n, &idn));
+    OK(aclrtGetNotifyId(m, &idm));
+    CHECK(idn != idm);
+
+    /* b waits for a's record: work queued behind the wait does not run before it */
+    int32_t *buf = NULL;
+    OK(aclrtMallocHost((void **)&buf, sizeof(int32_t)));
+    *buf = 0;
+    OK(aclrtWaitAndResetNotify(n, b, 0));
+    OK(aclrtMemsetAsync(buf, sizeof(int32_t), 1, sizeof(int32_t), b));
+    usleep(20000);
+    aclrtStreamStatus st = ACL_STREAM_STATUS_COMPLETE;
+    OK(aclrtStreamQuery(b, &st));
+    CHECK_EQ_INT(st, ACL_STREAM_STATUS_NOT_READY);
+    CHECK_EQ_INT(*buf, 0);
+    OK(aclrtRecordNotify(n, a));
+    OK(aclrtSynchronizeStream(b));
+    CHECK_EQ_INT(*buf, 0x01010101);
+
+    /* the wait reset the flag: a second wait times out and fails its stream */
+    OK(aclrtWaitAndResetNotify(n, b, 20));
+    FAILS(aclrtSynchronizeStream(b), ACL_ERROR_RT_WAIT_TIMEOUT, "aclrtWaitAndResetNotify");
+    /* a record before the wait is kept; two records release one wait */
+    OK(aclrtRecordNotify(n, a));
+    OK(aclrtRecordNotify(n, a));
+    OK(aclrtSynchronizeStream(a));
+    OK(aclrtWaitAndResetNotify(n, b, 1000));
+    OK(aclrtSynchronizeStream(b));
+    OK(aclrtWaitAndResetNotify(n, b, 20));
+    FAILS(aclrtSynchronizeStream(b), ACL_ERROR_RT_WAIT_TIMEOUT, "aclrtWaitAndResetNotify");
+    /* a host-side batch reset drops a pending record */
+    OK(aclrtRecordNotify(n, a));
+    OK(aclrtRecordNotify(m, NULL));
+    OK(aclrtSynchronizeStream(a));
+    OK(aclrtSynchronizeStream(NULL));
+    aclrtNotify both[2] = {n, m};
+    OK(aclrtNotifyBatchReset(both, 2));
+    OK(aclrtWaitAndResetNotify(m, b, 20));
+    FAILS(aclrtSynchronizeStream(b), ACL_ERROR_RT_WAIT_TIMEOUT, "aclrtWaitAndResetNotify");
+
+    /* destroying a notify a stream waits on wakes it with an error */
+    OK(aclrtWaitAndResetNotify(m, b, 0));
+    usleep(10000);
+    OK(aclrtDestroyNotify(m));
+    FAILS(aclrtSynchronizeStream(b), ACL_ERROR_INVALID_PARAM, "aclrtWaitAndResetNotify");
+    /* destroyed handles and bad arguments */
+    FAILS(aclrtGetNotifyId(m, &idm), ACL_ERROR_INVALID_PARAM, "aclrtGetNotifyId");
+    FAILS(aclrtRecordNotify(m, a), ACL_ERROR_INVALID_PARAM, "aclrtRecordNotify");
+    FAILS(aclrtDestroyNotify(m), ACL_ERROR_INVALID_PARAM, "aclrtDestroyNotify");
+    both[1] = m;
+    FAILS(aclrtNotifyBatchReset(both, 2), ACL_ERROR_INVALID_PARAM, "aclrtNotifyBatchReset");
+    FAILS(aclrtNotifyBatchReset(both, 0), ACL_ERROR_INVALID_PARAM, "aclrtNotifyBatchReset");
+    FAILS(aclrtGetNotifyId(n, NULL), ACL_ERROR_INVALID_PARAM, "aclrtGetNotifyId");
+    aclrtStream dead = b;
+    OK(aclrtDestroyStream(b));
+    FAILS(aclrtWaitAndResetNotify(n, dead, 0), ACL_ERROR_INVALID_PARAM, "aclrtWaitAndResetNotify");
+    /* a wait left pending at aclFinalize is woken (checked in main) */
+    OK(aclrtDestroyNotify(n));
+    OK(aclrtDestroyStream(a));
+    OK(aclrtFreeHost(buf));
+}
+
 /* One call per unsupported family: the documented code and a message naming it. */
 static void test_unsupported(void)
 {
@@ -171,8 +245,8 @@ static void test_unsupported(void)
     FAILS(aclrtIpcMemGetExportKey(dev, 64, key, sizeof key, 0), ACL_ERROR_FEATURE_UNSUPPORTED,
           "aclrtIpcMemGetExportKey");
     OK(aclrtFree(dev));
-    aclrtNotify n = NULL;
-    FAILS(aclrtCreateNotify(&n, ACL_NOTIFY_DEFAULT), ACL_ERROR_FEATURE_UNSUPPORTED, "aclrtCreateNotify");
+    aclrtCntNotify cn = NULL;
+    FAILS(aclrtCntNotifyCreate(&cn, 0), ACL_ERROR_FEATURE_UNSUPPORTED, "aclrtCntNotifyCreate");
     FAILS(aclmdlRICaptureBegin(NULL, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL), ACL_ERROR_FEATURE_UNSUPPORTED,
           "aclmdlRICaptureBegin");
     CHECK(aclrtCreateStreamConfigHandle() == NULL);
@@ -188,8 +262,16 @@ int main(void)
     test_sysopt();
     test_cmo();
     test_allocator();
+    test_notify();
     test_unsupported();
     OK(aclrtResetDevice(0));
+    /* a wait no one records is left pending: aclFinalize wakes it and returns */
+    OK(aclrtSetDevice(0));
+    aclrtNotify pending = NULL;
+    aclrtStream ps = NULL;
+    OK(aclrtCreateStream(&ps));
+    OK(aclrtCreateNotify(&pending, ACL_NOTIFY_DEFAULT));
+    OK(aclrtWaitAndResetNotify(pending, ps, 0));
     OK(aclFinalize());
     /* aclInit clears the process-wide values */
     OK(aclInit(NULL));
