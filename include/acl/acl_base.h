@@ -71,6 +71,7 @@ typedef void *aclrtTaskGrp;
 /* ---- ACL error codes (CANN: static const int) ---- */
 static const int ACL_ERROR_NONE = 0;
 static const int ACL_SUCCESS = 0;
+static const int ACL_ERROR_INVALID_EXCEPTION_INFO = -1;
 
 static const int ACL_ERROR_INVALID_PARAM = 100000;
 static const int ACL_ERROR_UNINITIALIZE = 100001;
@@ -179,7 +180,9 @@ typedef enum {
     ACL_FLOAT6_E3M2 = 38,
     ACL_FLOAT6_E2M3 = 39,
     ACL_FLOAT4_E2M1 = 40,
-    ACL_FLOAT4_E1M2 = 41
+    ACL_FLOAT4_E1M2 = 41,
+    ACL_HIFLOAT4 = 42,
+    ACL_HIFLOAT4_SCALE = 43
 } aclDataType;
 
 typedef enum {

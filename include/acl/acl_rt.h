@@ -22,7 +22,9 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include <stdbool.h>
 #include "acl_base.h"
+#include "acl_rt_allocator.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -268,6 +270,7 @@ typedef enum {
     ACL_DEV_ATTR_VECTOR_CORE_NUM = 201,
     ACL_DEV_ATTR_WARP_SIZE = 202,
     ACL_DEV_ATTR_MAX_THREAD_PER_VECTOR_CORE = 203,
+    ACL_DEV_ATTR_LOCAL_MEM_PER_VECTOR_CORE = 204, /* CANN's deprecated name of UBUF_PER_VECTOR_CORE */
     ACL_DEV_ATTR_UBUF_PER_VECTOR_CORE = 204,
     ACL_DEV_ATTR_MAX_GRID_DIM_X = 205,
     ACL_DEV_ATTR_MAX_GRID_DIM_Y = 206,
@@ -281,6 +284,7 @@ typedef enum {
     ACL_DEV_ATTR_L2_CACHE_SIZE = 302,
     ACL_DEV_ATTR_SMP_ID = 401,
     ACL_DEV_ATTR_PHY_CHIP_ID = 402,
+    ACL_DEV_ATTR_SUPER_POD_DEVIDE_ID = 403, /* CANN's deprecated, misspelt name of SUPER_POD_DEVICE_ID */
     ACL_DEV_ATTR_SUPER_POD_DEVICE_ID = 403,
     ACL_DEV_ATTR_SUPER_POD_SERVER_ID = 404,
     ACL_DEV_ATTR_SUPER_POD_ID = 405,
@@ -292,6 +296,12 @@ typedef enum {
     ACL_DEV_ATTR_IS_VIRTUAL = 501,
     ACL_DEV_ATTR_NPU_ARCH = 601
 } aclrtDevAttr;
+
+/* values of ACL_DEV_ATTR_DEVICE_FORM_FACTOR */
+#define ACL_DEVICE_FORM_FACTOR_POD       0
+#define ACL_DEVICE_FORM_FACTOR_A_K       1
+#define ACL_DEVICE_FORM_FACTOR_A_X       2
+#define ACL_DEVICE_FORM_FACTOR_PCIE_CARD 3
 
 /* aclrtGetDeviceCapability */
 typedef enum {
@@ -361,6 +371,698 @@ typedef struct rtExceptionInfo aclrtExceptionInfo;
 typedef void (*aclrtCallback)(void *userData);
 typedef void (*aclrtExceptionInfoCallback)(aclrtExceptionInfo *exceptionInfo);
 typedef void (*aclrtHostFunc)(void *args);
+
+/* ================= types of the wider CANN runtime API ==================
+ * Used by the kernel-launch, IPC, notify, model-capture (aclmdlRI*), cache
+ * maintenance, unified-memory and error-repair calls declared at the end of
+ * this header. Values and layouts are CANN's. */
+
+#define ACL_STREAM_WAIT_VALUE_GEQ 0x00000000U
+#define ACL_STREAM_WAIT_VALUE_EQ  0x00000001U
+#define ACL_STREAM_WAIT_VALUE_AND 0x00000002U
+#define ACL_STREAM_WAIT_VALUE_NOR 0x00000003U
+
+#define ACL_NOTIFY_DEFAULT         0x00000000U
+#define ACL_NOTIFY_DEVICE_USE_ONLY 0x00000001U
+
+#define ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT                0x0UL
+#define ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION 0x02UL
+#define ACL_RT_NOTIFY_IMPORT_FLAG_DEFAULT                0x0UL
+#define ACL_RT_NOTIFY_IMPORT_FLAG_ENABLE_PEER_ACCESS     0x02UL
+#define ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT                0x0UL
+#define ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION 0x1UL
+#define ACL_RT_IPC_MEM_IMPORT_FLAG_DEFAULT                0x0UL
+#define ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS     0x1UL
+#define ACL_RT_VMM_EXPORT_FLAG_DEFAULT                0x0UL
+#define ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION 0x1UL
+
+/* aclrtHostRegisterV2 flags */
+#define ACL_HOST_REG_MAPPED   0x2UL
+#define ACL_HOST_REG_IOMEMORY 0x4UL
+#define ACL_HOST_REG_READONLY 0x8UL
+#define ACL_HOST_REG_PINNED   0x10000000UL
+
+/* aclmdlRIDebugJsonPrint flags */
+#define ACL_MDLRI_DEBUG_JSON_PRINT_SUMMARY 0x0UL
+#define ACL_MDLRI_DEBUG_JSON_PRINT_VERBOSE 0x1UL
+
+#define ACL_RT_MAX_RECORD_PA_NUM_PER_DEV 20U
+#define ACL_IPC_EVENT_HANDLE_SIZE 64U
+#define ACL_RT_MEM_ATTACH_GLOBAL 0x01U
+#define ACL_RT_MEM_LINK_IDX_0 0U
+#define ACL_RT_MEM_LINK_IDX_1 1U
+#define ACL_HOST_DEVICE_CONNECT_TYPE_PCIE 0
+#define ACL_HOST_DEVICE_CONNECT_TYPE_HCCS 1
+#define ACL_HOST_DEVICE_CONNECT_TYPE_UB   2
+
+/* aclrtRecordEventWithFlag / aclrtStreamWaitEventWithFlag flags */
+#define ACL_EVENT_RECORD_DEFAULT  0x0U
+#define ACL_EVENT_RECORD_EXTERNAL 0x01U
+#define ACL_EVENT_WAIT_DEFAULT    0x0U
+#define ACL_EVENT_WAIT_EXTERNAL   0x01U
+
+typedef enum aclrtMemManagedAdviseType {
+    ACL_MEM_ADVISE_SET_READ_MOSTLY = 0,
+    ACL_MEM_ADVISE_UNSET_READ_MOSTLY,
+    ACL_MEM_ADVISE_SET_PREFERRED_LOCATION,
+    ACL_MEM_ADVISE_UNSET_PREFERRED_LOCATION,
+    ACL_MEM_ADVISE_SET_ACCESSED_BY,
+    ACL_MEM_ADVISE_UNSET_ACCESSED_BY
+} aclrtMemManagedAdviseType;
+
+typedef enum aclrtMemManagedLocationType {
+    ACL_MEM_LOCATIONTYPE_INVALID = 0,
+    ACL_MEM_LOCATIONTYPE_DEVICE,
+    ACL_MEM_LOCATIONTYPE_HOST,
+    ACL_MEM_LOCATIONTYPE_HOST_NUMA,
+    ACL_MEM_LOCATIONTYPE_HOST_NUMA_CURRENT
+} aclrtMemManagedLocationType;
+
+typedef struct aclrtMemManagedLocation {
+    aclrtMemManagedLocationType type;
+    int32_t id;
+} aclrtMemManagedLocation;
+
+typedef struct {
+    uint32_t sdid;
+    int32_t *pid;
+    size_t num;
+} aclrtServerPid;
+
+enum aclrtMemPgType { NORMAL_PAGE_TYPE = 0U, HUGE_PAGE_TYPE, HUGE1G_PAGE_TYPE };
+enum aclrtMemType { HBM_TYPE = 0U, DDR_TYPE, P2P_HBM_TYPE, P2P_DDR_TYPE };
+
+/* values of the ACL_RT_IPC_MEM_ATTR_ACCESS_LINK attribute */
+#define ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_SIO 0
+#define ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_HCCS 1
+#define ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_UB_ONE_PORT_PATH 2
+#define ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_UB_MULTI_PORT_PATH 3
+
+typedef enum { ACL_RT_IPC_MEM_ATTR_ACCESS_LINK } aclrtIpcMemAttrType;
+
+typedef struct aclrtStreamConfigHandle {
+    void *workptr;
+    size_t workSize;
+    size_t flag;
+    uint32_t priority;
+} aclrtStreamConfigHandle;
+
+typedef enum aclrtMemManagedRangeAttribute {
+    ACL_MEM_RANGE_ATTRIBUTE_READ_MOSTLY = 1,
+    ACL_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION,
+    ACL_MEM_RANGE_ATTRIBUTE_ACCESSED_BY,
+    ACL_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE,
+    ACL_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID,
+    ACL_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION,
+    ACL_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE,
+    ACL_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID
+} aclrtMemManagedRangeAttribute;
+
+typedef enum aclrtMemSharedHandleType {
+    ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT = 0x1,
+    ACL_MEM_SHARE_HANDLE_TYPE_FABRIC = 0x2
+} aclrtMemSharedHandleType;
+
+typedef struct aclrtMemFabricHandle {
+    uint8_t data[128];
+} aclrtMemFabricHandle;
+
+typedef void (*aclrtOpExceptionCallback)(aclrtExceptionInfo *exceptionInfo, void *userData);
+
+typedef void *aclrtBinary;
+typedef void *aclrtBinHandle;
+typedef void *aclrtFuncHandle;
+typedef void *aclrtArgsHandle;
+typedef void *aclrtParamHandle;
+
+typedef void *aclmdlRI;
+
+typedef enum {
+    ACL_MODEL_RI_CAPTURE_MODE_GLOBAL = 0,
+    ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL,
+    ACL_MODEL_RI_CAPTURE_MODE_RELAXED
+} aclmdlRICaptureMode;
+
+typedef enum {
+    ACL_MODEL_RI_CAPTURE_STATUS_NONE = 0,
+    ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE,
+    ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED
+} aclmdlRICaptureStatus;
+
+#define MAX_MEM_UCE_INFO_ARRAY_SIZE 128
+#define UCE_INFO_RESERVED_SIZE 14
+
+typedef struct aclrtMemUceInfo {
+    void *addr;
+    size_t len;
+    size_t reserved[UCE_INFO_RESERVED_SIZE];
+} aclrtMemUceInfo;
+
+typedef enum {
+    ACL_RT_NO_ERROR = 0,
+    ACL_RT_ERROR_MEMORY = 1,
+    ACL_RT_ERROR_L2 = 2,
+    ACL_RT_ERROR_AICORE = 3,
+    ACL_RT_ERROR_LINK = 4,
+    ACL_RT_ERROR_L3_PORT = 5,
+    ACL_RT_ERROR_OTHERS = 0xFFFF
+} aclrtErrorType;
+
+typedef enum aclrtAicoreErrorType {
+    ACL_RT_AICORE_ERROR_UNKNOWN,
+    ACL_RT_AICORE_ERROR_SW,
+    ACL_RT_AICORE_ERROR_HW_LOCAL
+} aclrtAicoreErrorType;
+
+#define ACL_RT_MEM_UCE_INFO_MAX_NUM 20
+typedef struct {
+    size_t arraySize;
+    aclrtMemUceInfo memUceInfoArray[ACL_RT_MEM_UCE_INFO_MAX_NUM];
+} aclrtMemUceInfoArray;
+
+typedef union aclrtErrorInfoDetail {
+    aclrtMemUceInfoArray uceInfo;
+    aclrtAicoreErrorType aicoreErrType;
+} aclrtErrorInfoDetail;
+
+typedef struct aclrtErrorInfo {
+    uint8_t tryRepair;
+    uint8_t hasDetail;
+    uint8_t reserved[2];
+    aclrtErrorType errorType;
+    aclrtErrorInfoDetail detail;
+} aclrtErrorInfo;
+
+/* cache maintenance operations (aclrtCmoAsync*) */
+typedef enum aclrtCmoType {
+    ACL_RT_CMO_TYPE_PREFETCH = 0,
+    ACL_RT_CMO_TYPE_WRITEBACK,
+    ACL_RT_CMO_TYPE_INVALID,
+    ACL_RT_CMO_TYPE_FLUSH
+} aclrtCmoType;
+
+#define ACL_RT_BINARY_MAGIC_ELF_AICORE      0x43554245U
+#define ACL_RT_BINARY_MAGIC_ELF_VECTOR_CORE 0x41415246U
+#define ACL_RT_BINARY_MAGIC_ELF_CUBE_CORE   0x41494343U
+
+typedef enum aclrtBinaryLoadOptionType {
+    ACL_RT_BINARY_LOAD_OPT_LAZY_LOAD = 1,
+    ACL_RT_BINARY_LOAD_OPT_LAZY_MAGIC = 2,
+    ACL_RT_BINARY_LOAD_OPT_MAGIC = 2,
+    ACL_RT_BINARY_LOAD_OPT_CPU_KERNEL_MODE = 3
+} aclrtBinaryLoadOptionType;
+
+typedef union aclrtBinaryLoadOptionValue {
+    uint32_t isLazyLoad;
+    uint32_t magic;
+    int32_t cpuKernelMode;
+    uint32_t rsv[4];
+} aclrtBinaryLoadOptionValue;
+
+typedef struct {
+    aclrtBinaryLoadOptionType type;
+    aclrtBinaryLoadOptionValue value;
+} aclrtBinaryLoadOption;
+
+typedef struct aclrtBinaryLoadOptions {
+    aclrtBinaryLoadOption *options;
+    size_t numOpt;
+} aclrtBinaryLoadOptions;
+
+typedef enum { ACL_RT_ENGINE_TYPE_AIC = 0, ACL_RT_ENGINE_TYPE_AIV } aclrtEngineType;
+
+/* grid / block extents of aclrtLaunchSIMTKernel* (C++: defaults 1, 1, 1) */
+#ifndef __BISHENG_CCEC__
+typedef struct dim3 {
+    uint32_t x;
+    uint32_t y;
+    uint32_t z;
+#ifdef __cplusplus
+#if __cplusplus >= 201103L
+    constexpr dim3(uint32_t vx = 1, uint32_t vy = 1, uint32_t vz = 1) : x(vx), y(vy), z(vz) {}
+#else
+    dim3(uint32_t vx = 1, uint32_t vy = 1, uint32_t vz = 1) : x(vx), y(vy), z(vz) {}
+#endif
+#endif
+} dim3;
+#endif
+
+/* LOCAL_MEMORY_SIZE is CANN's deprecated name of DYN_UBUF_SIZE. */
+typedef enum aclrtLaunchKernelAttrId {
+    ACL_RT_LAUNCH_KERNEL_ATTR_SCHEM_MODE = 1,
+    ACL_RT_LAUNCH_KERNEL_ATTR_LOCAL_MEMORY_SIZE = 2,
+    ACL_RT_LAUNCH_KERNEL_ATTR_DYN_UBUF_SIZE = 2,
+    ACL_RT_LAUNCH_KERNEL_ATTR_ENGINE_TYPE = 3,
+    ACL_RT_LAUNCH_KERNEL_ATTR_BLOCKDIM_OFFSET = 4,
+    ACL_RT_LAUNCH_KERNEL_ATTR_BLOCK_TASK_PREFETCH = 5,
+    ACL_RT_LAUNCH_KERNEL_ATTR_DATA_DUMP = 6,
+    ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT = 7,
+    ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT_US = 8,
+    ACL_RT_LAUNCH_KERNEL_ATTR_ENABLE_PROFILING = 9
+} aclrtLaunchKernelAttrId;
+
+typedef struct {
+    uint32_t timeoutLow;
+    uint32_t timeoutHigh;
+} aclrtTimeoutUs;
+
+typedef union aclrtLaunchKernelAttrValue {
+    uint8_t schemMode;
+    uint32_t localMemorySize; /* deprecated: dynUBufSize */
+    uint32_t dynUBufSize;
+    aclrtEngineType engineType;
+    uint32_t blockDimOffset;
+    uint8_t isBlockTaskPrefetch;
+    uint8_t isDataDump;
+    uint16_t timeout;         /* seconds */
+    aclrtTimeoutUs timeoutUs; /* microseconds */
+    uint8_t enableProfiling;
+    uint32_t rsv[4];
+} aclrtLaunchKernelAttrValue;
+
+typedef struct aclrtLaunchKernelAttr {
+    aclrtLaunchKernelAttrId id;
+    aclrtLaunchKernelAttrValue value;
+} aclrtLaunchKernelAttr;
+
+typedef struct aclrtLaunchKernelCfg {
+    aclrtLaunchKernelAttr *attrs;
+    size_t numAttrs;
+} aclrtLaunchKernelCfg;
+
+typedef enum aclmdlRITaskType {
+    ACL_MODEL_RI_TASK_DEFAULT,
+    ACL_MODEL_RI_TASK_KERNEL,
+    ACL_MODEL_RI_TASK_EVENT_RECORD,
+    ACL_MODEL_RI_TASK_EVENT_WAIT,
+    ACL_MODEL_RI_TASK_EVENT_RESET,
+    ACL_MODEL_RI_TASK_VALUE_WRITE,
+    ACL_MODEL_RI_TASK_VALUE_WAIT
+} aclmdlRITaskType;
+
+typedef struct aclmdlRIKernelTaskParams {
+    aclrtFuncHandle funcHandle;
+    aclrtLaunchKernelCfg *cfg;
+    void *args;
+    uint32_t isHostArgs;
+    size_t argsSize;
+    uint32_t numBlocks;
+    uint32_t rsv[10];
+} aclmdlRIKernelTaskParams;
+
+typedef struct aclmdlRIEventRecordTaskParams {
+    aclrtEvent event;
+    uint32_t eventFlag;
+    uint32_t recordFlag;
+} aclmdlRIEventRecordTaskParams;
+
+typedef struct aclmdlRIEventWaitTaskParams {
+    aclrtEvent event;
+    uint32_t eventFlag;
+    uint32_t waitFlag;
+} aclmdlRIEventWaitTaskParams;
+
+typedef struct aclmdlRIEventResetTaskParams {
+    aclrtEvent event;
+    uint32_t eventFlag;
+    uint32_t resetFlag;
+} aclmdlRIEventResetTaskParams;
+
+typedef struct aclmdlRIValueWriteTaskParams {
+    void *devAddr;
+    uint64_t value;
+} aclmdlRIValueWriteTaskParams;
+
+typedef struct aclmdlRIValueWaitTaskParams {
+    void *devAddr;
+    uint64_t value;
+    uint32_t flag;
+} aclmdlRIValueWaitTaskParams;
+
+typedef struct aclmdlRITaskParams {
+    aclmdlRITaskType type;
+    uint32_t rsv0[3];
+    aclrtTaskGrp taskGrp;
+    void *opInfoPtr;
+    size_t opInfoSize;
+    uint8_t rsv1[32];
+    union {
+        uint8_t rsv2[128];
+        struct aclmdlRIKernelTaskParams kernelTaskParams;
+        struct aclmdlRIEventRecordTaskParams eventRecordTaskParams;
+        struct aclmdlRIEventWaitTaskParams eventWaitTaskParams;
+        struct aclmdlRIEventResetTaskParams eventResetTaskParams;
+        struct aclmdlRIValueWriteTaskParams valueWriteTaskParams;
+        struct aclmdlRIValueWaitTaskParams valueWaitTaskParams;
+    };
+} aclmdlRITaskParams;
+
+typedef enum {
+    ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM = 10,
+    ACL_RT_MEMCPY_SDMA_AUTOMATIC_MAX = 11,
+    ACL_RT_MEMCPY_SDMA_AUTOMATIC_MIN = 12,
+    ACL_RT_MEMCPY_SDMA_AUTOMATIC_EQUAL = 13
+} aclrtReduceKind;
+
+typedef enum { ACL_RT_DEV_RES_CUBE_CORE = 0, ACL_RT_DEV_RES_VECTOR_CORE } aclrtDevResLimitType;
+
+typedef enum {
+    ACL_RT_EQUAL = 0,
+    ACL_RT_NOT_EQUAL,
+    ACL_RT_GREATER,
+    ACL_RT_GREATER_OR_EQUAL,
+    ACL_RT_LESS,
+    ACL_RT_LESS_OR_EQUAL
+} aclrtCondition;
+
+typedef enum { ACL_RT_SWITCH_INT32 = 0, ACL_RT_SWITCH_INT64 = 1 } aclrtCompareDataType;
+
+typedef struct {
+    aclrtCmoType cmoType;
+    uint32_t barrierId;
+} aclrtBarrierCmoInfo;
+
+#define ACL_RT_CMO_MAX_BARRIER_NUM 6U
+
+typedef struct {
+    size_t barrierNum;
+    aclrtBarrierCmoInfo cmoInfo[ACL_RT_CMO_MAX_BARRIER_NUM];
+} aclrtBarrierTaskInfo;
+
+/* aclrtGetDevicesTopo bits */
+#define ACL_RT_DEVS_TOPOLOGY_HCCS    0x01ULL
+#define ACL_RT_DEVS_TOPOLOGY_PIX     0x02ULL
+#define ACL_RT_DEVS_TOPOLOGY_PIB     0x04ULL
+#define ACL_RT_DEVS_TOPOLOGY_PHB     0x08ULL
+#define ACL_RT_DEVS_TOPOLOGY_SYS     0x10ULL
+#define ACL_RT_DEVS_TOPOLOGY_SIO     0x20ULL
+#define ACL_RT_DEVS_TOPOLOGY_HCCS_SW 0x40ULL
+
+typedef struct {
+    aclrtMemLocation dstLoc;
+    aclrtMemLocation srcLoc;
+    uint8_t rsv[16];
+} aclrtMemcpyBatchAttr;
+
+typedef struct {
+    uint32_t addrOffset;
+    uint32_t dataOffset;
+} aclrtPlaceHolderInfo;
+
+typedef struct {
+    uint8_t isAddr;
+    uint8_t valueOrAddr[8];
+    uint8_t size;
+    uint8_t rsv[6];
+} aclrtRandomParaInfo;
+
+typedef struct {
+    aclrtRandomParaInfo dropoutRation;
+} aclrtDropoutBitmaskInfo;
+
+typedef struct {
+    aclrtRandomParaInfo min;
+    aclrtRandomParaInfo max;
+} aclrtUniformDisInfo;
+
+typedef struct {
+    aclrtRandomParaInfo mean;
+    aclrtRandomParaInfo stddev;
+} aclrtNormalDisInfo;
+
+typedef enum {
+    ACL_RT_RANDOM_NUM_FUNC_TYPE_DROPOUT_BITMASK = 0,
+    ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS,
+    ACL_RT_RANDOM_NUM_FUNC_TYPE_NORMAL_DIS,
+    ACL_RT_RANDOM_NUM_FUNC_TYPE_TRUNCATED_NORMAL_DIS
+} aclrtRandomNumFuncType;
+
+typedef struct {
+    aclrtRandomNumFuncType funcType;
+    union {
+        aclrtDropoutBitmaskInfo dropoutBitmaskInfo;
+        aclrtUniformDisInfo uniformDisInfo;
+        aclrtNormalDisInfo normalDisInfo;
+    } paramInfo;
+} aclrtRandomNumFuncParaInfo;
+
+typedef struct {
+    aclDataType dataType;
+    aclrtRandomNumFuncParaInfo randomNumFuncParaInfo;
+    void *randomParaAddr;
+    void *randomResultAddr;
+    void *randomCounterAddr;
+    aclrtRandomParaInfo randomSeed;
+    aclrtRandomParaInfo randomNum;
+    uint8_t rsv[8];
+} aclrtRandomNumTaskInfo;
+
+typedef enum { ACL_RT_DEVICE_TASK_ABORT_PRE = 0, ACL_RT_DEVICE_TASK_ABORT_POST } aclrtDeviceTaskAbortStage;
+
+typedef enum { ACL_RT_UPDATE_RANDOM_TASK = 1, ACL_RT_UPDATE_AIC_AIV_TASK } aclrtUpdateTaskAttrId;
+
+typedef struct {
+    void *srcAddr;
+    size_t size;
+    uint32_t rsv[4];
+} aclrtRandomTaskUpdateAttr;
+
+typedef struct {
+    void *binHandle;
+    void *funcEntryAddr;
+    void *blockDimAddr;
+    uint32_t rsv[4];
+} aclrtAicAivTaskUpdateAttr;
+
+typedef union {
+    aclrtRandomTaskUpdateAttr randomTaskAttr;
+    aclrtAicAivTaskUpdateAttr aicAivTaskAttr;
+} aclrtUpdateTaskAttrVal;
+
+typedef struct {
+    aclrtUpdateTaskAttrId id;
+    aclrtUpdateTaskAttrVal val;
+} aclrtTaskUpdateInfo;
+
+typedef enum {
+    ACL_RT_DEVICE_STATE_SET_PRE = 0,
+    ACL_RT_DEVICE_STATE_SET_POST,
+    ACL_RT_DEVICE_STATE_RESET_PRE,
+    ACL_RT_DEVICE_STATE_RESET_POST
+} aclrtDeviceState;
+
+typedef void (*aclrtDeviceStateCallback)(int32_t deviceId, aclrtDeviceState state, void *args);
+
+/* process snapshot stages, in the order a backup (LOCK_PRE, BACKUP_PRE,
+ * BACKUP_POST, UNLOCK_POST) or a restore (RESTORE_PRE, RESTORE_POST,
+ * UNLOCK_POST) passes them */
+typedef enum {
+    ACL_RT_SNAPSHOT_LOCK_PRE = 0,
+    ACL_RT_SNAPSHOT_BACKUP_PRE,
+    ACL_RT_SNAPSHOT_BACKUP_POST,
+    ACL_RT_SNAPSHOT_RESTORE_PRE,
+    ACL_RT_SNAPSHOT_RESTORE_POST,
+    ACL_RT_SNAPSHOT_UNLOCK_POST
+} aclrtSnapShotStage;
+
+typedef uint32_t (*aclrtSnapShotCallBack)(int32_t deviceId, void *args);
+
+typedef struct aclrtSnapShotBackupArgs {
+    uint32_t backupFlags;
+    char reserved[60];
+} aclrtSnapShotBackupArgs;
+
+typedef struct aclrtSnapShotRestoreArgs {
+    uint32_t restoreFlags;
+    char reserved[60];
+} aclrtSnapShotRestoreArgs;
+
+typedef enum { ACL_RT_STREAM_STATE_CREATE_POST = 1, ACL_RT_STREAM_STATE_DESTROY_PRE } aclrtStreamState;
+
+typedef void (*aclrtStreamStateCallback)(aclrtStream stm, aclrtStreamState state, void *args);
+
+typedef int32_t (*aclrtDeviceTaskAbortCallback)(int32_t deviceId, aclrtDeviceTaskAbortStage stage, uint32_t timeout,
+                                                void *args);
+
+typedef enum {
+    ACL_FUNC_ATTR_KERNEL_TYPE = 1,
+    ACL_FUNC_ATTR_KERNEL_RATIO = 2,
+    ACL_FUNC_ATTR_KERNEL_SCHED_MODE = 3
+} aclrtFuncAttribute;
+
+typedef enum {
+    ACL_KERNEL_TYPE_AICORE = 0,
+    ACL_KERNEL_TYPE_CUBE = 1,
+    ACL_KERNEL_TYPE_VECTOR = 2,
+    ACL_KERNEL_TYPE_MIX = 3,
+    ACL_KERNEL_TYPE_AICPU = 100
+} aclrtKernelType;
+
+/* aclrtCheckMemType memType bits */
+#define ACL_RT_MEM_TYPE_DEV  (0X2U)
+#define ACL_RT_MEM_TYPE_DVPP (0X8U)
+#define ACL_RT_MEM_TYPE_RSVD (0X10U)
+
+typedef enum {
+    ACL_RT_CNT_NOTIFY_RECORD_SET_VALUE_MODE = 0,
+    ACL_RT_CNT_NOTIFY_RECORD_ADD_MODE = 1,
+    ACL_RT_CNT_NOTIFY_RECORD_BIT_OR_MODE = 2,
+    ACL_RT_CNT_NOTIFY_RECORD_BIT_AND_MODE = 4
+} aclrtCntNotifyRecordMode;
+
+typedef struct {
+    aclrtCntNotifyRecordMode mode;
+    uint32_t value;
+} aclrtCntNotifyRecordInfo;
+
+typedef enum {
+    ACL_RT_CNT_NOTIFY_WAIT_LESS_MODE = 0,
+    ACL_RT_CNT_NOTIFY_WAIT_EQUAL_MODE = 1,
+    ACL_RT_CNT_NOTIFY_WAIT_BIGGER_MODE = 2,
+    ACL_RT_CNT_NOTIFY_WAIT_BIGGER_OR_EQUAL_MODE = 3,
+    ACL_RT_CNT_NOTIFY_WAIT_EQUAL_WITH_BITMASK_MODE = 4
+} aclrtCntNotifyWaitMode;
+
+typedef struct {
+    aclrtCntNotifyWaitMode mode;
+    uint32_t value;
+    uint32_t timeout;
+    uint8_t isClear;
+    uint8_t rsv[3];
+} aclrtCntNotifyWaitInfo;
+
+typedef enum {
+    ACL_RT_MEM_ACCESS_FLAGS_NONE = 0x0,
+    ACL_RT_MEM_ACCESS_FLAGS_READ = 0x1,
+    ACL_RT_MEM_ACCESS_FLAGS_READWRITE = 0x3
+} aclrtMemAccessFlags;
+
+typedef struct {
+    aclrtMemAccessFlags flags;
+    aclrtMemLocation location;
+    uint8_t rsv[12];
+} aclrtMemAccessDesc;
+
+typedef enum {
+    ACL_RT_HAC_TYPE_STARS = 0,
+    ACL_RT_HAC_TYPE_AICPU,
+    ACL_RT_HAC_TYPE_AIC,
+    ACL_RT_HAC_TYPE_AIV,
+    ACL_RT_HAC_TYPE_PCIEDMA,
+    ACL_RT_HAC_TYPE_RDMA,
+    ACL_RT_HAC_TYPE_SDMA,
+    ACL_RT_HAC_TYPE_DVPP,
+    ACL_RT_HAC_TYPE_UDMA,
+    ACL_RT_HAC_TYPE_CCU
+} aclrtHacType;
+
+typedef enum { ACL_RT_HOST_MEM_MAP_NOT_SUPPORTED = 0, ACL_RT_HOST_MEM_MAP_SUPPORTED } aclrtHostMemMapCapability;
+
+typedef enum {
+    ACL_RT_MEM_ACCESS_LINK_SIO = 0,
+    ACL_RT_MEM_ACCESS_LINK_HCCS = 1,
+    ACL_RT_MEM_ACCESS_UB_ONE_PORT_PATH = 2,
+    ACL_RT_MEM_ACCESS_UB_MULTI_PORT_PATH = 3
+} aclrtMemLinkType;
+
+typedef struct aclrtIpcEventHandle {
+    char reserved[ACL_IPC_EVENT_HANDLE_SIZE];
+} aclrtIpcEventHandle;
+
+struct MemAttrMapping {
+    uint32_t pgType;
+    uint32_t memType;
+    bool isHostAlloc;
+    aclrtMemAttr memAttr;
+};
+
+/* REDUCATION is CANN's misspelt, deprecated name of REDUCTION. */
+typedef enum aclrtAtomicOperationCapability {
+    ACL_RT_ATOMIC_CAPABILITY_SIGNED = 1U << 0,
+    ACL_RT_ATOMIC_CAPABILITY_UNSIGNED = 1U << 1,
+    ACL_RT_ATOMIC_CAPABILITY_REDUCATION = 1U << 2,
+    ACL_RT_ATOMIC_CAPABILITY_REDUCTION = 1U << 2,
+    ACL_RT_ATOMIC_CAPABILITY_SCALAR8 = 1U << 3,
+    ACL_RT_ATOMIC_CAPABILITY_SCALAR16 = 1U << 4,
+    ACL_RT_ATOMIC_CAPABILITY_SCALAR32 = 1U << 5,
+    ACL_RT_ATOMIC_CAPABILITY_SCALAR64 = 1U << 6,
+    ACL_RT_ATOMIC_CAPABILITY_SCALAR128 = 1U << 7,
+    ACL_RT_ATOMIC_CAPABILITY_VECTOR32X4 = 1U << 8
+} aclrtAtomicOperationCapability;
+
+typedef enum aclrtAtomicOperation {
+    ACL_RT_ATOMIC_OPERATION_INTEGER_ADD = 0,
+    ACL_RT_ATOMIC_OPERATION_INTEGER_MIN = 1,
+    ACL_RT_ATOMIC_OPERATION_INTEGER_MAX = 2,
+    ACL_RT_ATOMIC_OPERATION_INTEGER_INCREMENT = 3,
+    ACL_RT_ATOMIC_OPERATION_INTEGER_DECREMENT = 4,
+    ACL_RT_ATOMIC_OPERATION_AND = 5,
+    ACL_RT_ATOMIC_OPERATION_OR = 6,
+    ACL_RT_ATOMIC_OPERATION_XOR = 7,
+    ACL_RT_ATOMIC_OPERATION_EXCHANGE = 8,
+    ACL_RT_ATOMIC_OPERATION_CAS = 9,
+    ACL_RT_ATOMIC_OPERATION_FLOAT_ADD = 10,
+    ACL_RT_ATOMIC_OPERATION_FLOAT_MIN = 11,
+    ACL_RT_ATOMIC_OPERATION_FLOAT_MAX = 12,
+    ACL_RT_ATOMIC_OPERATION_DMA_ADD = 30,
+    ACL_RT_ATOMIC_OPERATION_DMA_MIN = 31,
+    ACL_RT_ATOMIC_OPERATION_DMA_MAX = 32,
+    ACL_RT_ATOMIC_OPERATION_SIMD_SCALAR_ADD = 40,
+    ACL_RT_ATOMIC_OPERATION_SIMD_SCALAR_MIN = 41,
+    ACL_RT_ATOMIC_OPERATION_SIMD_SCALAR_MAX = 42,
+    ACL_RT_ATOMIC_OPERATION_SIMD_SCALAR_CAS = 43,
+    ACL_RT_ATOMIC_OPERATION_SIMD_SCALAR_EXCH = 44
+} aclrtAtomicOperation;
+
+typedef void *aclmdlRICondHandle;
+
+typedef enum { ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT = 1 } aclmdlRICondHandleFlag;
+
+typedef enum {
+    ACL_MODEL_RI_COND_TYPE_IF = 0,
+    ACL_MODEL_RI_COND_TYPE_WHILE = 1,
+    ACL_MODEL_RI_COND_TYPE_SWITCH = 2
+} aclmdlRICondTaskType;
+
+/* size: branches in modelRIArray (1 or 2 for IF, 1 for WHILE, >0 for SWITCH) */
+typedef struct tagAclmdlRICondTaskParams {
+    aclmdlRICondHandle handle;
+    aclmdlRICondTaskType type;
+    uint32_t size;
+    aclmdlRI *modelRIArray;
+} aclmdlRICondTaskParams;
+
+typedef enum aclrtDeviceLimit {
+    ACL_RT_DEV_LIMIT_SIMT_STACK_SIZE = 0,
+    ACL_RT_DEV_LIMIT_SIMT_DVG_WARP_STACK_SIZE = 1,
+    ACL_RT_DEV_LIMIT_SIMD_STACK_SIZE = 2,
+    ACL_RT_DEV_LIMIT_SIMD_PRINTF_FIFO_SIZE_PER_CORE = 3,
+    ACL_RT_DEV_LIMIT_SIMT_PRINTF_FIFO_SIZE = 4
+} aclrtDeviceLimit;
+
+typedef enum aclRegisterCallbackType {
+    ACL_REG_TYPE_ACL_MODEL,
+    ACL_REG_TYPE_ACL_OP_EXECUTOR,
+    ACL_REG_TYPE_ACL_OP_CBLAS,
+    ACL_REG_TYPE_ACL_OP_COMPILER,
+    ACL_REG_TYPE_ACL_TDT_CHANNEL,
+    ACL_REG_TYPE_ACL_TDT_QUEUE,
+    ACL_REG_TYPE_ACL_DVPP,
+    ACL_REG_TYPE_ACL_RETR,
+    ACL_REG_TYPE_OTHER = 0xFFFF
+} aclRegisterCallbackType;
+typedef aclError (*aclInitCallbackFunc)(const char *configStr, size_t len, void *userData);
+typedef aclError (*aclFinalizeCallbackFunc)(void *userData);
+
+typedef enum aclrtProcessState { ACL_RT_PROCESS_STATE_RUNNING = 0, ACL_RT_PROCESS_STATE_LOCKED } aclrtProcessState;
+
+typedef struct aclrtAddrRange {
+    void *startAddr;
+    void *endAddr;
+} aclrtAddrRange;
+
+/* any runtime entry point, as aclrtApiInjection* passes it */
+typedef int (*aclrtApiFunc)(void);
 
 /* ======================= init / version / errors ======================= */
 
@@ -831,6 +1533,433 @@ ACL_FUNC_VISIBILITY uint32_t aclrtGetErrorCodeFromExceptionInfo(const aclrtExcep
  * it, Peek does not. Level must be ACL_RT_THREAD_LEVEL. */
 ACL_FUNC_VISIBILITY aclError aclrtGetLastError(aclrtLastErrLevel level);
 ACL_FUNC_VISIBILITY aclError aclrtPeekAtLastError(aclrtLastErrLevel level);
+
+/* ==================== system parameters (implemented) ====================
+ * Options of aclSysParamOpt, as int64_t values: Ctx* read and write the
+ * current context's value (no current context → ACL_ERROR_RT_CONTEXT_NULL),
+ * the others the process-wide value. Any int64_t is accepted and kept; a Get
+ * of an option never set → ACL_ERROR_RT_SYSPARAMOPT_NOT_SET. openacl's
+ * kernels are already deterministic and take no debug-kernel or early-start
+ * mode, so the values change nothing else. Values live until the context is
+ * destroyed (Ctx*) or aclFinalize. Thread-safe. */
+ACL_FUNC_VISIBILITY aclError aclrtCtxGetSysParamOpt(aclSysParamOpt opt, int64_t *value);
+ACL_FUNC_VISIBILITY aclError aclrtCtxSetSysParamOpt(aclSysParamOpt opt, int64_t value);
+ACL_FUNC_VISIBILITY aclError aclrtGetSysParamOpt(aclSysParamOpt opt, int64_t *value);
+ACL_FUNC_VISIBILITY aclError aclrtSetSysParamOpt(aclSysParamOpt opt, int64_t value);
+
+/* ================= cache maintenance, CMO (implemented) ==================
+ * Prefetch, write-back, invalidate and flush of a device range. openacl's
+ * device memory is host memory kept coherent by the CPU, so after checking
+ * the arguments (src and size inside one device allocation, a known
+ * cmoType, a live stream; for aclrtCmoWaitBarrier 1..ACL_RT_CMO_MAX_BARRIER_NUM
+ * entries with non-zero barrier ids and flag 0) each call is a no-op that
+ * returns ACL_SUCCESS; nothing is queued.
+ * A CMO description (aclrtCmoGetDescSize bytes) records src and size for
+ * aclrtCmoAsyncWithDesc; reserve must be NULL. */
+ACL_FUNC_VISIBILITY aclError aclrtCmoAsync(void *src, size_t size, aclrtCmoType cmoType, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtCmoAsyncWithBarrier(void *src, size_t size, aclrtCmoType cmoType, uint32_t barrierId,
+                                                      aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtCmoWaitBarrier(aclrtBarrierTaskInfo *taskInfo, aclrtStream stream, uint32_t flag);
+ACL_FUNC_VISIBILITY aclError aclrtCmoGetDescSize(size_t *size);
+ACL_FUNC_VISIBILITY aclError aclrtCmoSetDesc(void *cmoDesc, void *src, size_t size);
+ACL_FUNC_VISIBILITY aclError aclrtCmoAsyncWithDesc(void *cmoDesc, aclrtCmoType cmoType, aclrtStream stream,
+                                                   const void *reserve);
+
+/* ======================= notifies (implemented) =========================
+ * A notify is a flag shared by the streams of this process. RecordNotify
+ * queues a task that sets it; WaitAndResetNotify queues a task that holds
+ * its stream until the flag is set and then clears it, so each record
+ * releases one wait (records that meet no waiter are not counted: two count
+ * as one). timeout is in milliseconds, 0 = no limit; a wait that times out
+ * fails its stream with ACL_ERROR_RT_WAIT_TIMEOUT (reported by the next
+ * synchronize). flag of Create: ACL_NOTIFY_DEFAULT or
+ * ACL_NOTIFY_DEVICE_USE_ONLY. Destroy while a wait is pending (or
+ * aclFinalize) wakes it and fails its stream. BatchReset clears the flags at
+ * once, on the host. Ids are unique in the process. Handles are checked: a
+ * destroyed one → ACL_ERROR_INVALID_PARAM. Thread-safe. */
+ACL_FUNC_VISIBILITY aclError aclrtCreateNotify(aclrtNotify *notify, uint64_t flag);
+ACL_FUNC_VISIBILITY aclError aclrtDestroyNotify(aclrtNotify notify);
+ACL_FUNC_VISIBILITY aclError aclrtRecordNotify(aclrtNotify notify, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtWaitAndResetNotify(aclrtNotify notify, aclrtStream stream, uint32_t timeout);
+ACL_FUNC_VISIBILITY aclError aclrtGetNotifyId(aclrtNotify notify, uint32_t *notifyId);
+ACL_FUNC_VISIBILITY aclError aclrtNotifyBatchReset(aclrtNotify *notifies, size_t num);
+
+/* ======================================================================
+ * Declared for source compatibility with the current CANN runtime, not
+ * supported by openacl: each call records "<name>: not supported by openacl"
+ * for aclGetRecentErrMsg and returns ACL_ERROR_FEATURE_UNSUPPORTED (a call
+ * returning a handle or pointer returns NULL). They need device code, other
+ * processes, or NPU hardware state that a CPU runtime has no equivalent for;
+ * docs/api-coverage.md lists them and docs/porting.md explains the families.
+ * ====================================================================== */
+
+/* ---- kernel binaries and kernel launch (device code: none on a CPU) ---- */
+ACL_FUNC_VISIBILITY aclrtBinary aclrtCreateBinary(const void *data, size_t dataLen);
+ACL_FUNC_VISIBILITY aclError aclrtDestroyBinary(aclrtBinary binary);
+ACL_FUNC_VISIBILITY aclError aclrtBinaryLoad(const aclrtBinary binary, aclrtBinHandle *binHandle);
+ACL_FUNC_VISIBILITY aclError aclrtBinaryLoadFromFile(const char *binPath, aclrtBinaryLoadOptions *options,
+                                                     aclrtBinHandle *binHandle);
+ACL_FUNC_VISIBILITY aclError aclrtBinaryLoadFromData(const void *data, size_t length,
+                                                     const aclrtBinaryLoadOptions *options, aclrtBinHandle *binHandle);
+ACL_FUNC_VISIBILITY aclError aclrtBinaryUnLoad(aclrtBinHandle binHandle);
+ACL_FUNC_VISIBILITY aclError aclrtBinaryGetFunction(const aclrtBinHandle binHandle, const char *kernelName,
+                                                    aclrtFuncHandle *funcHandle);
+ACL_FUNC_VISIBILITY aclError aclrtBinaryGetFunctionByEntry(aclrtBinHandle binHandle, uint64_t funcEntry,
+                                                           aclrtFuncHandle *funcHandle);
+ACL_FUNC_VISIBILITY aclError aclrtBinaryGetFunctionCount(aclrtBinHandle binHandle, uint32_t *count);
+ACL_FUNC_VISIBILITY aclError aclrtBinaryEnumerateFunctions(const aclrtBinHandle binHandle, aclrtFuncHandle *funcHandles,
+                                                           uint32_t numFunctions);
+ACL_FUNC_VISIBILITY aclError aclrtBinaryGetDevAddress(const aclrtBinHandle binHandle, void **binAddr, size_t *binSize);
+ACL_FUNC_VISIBILITY aclError aclrtBinaryGetGlobal(aclrtBinHandle binHandle, const char *name, void **dptr,
+                                                  size_t *size);
+ACL_FUNC_VISIBILITY aclError aclrtBinarySetExceptionCallback(aclrtBinHandle binHandle,
+                                                             aclrtOpExceptionCallback callback, void *userData);
+ACL_FUNC_VISIBILITY aclError aclrtRegisterCpuFunc(const aclrtBinHandle handle, const char *funcName,
+                                                  const char *kernelName, aclrtFuncHandle *funcHandle);
+ACL_FUNC_VISIBILITY aclError aclrtGetFuncBySymbol(const void *symbol, aclrtFuncHandle *funcHandle);
+ACL_FUNC_VISIBILITY aclError aclrtGetFunctionAddr(aclrtFuncHandle funcHandle, void **aicAddr, void **aivAddr);
+ACL_FUNC_VISIBILITY aclError aclrtGetFunctionSize(aclrtFuncHandle funcHandle, size_t *aicSize, size_t *aivSize);
+ACL_FUNC_VISIBILITY aclError aclrtGetFunctionName(aclrtFuncHandle funcHandle, uint32_t maxLen, char *name);
+ACL_FUNC_VISIBILITY aclError aclrtGetFunctionAttribute(aclrtFuncHandle funcHandle, aclrtFuncAttribute attrType,
+                                                       int64_t *attrValue);
+ACL_FUNC_VISIBILITY aclError aclrtFunctionGetBinary(const aclrtFuncHandle funcHandle, aclrtBinHandle *binHandle);
+ACL_FUNC_VISIBILITY aclError aclrtFunctionGetParamCount(const void *func, size_t *paramCount);
+ACL_FUNC_VISIBILITY aclError aclrtFunctionGetParamInfo(const void *func, size_t paramIndex, size_t *paramOffset,
+                                                       size_t *paramSize);
+ACL_FUNC_VISIBILITY aclError aclrtFunctionGetAvailDynUbufPerBlock(void *func, uint32_t flags,
+                                                                  size_t *dynamicUbufSize);
+ACL_FUNC_VISIBILITY aclError aclrtKernelArgsGetHandleMemSize(aclrtFuncHandle funcHandle, size_t *memSize);
+ACL_FUNC_VISIBILITY aclError aclrtKernelArgsGetMemSize(aclrtFuncHandle funcHandle, size_t userArgsSize,
+                                                       size_t *actualArgsSize);
+ACL_FUNC_VISIBILITY aclError aclrtKernelArgsInit(aclrtFuncHandle funcHandle, aclrtArgsHandle *argsHandle);
+ACL_FUNC_VISIBILITY aclError aclrtKernelArgsInitByUserMem(aclrtFuncHandle funcHandle, aclrtArgsHandle argsHandle,
+                                                          void *userHostMem, size_t actualArgsSize);
+ACL_FUNC_VISIBILITY aclError aclrtKernelArgsAppend(aclrtArgsHandle argsHandle, void *param, size_t paramSize,
+                                                   aclrtParamHandle *paramHandle);
+ACL_FUNC_VISIBILITY aclError aclrtKernelArgsAppendPlaceHolder(aclrtArgsHandle argsHandle,
+                                                              aclrtParamHandle *paramHandle);
+ACL_FUNC_VISIBILITY aclError aclrtKernelArgsGetPlaceHolderBuffer(aclrtArgsHandle argsHandle,
+                                                                 aclrtParamHandle paramHandle, size_t dataSize,
+                                                                 void **bufferAddr);
+ACL_FUNC_VISIBILITY aclError aclrtKernelArgsParaUpdate(aclrtArgsHandle argsHandle, aclrtParamHandle paramHandle,
+                                                       void *param, size_t paramSize);
+ACL_FUNC_VISIBILITY aclError aclrtKernelArgsFinalize(aclrtArgsHandle argsHandle);
+ACL_FUNC_VISIBILITY aclError aclrtLaunchKernel(aclrtFuncHandle funcHandle, uint32_t numBlocks, const void *argsData,
+                                               size_t argsSize, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtLaunchKernelV2(aclrtFuncHandle funcHandle, uint32_t numBlocks, const void *argsData,
+                                                 size_t argsSize, aclrtLaunchKernelCfg *cfg, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtLaunchKernelWithConfig(aclrtFuncHandle funcHandle, uint32_t numBlocks,
+                                                         aclrtStream stream, aclrtLaunchKernelCfg *cfg,
+                                                         aclrtArgsHandle argsHandle, void *reserve);
+ACL_FUNC_VISIBILITY aclError aclrtLaunchKernelWithHostArgs(aclrtFuncHandle funcHandle, uint32_t numBlocks,
+                                                           aclrtStream stream, aclrtLaunchKernelCfg *cfg,
+                                                           void *hostArgs, size_t argsSize,
+                                                           aclrtPlaceHolderInfo *placeHolderArray,
+                                                           size_t placeHolderNum);
+ACL_FUNC_VISIBILITY aclError aclrtLaunchKernelWithArgsArray(void *func, uint32_t numBlocks, aclrtStream stream,
+                                                            aclrtLaunchKernelCfg *cfg, void **args);
+ACL_FUNC_VISIBILITY aclError aclrtLaunchSIMTKernelWithArgsArray(void *func, dim3 gridDim, dim3 blockDim,
+                                                                size_t dynUbufSize, aclrtStream stream,
+                                                                aclrtLaunchKernelCfg *cfg, void **args);
+ACL_FUNC_VISIBILITY aclError aclrtLaunchSIMTKernelWithHostArgs(void *func, dim3 gridDim, dim3 blockDim,
+                                                               size_t dynUbufSize, aclrtStream stream,
+                                                               aclrtLaunchKernelCfg *cfg, void *hostArgs,
+                                                               size_t argsSize, aclrtPlaceHolderInfo *placeHolderArray,
+                                                               size_t placeHolderNum);
+ACL_FUNC_VISIBILITY aclError aclrtGetArgsFromExceptionInfo(const aclrtExceptionInfo *info, void **devArgsPtr,
+                                                           uint32_t *devArgsLen);
+ACL_FUNC_VISIBILITY aclError aclrtGetFuncHandleFromExceptionInfo(const aclrtExceptionInfo *info,
+                                                                 aclrtFuncHandle *func);
+ACL_FUNC_VISIBILITY aclError aclrtGetSymbolAddress(const void *symbol, void **devPtr);
+ACL_FUNC_VISIBILITY aclError aclrtGetSymbolSize(const void *symbol, size_t *size);
+ACL_FUNC_VISIBILITY aclError aclrtMemcpyFromSymbol(void *dst, size_t dstMax, const void *symbol, size_t count,
+                                                   size_t offset, aclrtMemcpyKind kind);
+ACL_FUNC_VISIBILITY aclError aclrtMemcpyFromSymbolAsync(void *dst, size_t dstMax, const void *symbol, size_t count,
+                                                        size_t offset, aclrtMemcpyKind kind, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset,
+                                                 aclrtMemcpyKind kind);
+ACL_FUNC_VISIBILITY aclError aclrtMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count,
+                                                      size_t offset, aclrtMemcpyKind kind, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtTaskUpdateAsync(aclrtStream taskStream, uint32_t taskId, aclrtTaskUpdateInfo *info,
+                                                  aclrtStream execStream);
+ACL_FUNC_VISIBILITY aclError aclrtRandomNumAsync(const aclrtRandomNumTaskInfo *taskInfo, const aclrtStream stream,
+                                                 void *reserve);
+
+/* ---- inter-process memory and events (one process only here) ---- */
+ACL_FUNC_VISIBILITY aclError aclrtIpcMemGetExportKey(void *devPtr, size_t size, char *key, size_t len, uint64_t flags);
+ACL_FUNC_VISIBILITY aclError aclrtIpcMemClose(const char *key);
+ACL_FUNC_VISIBILITY aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint64_t flags);
+ACL_FUNC_VISIBILITY aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size_t num);
+ACL_FUNC_VISIBILITY aclError aclrtIpcMemSetAttr(const char *key, aclrtIpcMemAttrType type, uint64_t attr);
+ACL_FUNC_VISIBILITY aclError aclrtIpcMemImportPidInterServer(const char *key, aclrtServerPid *serverPids, size_t num);
+ACL_FUNC_VISIBILITY aclError aclrtIpcGetEventHandle(aclrtEvent event, aclrtIpcEventHandle *handle);
+ACL_FUNC_VISIBILITY aclError aclrtIpcOpenEventHandle(aclrtIpcEventHandle handle, aclrtEvent *event);
+ACL_FUNC_VISIBILITY aclError aclrtMemExportToShareableHandle(aclrtDrvMemHandle handle, aclrtMemHandleType handleType,
+                                                             uint64_t flags, uint64_t *shareableHandle);
+ACL_FUNC_VISIBILITY aclError aclrtMemExportToShareableHandleV2(aclrtDrvMemHandle handle, uint64_t flags,
+                                                               aclrtMemSharedHandleType shareType,
+                                                               void *shareableHandle);
+ACL_FUNC_VISIBILITY aclError aclrtMemImportFromShareableHandle(uint64_t shareableHandle, int32_t deviceId,
+                                                               aclrtDrvMemHandle *handle);
+ACL_FUNC_VISIBILITY aclError aclrtMemImportFromShareableHandleV2(void *shareableHandle,
+                                                                 aclrtMemSharedHandleType shareType, uint64_t flags,
+                                                                 aclrtDrvMemHandle *handle);
+ACL_FUNC_VISIBILITY aclError aclrtMemSetPidToShareableHandle(uint64_t shareableHandle, int32_t *pid, size_t pidNum);
+ACL_FUNC_VISIBILITY aclError aclrtMemSetPidToShareableHandleV2(void *shareableHandle,
+                                                               aclrtMemSharedHandleType shareType, int32_t *pid,
+                                                               size_t pidNum);
+ACL_FUNC_VISIBILITY aclError aclrtDeviceGetBareTgid(int32_t *pid);
+
+/* ---- sharing notifies between processes, and count notifies ---- */
+ACL_FUNC_VISIBILITY aclError aclrtNotifyGetExportKey(aclrtNotify notify, char *key, size_t len, uint64_t flags);
+ACL_FUNC_VISIBILITY aclError aclrtNotifyImportByKey(aclrtNotify *notify, const char *key, uint64_t flags);
+ACL_FUNC_VISIBILITY aclError aclrtNotifySetImportPid(aclrtNotify notify, int32_t *pid, size_t num);
+ACL_FUNC_VISIBILITY aclError aclrtNotifySetImportPidInterServer(aclrtNotify notify, aclrtServerPid *serverPids,
+                                                                size_t num);
+ACL_FUNC_VISIBILITY aclError aclrtCntNotifyCreate(aclrtCntNotify *cntNotify, uint64_t flag);
+ACL_FUNC_VISIBILITY aclError aclrtCntNotifyDestroy(aclrtCntNotify cntNotify);
+ACL_FUNC_VISIBILITY aclError aclrtCntNotifyRecord(aclrtCntNotify cntNotify, aclrtStream stream,
+                                                  aclrtCntNotifyRecordInfo *info);
+ACL_FUNC_VISIBILITY aclError aclrtCntNotifyWaitWithTimeout(aclrtCntNotify cntNotify, aclrtStream stream,
+                                                           aclrtCntNotifyWaitInfo *info);
+ACL_FUNC_VISIBILITY aclError aclrtCntNotifyReset(aclrtCntNotify cntNotify, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtCntNotifyGetId(aclrtCntNotify cntNotify, uint32_t *notifyId);
+
+/* ---- model run instances: stream capture and explicit build (aclmdlRI*) ---- */
+ACL_FUNC_VISIBILITY aclError aclmdlRICaptureBegin(aclrtStream stream, aclmdlRICaptureMode mode);
+ACL_FUNC_VISIBILITY aclError aclmdlRICaptureToModelRIBegin(aclrtStream stream, aclmdlRI modelRI,
+                                                           aclmdlRICaptureMode mode);
+ACL_FUNC_VISIBILITY aclError aclmdlRICaptureGetInfo(aclrtStream stream, aclmdlRICaptureStatus *status,
+                                                    aclmdlRI *modelRI);
+ACL_FUNC_VISIBILITY aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *modelRI);
+ACL_FUNC_VISIBILITY aclError aclmdlRICaptureThreadExchangeMode(aclmdlRICaptureMode *mode);
+ACL_FUNC_VISIBILITY aclError aclmdlRICaptureTaskGrpBegin(aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclmdlRICaptureTaskGrpEnd(aclrtStream stream, aclrtTaskGrp *handle);
+ACL_FUNC_VISIBILITY aclError aclmdlRICaptureTaskUpdateBegin(aclrtStream stream, aclrtTaskGrp handle);
+ACL_FUNC_VISIBILITY aclError aclmdlRICaptureTaskUpdateEnd(aclrtStream stream);
+ACL_DEPRECATED_MESSAGE("aclmdlRIDebugPrint is deprecated, use aclmdlRIDebugJsonPrint instead")
+ACL_FUNC_VISIBILITY aclError aclmdlRIDebugPrint(aclmdlRI modelRI);
+ACL_FUNC_VISIBILITY aclError aclmdlRIDebugJsonPrint(aclmdlRI modelRI, const char *path, uint32_t flags);
+ACL_FUNC_VISIBILITY aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclmdlRIExecute(aclmdlRI modelRI, int32_t timeout);
+ACL_FUNC_VISIBILITY aclError aclmdlRIDestroy(aclmdlRI modelRI);
+ACL_FUNC_VISIBILITY aclError aclmdlRIAbort(aclmdlRI modelRI);
+ACL_FUNC_VISIBILITY aclError aclmdlRIUpdate(aclmdlRI modelRI);
+ACL_FUNC_VISIBILITY aclError aclmdlRIBuildBegin(aclmdlRI *modelRI, uint32_t flag);
+ACL_FUNC_VISIBILITY aclError aclmdlRIBindStream(aclmdlRI modelRI, aclrtStream stream, uint32_t flag);
+ACL_FUNC_VISIBILITY aclError aclmdlRIEndTask(aclmdlRI modelRI, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclmdlRIBuildEnd(aclmdlRI modelRI, void *reserve);
+ACL_FUNC_VISIBILITY aclError aclmdlRIUnbindStream(aclmdlRI modelRI, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclmdlRISetName(aclmdlRI modelRI, const char *name);
+ACL_FUNC_VISIBILITY aclError aclmdlRIGetName(aclmdlRI modelRI, uint32_t maxLen, char *name);
+ACL_FUNC_VISIBILITY aclError aclmdlRIGetId(aclmdlRI modelRI, uint32_t *modelRIId);
+ACL_FUNC_VISIBILITY aclError aclmdlRIDestroyRegisterCallback(aclmdlRI modelRI, aclrtCallback func, void *userData);
+ACL_FUNC_VISIBILITY aclError aclmdlRIDestroyUnregisterCallback(aclmdlRI modelRI, aclrtCallback func);
+ACL_FUNC_VISIBILITY aclError aclmdlRIGetStreams(aclmdlRI modelRI, aclrtStream *streams, uint32_t *numStreams);
+ACL_FUNC_VISIBILITY aclError aclmdlRIGetTasksByStream(aclrtStream stream, aclmdlRITask *tasks, uint32_t *numTasks);
+ACL_FUNC_VISIBILITY aclError aclmdlRITaskGetType(aclmdlRITask task, aclmdlRITaskType *type);
+ACL_FUNC_VISIBILITY aclError aclmdlRITaskGetSeqId(aclmdlRITask task, uint32_t *id);
+ACL_FUNC_VISIBILITY aclError aclmdlRITaskGetParams(aclmdlRITask task, aclmdlRITaskParams *params);
+ACL_FUNC_VISIBILITY aclError aclmdlRITaskSetParams(aclmdlRITask task, aclmdlRITaskParams *params);
+ACL_FUNC_VISIBILITY aclError aclmdlRITaskDisable(aclmdlRITask task);
+ACL_FUNC_VISIBILITY aclError aclmdlRIKernelTaskGetAttribute(aclmdlRITask task, aclrtLaunchKernelAttrId attrId,
+                                                            aclrtLaunchKernelAttrValue *attrValue);
+ACL_FUNC_VISIBILITY aclError aclmdlRICondHandleCreate(aclmdlRI modelRI, uint32_t defaultLaunchValue,
+                                                      aclmdlRICondHandleFlag flag, aclmdlRICondHandle *handle);
+ACL_FUNC_VISIBILITY aclError aclmdlRICondHandleGetCondPtr(aclmdlRICondHandle handle, uint64_t **ptr);
+ACL_FUNC_VISIBILITY aclError aclmdlRIAddCondTask(aclmdlRICondTaskParams params, aclrtStream stream, uint32_t flags);
+
+/* ---- labels, stream switching and stream configuration handles ---- */
+ACL_FUNC_VISIBILITY aclError aclrtCreateLabel(aclrtLabel *label);
+ACL_FUNC_VISIBILITY aclError aclrtSetLabel(aclrtLabel label, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtDestroyLabel(aclrtLabel label);
+ACL_FUNC_VISIBILITY aclError aclrtCreateLabelList(aclrtLabel *labels, size_t num, aclrtLabelList *labelList);
+ACL_FUNC_VISIBILITY aclError aclrtDestroyLabelList(aclrtLabelList labelList);
+ACL_FUNC_VISIBILITY aclError aclrtSwitchLabelByIndex(void *ptr, uint32_t maxValue, aclrtLabelList labelList,
+                                                     aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtActiveStream(aclrtStream activeStream, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtSwitchStream(void *leftValue, aclrtCondition cond, void *rightValue,
+                                               aclrtCompareDataType dataType, aclrtStream trueStream,
+                                               aclrtStream falseStream, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclrtStreamConfigHandle *aclrtCreateStreamConfigHandle(void);
+ACL_FUNC_VISIBILITY aclError aclrtDestroyStreamConfigHandle(aclrtStreamConfigHandle *handle);
+ACL_FUNC_VISIBILITY aclError aclrtSetStreamConfigOpt(aclrtStreamConfigHandle *handle, aclrtStreamConfigAttr attr,
+                                                     const void *attrValue, size_t valueSize);
+ACL_FUNC_VISIBILITY aclError aclrtCreateStreamV2(aclrtStream *stream, const aclrtStreamConfigHandle *handle);
+ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEventWithFlag(aclrtStream stream, aclrtEvent event, uint32_t timeout,
+                                                          uint32_t flag);
+ACL_FUNC_VISIBILITY aclError aclrtRecordEventWithFlag(aclrtEvent event, aclrtStream stream, uint32_t flag);
+ACL_FUNC_VISIBILITY aclError aclrtStreamAbort(aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtStreamStop(aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtPersistentTaskClean(aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtSetStreamOverflowSwitch(aclrtStream stream, uint32_t flag);
+ACL_FUNC_VISIBILITY aclError aclrtGetStreamOverflowSwitch(aclrtStream stream, uint32_t *flag);
+ACL_FUNC_VISIBILITY aclError aclrtGetStreamAvailableNum(uint32_t *streamCount);
+ACL_FUNC_VISIBILITY aclError aclrtGetEventAvailNum(uint32_t *eventCount);
+ACL_FUNC_VISIBILITY aclError aclrtGetThreadLastTaskId(uint32_t *taskId);
+ACL_FUNC_VISIBILITY aclError aclrtSubscribeHostFunc(uint64_t hostFuncThreadId, aclrtStream exeStream);
+ACL_FUNC_VISIBILITY aclError aclrtProcessHostFunc(int32_t timeout);
+ACL_FUNC_VISIBILITY aclError aclrtUnSubscribeHostFunc(uint64_t hostFuncThreadId, aclrtStream exeStream);
+ACL_FUNC_VISIBILITY aclError aclrtGetStreamResLimit(aclrtStream stream, aclrtDevResLimitType type, uint32_t *value);
+ACL_FUNC_VISIBILITY aclError aclrtSetStreamResLimit(aclrtStream stream, aclrtDevResLimitType type, uint32_t value);
+ACL_FUNC_VISIBILITY aclError aclrtResetStreamResLimit(aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtUseStreamResInCurrentThread(aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtUnuseStreamResInCurrentThread(aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtGetResInCurrentThread(aclrtDevResLimitType type, uint32_t *value);
+ACL_FUNC_VISIBILITY aclError aclrtRegStreamStateCallback(const char *regName, aclrtStreamStateCallback callback,
+                                                         void *args);
+
+/* ---- memory: unified (managed) memory, copies, descriptors, values ---- */
+ACL_FUNC_VISIBILITY aclError aclrtMallocForTaskScheduler(void **devPtr, size_t size, aclrtMemMallocPolicy policy,
+                                                         aclrtMallocConfig *cfg);
+ACL_FUNC_VISIBILITY aclError aclrtMemAllocManaged(void **ptr, uint64_t size, uint32_t flag);
+ACL_FUNC_VISIBILITY aclError aclrtMemManagedGetAttr(aclrtMemManagedRangeAttribute attribute, const void *ptr,
+                                                    size_t size, void *data, size_t dataSize);
+ACL_FUNC_VISIBILITY aclError aclrtMemManagedGetAttrs(aclrtMemManagedRangeAttribute *attributes, size_t numAttributes,
+                                                     const void *ptr, size_t size, void **data, size_t *dataSizes);
+ACL_FUNC_VISIBILITY aclError aclrtMemManagedAdvise(const void *const ptr, uint64_t size,
+                                                   aclrtMemManagedAdviseType advise,
+                                                   aclrtMemManagedLocation location);
+ACL_FUNC_VISIBILITY aclError aclrtMemManagedPrefetchAsync(const void *ptr, size_t size,
+                                                          aclrtMemManagedLocation location, uint32_t flags,
+                                                          aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtMemManagedPrefetchBatchAsync(const void **ptrs, size_t *sizes, size_t count,
+                                                               aclrtMemManagedLocation *prefetchLocs,
+                                                               size_t *prefetchLocIdxs, size_t numPrefetchLocs,
+                                                               uint64_t flags, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtHostRegisterV2(void *ptr, uint64_t size, uint32_t flag);
+ACL_FUNC_VISIBILITY aclError aclrtHostGetDevicePointer(void *pHost, void **pDevice, uint32_t flag);
+ACL_FUNC_VISIBILITY aclError aclrtHostGetDevicePointerAddrRange(aclrtAddrRange *addrRange, uint32_t *count);
+ACL_FUNC_VISIBILITY aclError aclrtHostMemMapCapabilities(uint32_t deviceId, aclrtHacType hacType,
+                                                         aclrtHostMemMapCapability *capabilities);
+ACL_FUNC_VISIBILITY aclError aclrtMemsetD32(void *ptr, size_t memSize, uint32_t value, size_t N);
+ACL_FUNC_VISIBILITY aclError aclrtMemsetD32Async(void *ptr, size_t memSize, uint32_t value, size_t N,
+                                                 aclrtStream stream);
+ACL_DEPRECATED_MESSAGE("aclrtMemcpyAsyncWithCondition is deprecated, use aclrtMemcpyAsync instead")
+ACL_FUNC_VISIBILITY aclError aclrtMemcpyAsyncWithCondition(void *dst, size_t destMax, const void *src, size_t count,
+                                                           aclrtMemcpyKind kind, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtMemcpyAsyncWithOffset(void **dst, size_t destMax, size_t dstDataOffset,
+                                                        const void **src, size_t count, size_t srcDataOffset,
+                                                        aclrtMemcpyKind kind, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtGetMemcpyDescSize(aclrtMemcpyKind kind, size_t *descSize);
+ACL_FUNC_VISIBILITY aclError aclrtSetMemcpyDesc(void *desc, aclrtMemcpyKind kind, void *srcAddr, void *dstAddr,
+                                                size_t count, void *config);
+ACL_FUNC_VISIBILITY aclError aclrtMemcpyAsyncWithDesc(void *desc, aclrtMemcpyKind kind, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtMemcpyBatch(void **dsts, size_t *destMaxs, void **srcs, size_t *sizes,
+                                              size_t numBatches, aclrtMemcpyBatchAttr *attrs, size_t *attrsIndexes,
+                                              size_t numAttrs, size_t *failIndex);
+ACL_FUNC_VISIBILITY aclError aclrtMemcpyBatchV2(void **dsts, size_t *destMaxs, void **srcs, size_t *sizes,
+                                                size_t numBatches, aclrtMemcpyBatchAttr *attrs, size_t *attrsIndexes,
+                                                size_t numAttrs);
+ACL_FUNC_VISIBILITY aclError aclrtMemcpyBatchAsync(void **dsts, size_t *destMaxs, void **srcs, size_t *sizes,
+                                                   size_t numBatches, aclrtMemcpyBatchAttr *attrs,
+                                                   size_t *attrsIndexes, size_t numAttrs, size_t *failIndex,
+                                                   aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtMemcpyBatchAsyncV2(void **dsts, size_t *destMaxs, void **srcs, size_t *sizes,
+                                                     size_t numBatches, aclrtMemcpyBatchAttr *attrs,
+                                                     size_t *attrsIndexes, size_t numAttrs, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtReduceAsync(void *dst, const void *src, uint64_t count, aclrtReduceKind kind,
+                                              aclDataType type, aclrtStream stream, void *reserve);
+ACL_FUNC_VISIBILITY aclError aclrtValueWrite(void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtValueWait(void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtCheckMemType(void **addrList, uint32_t size, uint32_t memType,
+                                               uint32_t *checkResult, uint32_t reserve);
+ACL_FUNC_VISIBILITY aclError aclrtMemGetAddressRange(void *ptr, void **pbase, size_t *psize);
+ACL_FUNC_VISIBILITY aclError aclrtMemP2PMap(void *devPtr, size_t size, int32_t dstDevId, uint64_t flags);
+ACL_FUNC_VISIBILITY aclError aclrtDeviceL2CacheFlush(void *rsv);
+
+/* ---- virtual memory: more of the mapping family (see aclrtMapMem) ---- */
+ACL_FUNC_VISIBILITY aclError aclrtReserveMemAddressNoUCMemory(void **virPtr, size_t size, size_t alignment,
+                                                              void *expectPtr, uint64_t flags);
+ACL_FUNC_VISIBILITY aclError aclrtMemMapNoAccess(void *virPtr, size_t size, size_t offset, aclrtDrvMemHandle handle,
+                                                 uint64_t flags);
+ACL_FUNC_VISIBILITY aclError aclrtMemSetAccess(void *virPtr, size_t size, aclrtMemAccessDesc *desc, size_t count);
+ACL_FUNC_VISIBILITY aclError aclrtMemGetAccess(void *virPtr, aclrtMemLocation *location, uint64_t *flag);
+ACL_FUNC_VISIBILITY aclError aclrtMemRetainAllocationHandle(void *virPtr, aclrtDrvMemHandle *handle);
+ACL_FUNC_VISIBILITY aclError aclrtMemGetAllocationPropertiesFromHandle(aclrtDrvMemHandle handle,
+                                                                       aclrtPhysicalMemProp *prop);
+ACL_FUNC_VISIBILITY aclError aclrtMemMapSelectedLink(void *virPtrDst, size_t size, void *virPtrSrc, uint32_t linkIdx);
+ACL_FUNC_VISIBILITY aclError aclrtMemMapSetLink(aclrtDrvMemHandle handle, aclrtMemLinkType adviceLink);
+
+/* ---- mbufs (queue buffers) ---- */
+ACL_FUNC_VISIBILITY aclError aclrtAllocBuf(aclrtMbuf *buf, size_t size);
+ACL_FUNC_VISIBILITY aclError aclrtFreeBuf(aclrtMbuf buf);
+ACL_FUNC_VISIBILITY aclError aclrtGetBufData(const aclrtMbuf buf, void **dataPtr, size_t *size);
+ACL_FUNC_VISIBILITY aclError aclrtGetBufDataLen(aclrtMbuf buf, size_t *len);
+ACL_FUNC_VISIBILITY aclError aclrtSetBufDataLen(aclrtMbuf buf, size_t len);
+ACL_FUNC_VISIBILITY aclError aclrtGetBufUserData(const aclrtMbuf buf, void *dataPtr, size_t size, size_t offset);
+ACL_FUNC_VISIBILITY aclError aclrtSetBufUserData(aclrtMbuf buf, const void *dataPtr, size_t size, size_t offset);
+ACL_FUNC_VISIBILITY aclError aclrtCopyBufRef(const aclrtMbuf buf, aclrtMbuf *newBuf);
+ACL_FUNC_VISIBILITY aclError aclrtAppendBufChain(aclrtMbuf headBuf, aclrtMbuf buf);
+ACL_FUNC_VISIBILITY aclError aclrtGetBufChainNum(aclrtMbuf headBuf, uint32_t *num);
+ACL_FUNC_VISIBILITY aclError aclrtGetBufFromChain(aclrtMbuf headBuf, uint32_t index, aclrtMbuf *buf);
+
+/* ---- devices: limits, topology, PCI identity, overflow status, errors ---- */
+ACL_FUNC_VISIBILITY aclError aclrtDeviceSetLimit(aclrtDeviceLimit limit, size_t value);
+ACL_FUNC_VISIBILITY aclError aclrtDeviceGetLimit(aclrtDeviceLimit limit, size_t *value);
+ACL_FUNC_VISIBILITY aclError aclrtGetDeviceResLimit(int32_t deviceId, aclrtDevResLimitType type, uint32_t *value);
+ACL_FUNC_VISIBILITY aclError aclrtSetDeviceResLimit(int32_t deviceId, aclrtDevResLimitType type, uint32_t value);
+ACL_FUNC_VISIBILITY aclError aclrtResetDeviceResLimit(int32_t deviceId);
+ACL_FUNC_VISIBILITY aclError aclrtGetDevicesTopo(uint32_t deviceId, uint32_t otherDeviceId, uint64_t *value);
+ACL_FUNC_VISIBILITY aclError aclrtDeviceGetPCIBusId(int32_t deviceId, char *pciBusId, int32_t len);
+ACL_FUNC_VISIBILITY aclError aclrtDeviceGetByPCIBusId(const char *pciBusId, int32_t *deviceId);
+ACL_FUNC_VISIBILITY aclError aclrtDeviceGetHostAtomicCapabilities(uint32_t *capabilities,
+                                                                  const aclrtAtomicOperation *operations,
+                                                                  const uint32_t count, int32_t deviceId);
+ACL_FUNC_VISIBILITY aclError aclrtDeviceGetP2PAtomicCapabilities(uint32_t *capabilities,
+                                                                 const aclrtAtomicOperation *operations,
+                                                                 const uint32_t count, int32_t srcDeviceId,
+                                                                 int32_t dstDeviceId);
+ACL_FUNC_VISIBILITY aclError aclrtGetPrimaryCtxState(int32_t deviceId, uint32_t *flags, int32_t *active);
+ACL_FUNC_VISIBILITY aclError aclrtGetUserDevIdByPhyDevId(const int32_t phyDevId, int32_t *const userDevId);
+ACL_FUNC_VISIBILITY aclError aclrtGetPhyDevIdByUserDevId(const int32_t userDevId, int32_t *const phyDevId);
+ACL_FUNC_VISIBILITY aclError aclrtSetOpExecuteTimeOutV2(uint64_t timeout, uint64_t *actualTimeout);
+ACL_FUNC_VISIBILITY aclError aclrtGetOpTimeOutInterval(uint64_t *interval);
+ACL_FUNC_VISIBILITY aclError aclrtGetOpExecuteTimeout(uint32_t *const timeoutMs);
+ACL_FUNC_VISIBILITY aclError aclrtCtxGetFloatOverflowAddr(void **overflowAddr);
+ACL_FUNC_VISIBILITY aclError aclrtGetFloatOverflowStatus(void *outputAddr, uint64_t outputSize, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtResetFloatOverflowStatus(aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtNpuGetFloatOverFlowStatus(void *outputAddr, uint64_t outputSize, uint32_t checkMode,
+                                                            aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtNpuClearFloatOverFlowStatus(uint32_t checkMode, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtGetHardwareSyncAddr(void **addr);
+ACL_FUNC_VISIBILITY aclError aclrtGetMemUceInfo(int32_t deviceId, aclrtMemUceInfo *memUceInfoArray, size_t arraySize,
+                                                size_t *retSize);
+ACL_FUNC_VISIBILITY aclError aclrtMemUceRepair(int32_t deviceId, aclrtMemUceInfo *memUceInfoArray, size_t arraySize);
+ACL_FUNC_VISIBILITY aclError aclrtGetErrorVerbose(int32_t deviceId, aclrtErrorInfo *errorInfo);
+ACL_FUNC_VISIBILITY aclError aclrtRepairError(int32_t deviceId, const aclrtErrorInfo *errorInfo);
+ACL_FUNC_VISIBILITY aclError aclrtDeviceTaskAbort(int32_t deviceId, uint32_t timeout);
+ACL_FUNC_VISIBILITY aclError aclrtSetDeviceTaskAbortCallback(const char *regName,
+                                                             aclrtDeviceTaskAbortCallback callback, void *args);
+ACL_FUNC_VISIBILITY aclError aclrtRegDeviceStateCallback(const char *regName, aclrtDeviceStateCallback callback,
+                                                         void *args);
+ACL_FUNC_VISIBILITY aclError aclrtCheckArchCompatibility(const char *socVersion, int32_t *canCompatible);
+
+/* ---- profiling markers and task info caches ---- */
+ACL_FUNC_VISIBILITY aclError aclrtProfTrace(void *userdata, int32_t length, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtCacheLastTaskOpInfo(const void *const infoPtr, const size_t infoSize);
+ACL_FUNC_VISIBILITY aclError aclrtCacheLastTaskExtendInfo(const char *const extendInfoPtr, const size_t infoSize);
+
+/* ---- process snapshots ---- */
+ACL_FUNC_VISIBILITY aclError aclrtSnapShotProcessLock(int pid, void *reserve);
+ACL_FUNC_VISIBILITY aclError aclrtSnapShotProcessUnlock(int pid, void *reserve);
+ACL_FUNC_VISIBILITY aclError aclrtSnapShotProcessBackup(int pid, aclrtSnapShotBackupArgs *args);
+ACL_FUNC_VISIBILITY aclError aclrtSnapShotProcessRestore(int pid, aclrtSnapShotRestoreArgs *args);
+ACL_FUNC_VISIBILITY aclError aclrtSnapShotCallbackRegister(aclrtSnapShotStage stage, aclrtSnapShotCallBack callback,
+                                                           void *args);
+ACL_FUNC_VISIBILITY aclError aclrtSnapShotCallbackUnregister(aclrtSnapShotStage stage, aclrtSnapShotCallBack callback);
+
+/* ---- init/finalize callbacks of other ACL components, API injection ---- */
+ACL_FUNC_VISIBILITY aclError aclInitCallbackRegister(aclRegisterCallbackType type, aclInitCallbackFunc cbFunc,
+                                                     void *userData);
+ACL_FUNC_VISIBILITY aclError aclInitCallbackUnRegister(aclRegisterCallbackType type, aclInitCallbackFunc cbFunc);
+ACL_FUNC_VISIBILITY aclError aclFinalizeCallbackRegister(aclRegisterCallbackType type, aclFinalizeCallbackFunc cbFunc,
+                                                         void *userData);
+ACL_FUNC_VISIBILITY aclError aclFinalizeCallbackUnRegister(aclRegisterCallbackType type,
+                                                           aclFinalizeCallbackFunc cbFunc);
+ACL_FUNC_VISIBILITY aclError aclrtApiInjectionSetFunc(const char *name, aclrtApiFunc func);
+ACL_FUNC_VISIBILITY aclError aclrtApiInjectionGetFunc(const char *name, aclrtApiFunc *originFunc,
+                                                      aclrtApiFunc *currentFunc);
 
 #ifdef __cplusplus
 }

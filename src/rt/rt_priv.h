@@ -27,6 +27,7 @@
 #define RT_MAX_DEVICES 64
 #define RT_MAX_REPORT_THREADS 1024
 #define RT_MAX_HOOKS 32
+#define RT_SYSOPT_N 4 /* aclSysParamOpt values 0..3 */
 
 /* ---- handles ---- */
 enum { RT_H_CTX = 1, RT_H_STREAM = 2, RT_H_EVENT = 3 };
@@ -138,6 +139,8 @@ struct rt_ctx {
     int is_default;
     rt_stream *def_stream;
     rt_stream *streams;       /* every stream of the context, default included */
+    int64_t sysopt[RT_SYSOPT_N]; /* aclrtCtxSetSysParamOpt values */
+    unsigned sysopt_set;      /* bit o: sysopt[o] was set */
     rt_ctx *next;
 };
 
@@ -195,6 +198,8 @@ typedef struct rt_global {
     int nhooks;
     _Atomic(aclrtExceptionInfoCallback) exc_cb;
     uint64_t spin_ns;
+    int64_t sysopt[RT_SYSOPT_N]; /* aclrtSetSysParamOpt values (write lock) */
+    unsigned sysopt_set;      /* bit o: sysopt[o] was set; cleared by aclInit */
 } rt_global;
 
 extern rt_global g_rt;

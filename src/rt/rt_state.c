@@ -312,6 +312,7 @@ ACL_FUNC_VISIBILITY aclError aclInit(const char *configPath)
     g_rt.cfg = cfg;
     g_rt.spin_ns = (uint64_t)cfg.spin_us * 1000u;
     memset(g_rt.devs, 0, sizeof(g_rt.devs));
+    g_rt.sysopt_set = 0;
     g_rt.init_count = 1;
     atomic_store_explicit(&g_rt.initialized, 1, memory_order_release);
     pthread_rwlock_unlock(&g_rt.lock);

@@ -48,6 +48,7 @@ static void test_dtype(void)
         {ACL_COMPLEX128, 16}, {ACL_BF16, 2}, {ACL_INT4, 1}, {ACL_UINT1, 1}, {ACL_COMPLEX32, 4},
         {ACL_HIFLOAT8, 1}, {ACL_FLOAT8_E5M2, 1}, {ACL_FLOAT8_E4M3FN, 1}, {ACL_FLOAT8_E8M0, 1},
         {ACL_FLOAT6_E3M2, 8}, {ACL_FLOAT6_E2M3, 8}, {ACL_FLOAT4_E2M1, 8}, {ACL_FLOAT4_E1M2, 8},
+        {ACL_HIFLOAT4, 8}, {ACL_HIFLOAT4_SCALE, 8},
         {(aclDataType)5, 8}, {(aclDataType)1000, 8},
     };
     for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {

@@ -16,6 +16,9 @@ with scripts/api_coverage.py, the parameter lists parsed here) it emits:
   X  with a foreign handle in one parameter: an event where a stream is
      expected, a stream where an event or context is expected, a context
      where a stream is expected, memory of the other device.
+  S  for an unsupported stub of acl_rt.h (OA_UNSUPPORTED): every argument
+     plausible, on a live runtime; it must answer exactly
+     ACL_ERROR_FEATURE_UNSUPPORTED (or NULL) with a message naming it.
 
 Every case must not crash; an aclError result must be an error whose
 message (aclGetRecentErrMsg) names the call; pointer results must be NULL.
@@ -85,6 +88,8 @@ NULL_OK_NAMES = {'userData', 'args', 'aippExtend'}
 SKIP_N_TYPES = {'aclrtExceptionInfo'}
 
 HANDLE_TYPES = {'aclrtStream', 'aclrtEvent', 'aclrtContext'}
+# Structures passed by value: a zeroed compound literal.
+BYVAL_STRUCTS = {'aclrtMemManagedLocation', 'dim3', 'aclmdlRICondTaskParams', 'aclrtIpcEventHandle'}
 # Pointer getters whose documented answer for a NULL object is not NULL.
 DOC_NONNULL = {'aclGetTensorDescName'}   # "" for NULL
 
@@ -160,6 +165,8 @@ def valid_value(fn, typ, name, live):
         return 'mx_noop_cb'
     if typ in ('aclrtExceptionInfoCallback',):
         return 'mx_noop_exc'
+    if ptr == 0 and bt in BYVAL_STRUCTS:
+        return '(%s){0}' % bt
     if ptr == 0:
         # scalars
         if name == 'modelId' and typ == 'uint32_t':
@@ -217,12 +224,13 @@ def valid_value(fn, typ, name, live):
         if name in ('devPtr', 'dst', 'data'):
             return 'f->dev' if live else '(void *)f->scratch'
         if name == 'src':
-            return '(const void *)((char *)f->dev + 2048)' if live else '(const void *)f->scratch'
+            cast = 'const void *' if 'const' in typ else 'void *'
+            return '(%s)((char *)f->dev + 2048)' % cast if live else '(%s)f->scratch' % cast
         if name in ('userData', 'args'):
             return 'NULL'
         return '(void *)f->scratch'
     if bt == 'void' and ptr == 2:
-        return '(void **)f->scratch'
+        return '(%s)(void *)f->scratch' % typ
     objs = {'aclDataBuffer': 'f->buf', 'aclTensorDesc': 'f->td', 'aclmdlDataset': 'f->ds',
             'aclmdlDesc': 'f->desc', 'aclmdlConfigHandle': 'f->cfg', 'aclmdlExecConfigHandle': 'f->ecfg'}
     if bt in objs and ptr == 1:
@@ -313,6 +321,8 @@ def emit(root, out_path):
             add_case(fn, ret, 'F', 'MX_FINALIZED', None, fake + va_tail, 'after aclFinalize')
         if fn in ('aclInit', 'aclFinalize', 'aclFinalizeReference'):
             continue   # their live behaviour is tested by rt_init; N would re-init the fixture
+        if fn in stubs and hdr == 'acl_rt.h':
+            add_case(fn, ret, 'S', 'MX_LIVE', None, live + va_tail, 'unsupported, plausible arguments')
         for i, (t, n, is_ptr) in enumerate(params):
             bt = base_type(t)
             args = list(live)

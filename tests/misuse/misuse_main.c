@@ -5,7 +5,9 @@
  * and: an aclError result is non-zero (and ACL_ERROR_UNINITIALIZE, or
  * ACL_ERROR_FEATURE_UNSUPPORTED for an unsupported stub, in the U/F states)
  * with a message naming the function; a pointer result is NULL; any other
- * result leaves a message naming the function.
+ * result leaves a message naming the function. An S case (an unsupported
+ * runtime call with plausible arguments on a live runtime) must return
+ * exactly ACL_ERROR_FEATURE_UNSUPPORTED, or NULL, with a message naming it.
  *
  * usage: misuse_test [--shard K/M] [--only FUNCTION] [--verbose] */
 #include <errno.h>
@@ -182,7 +184,11 @@ static int run_group(int a, int b)
         switch (c->ret) {
         case MX_RET_ERR:
             if (r.val == 0) why = "returned ACL_SUCCESS";
-            else if (c->state != MX_LIVE && r.val != ACL_ERROR_UNINITIALIZE &&
+            else if (c->kind == 'S' && r.val != ACL_ERROR_FEATURE_UNSUPPORTED) {
+                snprintf(buf, sizeof buf, "unsupported call returned %lld, expected ACL_ERROR_FEATURE_UNSUPPORTED (200006)",
+                         r.val);
+                why = buf;
+            } else if (c->state != MX_LIVE && r.val != ACL_ERROR_UNINITIALIZE &&
                      !(c->stub && r.val == ACL_ERROR_FEATURE_UNSUPPORTED) &&
                      !(r.val == ACL_ERROR_REPEAT_FINALIZE && !strncmp(c->fn, "aclFinalize", 11))) {
                 snprintf(buf, sizeof buf, "returned %lld, expected ACL_ERROR_UNINITIALIZE (100001)", r.val);
