@@ -4,7 +4,7 @@ JOBS  ?= $(shell nproc)
 BUILD ?= build
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build models test test-fast test-asan test-tsan demo bench install clean fuzz stress
+.PHONY: all deps build models test test-fast test-asan test-tsan demo bench install deb clean fuzz stress
 
 all: build
 
@@ -75,11 +75,23 @@ stress: build
 demo: build
 	@bash scripts/demo.sh $(BUILD)
 
+# The real-model benchmark against ONNX Runtime (bench/models.sh, see
+# BENCHMARKS.md), short by default: 1 thread, one round of 0.5 s per model,
+# results in $(BUILD)/bench/ so the committed bench/results stay as they are.
+# The published figures: make bench BENCH_ARGS="--threads 1,2 --rounds 7 --bf16 --parallel 2".
+BENCH_ARGS ?= --threads 1 --rounds 1 --min-time 0.5 --warmup 2 --out $(abspath $(BUILD))/bench/models.json
 bench: build models
-	@bash bench/run.sh $(BUILD)
+	@bash bench/models.sh $(BUILD) $(BENCH_ARGS)
 
+# A CANN-style toolkit tree (docs/porting.md): runtime/include, runtime/lib64
+# (+ stub/), bin/, python/site-packages, set_env.sh.
+PREFIX ?= /opt/openacl
 install: build
-	cmake --install $(BUILD)
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
+# Debian package of the same tree under /opt/openacl: $(BUILD)/openacl_*.deb.
+deb: build
+	cd $(BUILD) && cpack -G DEB
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan

@@ -20,7 +20,7 @@ endif()
 
 file(GLOB OA_PY_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/src/*.c)
 Python3_add_library(pyacl MODULE WITH_SOABI ${OA_PY_SOURCES})
-target_link_libraries(pyacl PRIVATE ascendcl Python3::NumPy Threads::Threads)
+target_link_libraries(pyacl PRIVATE ascendcl acl_cblas Python3::NumPy Threads::Threads)
 target_compile_options(pyacl PRIVATE ${OA_WARN} -fvisibility=hidden)
 set_target_properties(pyacl PROPERTIES
   OUTPUT_NAME acl
@@ -33,11 +33,8 @@ foreach(f ${OA_PY_PACKAGE})
   configure_file(${f} ${CMAKE_BINARY_DIR}/python/openacl/${n} COPYONLY)
 endforeach()
 
-# `make install`: next to Debian's site-packages of the prefix
-# (<prefix>/lib/python3.X/dist-packages, on sys.path for /usr/local).
-set(OA_PYTHON_INSTALL_DIR "lib/python${Python3_VERSION_MAJOR}.${Python3_VERSION_MINOR}/dist-packages"
-    CACHE STRING "Where `make install` puts the acl module, relative to the prefix")
-file(RELATIVE_PATH OA_PY_TO_LIB /prefix/${OA_PYTHON_INSTALL_DIR} /prefix/${CMAKE_INSTALL_LIBDIR})
-set_target_properties(pyacl PROPERTIES INSTALL_RPATH "$ORIGIN/${OA_PY_TO_LIB};${CMAKE_INSTALL_FULL_LIBDIR}")
-install(TARGETS pyacl LIBRARY DESTINATION ${OA_PYTHON_INSTALL_DIR})
-install(FILES ${OA_PY_PACKAGE} DESTINATION ${OA_PYTHON_INSTALL_DIR}/openacl)
+# `make install`: <prefix>/python/site-packages, as CANN's pyACL (set_env.sh
+# puts it on PYTHONPATH); the module finds runtime/lib64 relative to itself.
+set_target_properties(pyacl PROPERTIES INSTALL_RPATH "$ORIGIN/${OA_PY_TO_LIB}")
+install(TARGETS pyacl LIBRARY DESTINATION ${OA_INSTALL_PYDIR})
+install(FILES ${OA_PY_PACKAGE} DESTINATION ${OA_INSTALL_PYDIR}/openacl)

@@ -6,10 +6,12 @@ helper package with Debian's setuptools (nothing from PyPI):
 
 Where libascendcl.so and the headers come from, first match wins:
   OPENACL_LIB_DIR / OPENACL_INCLUDE_DIR   explicit folders
-  OPENACL_ROOT                            an install prefix (<root>/lib, <root>/include)
+  OPENACL_ROOT, then ASCEND_TOOLKIT_HOME  an install prefix: the CANN-style tree of `make install`
+                                          (<root>/runtime/lib64, <root>/runtime/include), or
+                                          <root>/lib, <root>/include
   OPENACL_BUILD_DIR                       a CMake build folder of this repository
   ../build                                the Makefile's default build folder
-  pkg-config ascendcl, then /usr/local    an installed openacl (`make install`)
+  pkg-config ascendcl, then /opt/openacl  an installed openacl (`make install`, the Debian package)
 The module gets an RPATH to the library folder, so no LD_LIBRARY_PATH is
 needed afterwards.
 """
@@ -45,8 +47,10 @@ def locate():
     candidates = []   # (lib_dir, include_dir)
     if env("OPENACL_LIB_DIR"):
         candidates.append((env("OPENACL_LIB_DIR"), env("OPENACL_INCLUDE_DIR") or os.path.join(REPO, "include")))
-    if env("OPENACL_ROOT"):
-        root = env("OPENACL_ROOT")
+    for root in (env("OPENACL_ROOT"), env("ASCEND_TOOLKIT_HOME")):
+        if not root:
+            continue
+        candidates.append((os.path.join(root, "runtime", "lib64"), os.path.join(root, "runtime", "include")))
         for sub in ("lib", "lib64", "lib/x86_64-linux-gnu"):
             candidates.append((os.path.join(root, sub), os.path.join(root, "include")))
     if env("OPENACL_BUILD_DIR"):
@@ -55,12 +59,13 @@ def locate():
     pc_lib = _pkg_config("--libs-only-L")
     if pc_lib:
         candidates.append((pc_lib, _pkg_config("--cflags-only-I") or "/usr/local/include"))
+    candidates.append(("/opt/openacl/runtime/lib64", "/opt/openacl/runtime/include"))
     candidates.append(("/usr/local/lib", "/usr/local/include"))
     for lib, inc in candidates:
         if _has_lib(lib) and os.path.isfile(os.path.join(inc, "acl", "acl.h")):
             return os.path.abspath(lib), os.path.abspath(inc)
     sys.exit("setup.py: libascendcl.so not found. Build openacl first (make build), or set OPENACL_BUILD_DIR, "
-             "OPENACL_ROOT or OPENACL_LIB_DIR (see the top of python/setup.py).")
+             "OPENACL_ROOT (or source <prefix>/set_env.sh) or OPENACL_LIB_DIR (see the top of python/setup.py).")
 
 
 def numpy_include():

@@ -53,6 +53,10 @@ extern "C" {
 #define ACL_CONTINUE_ON_FAILURE 0x00000000U
 #define ACL_STOP_ON_FAILURE     0x00000001U
 
+/* aclrtGetDeviceCapability answers */
+#define ACL_DEV_FEATURE_SUPPORT     0x00000001
+#define ACL_DEV_FEATURE_NOT_SUPPORT 0x00000000
+
 /* ---- enums ---- */
 typedef enum aclrtRunMode {
     ACL_DEVICE = 0,
@@ -191,6 +195,167 @@ typedef struct aclCANNPackageVersion {
     char reserved[ACL_PKG_VERSION_MAX_SIZE];
 } aclCANNPackageVersion;
 
+/* aclrtHostRegister */
+typedef enum {
+    ACL_HOST_REGISTER_MAPPED = 0,
+    ACL_HOST_REGISTER_IOMEMORY = 0x04,
+    ACL_HOST_REGISTER_READONLY = 0x08
+} aclrtHostRegisterType;
+
+/* aclrtMallocWithCfg / aclrtMallocHostWithCfg: a list of attributes */
+typedef enum {
+    ACL_RT_MEM_ATTR_RSV = 0,
+    ACL_RT_MEM_ATTR_MODULE_ID = 1,
+    ACL_RT_MEM_ATTR_DEVICE_ID = 2,
+    ACL_RT_MEM_ATTR_VA_FLAG = 3
+} aclrtMallocAttrType;
+
+typedef union {
+    uint16_t moduleId;
+    uint32_t deviceId;
+    uint32_t vaFlag;
+    uint8_t rsv[8];
+} aclrtMallocAttrValue;
+
+typedef struct {
+    aclrtMallocAttrType attr;
+    aclrtMallocAttrValue value;
+} aclrtMallocAttribute;
+
+typedef struct {
+    aclrtMallocAttribute *attrs;
+    size_t numAttrs;
+} aclrtMallocConfig;
+
+/* aclrtPointerGetAttributes */
+typedef enum aclrtMemLocationType {
+    ACL_MEM_LOCATION_TYPE_HOST = 0,
+    ACL_MEM_LOCATION_TYPE_DEVICE = 1,
+    ACL_MEM_LOCATION_TYPE_UNREGISTERED = 2,
+    ACL_MEM_LOCATION_TYPE_MANAGED = 3,
+    ACL_MEM_LOCATION_TYPE_HOST_NUMA = 4
+} aclrtMemLocationType;
+
+typedef struct aclrtMemLocation {
+    uint32_t id;
+    aclrtMemLocationType type;
+} aclrtMemLocation;
+
+typedef struct aclrtPtrAttributes {
+    aclrtMemLocation location;
+    uint32_t pageSize;
+    uint32_t rsv[4];
+} aclrtPtrAttributes;
+
+/* aclrtGetDeviceUtilizationRate */
+typedef struct aclrtUtilizationExtendInfo aclrtUtilizationExtendInfo;
+typedef struct aclrtUtilizationInfo {
+    int32_t cubeUtilization;
+    int32_t vectorUtilization;
+    int32_t aicpuUtilization;
+    int32_t memoryUtilization;
+    aclrtUtilizationExtendInfo *utilizationExtend;
+} aclrtUtilizationInfo;
+
+/* AI Core groups (aclrtSetGroup and friends) */
+typedef struct tagRtGroupInfo aclrtGroupInfo;
+
+/* aclrtGetDeviceInfo */
+typedef enum {
+    ACL_DEV_ATTR_AICPU_CORE_NUM = 1,
+    ACL_DEV_ATTR_AICORE_CORE_NUM = 101,
+    ACL_DEV_ATTR_CUBE_CORE_NUM = 102,
+    ACL_DEV_ATTR_VECTOR_CORE_NUM = 201,
+    ACL_DEV_ATTR_WARP_SIZE = 202,
+    ACL_DEV_ATTR_MAX_THREAD_PER_VECTOR_CORE = 203,
+    ACL_DEV_ATTR_UBUF_PER_VECTOR_CORE = 204,
+    ACL_DEV_ATTR_MAX_GRID_DIM_X = 205,
+    ACL_DEV_ATTR_MAX_GRID_DIM_Y = 206,
+    ACL_DEV_ATTR_MAX_GRID_DIM_Z = 207,
+    ACL_DEV_ATTR_MAX_BLOCK_PER_GRID = 208,
+    ACL_DEV_ATTR_MAX_THREADS_PER_BLOCK = 209,
+    ACL_DEV_ATTR_MAX_BLOCK_DIM_X = 210,
+    ACL_DEV_ATTR_MAX_BLOCK_DIM_Y = 211,
+    ACL_DEV_ATTR_MAX_BLOCK_DIM_Z = 212,
+    ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE = 301,
+    ACL_DEV_ATTR_L2_CACHE_SIZE = 302,
+    ACL_DEV_ATTR_SMP_ID = 401,
+    ACL_DEV_ATTR_PHY_CHIP_ID = 402,
+    ACL_DEV_ATTR_SUPER_POD_DEVICE_ID = 403,
+    ACL_DEV_ATTR_SUPER_POD_SERVER_ID = 404,
+    ACL_DEV_ATTR_SUPER_POD_ID = 405,
+    ACL_DEV_ATTR_CUST_OP_PRIVILEGE = 406,
+    ACL_DEV_ATTR_MAINBOARD_ID = 407,
+    ACL_DEV_ATTR_HD_CONNECT_TYPE = 408,
+    ACL_DEV_ATTR_DEVICE_FORM_FACTOR = 409,
+    ACL_DEV_ATTR_SUPER_POD_CHASSIS_ID = 410,
+    ACL_DEV_ATTR_IS_VIRTUAL = 501,
+    ACL_DEV_ATTR_NPU_ARCH = 601
+} aclrtDevAttr;
+
+/* aclrtGetDeviceCapability */
+typedef enum {
+    ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV = 1,
+    ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV = 21
+} aclrtDevFeatureType;
+
+/* aclrtSetStreamAttribute / aclrtGetStreamAttribute */
+typedef enum {
+    ACL_STREAM_ATTR_FAILURE_MODE = 1,
+    ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK = 2,
+    ACL_STREAM_ATTR_USER_CUSTOM_TAG = 3,
+    ACL_STREAM_ATTR_CACHE_OP_INFO = 4,
+    ACL_STREAM_ATTR_PRIORITY = 5
+} aclrtStreamAttr;
+
+typedef union {
+    uint64_t failureMode;
+    uint32_t overflowSwitch;
+    uint32_t userCustomTag;
+    uint32_t cacheOpInfoSwitch;
+    uint32_t streamPriority;
+    uint32_t reserve[4];
+} aclrtStreamAttrValue;
+
+/* Virtual-memory management (aclrtReserveMemAddress and friends) */
+typedef enum aclrtMemAllocationType {
+    ACL_MEM_ALLOCATION_TYPE_PINNED = 0
+} aclrtMemAllocationType;
+
+typedef enum aclrtMemHandleType {
+    ACL_MEM_HANDLE_TYPE_NONE = 0,
+    ACL_MEM_HANDLE_TYPE_POSIX = 2
+} aclrtMemHandleType;
+
+typedef struct aclrtPhysicalMemProp {
+    aclrtMemHandleType handleType;
+    aclrtMemAllocationType allocationType;
+    aclrtMemAttr memAttr;
+    aclrtMemLocation location;
+    uint64_t reserve;
+} aclrtPhysicalMemProp;
+
+typedef enum aclrtMemGranularityOptions {
+    ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM = 0,
+    ACL_RT_MEM_ALLOC_GRANULARITY_RECOMMENDED = 1,
+    ACL_RT_MEM_ALLOC_GRANULARITY_UNDEF = 0xFFFF
+} aclrtMemGranularityOptions;
+
+typedef void *aclrtDrvMemHandle;
+
+/* aclrtGetMemUsageInfo: one entry per component */
+typedef struct aclrtMemUsageInfo {
+    char name[32];
+    uint64_t curMemSize;
+    uint64_t memPeakSize;
+    size_t reserved[8];
+} aclrtMemUsageInfo;
+
+/* aclrtDeviceGetUuid */
+typedef struct aclrtUuid {
+    char bytes[16];
+} aclrtUuid;
+
 typedef struct rtExceptionInfo aclrtExceptionInfo;
 
 typedef void (*aclrtCallback)(void *userData);
@@ -291,6 +456,68 @@ ACL_FUNC_VISIBILITY aclError aclrtQueryDeviceStatus(int32_t deviceId, aclrtDevic
 ACL_FUNC_VISIBILITY aclError aclrtSetDeviceSatMode(aclrtFloatOverflowMode mode);
 ACL_FUNC_VISIBILITY aclError aclrtGetDeviceSatMode(aclrtFloatOverflowMode *mode);
 
+/* One value of device deviceId: the core counts (AI Core, Cube, Vector) are
+ * the device's thread budget, AI CPU cores 0, TOTAL_GLOBAL_MEM_SIZE the
+ * device's memory budget, L2_CACHE_SIZE the host's L2, SMP_ID 0 (every
+ * device lives in this process's OS), PHY_CHIP_ID = deviceId, IS_VIRTUAL 0.
+ * Attributes of the AI Core's programming model (warps, grids, unified
+ * buffer) and of server topology → ACL_ERROR_FEATURE_UNSUPPORTED. */
+ACL_FUNC_VISIBILITY aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, int64_t *value);
+
+/* Every pair of distinct devices can reach each other's memory (it is all
+ * host memory): *canAccessPeer = 1. deviceId == peerDeviceId is an error. */
+ACL_FUNC_VISIBILITY aclError aclrtDeviceCanAccessPeer(int32_t *canAccessPeer, int32_t deviceId, int32_t peerDeviceId);
+/* Enables / disables the current device's access to peerDeviceId (recorded
+ * per device pair; flags must be 0; both are idempotent). Copies between
+ * devices work either way. */
+ACL_FUNC_VISIBILITY aclError aclrtDeviceEnablePeerAccess(int32_t peerDeviceId, uint32_t flags);
+ACL_FUNC_VISIBILITY aclError aclrtDeviceDisablePeerAccess(int32_t peerDeviceId);
+/* *status = 1 when deviceId has enabled access to peerDeviceId, else 0. */
+ACL_FUNC_VISIBILITY aclError aclrtDevicePeerAccessStatus(int32_t deviceId, int32_t peerDeviceId, int32_t *status);
+
+/* Streams have a single priority: least = greatest = 0. */
+ACL_FUNC_VISIBILITY aclError aclrtDeviceGetStreamPriorityRange(int32_t *leastPriority, int32_t *greatestPriority);
+/* ACL_DEV_FEATURE_NOT_SUPPORT for every aclrtDevFeatureType. */
+ACL_FUNC_VISIBILITY aclError aclrtGetDeviceCapability(int32_t deviceId, aclrtDevFeatureType devFeatureType,
+                                                      int32_t *value);
+
+/* User, logical and physical device ids are the same numbers in openacl
+ * (there is no ASCEND_RT_VISIBLE_DEVICES remapping); each call checks the id. */
+ACL_FUNC_VISIBILITY aclError aclrtGetLogicDevIdByUserDevId(const int32_t userDevid, int32_t *const logicDevId);
+ACL_FUNC_VISIBILITY aclError aclrtGetUserDevIdByLogicDevId(const int32_t logicDevId, int32_t *const userDevid);
+ACL_FUNC_VISIBILITY aclError aclrtGetLogicDevIdByPhyDevId(const int32_t phyDevId, int32_t *const logicDevId);
+ACL_FUNC_VISIBILITY aclError aclrtGetPhyDevIdByLogicDevId(const int32_t logicDevId, int32_t *const phyDevId);
+
+/* A UUID stable for the device number within a host (RFC 4122 version 5
+ * layout over the host name and the id). */
+ACL_FUNC_VISIBILITY aclError aclrtDeviceGetUuid(int32_t deviceId, aclrtUuid *uuid);
+
+/* Not measured by openacl → ACL_ERROR_FEATURE_UNSUPPORTED. */
+ACL_FUNC_VISIBILITY aclError aclrtGetDeviceUtilizationRate(int32_t deviceId, aclrtUtilizationInfo *utilizationInfo);
+/* Overflow detection of the AI Core's saturation mode → ACL_ERROR_FEATURE_UNSUPPORTED. */
+ACL_FUNC_VISIBILITY aclError aclrtGetOverflowStatus(void *outputAddr, size_t outputSize, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtResetOverflowStatus(aclrtStream stream);
+
+/* Operator timeouts, in seconds (WithMs: milliseconds); 0 = none. Recorded
+ * per process: openacl's operators run to completion on the CPU and are
+ * never aborted, and event waits are bounded by the *WithTimeout calls. */
+ACL_FUNC_VISIBILITY aclError aclrtSetOpWaitTimeout(uint32_t timeout);
+ACL_FUNC_VISIBILITY aclError aclrtSetOpExecuteTimeOut(uint32_t timeout);
+ACL_FUNC_VISIBILITY aclError aclrtSetOpExecuteTimeOutWithMs(uint32_t timeout);
+
+/* AI Core groups: openacl devices have none. aclrtGetGroupCount → 0;
+ * aclrtSetGroup and aclrtGetGroupInfoDetail name a group that does not
+ * exist → ACL_ERROR_INVALID_PARAM. aclrtCreateGroupInfo returns an empty
+ * list the caller releases with aclrtDestroyGroupInfo (NULL: no-op). */
+ACL_FUNC_VISIBILITY aclError aclrtSetGroup(int32_t groupId);
+ACL_FUNC_VISIBILITY aclError aclrtGetGroupCount(uint32_t *count);
+ACL_FUNC_VISIBILITY aclrtGroupInfo *aclrtCreateGroupInfo(void);
+ACL_FUNC_VISIBILITY aclError aclrtDestroyGroupInfo(aclrtGroupInfo *groupInfo);
+ACL_FUNC_VISIBILITY aclError aclrtGetAllGroupInfo(aclrtGroupInfo *groupInfo);
+ACL_FUNC_VISIBILITY aclError aclrtGetGroupInfoDetail(const aclrtGroupInfo *groupInfo, int32_t groupIndex,
+                                                     aclrtGroupAttr attr, void *attrValue, size_t valueLen,
+                                                     size_t *paramRetSize);
+
 /* ============================== contexts ============================== */
 
 /* Creates an explicit context on deviceId (which counts as a use of the
@@ -346,6 +573,13 @@ ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStream(aclrtStream stream);
  * expiry → ACL_ERROR_RT_STREAM_SYNC_TIMEOUT (the tasks keep running). */
 ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout);
 
+/* aclrtStreamWaitEvent with a limit: timeout in ms (-1 = none; 0 and < -1
+ * → ACL_ERROR_RT_PARAM_INVALID). When the record has not run within the
+ * limit the wait task fails with ACL_ERROR_RT_WAIT_TIMEOUT, reported like
+ * any failed task (next synchronize, exception callbacks) and the stream
+ * goes on. */
+ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEventWithTimeout(aclrtStream stream, aclrtEvent event, int32_t timeout);
+
 /* Later tasks of stream wait until the most recent record of event
  * (enqueued before this call) has completed; the event may belong to another
  * device. If the event has never been recorded there is nothing to wait for.
@@ -357,6 +591,20 @@ ACL_FUNC_VISIBILITY aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamSta
 
 /* ACL_CONTINUE_ON_FAILURE or ACL_STOP_ON_FAILURE. */
 ACL_FUNC_VISIBILITY aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode);
+
+/* The stream's id (the number exception info reports). */
+ACL_FUNC_VISIBILITY aclError aclrtStreamGetId(aclrtStream stream, int32_t *streamId);
+/* Priority: always 0 (see aclrtDeviceGetStreamPriorityRange). */
+ACL_FUNC_VISIBILITY aclError aclrtStreamGetPriority(aclrtStream stream, uint32_t *priority);
+/* The flag given to aclrtCreateStreamWithConfig (0 for other streams). */
+ACL_FUNC_VISIBILITY aclError aclrtStreamGetFlags(aclrtStream stream, uint32_t *flags);
+/* ACL_STREAM_ATTR_FAILURE_MODE (as aclrtSetStreamFailureMode) and
+ * ACL_STREAM_ATTR_PRIORITY (0 only) are supported; the AI Core's overflow
+ * check, custom tags and op-info caching → ACL_ERROR_FEATURE_UNSUPPORTED. */
+ACL_FUNC_VISIBILITY aclError aclrtSetStreamAttribute(aclrtStream stream, aclrtStreamAttr stmAttrType,
+                                                     aclrtStreamAttrValue *value);
+ACL_FUNC_VISIBILITY aclError aclrtGetStreamAttribute(aclrtStream stream, aclrtStreamAttr stmAttrType,
+                                                     aclrtStreamAttrValue *value);
 
 /* ============================== events ==============================
  * An event belongs to the device of the context current at creation. It
@@ -403,6 +651,13 @@ ACL_FUNC_VISIBILITY aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, 
  * ACL_ERROR_RT_EVENT_NOT_COMPLETE. */
 ACL_FUNC_VISIBILITY aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endEvent);
 
+/* A number identifying the event (unique among the events of the process). */
+ACL_FUNC_VISIBILITY aclError aclrtGetEventId(aclrtEvent event, uint32_t *eventId);
+
+/* When the latest record ran, in microseconds of CLOCK_MONOTONIC. Not
+ * completed → ACL_ERROR_RT_EVENT_NOT_COMPLETE. */
+ACL_FUNC_VISIBILITY aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestamp);
+
 /* ============================== memory ==============================
  * Device memory is host RAM counted against the current device's capacity
  * (config "device_memory"). Allocations: start 128-byte aligned, size
@@ -422,14 +677,48 @@ ACL_FUNC_VISIBILITY aclError aclrtMemInvalidate(void *devPtr, size_t size);
  * Unknown pointer → ACL_ERROR_INVALID_PARAM. */
 ACL_FUNC_VISIBILITY aclError aclrtFree(void *devPtr);
 
-/* "Page-locked" host memory (registered host RAM, not counted against a device). */
+/* aclrtMalloc with a configuration (cfg may be NULL; numAttrs > 0 needs
+ * attrs). ACL_RT_MEM_ATTR_DEVICE_ID allocates on that device instead of the
+ * current one; MODULE_ID and VA_FLAG are accepted (one address space: host
+ * and device addresses are the same anyway); RSV and unknown types →
+ * ACL_ERROR_INVALID_PARAM. Free with aclrtFree. */
+ACL_FUNC_VISIBILITY aclError aclrtMallocWithCfg(void **devPtr, size_t size, aclrtMemMallocPolicy policy,
+                                                aclrtMallocConfig *cfg);
+/* aclrtFree after waiting for every stream of the current device. */
+ACL_FUNC_VISIBILITY aclError aclrtFreeWithDevSync(void *devPtr);
+
+/* "Page-locked" host memory (registered host RAM, not counted against a
+ * device). The device reaches it: it may stand on either side of any copy. */
 ACL_FUNC_VISIBILITY aclError aclrtMallocHost(void **hostPtr, size_t size);
 ACL_FUNC_VISIBILITY aclError aclrtFreeHost(void *hostPtr);
+/* aclrtMallocHost with a configuration: the same attribute rules as
+ * aclrtMallocWithCfg (DEVICE_ID is checked, host memory belongs to no device). */
+ACL_FUNC_VISIBILITY aclError aclrtMallocHostWithCfg(void **ptr, uint64_t size, aclrtMallocConfig *cfg);
+/* aclrtFreeHost after waiting for every stream of the current device. */
+ACL_FUNC_VISIBILITY aclError aclrtFreeHostWithDevSync(void *hostPtr);
+
+/* Makes the caller's host memory [ptr, ptr+size) page-locked memory of the
+ * runtime: copies accept it on the device side, and *devPtr (the address the
+ * device uses) is ptr itself. Only ACL_HOST_REGISTER_MAPPED is supported.
+ * The range must not overlap memory openacl allocated or registered. The
+ * caller keeps ownership: aclrtHostUnregister(ptr) ends the registration
+ * (aclrtFreeHost refuses it) and the memory must outlive it. */
+ACL_FUNC_VISIBILITY aclError aclrtHostRegister(void *ptr, uint64_t size, aclrtHostRegisterType type, void **devPtr);
+ACL_FUNC_VISIBILITY aclError aclrtHostUnregister(void *ptr);
+
+/* Where ptr lives: DEVICE (id = device) for aclrtMalloc* / acldvppMalloc
+ * memory, HOST for aclrtMallocHost or registered memory, UNREGISTERED for
+ * anything else; pageSize is the host's page size. */
+ACL_FUNC_VISIBILITY aclError aclrtPointerGetAttributes(const void *ptr, aclrtPtrAttributes *attributes);
 
 /* Synchronous copy of count bytes. count > destMax → ACL_ERROR_INVALID_PARAM;
- * count 0 → success. The kind must match where dst and src live (device =
- * aclrtMalloc memory; host = anything else); ACL_MEMCPY_DEFAULT infers it.
- * A copy running past the end of the allocation it starts in is refused. */
+ * count 0 → success. As in current CANN the kind is advisory and the
+ * direction follows from the addresses: device memory (aclrtMalloc*,
+ * acldvppMalloc) and page-locked host memory (aclrtMallocHost,
+ * aclrtHostRegister) may stand on either side of any kind; ordinary host
+ * memory where the kind names device memory is refused (the device cannot
+ * reach it). A copy running past the end of the allocation it starts in is
+ * refused. */
 ACL_FUNC_VISIBILITY aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count,
                                          aclrtMemcpyKind kind);
 
@@ -449,6 +738,31 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void 
 ACL_FUNC_VISIBILITY aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
                                                 size_t width, size_t height, aclrtMemcpyKind kind,
                                                 aclrtStream stream);
+
+/* Device memory by component: "user" (aclrtMalloc* and acldvppMalloc),
+ * "weights" (loaded models' weights), "workspace" (models' activation
+ * arenas) and "io" (runtime-allocated model inputs/outputs), in that order;
+ * curMemSize and memPeakSize (since aclInit) in bytes, counted as
+ * aclrtGetMemInfo counts them. Fills min(inputNum, 4) entries, *outputNum =
+ * how many it filled. */
+ACL_FUNC_VISIBILITY aclError aclrtGetMemUsageInfo(int32_t deviceId, aclrtMemUsageInfo *memUsageInfo, size_t inputNum,
+                                                  size_t *outputNum);
+
+/* Virtual-memory management (reserve an address range, allocate physical
+ * memory, map one onto the other): not supported by openacl yet, each
+ * returns ACL_ERROR_FEATURE_UNSUPPORTED with a message. Allocate with
+ * aclrtMalloc instead. */
+ACL_FUNC_VISIBILITY aclError aclrtReserveMemAddress(void **virPtr, size_t size, size_t alignment, void *expectPtr,
+                                                    uint64_t flags);
+ACL_FUNC_VISIBILITY aclError aclrtReleaseMemAddress(void *virPtr);
+ACL_FUNC_VISIBILITY aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t size,
+                                                 const aclrtPhysicalMemProp *prop, uint64_t flags);
+ACL_FUNC_VISIBILITY aclError aclrtFreePhysical(aclrtDrvMemHandle handle);
+ACL_FUNC_VISIBILITY aclError aclrtMapMem(void *virPtr, size_t size, size_t offset, aclrtDrvMemHandle handle,
+                                         uint64_t flags);
+ACL_FUNC_VISIBILITY aclError aclrtUnmapMem(void *virPtr);
+ACL_FUNC_VISIBILITY aclError aclrtMemGetAllocationGranularity(aclrtPhysicalMemProp *prop,
+                                                              aclrtMemGranularityOptions option, size_t *granularity);
 
 /* Free/total bytes of the current device. DDR/HBM/normal classes (and the
  * 2026 automatic classes) report the device pool; huge-page classes report
@@ -497,6 +811,14 @@ ACL_FUNC_VISIBILITY aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFu
  * the call. */
 ACL_DEPRECATED_MESSAGE("aclrtSetExceptionInfoCallback is deprecated, use aclrtExceptionInfoCallbackRegister instead")
 ACL_FUNC_VISIBILITY aclError aclrtSetExceptionInfoCallback(aclrtExceptionInfoCallback callback);
+
+/* Adds callback to the set called on a failed asynchronous task (after the
+ * one of aclrtSetExceptionInfoCallback); registering it again is a no-op;
+ * at most 32 callbacks (more → ACL_ERROR_INVALID_PARAM). Unregister of a
+ * callback not registered is a no-op; it does not wait for a call already
+ * running. */
+ACL_FUNC_VISIBILITY aclError aclrtExceptionInfoCallbackRegister(aclrtExceptionInfoCallback callback);
+ACL_FUNC_VISIBILITY aclError aclrtExceptionInfoCallbackUnregister(aclrtExceptionInfoCallback callback);
 
 /* Getters of the info passed to the exception callback; 0xFFFFFFFF for NULL. */
 ACL_FUNC_VISIBILITY uint32_t aclrtGetTaskIdFromExceptionInfo(const aclrtExceptionInfo *info);

@@ -123,6 +123,89 @@ FN(get_device_sat_mode)
     return Py_BuildValue("(ii)", (int)m, ret);
 }
 
+FN(device_can_access_peer)
+{
+    int dev, peer;
+    PA_PARSE(args, Q(device_can_access_peer), "ii", &dev, &peer);
+    int32_t can = 0;
+    aclError ret = aclrtDeviceCanAccessPeer(&can, dev, peer);
+    return Py_BuildValue("(ii)", (int)can, ret);
+}
+
+FN(device_enable_peer_access)
+{
+    int peer;
+    unsigned int flags;
+    PA_PARSE(args, Q(device_enable_peer_access), "iI", &peer, &flags);
+    return PyLong_FromLong(aclrtDeviceEnablePeerAccess(peer, flags));
+}
+
+RET_I(device_disable_peer_access, aclrtDeviceDisablePeerAccess(a))
+
+FN(device_peer_access_status)
+{
+    int dev, peer;
+    PA_PARSE(args, Q(device_peer_access_status), "ii", &dev, &peer);
+    int32_t st = 0;
+    aclError ret = aclrtDevicePeerAccessStatus(dev, peer, &st);
+    return Py_BuildValue("(ii)", (int)st, ret);
+}
+
+FN(get_device_info)
+{
+    unsigned int dev;
+    int attr;
+    PA_PARSE(args, Q(get_device_info), "Ii", &dev, &attr);
+    int64_t v = 0;
+    aclError ret = aclrtGetDeviceInfo(dev, (aclrtDevAttr)attr, &v);
+    return Py_BuildValue("(Li)", (long long)v, ret);
+}
+
+FN(get_device_capability)
+{
+    int dev, feature;
+    PA_PARSE(args, Q(get_device_capability), "ii", &dev, &feature);
+    int32_t v = 0;
+    aclError ret = aclrtGetDeviceCapability(dev, (aclrtDevFeatureType)feature, &v);
+    return Py_BuildValue("(ii)", (int)v, ret);
+}
+
+FN(device_get_stream_priority_range)
+{
+    PA_PARSE(args, Q(device_get_stream_priority_range), "");
+    int32_t lo = 0, hi = 0;
+    aclError ret = aclrtDeviceGetStreamPriorityRange(&lo, &hi);
+    return Py_BuildValue("(iii)", (int)lo, (int)hi, ret);
+}
+
+#define DEV_ID_MAP(name, fn)                         \
+    FN(name)                                         \
+    {                                                \
+        int in;                                      \
+        PA_PARSE(args, Q(name), "i", &in);           \
+        int32_t out = 0;                             \
+        aclError ret = fn(in, &out);                 \
+        return Py_BuildValue("(ii)", (int)out, ret); \
+    }
+DEV_ID_MAP(get_logic_dev_id_by_user_dev_id, aclrtGetLogicDevIdByUserDevId)
+DEV_ID_MAP(get_user_dev_id_by_logic_dev_id, aclrtGetUserDevIdByLogicDevId)
+DEV_ID_MAP(get_logic_dev_id_by_phy_dev_id, aclrtGetLogicDevIdByPhyDevId)
+DEV_ID_MAP(get_phy_dev_id_by_logic_dev_id, aclrtGetPhyDevIdByLogicDevId)
+
+FN(set_op_wait_timeout)
+{
+    unsigned int t;
+    PA_PARSE(args, Q(set_op_wait_timeout), "I", &t);
+    return PyLong_FromLong(aclrtSetOpWaitTimeout(t));
+}
+
+FN(set_op_execute_time_out)
+{
+    unsigned int t;
+    PA_PARSE(args, Q(set_op_execute_time_out), "I", &t);
+    return PyLong_FromLong(aclrtSetOpExecuteTimeOut(t));
+}
+
 FN(query_device_status)
 {
     int dev;
@@ -130,6 +213,26 @@ FN(query_device_status)
     aclrtDeviceStatus st = ACL_RT_DEVICE_STATUS_NORMAL;
     aclError ret = aclrtQueryDeviceStatus(dev, &st);
     return Py_BuildValue("(ii)", (int)st, ret);
+}
+
+/* ---- streams and events: properties ---- */
+
+FN(stream_get_id)
+{
+    unsigned long s;
+    PA_PARSE(args, Q(stream_get_id), "k", &s);
+    int32_t id = 0;
+    aclError ret = aclrtStreamGetId((aclrtStream)PTR(s), &id);
+    return Py_BuildValue("(ii)", (int)id, ret);
+}
+
+FN(event_get_timestamp)
+{
+    unsigned long e;
+    PA_PARSE(args, Q(event_get_timestamp), "k", &e);
+    uint64_t ts = 0;
+    aclError ret = aclrtEventGetTimestamp((aclrtEvent)PTR(e), &ts);
+    return Py_BuildValue("(Ki)", (unsigned long long)ts, ret);
 }
 
 /* ---- contexts ---- */
@@ -306,38 +409,100 @@ FN(malloc) { return do_malloc(args, Q(malloc), aclrtMalloc); }
 FN(malloc_align32) { return do_malloc(args, Q(malloc_align32), aclrtMallocAlign32); }
 FN(malloc_cached) { return do_malloc(args, Q(malloc_cached), aclrtMallocCached); }
 
-/* malloc_with_cfg(size, policy, cfg): cfg is {} (no config) or
- * {"numAttrs": n, "attrs": [{"attr": int, "value": {...}}, ...]}. openacl's
- * attributes (module id, device id, VA flag) change nothing on the CPU, so
- * the dict is checked for shape and the memory comes from aclrtMalloc. */
+/* pyACL's cfg dict, {} (no config) or
+ * {"numAttrs": n, "attrs": [{"attr": int, "value": {"moduleId"|"deviceId"|"vaFlag": int}}, ...]},
+ * as an aclrtMallocConfig over `buf` (at most PA_CFG_MAX attributes). The
+ * value is read under the key the attribute names, else the dict's only
+ * integer. Returns 0, or -1 with a Python exception set. */
+#define PA_CFG_MAX 16
+static int cfg_from_dict(const char *qualname, PyObject *cfg, aclrtMallocConfig *out, aclrtMallocAttribute *buf)
+{
+    static const char *const keys[] = {"", "moduleId", "deviceId", "vaFlag"};
+    out->attrs = buf;
+    out->numAttrs = 0;
+    if (PyDict_Size(cfg) == 0) return 0;
+    PyObject *num = PyDict_GetItemString(cfg, "numAttrs");
+    PyObject *attrs = PyDict_GetItemString(cfg, "attrs");
+    if (!num || !PyLong_Check(num) || !attrs || !PyList_Check(attrs)) {
+        pa_parse_failed(qualname);
+        return -1;
+    }
+    long n = PyLong_AsLong(num);
+    if (n < 0 || n > PyList_GET_SIZE(attrs) || n > PA_CFG_MAX) {
+        PyErr_Format(PyExc_ValueError, "%s: numAttrs %ld does not match %zd attrs (at most %d)", qualname, n,
+                     PyList_GET_SIZE(attrs), PA_CFG_MAX);
+        return -1;
+    }
+    for (long i = 0; i < n; i++) {
+        PyObject *a = PyList_GET_ITEM(attrs, i);
+        PyObject *at = PyDict_Check(a) ? PyDict_GetItemString(a, "attr") : NULL;
+        PyObject *val = PyDict_Check(a) ? PyDict_GetItemString(a, "value") : NULL;
+        if (!at || !PyLong_Check(at) || !val || !PyDict_Check(val)) {
+            pa_parse_failed(qualname);
+            return -1;
+        }
+        long kind = PyLong_AsLong(at);
+        PyObject *v = kind >= 1 && kind <= 3 ? PyDict_GetItemString(val, keys[kind]) : NULL;
+        if (!v && PyDict_Size(val) == 1) {
+            Py_ssize_t pos = 0;
+            PyObject *k;
+            PyDict_Next(val, &pos, &k, &v);
+        }
+        unsigned long x = v && PyLong_Check(v) ? PyLong_AsUnsignedLong(v) : 0;
+        if (PyErr_Occurred()) return -1;
+        memset(&buf[i], 0, sizeof(buf[i]));
+        buf[i].attr = (aclrtMallocAttrType)kind;
+        if (kind == ACL_RT_MEM_ATTR_MODULE_ID)
+            buf[i].value.moduleId = (uint16_t)x;
+        else if (kind == ACL_RT_MEM_ATTR_DEVICE_ID)
+            buf[i].value.deviceId = (uint32_t)x;
+        else
+            buf[i].value.vaFlag = (uint32_t)x;
+    }
+    out->numAttrs = (size_t)n;
+    return 0;
+}
+
 FN(malloc_with_cfg)
 {
     unsigned long size;
     int policy;
     PyObject *cfg;
     PA_PARSE(args, Q(malloc_with_cfg), "kiO!", &size, &policy, &PyDict_Type, &cfg);
-    if (PyDict_Size(cfg) != 0) {
-        PyObject *num = PyDict_GetItemString(cfg, "numAttrs");
-        PyObject *attrs = PyDict_GetItemString(cfg, "attrs");
-        if (!num || !PyLong_Check(num) || !attrs || !PyList_Check(attrs))
-            return pa_parse_failed(Q(malloc_with_cfg));
-        long n = PyLong_AsLong(num);
-        if (n < 0 || n > PyList_GET_SIZE(attrs)) {
-            PyErr_Format(PyExc_ValueError, "acl.rt.malloc_with_cfg: numAttrs %ld does not match %zd attrs", n,
-                         PyList_GET_SIZE(attrs));
-            return NULL;
-        }
-        for (long i = 0; i < n; i++) {
-            PyObject *a = PyList_GET_ITEM(attrs, i);
-            if (!PyDict_Check(a) || !PyDict_GetItemString(a, "attr") || !PyDict_GetItemString(a, "value"))
-                return pa_parse_failed(Q(malloc_with_cfg));
-        }
-    }
+    aclrtMallocAttribute buf[PA_CFG_MAX];
+    aclrtMallocConfig c;
+    if (cfg_from_dict(Q(malloc_with_cfg), cfg, &c, buf)) return NULL;
     void *p = NULL;
     aclError ret;
-    PA_NOGIL(ret = aclrtMalloc(&p, (size_t)size, (aclrtMemMallocPolicy)policy));
+    PA_NOGIL(ret = aclrtMallocWithCfg(&p, (size_t)size, (aclrtMemMallocPolicy)policy, &c));
     return pa_ptr_ret(p, ret);
 }
+
+FN(malloc_host_with_cfg)
+{
+    unsigned long size;
+    PyObject *cfg;
+    PA_PARSE(args, Q(malloc_host_with_cfg), "kO!", &size, &PyDict_Type, &cfg);
+    aclrtMallocAttribute buf[PA_CFG_MAX];
+    aclrtMallocConfig c;
+    if (cfg_from_dict(Q(malloc_host_with_cfg), cfg, &c, buf)) return NULL;
+    void *p = NULL;
+    aclError ret;
+    PA_NOGIL(ret = aclrtMallocHostWithCfg(&p, (uint64_t)size, &c));
+    return pa_ptr_ret(p, ret);
+}
+
+FN(host_register)
+{
+    unsigned long ptr, size;
+    int type;
+    PA_PARSE(args, Q(host_register), "kki", &ptr, &size, &type);
+    void *dev = NULL;
+    aclError ret = aclrtHostRegister(PTR(ptr), (uint64_t)size, (aclrtHostRegisterType)type, &dev);
+    return pa_ptr_ret(dev, ret);
+}
+
+RET_K(host_unregister, aclrtHostUnregister(PTR(a)))
 
 RET_K(free, aclrtFree(PTR(a)))
 
@@ -581,7 +746,12 @@ FN(peek_at_last_error)
 PyMethodDef pa_rt_methods[] = {
     M(set_device), M(reset_device), M(reset_device_force), M(get_device), M(set_device_sat_mode),
     M(get_device_sat_mode), M(get_run_mode), M(set_ts_device), M(get_device_count), M(query_device_status),
-    M(synchronize_device), M(synchronize_device_with_timeout),
+    M(synchronize_device), M(synchronize_device_with_timeout), M(device_can_access_peer),
+    M(device_enable_peer_access), M(device_disable_peer_access), M(device_peer_access_status), M(get_device_info),
+    M(get_device_capability), M(device_get_stream_priority_range), M(get_logic_dev_id_by_user_dev_id),
+    M(get_user_dev_id_by_logic_dev_id), M(get_logic_dev_id_by_phy_dev_id), M(get_phy_dev_id_by_logic_dev_id),
+    M(set_op_wait_timeout), M(set_op_execute_time_out), M(stream_get_id), M(event_get_timestamp),
+    M(malloc_host_with_cfg), M(host_register), M(host_unregister),
     M(create_context), M(destroy_context), M(set_context), M(get_context), M(ctx_get_current_default_stream),
     M(create_stream), M(create_stream_with_config), M(destroy_stream), M(destroy_stream_force),
     M(set_stream_failure_mode), M(stream_query), M(synchronize_stream), M(synchronize_stream_with_timeout),
@@ -611,30 +781,26 @@ static const char *const unsupported_names[] = {
     "kernel_args_get_mem_size", "kernel_args_get_handle_mem_size", "kernel_args_append",
     "kernel_args_append_place_holder", "kernel_args_get_place_holder_buffer", "kernel_args_para_update",
     "kernel_args_finalize", "launch_kernel_with_config", "get_overflow_status", "reset_overflow_status",
-    "set_stream_overflow_switch", "get_stream_overflow_switch", "event_get_timestamp", "get_event_id",
-    "get_event_avail_num", "stream_get_id", "get_stream_available_num", "set_stream_attribute",
-    "get_stream_attribute", "get_thread_last_task_id", "reduce_async", "set_op_wait_timeout",
-    "set_op_execute_time_out", "reserve_mem_address", "release_mem_address", "malloc_physical", "free_physical",
-    "malloc_for_task_scheduler", "malloc_host_with_cfg", "map_mem", "unmap_mem", "mem_export_to_shareable_handle",
+    "set_stream_overflow_switch", "get_stream_overflow_switch", "get_event_id", "get_event_avail_num",
+    "get_stream_available_num", "set_stream_attribute", "get_stream_attribute", "get_thread_last_task_id",
+    "reduce_async", "reserve_mem_address", "release_mem_address", "malloc_physical", "free_physical",
+    "malloc_for_task_scheduler", "map_mem", "unmap_mem", "mem_export_to_shareable_handle",
     "device_get_bare_tgid", "mem_set_pid_to_shareable_handle", "mem_import_from_shareable_handle",
     "mem_get_allocation_granularity", "get_device_utilization_rate", "ctx_set_sys_param_opt",
     "ctx_get_sys_param_opt", "set_sys_param_opt", "get_sys_param_opt", "allocator_create_desc",
     "allocator_destroy_desc", "allocator_set_obj_to_desc", "allocator_set_alloc_func_to_desc",
     "allocator_set_free_func_to_desc", "allocator_set_alloc_advise_func_to_desc",
     "allocator_set_get_addr_from_block_func_to_desc", "allocator_register", "allocator_unregister", "cmo_async",
-    "device_task_abort", "memcpy_async_with_condition", "stream_abort", "pointer_get_attributes", "host_register",
-    "host_unregister", "get_memcpy_desc_size", "set_memcpy_desc", "memcpy_async_with_desc", "value_write",
-    "value_wait", "device_can_access_peer", "device_enable_peer_access", "device_disable_peer_access",
+    "device_task_abort", "memcpy_async_with_condition", "stream_abort", "pointer_get_attributes",
+    "get_memcpy_desc_size", "set_memcpy_desc", "memcpy_async_with_desc", "value_write", "value_wait",
     "ipc_mem_get_export_key", "ipc_mem_set_import_pid", "ipc_mem_import_by_key", "ipc_mem_close",
-    "get_device_info", "device_get_stream_priority_range", "get_device_capability", "get_device_res_limit",
-    "set_device_res_limit", "reset_device_res_limit", "get_devices_topo", "create_notify", "destroy_notify",
-    "record_notify", "wait_and_reset_notify", "get_notify_id", "notify_batch_reset", "notify_get_export_key",
-    "notify_set_import_pid", "notify_import_by_key", "get_stream_res_limit", "set_stream_res_limit",
-    "reset_stream_res_limit", "use_stream_res_in_current_thread", "unuse_stream_res_in_current_thread",
-    "get_res_in_current_thread", "get_primary_ctx_state", "get_logic_dev_id_by_user_dev_id",
-    "get_user_dev_id_by_logic_dev_id", "get_logic_dev_id_by_phy_dev_id", "get_phy_dev_id_by_logic_dev_id",
-    "set_op_execute_timeout_v2", "get_op_timeout_interval", "get_op_execute_timeout", "device_get_uuid",
-    "device_peer_access_status", "host_register_v2", "host_get_device_pointer",
+    "get_device_res_limit", "set_device_res_limit", "reset_device_res_limit", "get_devices_topo",
+    "create_notify", "destroy_notify", "record_notify", "wait_and_reset_notify", "get_notify_id",
+    "notify_batch_reset", "notify_get_export_key", "notify_set_import_pid", "notify_import_by_key",
+    "get_stream_res_limit", "set_stream_res_limit", "reset_stream_res_limit",
+    "use_stream_res_in_current_thread", "unuse_stream_res_in_current_thread", "get_res_in_current_thread",
+    "get_primary_ctx_state", "set_op_execute_timeout_v2", "get_op_timeout_interval", "get_op_execute_timeout",
+    "device_get_uuid", "host_register_v2", "host_get_device_pointer",
     /* USE_MDL builds only in pyACL */
     "set_group", "get_group_count", "create_group_info", "destroy_group_info", "get_all_group_info",
     "get_group_info_detail", "get_mem_uce_info", "mem_uce_repair",

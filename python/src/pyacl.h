@@ -61,6 +61,7 @@ extern PyMethodDef pa_mdl_methods[];
 extern PyMethodDef pa_util_methods[];
 extern PyMethodDef pa_media_methods[];
 extern PyMethodDef pa_prof_methods[];
+extern PyMethodDef pa_blas_methods[];
 extern PyMethodDef pa_empty_methods[];
 
 /* acl.rt stubs for pyACL names openacl does not implement. */

@@ -229,6 +229,8 @@ int rt_config_load(const char *path, rt_config *cfg)
     cfg->log_level = -1;
     cfg->spin_us = 20;
     int rc;
-    if (path && (rc = cfg_from_file(path, cfg)) != ACL_SUCCESS) return rc;
+    /* CANN's samples call aclInit("") and mean "no configuration file", as
+     * NULL does. */
+    if (path && *path && (rc = cfg_from_file(path, cfg)) != ACL_SUCCESS) return rc;
     return cfg_from_env(cfg);
 }

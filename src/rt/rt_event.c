@@ -59,14 +59,20 @@ void rt_event_run(rt_task *t, rt_stream *s)
     case RT_TASK_EVENT_RESET:
         if (s) e->recorded = 0;
         break;
-    case RT_TASK_EVENT_WAIT:
+    case RT_TASK_EVENT_WAIT: {
+        uint64_t limit = t->u.ev.timeout_ms > 0 ? rt_now_ns() + (uint64_t)t->u.ev.timeout_ms * 1000000u : 0;
         while (s && e->done_gen < gen && !atomic_load(&s->aborting)) {
+            if (limit && rt_now_ns() >= limit) {
+                t->u.ev.timed_out = 1;
+                break;
+            }
             struct timespec dl;
-            rt_deadline(&dl, 5); /* re-check the abort flag now and then */
+            rt_deadline(&dl, 5); /* re-check the abort flag and the limit now and then */
             pthread_cond_timedwait(&e->cv, &e->lock, &dl);
         }
         e->waits_pending--;
         break;
+    }
     default: break;
     }
     pthread_cond_broadcast(&e->cv);
@@ -90,6 +96,8 @@ static aclError create_event(const char *api, aclrtEvent *event, uint32_t flags)
     rt_cond_init(&e->cv);
     atomic_init(&e->refs, 1);
     e->flags = flags;
+    static atomic_uint next_id;
+    e->id = atomic_fetch_add(&next_id, 1u);
     pthread_rwlock_wrlock(&g_rt.lock);
     rt_ctx *ctx = rt_ctx_current_locked();
     if (ctx) {
@@ -233,23 +241,25 @@ ACL_FUNC_VISIBILITY aclError aclrtResetEvent(aclrtEvent event, aclrtStream strea
     return rc;
 }
 
-ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
+/* timeout_ms 0: no limit. */
+static aclError stream_wait(const char *api, aclrtStream stream, aclrtEvent event, int32_t timeout_ms)
 {
     rt_stream *s = NULL;
     rt_event *e = NULL;
-    int rc = stream_and_event("aclrtStreamWaitEvent", stream, event, &s, &e);
+    int rc = stream_and_event(api, stream, event, &s, &e);
     if (rc) return rc;
     if (!(e->flags & ACL_EVENT_SYNC)) {
         uint32_t f = e->flags;
         rt_event_unref(e);
-        return acl_fail(ACL_ERROR_INVALID_PARAM,
-                        "aclrtStreamWaitEvent: event %p was created with flag 0x%x, without ACL_EVENT_SYNC", event,
-                        f);
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: event %p was created with flag 0x%x, without ACL_EVENT_SYNC",
+                        api, event, f);
     }
     rt_task t;
     memset(&t, 0, sizeof(t));
     t.kind = RT_TASK_EVENT_WAIT;
     t.u.ev.ev = e;
+    t.u.ev.timeout_ms = timeout_ms;
+    if (timeout_ms) t.what = "aclrtStreamWaitEventWithTimeout";
     pthread_mutex_lock(&e->lock);
     t.u.ev.gen = e->rec_gen;
     if (t.u.ev.gen) e->waits_pending++;
@@ -258,9 +268,25 @@ ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent
         rt_event_unref(e);
         return ACL_SUCCESS;
     }
-    rc = rt_stream_submit("aclrtStreamWaitEvent", s, &t, NULL);
+    rc = rt_stream_submit(api, s, &t, NULL);
     if (rc) rt_event_run(&t, NULL);
     return rc;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
+{
+    return stream_wait("aclrtStreamWaitEvent", stream, event, 0);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEventWithTimeout(aclrtStream stream, aclrtEvent event, int32_t timeout)
+{
+    static const char api[] = "aclrtStreamWaitEventWithTimeout";
+    int rc = rt_check_init(api);
+    if (rc) return rc;
+    if (timeout < -1 || timeout == 0)
+        return acl_fail(ACL_ERROR_RT_PARAM_INVALID, "%s: timeout %d ms invalid (use -1 or a positive value)", api,
+                        (int)timeout);
+    return stream_wait(api, stream, event, timeout == -1 ? 0 : timeout);
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status)
@@ -380,5 +406,38 @@ ACL_FUNC_VISIBILITY aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEv
                         "aclrtEventElapsedTime: %s event %p has not completed a record (synchronize first)",
                         oka ? "end" : "start", oka ? endEvent : startEvent);
     *ms = (float)((double)((int64_t)(tb - ta)) / 1e6);
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestamp)
+{
+    static const char api[] = "aclrtEventGetTimestamp";
+    int rc = rt_check_init(api);
+    if (rc) return rc;
+    if (!timestamp) return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: timestamp is NULL", api);
+    rt_event *e = NULL;
+    if ((rc = event_lookup(api, "event", event, &e))) return rc;
+    pthread_mutex_lock(&e->lock);
+    int ok = e->rec_gen && e->done_gen >= e->rec_gen && e->recorded;
+    uint64_t ts = e->ts_ns;
+    pthread_mutex_unlock(&e->lock);
+    rt_event_unref(e);
+    if (!ok)
+        return acl_fail(ACL_ERROR_RT_EVENT_NOT_COMPLETE,
+                        "%s: event %p has not completed a record (synchronize first)", api, event);
+    *timestamp = ts / 1000u;
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtGetEventId(aclrtEvent event, uint32_t *eventId)
+{
+    static const char api[] = "aclrtGetEventId";
+    int rc = rt_check_init(api);
+    if (rc) return rc;
+    if (!eventId) return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: eventId is NULL", api);
+    rt_event *e = NULL;
+    if ((rc = event_lookup(api, "event", event, &e))) return rc;
+    *eventId = e->id;
+    rt_event_unref(e);
     return ACL_SUCCESS;
 }

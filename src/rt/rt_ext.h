@@ -52,7 +52,7 @@ ACL_FUNC_VISIBILITY int openacl_ext_stream_enqueue(const char *api, aclrtStream 
 /* Where [p, p + len) lives. */
 enum {
     OPENACL_EXT_MEM_PAGEABLE = 0, /* not inside any openacl allocation: ordinary host memory */
-    OPENACL_EXT_MEM_HOST = 1,     /* aclrtMallocHost (page-locked host memory) */
+    OPENACL_EXT_MEM_HOST = 1,     /* page-locked host memory: aclrtMallocHost(WithCfg), aclrtHostRegister */
     OPENACL_EXT_MEM_DEVICE = 2,   /* aclrtMalloc and friends */
     OPENACL_EXT_MEM_DVPP = 3      /* openacl_ext_dvpp_malloc (acldvppMalloc) */
 };

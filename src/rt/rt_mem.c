@@ -7,8 +7,10 @@
 #define _GNU_SOURCE
 #include <search.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rt/rt_priv.h"
 
@@ -21,12 +23,14 @@ typedef struct rt_alloc {
     int device;       /* -1: host memory from aclrtMallocHost */
     int category;
     int dvpp;         /* 1: acldvppMalloc memory (device memory freed by acldvppFree only) */
+    int registered;   /* 1: the caller's memory, page-locked by aclrtHostRegister (never freed here) */
 } rt_alloc;
 
 static struct {
     pthread_mutex_t lock;
     void *root;
     size_t used[RT_MAX_DEVICES][RT_MEM_CATEGORIES];
+    size_t peak[RT_MAX_DEVICES][RT_MEM_CATEGORIES]; /* since aclInit */
     size_t used_total[RT_MAX_DEVICES];
     size_t host_total;
     size_t count;
@@ -88,6 +92,8 @@ static int mem_alloc_ex(const char *api, int device, size_t size, int pad, int c
         /* reserve before the (possibly slow) host allocation */
         g_mem.used_total[device] += charged;
         g_mem.used[device][category] += charged;
+        if (g_mem.used[device][category] > g_mem.peak[device][category])
+            g_mem.peak[device][category] = g_mem.used[device][category];
     }
     pthread_mutex_unlock(&g_mem.lock);
     void *p = NULL;
@@ -109,6 +115,7 @@ static int mem_alloc_ex(const char *api, int device, size_t size, int pad, int c
     rec->device = device;
     rec->category = category;
     rec->dvpp = dvpp;
+    rec->registered = 0;
     if (!tsearch(rec, &g_mem.root, alloc_cmp)) {
         if (device >= 0) {
             g_mem.used_total[device] -= charged;
@@ -133,20 +140,24 @@ static int mem_alloc(const char *api, int device, size_t size, int pad, int cate
 
 static const char *alloc_what(const rt_alloc *a)
 {
-    return a->dvpp ? "media (acldvppMalloc)" : a->device >= 0 ? "device" : "host (aclrtMallocHost)";
+    return a->dvpp         ? "media (acldvppMalloc)"
+           : a->registered ? "registered host (aclrtHostRegister)"
+           : a->device >= 0 ? "device"
+                            : "host (aclrtMallocHost)";
 }
 
 static const char *alloc_freer(const rt_alloc *a)
 {
-    return a->dvpp ? "acldvppFree" : a->device >= 0 ? "aclrtFree" : "aclrtFreeHost";
+    return a->dvpp ? "acldvppFree" : a->registered ? "aclrtHostUnregister" : a->device >= 0 ? "aclrtFree" : "aclrtFreeHost";
 }
 
-/* want: MEM_WANT_HOST, MEM_WANT_DEVICE or MEM_WANT_DVPP; memory of another
- * kind is refused, naming the call that frees it. */
-enum { MEM_WANT_HOST = 0, MEM_WANT_DEVICE = 1, MEM_WANT_DVPP = 2 };
+/* want: MEM_WANT_HOST, MEM_WANT_DEVICE, MEM_WANT_DVPP or
+ * MEM_WANT_REGISTERED; memory of another kind is refused, naming the call
+ * that frees it. */
+enum { MEM_WANT_HOST = 0, MEM_WANT_DEVICE = 1, MEM_WANT_DVPP = 2, MEM_WANT_REGISTERED = 3 };
 static int alloc_kind(const rt_alloc *a)
 {
-    return a->dvpp ? MEM_WANT_DVPP : a->device >= 0 ? MEM_WANT_DEVICE : MEM_WANT_HOST;
+    return a->dvpp ? MEM_WANT_DVPP : a->registered ? MEM_WANT_REGISTERED : a->device >= 0 ? MEM_WANT_DEVICE : MEM_WANT_HOST;
 }
 
 static int mem_free(const char *api, void *p, int want)
@@ -173,7 +184,7 @@ static int mem_free(const char *api, void *p, int want)
     }
     g_mem.count--;
     pthread_mutex_unlock(&g_mem.lock);
-    free(p);
+    if (!a->registered) free(p);
     free(a);
     return ACL_SUCCESS;
 }
@@ -181,7 +192,7 @@ static int mem_free(const char *api, void *p, int want)
 static void free_node(void *n)
 {
     rt_alloc *a = n;
-    free((void *)a->start);
+    if (!a->registered) free((void *)a->start);
     free(a);
 }
 
@@ -193,6 +204,7 @@ void rt_mem_reset(void)
     tdestroy(g_mem.root, free_node);
     g_mem.root = NULL;
     memset(g_mem.used, 0, sizeof(g_mem.used));
+    memset(g_mem.peak, 0, sizeof(g_mem.peak));
     memset(g_mem.used_total, 0, sizeof(g_mem.used_total));
     g_mem.host_total = 0;
     g_mem.count = 0;
@@ -373,9 +385,13 @@ static const char *kind_name(int kind)
     return kind >= 0 && kind <= 7 ? n[kind] : "?";
 }
 
-/* Checks both extents and that `kind` matches where dst and src live.
- * *host_pageable = 1 when a host side is ordinary (not aclrtMallocHost)
- * memory. */
+/* Checks both extents and that `kind` can be honoured where dst and src
+ * live. As in current CANN the kind is advisory and the direction follows
+ * from the addresses: device memory (aclrtMalloc*, acldvppMalloc) and
+ * page-locked host memory (aclrtMallocHost) are reachable by the device, so
+ * either may stand on either side of any kind. The one impossible claim is
+ * ordinary pageable host memory where the kind says device memory.
+ * *host_pageable = 1 when a side is such pageable memory. */
 static int copy_check(const char *api, void *dst, size_t dext, const void *src, size_t sext, aclrtMemcpyKind kind,
                       int *host_pageable)
 {
@@ -385,27 +401,29 @@ static int copy_check(const char *api, void *dst, size_t dext, const void *src, 
     int rc;
     if ((rc = rt_mem_check_range(api, "dst", dst, dext, &dis, &ddev, &dpin))) return rc;
     if ((rc = rt_mem_check_range(api, "src", src, sext, &sis, &sdev, &spin))) return rc;
-    int want_src = -1, want_dst = -1; /* 1 device, 0 host, -1 any */
+    int src_dev = 0, dst_dev = 0; /* 1: the kind claims device memory on that side */
     switch (kind) {
-    case ACL_MEMCPY_HOST_TO_HOST: want_src = 0; want_dst = 0; break;
     case ACL_MEMCPY_HOST_TO_DEVICE:
-    case ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE: want_src = 0; want_dst = 1; break;
-    case ACL_MEMCPY_DEVICE_TO_HOST: want_src = 1; want_dst = 0; break;
+    case ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE: dst_dev = 1; break;
+    case ACL_MEMCPY_DEVICE_TO_HOST: src_dev = 1; break;
     case ACL_MEMCPY_DEVICE_TO_DEVICE:
     case ACL_MEMCPY_INNER_DEVICE_TO_DEVICE:
-    case ACL_MEMCPY_INTER_DEVICE_TO_DEVICE: want_src = 1; want_dst = 1; break;
-    default: break; /* ACL_MEMCPY_DEFAULT: inferred from the addresses */
+    case ACL_MEMCPY_INTER_DEVICE_TO_DEVICE: src_dev = dst_dev = 1; break;
+    default: break; /* HOST_TO_HOST, DEFAULT: any memory on either side */
     }
-    if (want_dst >= 0 && want_dst != dis)
+    int dreach = dis || dpin, sreach = sis || spin;
+    if (dst_dev && !dreach)
         return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: kind %s but dst %p is %s memory", api, kind_name(kind), dst,
-                        dis ? "device" : "host (not from aclrtMalloc)");
-    if (want_src >= 0 && want_src != sis)
+                        "host (not from aclrtMalloc)");
+    if (src_dev && !sreach)
         return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: kind %s but src %p is %s memory", api, kind_name(kind), src,
-                        sis ? "device" : "host (not from aclrtMalloc)");
-    if (kind == ACL_MEMCPY_INNER_DEVICE_TO_DEVICE && sdev != ddev)
+                        "host (not from aclrtMalloc)");
+    /* same-device / cross-device claims are checked where both sides are
+     * device memory (page-locked host memory belongs to no device) */
+    if (kind == ACL_MEMCPY_INNER_DEVICE_TO_DEVICE && sis && dis && sdev != ddev)
         return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: kind %s but src is on device %d and dst on device %d", api,
                         kind_name(kind), sdev, ddev);
-    if (kind == ACL_MEMCPY_INTER_DEVICE_TO_DEVICE && sdev == ddev)
+    if (kind == ACL_MEMCPY_INTER_DEVICE_TO_DEVICE && sis && dis && sdev == ddev)
         return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: kind %s but src and dst are both on device %d", api,
                         kind_name(kind), sdev);
     *host_pageable = (!dis && !dpin) || (!sis && !spin);
@@ -597,6 +615,205 @@ ACL_FUNC_VISIBILITY aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free_, s
     pthread_mutex_unlock(&g_mem.lock);
     *total = cap;
     *free_ = cap - used;
+    return ACL_SUCCESS;
+}
+
+/* ------------------------------------------------- configured allocation */
+
+/* Reads an aclrtMallocConfig: *device is set when it names one (else left
+ * alone). MODULE_ID and VA_FLAG change nothing in one address space. */
+static int cfg_read(const char *api, const aclrtMallocConfig *cfg, int *device)
+{
+    if (!cfg || cfg->numAttrs == 0) return ACL_SUCCESS;
+    if (!cfg->attrs)
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: cfg has numAttrs %zu but attrs is NULL", api, cfg->numAttrs);
+    for (size_t i = 0; i < cfg->numAttrs; i++) {
+        const aclrtMallocAttribute *a = &cfg->attrs[i];
+        switch (a->attr) {
+        case ACL_RT_MEM_ATTR_MODULE_ID:
+        case ACL_RT_MEM_ATTR_VA_FLAG: break;
+        case ACL_RT_MEM_ATTR_DEVICE_ID:
+            if (a->value.deviceId >= (uint32_t)g_rt.cfg.device_count)
+                return acl_fail(ACL_ERROR_RT_INVALID_DEVICEID, "%s: cfg attrs[%zu] deviceId %u out of range [0, %d)",
+                                api, i, a->value.deviceId, g_rt.cfg.device_count);
+            *device = (int)a->value.deviceId;
+            break;
+        default:
+            return acl_fail(ACL_ERROR_INVALID_PARAM,
+                            "%s: cfg attrs[%zu].attr %d is not MODULE_ID (1), DEVICE_ID (2) or VA_FLAG (3)", api, i,
+                            (int)a->attr);
+        }
+    }
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtMallocWithCfg(void **devPtr, size_t size, aclrtMemMallocPolicy policy,
+                                                aclrtMallocConfig *cfg)
+{
+    static const char api[] = "aclrtMallocWithCfg";
+    int rc = rt_check_init(api);
+    if (rc) return rc;
+    if (!devPtr) return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: devPtr is NULL", api);
+    if (size == 0) return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: size is 0", api);
+    int dev = -1;
+    if ((rc = cfg_read(api, cfg, &dev))) return rc;
+    if (dev < 0 && (rc = current_device(api, &dev))) return rc;
+    return mem_alloc(api, dev, size, !policy_no_pad(policy), RT_MEM_USER, devPtr);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtMallocHostWithCfg(void **ptr, uint64_t size, aclrtMallocConfig *cfg)
+{
+    static const char api[] = "aclrtMallocHostWithCfg";
+    int rc = rt_check_init(api);
+    if (rc) return rc;
+    if (!ptr) return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: ptr is NULL", api);
+    if (size == 0) return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: size is 0", api);
+    if (size > SIZE_MAX) return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: size %llu is too large", api, (unsigned long long)size);
+    int dev = -1;
+    if ((rc = cfg_read(api, cfg, &dev))) return rc;
+    return mem_alloc(api, -1, (size_t)size, 0, RT_MEM_USER, ptr);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtFreeWithDevSync(void *devPtr)
+{
+    static const char api[] = "aclrtFreeWithDevSync";
+    int rc = rt_check_init(api);
+    if (rc) return rc;
+    if (!devPtr) return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: devPtr is NULL", api);
+    if ((rc = rt_sync_current_device(api))) return rc;
+    return mem_free(api, devPtr, MEM_WANT_DEVICE);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtFreeHostWithDevSync(void *hostPtr)
+{
+    static const char api[] = "aclrtFreeHostWithDevSync";
+    int rc = rt_check_init(api);
+    if (rc) return rc;
+    if (!hostPtr) return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: hostPtr is NULL", api);
+    if ((rc = rt_sync_current_device(api))) return rc;
+    return mem_free(api, hostPtr, MEM_WANT_HOST);
+}
+
+/* --------------------------------------------------- registered host memory */
+
+/* twalk_r visitor: finds an allocation overlapping [lo, hi). */
+struct overlap_q {
+    uintptr_t lo, hi;
+    const rt_alloc *hit;
+};
+
+static void overlap_visit(const void *node, VISIT v, void *closure)
+{
+    if (v != postorder && v != leaf) return;
+    const rt_alloc *a = *(const rt_alloc *const *)node;
+    struct overlap_q *q = closure;
+    uintptr_t end = a->start + (a->size ? a->size : 1);
+    if (!q->hit && a->start < q->hi && q->lo < end) q->hit = a;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtHostRegister(void *ptr, uint64_t size, aclrtHostRegisterType type, void **devPtr)
+{
+    static const char api[] = "aclrtHostRegister";
+    int rc = rt_check_init(api);
+    if (rc) return rc;
+    if (!ptr) return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: ptr is NULL", api);
+    if (!devPtr) return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: devPtr is NULL", api);
+    if (size == 0) return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: size is 0", api);
+    if (size > UINTPTR_MAX - (uintptr_t)ptr)
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %p + %llu bytes wraps the address space", api, ptr,
+                        (unsigned long long)size);
+    if (type == ACL_HOST_REGISTER_IOMEMORY || type == ACL_HOST_REGISTER_READONLY)
+        return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED,
+                        "%s: type %s is not supported by openacl (CPU runtime); use ACL_HOST_REGISTER_MAPPED", api,
+                        type == ACL_HOST_REGISTER_IOMEMORY ? "ACL_HOST_REGISTER_IOMEMORY" : "ACL_HOST_REGISTER_READONLY");
+    if (type != ACL_HOST_REGISTER_MAPPED)
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: type %d is not an aclrtHostRegisterType", api, (int)type);
+    rt_alloc *rec = calloc(1, sizeof(*rec));
+    if (!rec) return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of host memory for the allocation record", api);
+    rec->start = (uintptr_t)ptr;
+    rec->size = (size_t)size;
+    rec->device = -1;
+    rec->category = RT_MEM_USER;
+    rec->registered = 1;
+    pthread_mutex_lock(&g_mem.lock);
+    struct overlap_q q = {.lo = rec->start, .hi = rec->start + rec->size, .hit = NULL};
+    twalk_r(g_mem.root, overlap_visit, &q);
+    if (q.hit) {
+        uintptr_t hs = q.hit->start;
+        size_t hsize = q.hit->size;
+        const char *what = alloc_what(q.hit);
+        pthread_mutex_unlock(&g_mem.lock);
+        free(rec);
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: [%p, +%llu) overlaps the %s memory [%p, +%zu)", api, ptr,
+                        (unsigned long long)size, what, (void *)hs, hsize);
+    }
+    if (!tsearch(rec, &g_mem.root, alloc_cmp)) {
+        pthread_mutex_unlock(&g_mem.lock);
+        free(rec);
+        return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of host memory for the allocation table", api);
+    }
+    g_mem.count++;
+    pthread_mutex_unlock(&g_mem.lock);
+    *devPtr = ptr;
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtHostUnregister(void *ptr)
+{
+    static const char api[] = "aclrtHostUnregister";
+    int rc = rt_check_init(api);
+    if (rc) return rc;
+    if (!ptr) return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: ptr is NULL", api);
+    return mem_free(api, ptr, MEM_WANT_REGISTERED);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtPointerGetAttributes(const void *ptr, aclrtPtrAttributes *attributes)
+{
+    static const char api[] = "aclrtPointerGetAttributes";
+    int rc = rt_check_init(api);
+    if (rc) return rc;
+    if (!ptr) return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: ptr is NULL", api);
+    if (!attributes) return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: attributes is NULL", api);
+    memset(attributes, 0, sizeof(*attributes));
+    long page = sysconf(_SC_PAGESIZE);
+    attributes->pageSize = page > 0 ? (uint32_t)page : 4096u;
+    pthread_mutex_lock(&g_mem.lock);
+    rt_alloc *a = alloc_find(ptr);
+    if (!a) {
+        attributes->location.type = ACL_MEM_LOCATION_TYPE_UNREGISTERED;
+    } else if (a->device >= 0) {
+        attributes->location.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+        attributes->location.id = (uint32_t)a->device;
+    } else {
+        attributes->location.type = ACL_MEM_LOCATION_TYPE_HOST;
+    }
+    pthread_mutex_unlock(&g_mem.lock);
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtGetMemUsageInfo(int32_t deviceId, aclrtMemUsageInfo *memUsageInfo, size_t inputNum,
+                                                  size_t *outputNum)
+{
+    static const char api[] = "aclrtGetMemUsageInfo";
+    static const char *const names[RT_MEM_CATEGORIES] = {"user", "weights", "workspace", "io"};
+    int rc = rt_check_init(api);
+    if (rc) return rc;
+    if (deviceId < 0 || deviceId >= g_rt.cfg.device_count)
+        return acl_fail(ACL_ERROR_RT_INVALID_DEVICEID, "%s: deviceId %d out of range [0, %d)", api, (int)deviceId,
+                        g_rt.cfg.device_count);
+    if (!memUsageInfo) return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: memUsageInfo is NULL", api);
+    if (!outputNum) return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: outputNum is NULL", api);
+    if (inputNum == 0) return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: inputNum is 0", api);
+    size_t n = inputNum < RT_MEM_CATEGORIES ? inputNum : RT_MEM_CATEGORIES;
+    pthread_mutex_lock(&g_mem.lock);
+    for (size_t i = 0; i < n; i++) {
+        memset(&memUsageInfo[i], 0, sizeof(memUsageInfo[i]));
+        snprintf(memUsageInfo[i].name, sizeof(memUsageInfo[i].name), "%s", names[i]);
+        memUsageInfo[i].curMemSize = g_mem.used[deviceId][i];
+        memUsageInfo[i].memPeakSize = g_mem.peak[deviceId][i];
+    }
+    pthread_mutex_unlock(&g_mem.lock);
+    *outputNum = n;
     return ACL_SUCCESS;
 }
 

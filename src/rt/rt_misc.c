@@ -94,10 +94,56 @@ ACL_FUNC_VISIBILITY aclError aclrtSetExceptionInfoCallback(aclrtExceptionInfoCal
     return ACL_SUCCESS;
 }
 
+/* aclrtExceptionInfoCallbackRegister's set: a fixed array read without a
+ * lock by the workers (each slot an atomic pointer; a slot is cleared, never
+ * moved), written under g_exc_lock. */
+#define EXC_MAX 32
+static _Atomic(aclrtExceptionInfoCallback) g_exc_set[EXC_MAX];
+static pthread_mutex_t g_exc_lock = PTHREAD_MUTEX_INITIALIZER;
+
+ACL_FUNC_VISIBILITY aclError aclrtExceptionInfoCallbackRegister(aclrtExceptionInfoCallback callback)
+{
+    static const char api[] = "aclrtExceptionInfoCallbackRegister";
+    int rc = rt_check_init(api);
+    if (rc) return rc;
+    if (!callback) return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: callback is NULL", api);
+    pthread_mutex_lock(&g_exc_lock);
+    int free_slot = -1;
+    for (int i = 0; i < EXC_MAX; i++) {
+        aclrtExceptionInfoCallback c = atomic_load(&g_exc_set[i]);
+        if (c == callback) {
+            pthread_mutex_unlock(&g_exc_lock);
+            return ACL_SUCCESS;
+        }
+        if (!c && free_slot < 0) free_slot = i;
+    }
+    if (free_slot >= 0) atomic_store(&g_exc_set[free_slot], callback);
+    pthread_mutex_unlock(&g_exc_lock);
+    if (free_slot < 0)
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %d callbacks are registered already (the most openacl keeps)",
+                        api, EXC_MAX);
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtExceptionInfoCallbackUnregister(aclrtExceptionInfoCallback callback)
+{
+    static const char api[] = "aclrtExceptionInfoCallbackUnregister";
+    int rc = rt_check_init(api);
+    if (rc) return rc;
+    if (!callback) return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: callback is NULL", api);
+    pthread_mutex_lock(&g_exc_lock);
+    for (int i = 0; i < EXC_MAX; i++)
+        if (atomic_load(&g_exc_set[i]) == callback) atomic_store(&g_exc_set[i], NULL);
+    pthread_mutex_unlock(&g_exc_lock);
+    return ACL_SUCCESS;
+}
+
 void rt_exception_raise(rt_stream *s, rt_task *t, int code)
 {
     aclrtExceptionInfoCallback cb = atomic_load(&g_rt.exc_cb);
-    if (!cb) return;
+    int any = cb != NULL;
+    for (int i = 0; i < EXC_MAX && !any; i++) any = atomic_load(&g_exc_set[i]) != NULL;
+    if (!any) return;
     struct rtExceptionInfo info = {
         .taskid = (uint32_t)t->seq,
         .streamid = s->id,
@@ -105,7 +151,11 @@ void rt_exception_raise(rt_stream *s, rt_task *t, int code)
         .deviceid = (uint32_t)s->device,
         .retcode = (uint32_t)code,
     };
-    cb(&info);
+    if (cb) cb(&info);
+    for (int i = 0; i < EXC_MAX; i++) {
+        aclrtExceptionInfoCallback c = atomic_load(&g_exc_set[i]);
+        if (c) c(&info);
+    }
 }
 
 #define EXC_GETTER(fn, field)                                        \

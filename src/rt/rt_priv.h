@@ -86,7 +86,8 @@ struct rt_task {
         struct { void *dst; const void *src; size_t n; void *staging; } cp;
         struct { void *dst; size_t dpitch; const void *src; size_t spitch; size_t w, h; } cp2;
         struct { void *dst; int v; size_t n; } ms;
-        struct { rt_event *ev; uint64_t gen; } ev;
+        /* timeout_ms: a wait's limit (0 = none); timed_out set by the worker */
+        struct { rt_event *ev; uint64_t gen; int32_t timeout_ms; int timed_out; } ev;
         struct { aclrtCallback fn; void *data; } cb;
         struct { aclrtHostFunc fn; void *args; } hf;
     } u;
@@ -142,6 +143,7 @@ struct rt_ctx {
 
 struct rt_event {
     uint64_t handle;
+    uint32_t id;              /* aclrtGetEventId */
     int device;
     uint32_t flags;
     atomic_int refs;
@@ -174,6 +176,7 @@ typedef struct rt_device {
     int refcount;             /* aclrtSetDevice uses */
     rt_ctx *def_ctx;
     int sat_mode;
+    uint64_t peer_enabled;    /* bit p: aclrtDeviceEnablePeerAccess(p) from this device */
 } rt_device;
 
 typedef struct rt_global {
@@ -257,6 +260,8 @@ void rt_report_detach_stream(rt_stream *s);      /* stream being destroyed */
 /* memory */
 void rt_mem_reset(void);                         /* frees everything (finalize) */
 int rt_mem_dvpp_alloc(const char *api, void **p, size_t size); /* rt_ext.h */
+/* aclrtSynchronizeDevice with api named in messages (the *WithDevSync frees). */
+int rt_sync_current_device(const char *api);
 int rt_mem_dvpp_free(const char *api, void *p);
 int rt_mem_kind(const void *p, size_t len, int *kind, int *device); /* kind: OPENACL_EXT_MEM_* */
 int rt_mem_check_range(const char *api, const char *which, const void *p, size_t n, int *is_dev, int *dev,

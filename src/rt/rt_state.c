@@ -608,6 +608,8 @@ static int sync_device(const char *api, int32_t timeout)
 
 ACL_FUNC_VISIBILITY aclError aclrtSynchronizeDevice(void) { return sync_device("aclrtSynchronizeDevice", -1); }
 
+int rt_sync_current_device(const char *api) { return sync_device(api, -1); }
+
 ACL_FUNC_VISIBILITY aclError aclrtSynchronizeDeviceWithTimeout(int32_t timeout)
 {
     return sync_device(timeout == -1 ? "aclrtSynchronizeDevice" : "aclrtSynchronizeDeviceWithTimeout", timeout);

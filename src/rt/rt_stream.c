@@ -77,8 +77,14 @@ static int task_run(rt_stream *s, rt_task *t, int *keep)
         break;
     case RT_TASK_MEMSET: memset(t->u.ms.dst, t->u.ms.v, t->u.ms.n); break;
     case RT_TASK_EVENT_RECORD:
-    case RT_TASK_EVENT_RESET:
-    case RT_TASK_EVENT_WAIT: rt_event_run(t, s); break;
+    case RT_TASK_EVENT_RESET: rt_event_run(t, s); break;
+    case RT_TASK_EVENT_WAIT:
+        rt_event_run(t, s);
+        if (t->u.ev.timed_out)
+            rc = acl_fail(ACL_ERROR_RT_WAIT_TIMEOUT,
+                          "aclrtStreamWaitEventWithTimeout: stream %u: the event was not recorded within %d ms",
+                          s->id, (int)t->u.ev.timeout_ms);
+        break;
     case RT_TASK_CALLBACK: {
         /* a NO_BLOCK node belongs to the report thread once delivered: it
          * may already be recycled when rt_report_deliver returns */
@@ -582,4 +588,97 @@ ACL_FUNC_VISIBILITY aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFu
     t.u.hf.fn = fn;
     t.u.hf.args = args;
     return rt_stream_submit("aclrtLaunchHostFunc", s, &t, NULL);
+}
+
+/* ------------------------------------------------------ stream properties */
+
+ACL_FUNC_VISIBILITY aclError aclrtStreamGetId(aclrtStream stream, int32_t *streamId)
+{
+    rt_stream *s = NULL;
+    int rc = rt_stream_resolve("aclrtStreamGetId", stream, &s);
+    if (rc) return rc;
+    if (!streamId) return acl_fail(ACL_ERROR_INVALID_PARAM, "aclrtStreamGetId: streamId is NULL");
+    *streamId = (int32_t)s->id;
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtStreamGetPriority(aclrtStream stream, uint32_t *priority)
+{
+    rt_stream *s = NULL;
+    int rc = rt_stream_resolve("aclrtStreamGetPriority", stream, &s);
+    if (rc) return rc;
+    if (!priority) return acl_fail(ACL_ERROR_INVALID_PARAM, "aclrtStreamGetPriority: priority is NULL");
+    *priority = 0;
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtStreamGetFlags(aclrtStream stream, uint32_t *flags)
+{
+    rt_stream *s = NULL;
+    int rc = rt_stream_resolve("aclrtStreamGetFlags", stream, &s);
+    if (rc) return rc;
+    if (!flags) return acl_fail(ACL_ERROR_INVALID_PARAM, "aclrtStreamGetFlags: flags is NULL");
+    *flags = s->flags;
+    return ACL_SUCCESS;
+}
+
+static const char *stream_attr_name(aclrtStreamAttr a)
+{
+    switch (a) {
+    case ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK: return "ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK";
+    case ACL_STREAM_ATTR_USER_CUSTOM_TAG: return "ACL_STREAM_ATTR_USER_CUSTOM_TAG";
+    case ACL_STREAM_ATTR_CACHE_OP_INFO: return "ACL_STREAM_ATTR_CACHE_OP_INFO";
+    default: return NULL;
+    }
+}
+
+static int stream_attr_check(const char *api, aclrtStreamAttr a, aclrtStreamAttrValue *value)
+{
+    if (!value) return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: value is NULL", api);
+    if (a == ACL_STREAM_ATTR_FAILURE_MODE || a == ACL_STREAM_ATTR_PRIORITY) return ACL_SUCCESS;
+    const char *n = stream_attr_name(a);
+    if (n)
+        return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "%s: %s is an AI Core feature; not supported by openacl", api,
+                        n);
+    return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: stmAttrType %d is not an aclrtStreamAttr (1..5)", api, (int)a);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtSetStreamAttribute(aclrtStream stream, aclrtStreamAttr stmAttrType,
+                                                     aclrtStreamAttrValue *value)
+{
+    static const char api[] = "aclrtSetStreamAttribute";
+    rt_stream *s = NULL;
+    int rc = rt_stream_resolve(api, stream, &s);
+    if (rc) return rc;
+    if ((rc = stream_attr_check(api, stmAttrType, value))) return rc;
+    if (stmAttrType == ACL_STREAM_ATTR_PRIORITY) {
+        if (value->streamPriority != 0)
+            return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: streamPriority %u out of range [0, 0]", api,
+                            value->streamPriority);
+        return ACL_SUCCESS;
+    }
+    if (value->failureMode != ACL_CONTINUE_ON_FAILURE && value->failureMode != ACL_STOP_ON_FAILURE)
+        return acl_fail(ACL_ERROR_INVALID_PARAM,
+                        "%s: failureMode %llu is not ACL_CONTINUE_ON_FAILURE (0) or ACL_STOP_ON_FAILURE (1)", api,
+                        (unsigned long long)value->failureMode);
+    pthread_mutex_lock(&s->lock);
+    s->failure_mode = value->failureMode;
+    pthread_mutex_unlock(&s->lock);
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtGetStreamAttribute(aclrtStream stream, aclrtStreamAttr stmAttrType,
+                                                     aclrtStreamAttrValue *value)
+{
+    static const char api[] = "aclrtGetStreamAttribute";
+    rt_stream *s = NULL;
+    int rc = rt_stream_resolve(api, stream, &s);
+    if (rc) return rc;
+    if ((rc = stream_attr_check(api, stmAttrType, value))) return rc;
+    memset(value, 0, sizeof(*value));
+    if (stmAttrType == ACL_STREAM_ATTR_PRIORITY) return ACL_SUCCESS;
+    pthread_mutex_lock(&s->lock);
+    value->failureMode = s->failure_mode;
+    pthread_mutex_unlock(&s->lock);
+    return ACL_SUCCESS;
 }

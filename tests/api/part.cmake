@@ -2,7 +2,7 @@
 # headers at build time (tests/api/gen_api_tests.py), so new declarations
 # are covered automatically:
 #   api_symbols      address of every declared function, linked against
-#                    libascendcl.so: a declared-but-missing or unexported
+#                    libascendcl.so and the companion libraries: a declared-but-missing or unexported
 #                    function fails the link (built by the test itself, so
 #                    a missing function fails this test, not everyone's build)
 #   api_headers_c/cxx  all headers compile as C11 (-pedantic) and as C++
@@ -23,6 +23,12 @@ add_custom_command(
 
 add_executable(api_symbols EXCLUDE_FROM_ALL ${OA_API_GEN}/api_symbols.c)
 target_link_libraries(api_symbols PRIVATE ascendcl)
+# the companion libraries (libacl_dvpp, ...) export what include/acl/ops declares
+foreach(oa_companion acl_dvpp acl_cblas)
+  if(TARGET ${oa_companion})
+    target_link_libraries(api_symbols PRIVATE ${oa_companion})
+  endif()
+endforeach()
 add_test(NAME api_symbols
   COMMAND sh -c "\"${CMAKE_COMMAND}\" --build \"${CMAKE_BINARY_DIR}\" --target api_symbols && \"$<TARGET_FILE:api_symbols>\"")
 set_tests_properties(api_symbols PROPERTIES LABELS "api" TIMEOUT 600 RUN_SERIAL ON)

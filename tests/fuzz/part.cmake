@@ -1,4 +1,5 @@
-# tests/fuzz: libFuzzer targets over everything that parses untrusted bytes,
+# tests/fuzz: libFuzzer targets over everything that parses untrusted bytes
+# (models, configuration, compiled models, JPEG/PNG through the media API),
 # their committed regression inputs, and the untrusted-model tests.
 #
 #  Every build:  fuzz_replay_<t>   replays tests/fuzz/regressions/<t>/* through
@@ -16,11 +17,24 @@ set(OA_FUZZ_TARGETS onnx config)
 if(EXISTS ${OA_FUZZ_DIR}/fuzz_om.c)
   list(APPEND OA_FUZZ_TARGETS om)
 endif()
+# JPEG/PNG decoding of the media library (src/dvpp), through its public API
+if(EXISTS ${OA_FUZZ_DIR}/fuzz_dvpp.c AND OA_DVPP_SOURCES)
+  list(APPEND OA_FUZZ_TARGETS dvpp)
+endif()
 
 function(oa_fuzz_link name)
   target_include_directories(${name} PRIVATE ${OA_FUZZ_DIR} ${CMAKE_SOURCE_DIR}/include)
-  target_link_libraries(${name} PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,ascendcl_internal>")
   target_compile_options(${name} PRIVATE ${OA_WARN})
+  if(name MATCHES "_dvpp$")
+    # the companion library's sources compiled in (with the target's coverage
+    # flags): a sanitizer build of clang cannot link the shared libraries
+    # with --no-undefined, and the fuzzer wants coverage of them anyway
+    target_sources(${name} PRIVATE ${OA_DVPP_SOURCES})
+    target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/src ${OA_TURBOJPEG_INCLUDE_DIR}
+                               ${OA_SPNG_INCLUDE_DIR} ${OA_YUV_INCLUDE_DIR})
+    target_link_libraries(${name} PRIVATE ${OA_TURBOJPEG_LIBRARY} ${OA_SPNG_LIBRARY} ${OA_YUV_LIBRARY})
+  endif()
+  target_link_libraries(${name} PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,ascendcl_internal>")
   target_link_options(${name} PRIVATE -no-pie)
 endfunction()
 
@@ -61,6 +75,10 @@ if(OPENACL_FUZZ)
   set(OA_FUZZ_CI_RUNS_onnx 150000)
   set(OA_FUZZ_CI_RUNS_config 50000)
   set(OA_FUZZ_CI_RUNS_om 600000)
+  set(OA_FUZZ_CI_RUNS_dvpp 100000)
+  set(OA_FUZZ_SEEDS_dvpp ${OA_FUZZ_DIR}/regressions/dvpp ${OA_FUZZ_DIR}/seeds/dvpp)
+  set(OA_FUZZ_DICT_dvpp -)
+  set(OA_FUZZ_NAME_dvpp "*")
   set(OA_FUZZ_SEEDS_config ${OA_FUZZ_DIR}/regressions/config ${OA_FUZZ_DIR}/seeds/config)
   set(OA_FUZZ_DICT_config ${OA_FUZZ_DIR}/config.dict)
   add_custom_target(fuzz_targets)

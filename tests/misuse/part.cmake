@@ -23,9 +23,20 @@ target_include_directories(misuse_test PRIVATE ${CMAKE_CURRENT_LIST_DIR} ${CMAKE
 target_link_libraries(misuse_test PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,ascendcl_internal>" Threads::Threads)
 target_compile_options(misuse_test PRIVATE ${OA_WARN})
 target_link_options(misuse_test PRIVATE -no-pie)
+# The companion libraries' calls (acl/ops/*.h) are in the matrix too: their
+# objects join the statically linked runtime.
+if(TARGET acl_cblas_objects)
+  target_link_libraries(misuse_test PRIVATE acl_cblas_objects)
+endif()
 set(OA_MX_SHARDS 4)
 math(EXPR OA_MX_LAST "${OA_MX_SHARDS} - 1")
 foreach(k RANGE ${OA_MX_LAST})
   add_test(NAME api_misuse_${k} COMMAND misuse_test --shard ${k}/${OA_MX_SHARDS})
   set_tests_properties(api_misuse_${k} PROPERTIES LABELS "misuse;sanitize" TIMEOUT 600)
 endforeach()
+
+# The media library's calls (acl/ops/acl_dvpp.h) are in the matrix too: its
+# objects join the statically linked runtime.
+if(TARGET acl_dvpp_objects)
+  target_link_libraries(misuse_test PRIVATE acl_dvpp_objects)
+endif()

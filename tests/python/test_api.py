@@ -67,7 +67,11 @@ malloc_cached malloc_with_cfg free malloc_host free_host mem_flush mem_invalidat
 memset_async memcpy2d memcpy2d_async get_mem_info subscribe_report unsubscribe_report process_report
 launch_callback set_exception_info_callback get_error_code_from_exception_info get_task_id_from_exception_info
 get_stream_id_from_exception_info get_thread_id_from_exception_info get_device_id_from_exception_info
-get_last_error peek_at_last_error
+get_last_error peek_at_last_error device_can_access_peer device_enable_peer_access device_disable_peer_access
+device_peer_access_status get_device_info get_device_capability device_get_stream_priority_range
+get_logic_dev_id_by_user_dev_id get_user_dev_id_by_logic_dev_id get_logic_dev_id_by_phy_dev_id
+get_phy_dev_id_by_logic_dev_id set_op_wait_timeout set_op_execute_time_out stream_get_id event_get_timestamp
+malloc_host_with_cfg host_register host_unregister
 """.split()
 
 MDL_NAMES = """
@@ -382,6 +386,57 @@ def test_runtime_tuples(ctx):
     assert acl.rt.get_last_error(0) == C.ACL_ERROR_INVALID_PARAM
     assert acl.rt.get_last_error(0) == 0
     assert acl.rt.get_error_code_from_exception_info(0) == 0xFFFFFFFF
+
+
+def test_current_cann_rt_calls(ctx):
+    # configured allocation: the device id of the cfg decides the device
+    p, ret = acl.rt.malloc_with_cfg(64, 0, {"numAttrs": 1, "attrs": [{"attr": 2, "value": {"deviceId": 1}}]})
+    ok(ret)
+    _, ret = acl.rt.malloc_with_cfg(64, 0, {"numAttrs": 1, "attrs": [{"attr": 2, "value": {"deviceId": 9}}]})
+    assert ret == 107001                                  # ACL_ERROR_RT_INVALID_DEVICEID
+    h, ret = acl.rt.malloc_host_with_cfg(64, {})
+    ok(ret)
+    # page-locked memory on the device side of a copy (Huawei's memcpy sample)
+    src = np.arange(16, dtype=np.float32)
+    ok(acl.rt.memcpy(h, 64, src.ctypes.data, 64, C.ACL_MEMCPY_HOST_TO_HOST))
+    out = np.zeros(16, dtype=np.float32)
+    ok(acl.rt.memcpy(out.ctypes.data, 64, h, 64, C.ACL_MEMCPY_DEVICE_TO_HOST))
+    assert (out == src).all()
+    ok(acl.rt.memcpy(p, 64, h, 64, C.ACL_MEMCPY_DEVICE_TO_DEVICE))
+    ok(acl.rt.free(p))
+    ok(acl.rt.free_host(h))
+    # registered host memory
+    buf = np.ones(32, dtype=np.float32)
+    dev, ret = acl.rt.host_register(buf.ctypes.data, 128, 0)
+    ok(ret)
+    assert dev == buf.ctypes.data
+    ok(acl.rt.host_unregister(dev))
+    # devices
+    assert acl.rt.device_can_access_peer(0, 1) == (1, 0)
+    ok(acl.rt.device_enable_peer_access(1, 0))
+    assert acl.rt.device_peer_access_status(0, 1) == (1, 0)
+    ok(acl.rt.device_disable_peer_access(1))
+    cores, ret = acl.rt.get_device_info(0, 101)           # ACL_DEV_ATTR_AICORE_CORE_NUM
+    assert ret == 0 and cores >= 1
+    assert acl.rt.get_device_capability(0, 21) == (0, 0)
+    assert acl.rt.device_get_stream_priority_range() == (0, 0, 0)
+    assert acl.rt.get_logic_dev_id_by_user_dev_id(1) == (1, 0)
+    assert acl.rt.get_phy_dev_id_by_logic_dev_id(0) == (0, 0)
+    ok(acl.rt.set_op_wait_timeout(10))
+    ok(acl.rt.set_op_execute_time_out(10))
+    # streams and events
+    s, ret = acl.rt.create_stream()
+    ok(ret)
+    sid, ret = acl.rt.stream_get_id(s)
+    assert ret == 0 and sid >= 0
+    e, ret = acl.rt.create_event()
+    ok(ret)
+    ok(acl.rt.record_event(e, s))
+    ok(acl.rt.synchronize_stream(s))
+    ts, ret = acl.rt.event_get_timestamp(e)
+    assert ret == 0 and ts > 0
+    ok(acl.rt.destroy_event(e))
+    ok(acl.rt.destroy_stream(s))
 
 
 def test_dims_dict_shapes(ctx, model_paths):

@@ -30,6 +30,21 @@ def test_init_finalize_cycles():
     assert "cycles ok" in r.stdout
 
 
+def test_init_with_empty_path_means_no_configuration():
+    # CANN's Python samples call acl.init("") (and some acl.init(None)).
+    r = run_py("""
+        import acl
+        assert acl.init("") == 0, acl.get_recent_err_msg()
+        assert acl.rt.get_device_count() == (2, 0)
+        assert acl.finalize() == 0
+        assert acl.init(None) == 0
+        assert acl.finalize() == 0
+        print("empty ok")
+    """)
+    assert r.returncode == 0, r.stderr
+    assert "empty ok" in r.stdout
+
+
 def test_exit_with_report_thread_running():
     r = run_py("""
         import acl

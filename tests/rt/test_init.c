@@ -119,6 +119,12 @@ static void test_config_values(void)
     /* empty file, "{}", CANN keys ignored */
     OK(aclInit(write_file("empty.json", "")));
     OK(aclFinalize());
+    /* an empty path is "no configuration", as CANN's samples use it */
+    OK(aclInit(""));
+    uint32_t n0 = 0;
+    OK(aclrtGetDeviceCount(&n0));
+    CHECK_EQ_INT(n0, 2);
+    OK(aclFinalize());
     OK(aclInit(write_file("cann.json", "{\"dump\":{\"dump_list\":[]},\"err_msg_mode\":\"1\"}")));
     uint32_t n = 0;
     OK(aclrtGetDeviceCount(&n));

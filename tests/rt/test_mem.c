@@ -4,6 +4,7 @@
  * memset, 2-D copies, pinned host memory. */
 #include <stdint.h>
 
+#include "rt/rt_ext.h"
 #include "rt/rt_internal.h"
 #include "rt_test.h"
 
@@ -94,7 +95,8 @@ int main(void)
     FAILS(aclrtMemcpy(q, 200, host, 101, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_INVALID_PARAM, "past the end");
     FAILS(aclrtMemcpy(back, 256, host, 10, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_INVALID_PARAM, "dst");
     FAILS(aclrtMemcpy(back, 100, host, 10, ACL_MEMCPY_DEVICE_TO_HOST), ACL_ERROR_INVALID_PARAM, "src");
-    FAILS(aclrtMemcpy(q, 100, p, 1, ACL_MEMCPY_HOST_TO_HOST), ACL_ERROR_INVALID_PARAM, "aclrtMemcpy");
+    /* the kind is advisory: device memory named as host memory is still reachable */
+    OK(aclrtMemcpy(q, 100, p, 1, ACL_MEMCPY_HOST_TO_HOST));
     FAILS(aclrtMemcpy(NULL, 10, host, 10, ACL_MEMCPY_HOST_TO_HOST), ACL_ERROR_INVALID_PARAM, "aclrtMemcpy");
     FAILS(aclrtMemcpy(back, 10, NULL, 10, ACL_MEMCPY_HOST_TO_HOST), ACL_ERROR_INVALID_PARAM, "aclrtMemcpy");
     FAILS(aclrtMemcpy(back, 10, host, 10, (aclrtMemcpyKind)9), ACL_ERROR_INVALID_PARAM, "aclrtMemcpy");
@@ -107,6 +109,37 @@ int main(void)
     CHECK(memcmp(back, host + 5, 50) == 0);
     OK(aclrtMemcpy(h, 256, host, 256, ACL_MEMCPY_HOST_TO_HOST)); /* pinned host is host */
     FAILS(aclrtMemcpy(h, 257, host, 257, ACL_MEMCPY_HOST_TO_HOST), ACL_ERROR_INVALID_PARAM, "past the end");
+    /* page-locked host memory is reachable by the device: it may stand on
+     * the device side of any kind (Huawei's memcpy samples copy
+     * DEVICE_TO_HOST out of aclrtMallocHost memory) */
+    memset(back, 0, sizeof(back));
+    OK(aclrtMemcpy(back, 256, h, 256, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(memcmp(back, host, 256) == 0);
+    memset(h, 0, 256);
+    OK(aclrtMemcpy(h, 256, host, 256, ACL_MEMCPY_HOST_TO_DEVICE));
+    CHECK(memcmp(h, host, 256) == 0);
+    OK(aclrtMemcpy(q, 100, h, 100, ACL_MEMCPY_DEVICE_TO_DEVICE));
+    OK(aclrtMemcpy(h, 256, q, 100, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE));
+    OK(aclrtMemcpy(h, 256, q, 100, ACL_MEMCPY_INTER_DEVICE_TO_DEVICE));
+    OK(aclrtMemcpy((char *)h + 128, 128, h, 128, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(memcmp((char *)h + 128, host, 100) == 0);
+    /* pageable memory claimed as device memory: refused, naming the side */
+    FAILS(aclrtMemcpy(h, 256, host, 10, ACL_MEMCPY_DEVICE_TO_HOST), ACL_ERROR_INVALID_PARAM,
+          "kind ACL_MEMCPY_DEVICE_TO_HOST but src");
+    FAILS(aclrtMemcpy(h, 256, host, 10, ACL_MEMCPY_DEVICE_TO_DEVICE), ACL_ERROR_INVALID_PARAM,
+          "is host (not from aclrtMalloc) memory");
+    FAILS(aclrtMemcpy(back, 256, h, 10, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_INVALID_PARAM,
+          "kind ACL_MEMCPY_HOST_TO_DEVICE but dst");
+    /* media memory (acldvppMalloc) is device memory on either side too */
+    void *m = NULL;
+    OK(openacl_ext_dvpp_malloc("acldvppMalloc", &m, 256));
+    OK(aclrtMemcpy(m, 256, h, 256, ACL_MEMCPY_HOST_TO_HOST));
+    memset(back, 0, sizeof(back));
+    OK(aclrtMemcpy(back, 256, m, 100, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(memcmp(back, host, 100) == 0);
+    OK(aclrtMemcpy(h, 256, m, 256, ACL_MEMCPY_HOST_TO_DEVICE));
+    OK(aclrtMemcpy2d(m, 16, h, 32, 8, 4, ACL_MEMCPY_DEVICE_TO_HOST));
+    OK(openacl_ext_dvpp_free("acldvppFree", m));
 
     /* memset */
     OK(aclrtMemset(q, 100, 0xAB, 100));
@@ -157,7 +190,17 @@ int main(void)
           "src");
     FAILS(aclrtMemcpyAsync(a, 64, h, 128, ACL_MEMCPY_HOST_TO_DEVICE, s), ACL_ERROR_INVALID_PARAM, "destMax");
     FAILS(aclrtMemcpyAsync(a, 512, h, 512, ACL_MEMCPY_HOST_TO_DEVICE, s), ACL_ERROR_INVALID_PARAM, "past the end");
-    FAILS(aclrtMemcpyAsync(h, 256, a, 64, ACL_MEMCPY_HOST_TO_DEVICE, s), ACL_ERROR_INVALID_PARAM, "dst");
+    /* pinned dst and device src under a reversed kind: the addresses decide */
+    OK(aclrtMemcpyAsync(h, 256, a, 64, ACL_MEMCPY_HOST_TO_DEVICE, s));
+    OK(aclrtMemcpyAsync(a, 256, h, 64, ACL_MEMCPY_DEVICE_TO_HOST, s));
+    OK(aclrtMemcpyAsync(b, 256, h, 256, ACL_MEMCPY_DEVICE_TO_DEVICE, s));
+    OK(aclrtSynchronizeStream(s));
+    OK(aclrtMemcpy(chk, 256, b, 256, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(chk[0] == 7 && chk[63] == 7);
+    unsigned char *pageable = aligned_alloc(64, 256);
+    CHECK(pageable != NULL);
+    FAILS(aclrtMemcpyAsync(a, 256, pageable, 64, ACL_MEMCPY_DEVICE_TO_HOST, s), ACL_ERROR_INVALID_PARAM, "src");
+    free(pageable);
     FAILS(aclrtMemcpyAsync(a, 256, NULL, 64, ACL_MEMCPY_HOST_TO_DEVICE, s), ACL_ERROR_INVALID_PARAM, "src");
     /* staged host copy: the source may change right after the call */
     OK(aclrtMemset(h, 256, 1, 256));
@@ -167,6 +210,9 @@ int main(void)
     OK(aclrtMemcpy(chk, 256, a, 256, ACL_MEMCPY_DEVICE_TO_HOST));
     CHECK(chk[0] == 1 && chk[255] == 1);
     OK(aclrtMemcpy2dAsync(d2, 10, src2, 16, 8, 4, ACL_MEMCPY_HOST_TO_DEVICE, s)); /* pageable: waits */
+    OK(aclrtMemcpy2dAsync(h, 16, d2, 10, 8, 4, ACL_MEMCPY_DEVICE_TO_DEVICE, s)); /* pinned dst */
+    OK(aclrtSynchronizeStream(s));
+    CHECK(((unsigned char *)h)[16] == src2[16] && ((unsigned char *)h)[55] == src2[55]);
     FAILS(aclrtMemsetAsync(a, 8, 0, 9, s), ACL_ERROR_INVALID_PARAM, "aclrtMemsetAsync");
     FAILS(aclrtMemcpy2dAsync(d2, 10, src2, 16, 8, 4, ACL_MEMCPY_HOST_TO_DEVICE, (aclrtStream)(uintptr_t)8),
           ACL_ERROR_INVALID_PARAM, "aclrtMemcpy2dAsync");

@@ -7,7 +7,5 @@ add_executable(openacl-run
 target_link_libraries(openacl-run PRIVATE ascendcl oa_npy Threads::Threads m)
 target_compile_options(openacl-run PRIVATE ${OA_WARN})
 target_compile_definitions(openacl-run PRIVATE OPENACL_RUN_VERSION="${PROJECT_VERSION}")
-# Installed next to the library: find it relative to the binary.
-file(RELATIVE_PATH OA_RUN_TO_LIB /prefix/${CMAKE_INSTALL_BINDIR} /prefix/${CMAKE_INSTALL_LIBDIR})
-set_target_properties(openacl-run PROPERTIES INSTALL_RPATH "$ORIGIN/${OA_RUN_TO_LIB}")
-install(TARGETS openacl-run RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# bin/, finding runtime/lib64 relative to itself (cmake/OpenaclInstall.cmake).
+openacl_install_program(openacl-run)

@@ -5,4 +5,6 @@ add_executable(atc ${CMAKE_CURRENT_LIST_DIR}/atc.c)
 target_link_libraries(atc PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,ascendcl_internal>")
 target_compile_definitions(atc PRIVATE OPENACL_BUILDING=1)
 target_compile_options(atc PRIVATE ${OA_WARN})
-install(TARGETS atc RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# bin/; its RUNPATH finds libascendcl_ompenv (and nothing else of ours: the
+# pipeline is linked in) relative to itself.
+openacl_install_program(atc)

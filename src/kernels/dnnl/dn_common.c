@@ -1,7 +1,9 @@
 /* oneDNN plumbing for the dnnl kernels (see dn_common.h). One CPU engine for
  * the process, created on first use; one stream per thread, created on the
  * thread's first run and destroyed when the thread exits. */
+#define _GNU_SOURCE /* RTLD_DEFAULT */
 #include "kernels/dnnl/dn_common.h"
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <omp.h>
 #include <pthread.h>
@@ -17,12 +19,22 @@ static void stream_dtor(void *p)
     if (p) dnnl_stream_destroy((dnnl_stream_t)p);
 }
 
-/* lib/ompenv: what the early constructor set for libgomp's waiting. */
-const char *openacl_ompenv_applied(void);
+/* lib/ompenv: what the early constructor set for libgomp's waiting. Looked
+ * up at run time rather than referenced, so linking an application against
+ * libascendcl never needs that library's symbols (a CANN-style stub/ folder
+ * or a bare -lascendcl link works); the loader still loads it first, being
+ * among libascendcl's DT_NEEDED entries. */
+static const char *ompenv_applied(void)
+{
+    const char *(*fn)(void) = NULL;
+    void *sym = dlsym(RTLD_DEFAULT, "openacl_ompenv_applied");
+    memcpy(&fn, &sym, sizeof(fn)); /* object pointer to function pointer, without -Wpedantic's complaint */
+    return fn ? fn() : "unknown (libascendcl_ompenv is not loaded)";
+}
 
 static void engine_make(void)
 {
-    acl_log(1, "OpenMP waiting: %s", openacl_ompenv_applied());
+    acl_log(1, "OpenMP waiting: %s", ompenv_applied());
     if (dnnl_engine_create(&g_engine, dnnl_cpu, 0) != dnnl_success) g_engine = NULL;
     pthread_key_create(&g_stream_key, stream_dtor);
 }
