@@ -3,6 +3,7 @@
  * pipeline (eng_build: folding, fusion, layout, memory plan, bf16 marks when
  * asked) and pack the weights; then write every program into one image. */
 #include "engine/compile.h"
+#include "graph/aipp.h"
 #include "engine/eng_priv.h"
 #include "graph/errs.h"
 #include "onnx/onnx_import.h"
@@ -134,6 +135,31 @@ static int rewrite(g_graph *g, const eng_compile_req *r)
     return rc;
 }
 
+/* The AIPP nodes of --insert_op_conf; an input fixed by --input_shape is
+ * fixed to the image's shape instead. */
+static int insert_aipp(g_graph *g, const eng_compile_req *r, g_shape *shp)
+{
+    if (r->n_aipp && r->gear_kind)
+        return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "--insert_op_conf: AIPP with gears (--dynamic_batch_size, "
+                        "--dynamic_image_size, --dynamic_dims) is not supported by this build");
+    for (int i = 0; i < r->n_aipp; i++) {
+        const aipp_cfg *c = &r->aipp[i];
+        int k = c->related_name[0] ? input_index(g, c->related_name) : c->rank;
+        int s = -1;
+        g_shape sh;
+        memset(&sh, 0, sizeof sh);
+        if (k >= 0 && k < g->n_inputs) {
+            sh = g->t[g->inputs[k]].shape;
+            for (int j = 0; j < r->n_shapes; j++)
+                if (!strcmp(r->shape_names[j], g->t[g->inputs[k]].name)) { s = j; sh = shp[j]; }
+        }
+        int rc = aipp_insert(g, r->aipp_src ? r->aipp_src : "(config)", c, &sh);
+        if (rc) return rc;
+        if (s >= 0) shp[s] = sh;
+    }
+    return 0;
+}
+
 /* Shapes of gear k: the -1 dims of --input_shape filled with its values. */
 static int gear_shapes(const eng_compile_req *r, int k, g_shape *out)
 {
@@ -233,6 +259,7 @@ int eng_compile(const void *onnx, size_t len, const eng_compile_req *r, void **i
         if (!rc) rc = rewrite(g, r);
         if (!rc && r->gear_kind) rc = gear_shapes(r, k, shp);
         else if (!rc && r->n_shapes) memcpy(shp, r->shapes, (size_t)r->n_shapes * sizeof *shp);
+        if (!rc) rc = insert_aipp(g, r, shp);
         if (rc) { g_graph_free(g); break; }
         if (k == 0) {
             /* the declared inputs: what the model reports, -1 where dynamic */
