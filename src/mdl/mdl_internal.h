@@ -11,6 +11,7 @@
 
 #include "acl/acl_mdl.h"
 #include "engine/engine.h"
+#include "graph/aipp.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -25,6 +26,10 @@ typedef struct mdl_io {
     aclFormat format;         /* NCHW for rank 4, ND otherwise */
     g_shape shape;            /* d < 0: dynamic; rank -1: unknown rank */
     size_t nbytes;            /* 0 when the shape is not static */
+    /* static AIPP (atc --insert_op_conf): this input is its uint8 image */
+    int has_aipp;
+    aipp_cfg aipp;
+    g_shape aipp_net;         /* the float32 NCHW input of the network behind it */
 } mdl_io;
 
 typedef struct mdl_info {

@@ -2,8 +2,8 @@
  * (the AI core's image pre-processing unit), bundles, queue-driven models,
  * device task debugging, HCCL. Each records a message and returns
  * ACL_ERROR_FEATURE_UNSUPPORTED (OA_UNSUPPORTED, listed by
- * scripts/api_coverage.py). The AIPP queries that have a truthful answer
- * ("this input has no AIPP") give it. */
+ * scripts/api_coverage.py). Dynamic AIPP is here; static AIPP (atc
+ * --insert_op_conf) and its queries are in mdl/aipp.c. */
 #include <string.h>
 
 #include "core/core.h"
@@ -106,49 +106,6 @@ aclError aclmdlSetAIPPByInputIndex(uint32_t modelId, aclmdlDataset *dataset, siz
                                    const aclmdlAIPP *aippParmsSet)
 {
     return OA_UNSUPPORTED(aclmdlSetAIPPByInputIndex);
-}
-
-static int aipp_input(const char *api, uint32_t modelId, size_t index)
-{
-    int rc = rt_check_init(api);
-    if (rc)
-        return rc;
-    mdl_model *m = NULL;
-    if ((rc = mdl_get(api, modelId, &m)))
-        return rc;
-    int n = m->info.n_in;
-    mdl_put(m);
-    if (index >= (size_t)n)
-        return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: input index %zu out of range: model %u has %d inputs", api,
-                        index, modelId, n);
-    return ACL_SUCCESS;
-}
-
-/* Truthful answer: no input of an openacl model has AIPP. */
-aclError aclmdlGetAippType(uint32_t modelId, size_t index, aclmdlInputAippType *type,
-                           size_t *dynamicAttachedDataIndex)
-{
-    static const char api[] = "aclmdlGetAippType";
-    if (!type || !dynamicAttachedDataIndex)
-        return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %s is NULL", api, type ? "dynamicAttachedDataIndex" : "type");
-    int rc = aipp_input(api, modelId, index);
-    if (rc)
-        return rc;
-    *type = ACL_DATA_WITHOUT_AIPP;
-    *dynamicAttachedDataIndex = (size_t)ACL_INVALID_NODE_INDEX;
-    return ACL_SUCCESS;
-}
-
-aclError aclmdlGetFirstAippInfo(uint32_t modelId, size_t index, aclAippInfo *aippInfo)
-{
-    static const char api[] = "aclmdlGetFirstAippInfo";
-    if (!aippInfo)
-        return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: aippInfo is NULL", api);
-    int rc = aipp_input(api, modelId, index);
-    if (rc)
-        return rc;
-    return acl_fail((int)ACL_ERROR_GE_AIPP_NOT_EXIST, "%s: model %u input %zu has no static AIPP", api, modelId,
-                    index);
 }
 
 /* ---- queue-driven loads ---- */
