@@ -68,77 +68,97 @@ static int aipp_infer(const g_node *n, void *st, const k_tensor *in, k_tensor *o
     return 0;
 }
 
-/* The three channels of source pixel (x, y) of one image, swaps applied. */
-static inline void fetch(const aipp_st *s, const unsigned char *img, int x, int y, int v[3])
+/* The channels of row y of one image, columns x0 .. x0+n-1, into a[0..2]:
+ * one loop per format, so each is a plain loop the compiler can vectorise. */
+static void fetch_row(const aipp_st *s, const unsigned char *img, int y, int x0, int n, int32_t *a0, int32_t *a1,
+                      int32_t *a2)
 {
     const aipp_cfg *c = &s->c;
     size_t W = (size_t)c->src_w, H = (size_t)c->src_h;
-    const unsigned char *p;
+    const unsigned char *yr = img + (size_t)y * W + (size_t)x0, *p;
     switch (c->format) {
     case AIPP_YUV420SP_U8:
-        p = img + W * H + (size_t)(y / 2) * W + (size_t)(x & ~1);
-        v[0] = img[(size_t)y * W + (size_t)x]; v[1] = p[0]; v[2] = p[1];
-        break;
     case AIPP_YUV422SP_U8:
-        p = img + W * H + (size_t)y * W + (size_t)(x & ~1);
-        v[0] = img[(size_t)y * W + (size_t)x]; v[1] = p[0]; v[2] = p[1];
+        p = img + W * H + (size_t)(c->format == AIPP_YUV420SP_U8 ? y / 2 : y) * W;
+        for (int x = 0; x < n; x++) {
+            int u = (x0 + x) & ~1;
+            a0[x] = yr[x]; a1[x] = p[u]; a2[x] = p[u + 1];
+        }
         break;
     case AIPP_YUYV_U8:
-        p = img + ((size_t)y * W + (size_t)(x & ~1)) * 2;
-        v[0] = p[(x & 1) * 2]; v[1] = p[1]; v[2] = p[3];
+        p = img + (size_t)y * W * 2;
+        for (int x = 0; x < n; x++) {
+            int X = x0 + x, q = (X & ~1) * 2;
+            a0[x] = p[q + (X & 1) * 2]; a1[x] = p[q + 1]; a2[x] = p[q + 3];
+        }
         break;
     case AIPP_YUV400_U8:
-        v[0] = img[(size_t)y * W + (size_t)x]; v[1] = v[2] = 0;
-        return;
+        for (int x = 0; x < n; x++) a0[x] = yr[x];
+        break;
     case AIPP_RGB888_U8:
-        p = img + ((size_t)y * W + (size_t)x) * 3;
-        v[0] = p[0]; v[1] = p[1]; v[2] = p[2];
+        p = img + ((size_t)y * W + (size_t)x0) * 3;
+        for (int x = 0; x < n; x++) { a0[x] = p[3 * x]; a1[x] = p[3 * x + 1]; a2[x] = p[3 * x + 2]; }
         break;
     default:                                   /* 4 bytes: X/A last, or first with ax_swap */
-        p = img + ((size_t)y * W + (size_t)x) * 4 + (c->ax_swap ? 1 : 0);
-        v[0] = p[0]; v[1] = p[1]; v[2] = p[2];
+        p = img + ((size_t)y * W + (size_t)x0) * 4 + (c->ax_swap ? 1 : 0);
+        for (int x = 0; x < n; x++) { a0[x] = p[4 * x]; a1[x] = p[4 * x + 1]; a2[x] = p[4 * x + 2]; }
         break;
-    }
-    if (c->rbuv_swap) {
-        int a = s->yuv ? 1 : 0, t = v[a];
-        v[a] = v[2]; v[2] = t;
     }
 }
 
-/* Integer colour-space conversion, rounded half up (the reference kernel's
- * (2*sum + 1) / 512), clipped to 8 bits. */
-static inline void csc(const aipp_st *s, int v[3])
+/* Integer colour-space conversion of n pixels in place, rounded half up
+ * (the reference kernel's (2*sum + 1) / 512), clipped to 8 bits. YUV inputs
+ * subtract the input bias, RGB inputs add the output bias. */
+static void csc_row(const aipp_st *s, int n, int32_t *a0, int32_t *a1, int32_t *a2)
 {
     const aipp_cfg *c = &s->c;
-    int a[3];
-    for (int j = 0; j < 3; j++) a[j] = s->yuv ? v[j] - c->in_bias[j] : v[j];
-    for (int i = 0; i < 3; i++) {
-        int sum = c->matrix[i * 3] * a[0] + c->matrix[i * 3 + 1] * a[1] + c->matrix[i * 3 + 2] * a[2];
-        int r = ((sum + 128 + (1 << 27)) >> 8) - (1 << 19) + (s->yuv ? 0 : c->out_bias[i]);
-        v[i] = r < 0 ? 0 : r > 255 ? 255 : r;
+    const int *m = c->matrix;
+    int32_t ib0 = s->yuv ? c->in_bias[0] : 0, ib1 = s->yuv ? c->in_bias[1] : 0, ib2 = s->yuv ? c->in_bias[2] : 0;
+    int32_t ob[3];
+    for (int i = 0; i < 3; i++) ob[i] = (s->yuv ? 0 : c->out_bias[i]) - (1 << 19);
+    for (int x = 0; x < n; x++) {
+        int32_t p = a0[x] - ib0, q = a1[x] - ib1, r = a2[x] - ib2;
+        /* +2^27 keeps the shifted value non-negative: a floor division by 256 */
+        int32_t o0 = ((m[0] * p + m[1] * q + m[2] * r + 128 + (1 << 27)) >> 8) + ob[0];
+        int32_t o1 = ((m[3] * p + m[4] * q + m[5] * r + 128 + (1 << 27)) >> 8) + ob[1];
+        int32_t o2 = ((m[6] * p + m[7] * q + m[8] * r + 128 + (1 << 27)) >> 8) + ob[2];
+        a0[x] = o0 < 0 ? 0 : o0 > 255 ? 255 : o0;
+        a1[x] = o1 < 0 ? 0 : o1 > 255 ? 255 : o1;
+        a2[x] = o2 < 0 ? 0 : o2 > 255 ? 255 : o2;
     }
 }
+
+#define AIPP_ROW 4096            /* the widest source row CANN allows */
 
 static void aipp_row(const aipp_st *s, const unsigned char *img, float *o, size_t plane, int64_t oy, int64_t OW)
 {
     const aipp_cfg *c = &s->c;
-    int64_t ih = (c->crop ? c->crop_h : c->src_h), iw = (c->crop ? c->crop_w : c->src_w);
+    int ih = c->crop ? c->crop_h : c->src_h, iw = c->crop ? c->crop_w : c->src_w;
     float *row[3];
     for (int ch = 0; ch < s->cout; ch++) row[ch] = o + (size_t)ch * plane + (size_t)oy * (size_t)OW;
     if (oy < c->pad_t || oy >= c->pad_t + ih) {
         for (int ch = 0; ch < s->cout; ch++) for (int64_t x = 0; x < OW; x++) row[ch][x] = c->pad_value;
         return;
     }
-    int y = (int)(oy - c->pad_t) + c->crop_y;
     for (int ch = 0; ch < s->cout; ch++) {
         for (int64_t x = 0; x < c->pad_l; x++) row[ch][x] = c->pad_value;
         for (int64_t x = c->pad_l + iw; x < OW; x++) row[ch][x] = c->pad_value;
     }
-    int v[3];
-    for (int64_t x = 0; x < iw; x++) {
-        fetch(s, img, (int)x + c->crop_x, y, v);
-        if (c->csc) csc(s, v);
-        for (int ch = 0; ch < s->cout; ch++) row[ch][c->pad_l + x] = s->lut[ch][v[ch]];
+    int32_t buf[3][AIPP_ROW];
+    int32_t *a[3] = { buf[0], buf[1], buf[2] };
+    fetch_row(s, img, (int)(oy - c->pad_t) + c->crop_y, c->crop_x, iw, a[0], a[1], a[2]);
+    if (c->rbuv_swap) {                        /* R<->B, or U<->V */
+        int k = s->yuv ? 1 : 0;
+        int32_t *t = a[k];
+        a[k] = a[2];
+        a[2] = t;
+    }
+    if (c->csc) csc_row(s, iw, a[0], a[1], a[2]);
+    for (int ch = 0; ch < s->cout; ch++) {
+        const float *lut = s->lut[ch];
+        const int32_t *v = a[ch];
+        float *r = row[ch] + c->pad_l;
+        for (int x = 0; x < iw; x++) r[x] = lut[v[x]];
     }
 }
 
