@@ -135,13 +135,32 @@ static int rewrite(g_graph *g, const eng_compile_req *r)
     return rc;
 }
 
+/* Whether input `name` is the image of an AIPP node (graph/aipp.c names the
+ * float tensor behind it). */
+static int is_aipp_image(const g_graph *g, const char *name)
+{
+    char *alias = str_cat(name, "::openacl_aipp_out");
+    int hit = alias && g_tensor_find(g, alias) >= 0;
+    free(alias);
+    return hit;
+}
+
+/* An AIPP image declares its own shape, the batch still a gear dim. */
+static void image_decl(const g_graph *g, const eng_compile_req *r, const g_tensor *x, g_shape *decl)
+{
+    if (!r->n_aipp || !is_aipp_image(g, x->name) || decl->rank != 4 || x->shape.rank != 4) return;
+    int64_t b = decl->d[0];
+    *decl = x->shape;
+    decl->d[0] = b;
+}
+
 /* The AIPP nodes of --insert_op_conf; an input fixed by --input_shape is
  * fixed to the image's shape instead. */
 static int insert_aipp(g_graph *g, const eng_compile_req *r, g_shape *shp)
 {
-    if (r->n_aipp && r->gear_kind)
-        return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "--insert_op_conf: AIPP with gears (--dynamic_batch_size, "
-                        "--dynamic_image_size, --dynamic_dims) is not supported by this build");
+    if (r->n_aipp && r->gear_kind && r->gear_kind != ENG_GEAR_BATCH)
+        return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "--insert_op_conf: AIPP with --dynamic_image_size or "
+                        "--dynamic_dims is not supported by this build (--dynamic_batch_size is)");
     for (int i = 0; i < r->n_aipp; i++) {
         const aipp_cfg *c = &r->aipp[i];
         int k = c->related_name[0] ? input_index(g, c->related_name) : c->rank;
@@ -290,6 +309,7 @@ int eng_compile(const void *onnx, size_t len, const eng_compile_req *r, void **i
                         lo[(size_t)i * G_MAX_RANK + (size_t)d] = r->lo[(size_t)s * G_MAX_RANK + (size_t)d];
                         hi[(size_t)i * G_MAX_RANK + (size_t)d] = r->hi[(size_t)s * G_MAX_RANK + (size_t)d];
                     }
+                    image_decl(g, r, x, &decl[i]);
                 }
                 for (int d = 0; d < decl[i].rank; d++)
                     if (decl[i].d[d] >= 0) {

@@ -118,7 +118,9 @@ def cfg_text(fmt, w, h, cfg):
     return "\n".join(lines) + "\n"
 
 
-def run_case(name, fmt, n, w, h, cfg):
+def run_case(name, fmt, n, w, h, cfg, gears=None):
+    """n images of w x h; with gears ("1,2,4"), compiled with batch gears and
+    run at gear n."""
     cw, ch = (cfg["crop_size_w"], cfg["crop_size_h"]) if cfg.get("crop") else (w, h)
     if cfg.get("padding"):
         cw += cfg["left_padding_size"] + cfg["right_padding_size"]
@@ -129,8 +131,9 @@ def run_case(name, fmt, n, w, h, cfg):
     model(os.path.join(d, "m.onnx"), n, c, ch, cw)
     with open(os.path.join(d, "aipp.cfg"), "w") as f:
         f.write(cfg_text(fmt, w, h, cfg))
+    extra = ["--input_shape=x:-1,%d,%d,%d" % (c, ch, cw), "--dynamic_batch_size=" + gears] if gears else []
     p = subprocess.run([ATC, "--model=" + os.path.join(d, "m.onnx"), "--framework=5",
-                        "--output=" + os.path.join(d, "m"), "--insert_op_conf=" + os.path.join(d, "aipp.cfg")],
+                        "--output=" + os.path.join(d, "m"), "--insert_op_conf=" + os.path.join(d, "aipp.cfg")] + extra,
                        capture_output=True, text=True)
     if p.returncode:
         failures.append("%s: atc failed: %s" % (name, p.stderr.strip()))
@@ -138,7 +141,8 @@ def run_case(name, fmt, n, w, h, cfg):
     raw, px = image(fmt, n, w, h)
     raw.tofile(os.path.join(d, "in.bin"))
     p = subprocess.run([RUN, "--model", os.path.join(d, "m.om"), "--input", os.path.join(d, "in.bin"),
-                        "--output", d, "--output_dirname", "out", "--warmup_count", "0"],
+                        "--output", d, "--output_dirname", "out", "--warmup_count", "0"] +
+                       (["--dymBatch", str(n)] if gears else []),
                        capture_output=True, text=True)
     outs = [f for f in os.listdir(os.path.join(d, "out"))] if p.returncode == 0 else []
     if p.returncode or len(outs) != 1:
@@ -155,7 +159,8 @@ def run_case(name, fmt, n, w, h, cfg):
         failures.append("%s: %d of %d values differ; first at %d: %r, expected %r" %
                         (name, bad.size, got.size, i, got[i], want[i]))
     else:
-        print("ok   %-28s %s %dx%d n=%d: %d values equal" % (name, fmt, w, h, n, got.size))
+        print("ok   %-28s %s %dx%d n=%d%s: %d values equal" % (name, fmt, w, h, n, " (gears %s)" % gears if gears else "",
+                                                          got.size))
 
 
 IMNET = dict(mean=[0, 0, 0], min=[123.675, 116.28, 103.53],
@@ -190,6 +195,10 @@ CASES = [
 
 for case in CASES:
     run_case(*case)
+# through batch gears: the image input's batch is the gear's
+run_case("gears_yuv420sp_crop_pad", "YUV420SP_U8", 2, 20, 14,
+         dict(csc_switch=True, matrix=FULL, input_bias=[0, 128, 128], **CROP, **PAD, **IMNET), gears="1,2,4")
+run_case("gears_rgb888", "RGB888_U8", 4, 16, 12, dict(**IMNET), gears="1,2,4")
 
 # ---- bad configuration files: atc fails and names the line ----
 HEAD = "aipp_op {\n  aipp_mode: static\n  input_format: RGB888_U8\n"
