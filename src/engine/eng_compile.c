@@ -163,6 +163,9 @@ static int insert_aipp(g_graph *g, const eng_compile_req *r, g_shape *shp)
                         "--dynamic_dims is not supported by this build (--dynamic_batch_size is)");
     for (int i = 0; i < r->n_aipp; i++) {
         const aipp_cfg *c = &r->aipp[i];
+        if (r->gear_kind && c->mode == AIPP_MODE_DYNAMIC)
+            return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "--insert_op_conf: %s line %d: dynamic AIPP with gears "
+                            "is not supported by this build", r->aipp_src ? r->aipp_src : "(config)", c->line);
         int k = c->related_name[0] ? input_index(g, c->related_name) : c->rank;
         int s = -1;
         g_shape sh;

@@ -5,6 +5,7 @@
 #include "graph/aipp.h"
 #include "core/core.h"
 #include "acl/acl_base.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,6 +80,15 @@ static int ints(const g_node *n, const char *name, int want, int *dst)
 int aipp_from_node(const g_node *n, aipp_cfg *c)
 {
     memset(c, 0, sizeof *c);
+    if (g_attr_int(n, "dynamic", 0)) {
+        c->mode = AIPP_MODE_DYNAMIC;
+        int64_t m = g_attr_int(n, "max_src_size", 0);
+        if (n->n_in != 2 || m < 1 || m > 2147483647)
+            return acl_fail(ACL_ERROR_INVALID_PARAM, "openacl.Aipp node '%s': a dynamic AIPP needs 2 inputs and "
+                            "max_src_size > 0", n->name);
+        c->max_src_size = (int)m;
+        return 0;
+    }
     c->mode = AIPP_MODE_STATIC;
     int src[2], crop[5], pad[5], sw[3];
     const float *mn, *vr;
@@ -151,15 +161,132 @@ static int fit(const char *src, aipp_cfg *c, const g_tensor *x, const g_shape *s
     return 0;
 }
 
+/* Dynamic AIPP: the input becomes max_src_image_size bytes of image, and a
+ * new input (AIPP_DYN_NAME) carries the parameters aclmdlSetInputAIPP
+ * writes for each call. */
+static int insert_dynamic(g_graph *g, const char *src, const aipp_cfg *c, int k, g_shape *shape)
+{
+    int t = g->inputs[k];
+    const g_tensor *x = &g->t[t];
+    char b[96];
+    if (x->dtype != G_F32 || shape->rank != 4 || !g_shape_known(shape) || (shape->d[1] != 3 && shape->d[1] != 1))
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "--insert_op_conf: %s line %d: input '%s' is %s %s; AIPP feeds a "
+                        "float32 NCHW input of known shape with 1 or 3 channels", src, c->line, x->name,
+                        g_dtype_name(x->dtype), g_shape_str(shape, b, sizeof b));
+    int64_t n = shape->d[0];
+    if (n < 1 || n > 1024)
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "--insert_op_conf: %s line %d: a dynamic AIPP input takes 1 to "
+                        "1024 images, not %lld", src, c->line, (long long)n);
+    char pname[64];
+    snprintf(pname, sizeof pname, "%s", AIPP_DYN_NAME);
+    for (int i = 1; g_tensor_find(g, pname) >= 0; i++) snprintf(pname, sizeof pname, "%s_%d", AIPP_DYN_NAME, i);
+    const char *name = x->name;
+    char *alias = cat(name, "::openacl_aipp_out"), *nname = cat(name, "::openacl_aipp");
+    int *ins = realloc(g->inputs, ((size_t)g->n_inputs + 1) * sizeof *ins);
+    if (ins) g->inputs = ins;
+    int nt = alias && nname && ins ? g_tensor_add(g, name) : -1;
+    int pt = nt >= 0 ? g_tensor_add(g, pname) : -1;
+    if (pt < 0) { free(alias); free(nname); return acl_fail(ACL_ERROR_BAD_ALLOC, "atc: out of memory"); }
+    free(g->t[t].name);
+    g->t[t].name = alias;
+    g->t[t].kind = G_TK_ACT;
+    g->t[t].shape = *shape;
+    g_shape img = { .rank = 1, .d = { c->max_src_size } };
+    g_shape par = { .rank = 1, .d = { AIPP_DYN_HEAD + AIPP_DYN_BATCH * n } };
+    g->t[nt].kind = g->t[pt].kind = G_TK_INPUT;
+    g->t[nt].dtype = g->t[pt].dtype = G_U8;
+    g->t[nt].shape = img;
+    g->t[pt].shape = par;
+    g->inputs[k] = nt;
+    g->inputs[g->n_inputs++] = pt;
+    int in[2] = { nt, pt }, out[1] = { t };
+    int ni = g_node_add(g, "Aipp", "openacl", nname, 2, in, 1, out);
+    free(nname);
+    g_node *nd = ni >= 0 ? &g->nodes[ni] : NULL;
+    int one = 1, net[4] = { (int)shape->d[0], (int)shape->d[1], (int)shape->d[2], (int)shape->d[3] };
+    if (!nd || !(nd->attr = calloc(3, sizeof *nd->attr)) || put(nd, "dynamic", G_AT_INT, 1, &one, NULL) ||
+        put(nd, "max_src_size", G_AT_INT, 1, &c->max_src_size, NULL) || put(nd, "net_shape", G_AT_INTS, 4, net, NULL))
+        return acl_fail(ACL_ERROR_BAD_ALLOC, "atc: out of memory");
+    nd->opset = 1;
+    *shape = img;
+    return 0;
+}
+
+static int factor2(int f)   /* bytes per pixel, doubled */
+{
+    switch (f) {
+    case AIPP_YUV420SP_U8: return 3;
+    case AIPP_YUV400_U8: return 2;
+    case AIPP_RGB888_U8: return 6;
+    case AIPP_XRGB8888_U8: return 8;
+    default: return 0;
+    }
+}
+
+int aipp_dyn_cfg(const char *who, const unsigned char *p, size_t len, int b, int64_t n, size_t img_bytes,
+                 int64_t net_h, int64_t net_w, int net_c, aipp_cfg *c)
+{
+    aipp_dyn_head h;
+    aipp_dyn_batch q;
+    memset(c, 0, sizeof *c);
+    if (len < AIPP_DYN_HEAD + (size_t)AIPP_DYN_BATCH * (size_t)(b + 1))
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: the dynamic AIPP parameters are %zu bytes, too few for batch "
+                        "%d", who, len, b);
+    memcpy(&h, p, sizeof h);
+    memcpy(&q, p + AIPP_DYN_HEAD + (size_t)AIPP_DYN_BATCH * (size_t)b, sizeof q);
+    if (h.batch < n)
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: the dynamic AIPP parameters are for %u images, the model takes "
+                        "%lld (were they set with aclmdlSetInputAIPP?)", who, h.batch, (long long)n);
+    int f2 = factor2(h.format);
+    if (!f2)
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: dynamic AIPP input format %d is not YUV420SP_U8, XRGB8888_U8, "
+                        "RGB888_U8 or YUV400_U8", who, h.format);
+    c->mode = AIPP_MODE_DYNAMIC;
+    c->format = h.format;
+    c->src_w = h.src_w; c->src_h = h.src_h;
+    c->csc = h.csc; c->rbuv_swap = h.rbuv_swap; c->ax_swap = h.ax_swap;
+    for (int i = 0; i < 9; i++) c->matrix[i] = h.matrix[i];
+    for (int i = 0; i < 3; i++) { c->out_bias[i] = h.out_bias[i]; c->in_bias[i] = h.in_bias[i]; }
+    c->crop = q.crop; c->crop_x = q.crop_x; c->crop_y = q.crop_y; c->crop_w = q.crop_w; c->crop_h = q.crop_h;
+    c->pad = q.pad; c->pad_t = q.pad_t; c->pad_b = q.pad_b; c->pad_l = q.pad_l; c->pad_r = q.pad_r;
+    if (!c->crop) c->crop_x = c->crop_y = c->crop_w = c->crop_h = 0;
+    if (!c->pad) c->pad_t = c->pad_b = c->pad_l = c->pad_r = 0;
+    for (int i = 0; i < 4; i++) { c->mean[i] = q.mean[i]; c->min[i] = q.min[i]; c->var_reci[i] = q.var_reci[i]; }
+    int64_t need = (int64_t)c->src_w * c->src_h * f2 / 2 * n;
+    if (c->src_w < 2 || c->src_w > 4096 || c->src_h < 1 || c->src_h > 4096 || need > (int64_t)img_bytes)
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %lld images of %dx%d %s are %lld bytes; the image input holds "
+                        "%zu (max_src_image_size)", who, (long long)n, c->src_w, c->src_h,
+                        aipp_format_name(c->format), (long long)need, img_bytes);
+    if (c->crop && (c->crop_x < 0 || c->crop_y < 0 || c->crop_w < 1 || c->crop_h < 1 ||
+                    c->crop_x + c->crop_w > c->src_w || c->crop_y + c->crop_h > c->src_h))
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: batch %d: the crop (%d,%d)+%dx%d lies outside the %dx%d image",
+                        who, b, c->crop_x, c->crop_y, c->crop_w, c->crop_h, c->src_w, c->src_h);
+    if (c->pad_t < 0 || c->pad_t > 32 || c->pad_b < 0 || c->pad_b > 32 || c->pad_l < 0 || c->pad_l > 32 ||
+        c->pad_r < 0 || c->pad_r > 32)
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: batch %d: padding %d,%d,%d,%d (top, bottom, left, right) "
+                        "outside [0, 32]", who, b, c->pad_t, c->pad_b, c->pad_l, c->pad_r);
+    if (q.scf)
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: batch %d: scaling (scfSwitch 1) is not supported", who, b);
+    if ((c->format == AIPP_YUV420SP_U8 && ((c->src_w & 1) || (c->src_h & 1) || (c->crop_x & 1) || (c->crop_y & 1))) ||
+        (c->csc && c->format == AIPP_YUV400_U8))
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: batch %d: %s needs even sizes and crop offsets and no CSC for "
+                        "YUV400", who, b, aipp_format_name(c->format));
+    int64_t ow = (c->crop ? c->crop_w : c->src_w) + c->pad_l + c->pad_r;
+    int64_t oh = (c->crop ? c->crop_h : c->src_h) + c->pad_t + c->pad_b;
+    int want_c = c->format == AIPP_YUV400_U8 ? 1 : 3;
+    if (ow != net_w || oh != net_h || want_c != net_c)
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: batch %d: the dynamic AIPP gives %lldx%lld images of %d "
+                        "channel(s), the network reads %lldx%lld of %d (W x H)", who, b, (long long)ow,
+                        (long long)oh, want_c, (long long)net_w, (long long)net_h, net_c);
+    return 0;
+}
+
 int aipp_insert(g_graph *g, const char *src, const aipp_cfg *cfg, g_shape *shape)
 {
     aipp_cfg c = *cfg;
     int ln = c.line;
-    if (c.mode != AIPP_MODE_STATIC)
-        return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "--insert_op_conf: %s line %d: aipp_mode dynamic is not "
-                        "supported by this build; use aipp_mode static", src, ln);
     g_shape probe;
-    if (aipp_input_shape(c.format, 1, 2, 2, &probe))
+    if (c.mode == AIPP_MODE_STATIC && aipp_input_shape(c.format, 1, 2, 2, &probe))
         return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "--insert_op_conf: %s line %d: input_format %s is not "
                         "supported by this build", src, ln, aipp_format_name(c.format));
     if (c.resize || c.rotation_angle || c.n_edge || c.single_line)
@@ -181,6 +308,7 @@ int aipp_insert(g_graph *g, const char *src, const aipp_cfg *cfg, g_shape *shape
     if (g->t[t].producer >= 0 || g->t[t].kind != G_TK_INPUT)
         return acl_fail(ACL_ERROR_INVALID_PARAM, "--insert_op_conf: %s line %d: input %d already has an AIPP", src,
                         ln, k);
+    if (c.mode == AIPP_MODE_DYNAMIC) return insert_dynamic(g, src, &c, k, shape);
     int rc = fit(src, &c, &g->t[t], shape);
     if (rc) return rc;
     g_shape img;

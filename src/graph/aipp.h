@@ -61,8 +61,40 @@ const char *aipp_format_name(int format);
  * --input_shape, out: the image's shape) is what the input is fixed to. */
 int aipp_insert(g_graph *g, const char *src, const aipp_cfg *c, g_shape *shape);
 
-/* The configuration back from a node's attributes (the kernel, desc). */
+/* The configuration back from a node's attributes (the kernel, desc). For a
+ * dynamic node (2 inputs: image, parameters) only mode, rank-free facts and
+ * max_src_size are set. */
 int aipp_from_node(const g_node *n, aipp_cfg *c);
+
+/* ---- dynamic AIPP ----
+ * aclmdlSetInputAIPP writes the parameters into the model's
+ * ACL_DYNAMIC_AIPP_NAME input: a 64-byte header, then 96 bytes per batch
+ * (CANN's sizes; the layout inside is openacl's own). */
+#define AIPP_DYN_HEAD 64
+#define AIPP_DYN_BATCH 96
+typedef struct aipp_dyn_head {
+    uint8_t format, csc, rbuv_swap, ax_swap;
+    uint32_t batch;
+    int32_t src_w, src_h;
+    int16_t matrix[9];
+    uint8_t out_bias[3], in_bias[3];
+} aipp_dyn_head;
+typedef struct aipp_dyn_batch {
+    uint8_t crop, pad, scf, reserved;
+    int32_t crop_x, crop_y, crop_w, crop_h;
+    int32_t pad_t, pad_b, pad_l, pad_r;
+    int32_t scf_in_w, scf_in_h, scf_out_w, scf_out_h;
+    int16_t mean[4];
+    float min[4], var_reci[4];
+} aipp_dyn_batch;
+#define AIPP_DYN_NAME "ascend_dynamic_aipp_data"
+
+/* The static-form configuration of batch b of a parameter block (len bytes);
+ * checks it against the image bytes the model takes per call (img_bytes, for
+ * n images) and the network's H x W. 0 or ACL_ERROR_INVALID_PARAM with a
+ * message naming `who`. */
+int aipp_dyn_cfg(const char *who, const unsigned char *p, size_t len, int b, int64_t n, size_t img_bytes,
+                 int64_t net_h, int64_t net_w, int net_c, aipp_cfg *c);
 
 #ifdef __cplusplus
 }

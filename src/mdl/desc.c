@@ -180,8 +180,8 @@ int mdl_info_build(const char *api, const eng_model *m, uint32_t model_id, mdl_i
     for (int i = 0; i < ni && rc == ACL_SUCCESS; i++) {
         rc = fill_io(api, &out->in[i], eng_input(m, i), gears);
         mdl_io *d = &out->in[i];
-        d->has_aipp = rc == ACL_SUCCESS && eng_input_aipp(m, i, &d->aipp, &d->aipp_net);
-        if (d->has_aipp)
+        d->has_aipp = rc == ACL_SUCCESS ? eng_input_aipp(m, i, &d->aipp, &d->aipp_net, &d->aipp_attached) : 0;
+        if (d->has_aipp == 1)
             d->format = ACL_FORMAT_NHWC;
     }
     for (int i = 0; i < no && rc == ACL_SUCCESS; i++)

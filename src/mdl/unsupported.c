@@ -2,111 +2,14 @@
  * (the AI core's image pre-processing unit), bundles, queue-driven models,
  * device task debugging, HCCL. Each records a message and returns
  * ACL_ERROR_FEATURE_UNSUPPORTED (OA_UNSUPPORTED, listed by
- * scripts/api_coverage.py). Dynamic AIPP is here; static AIPP (atc
- * --insert_op_conf) and its queries are in mdl/aipp.c. */
+ * scripts/api_coverage.py). AIPP (atc --insert_op_conf, static and
+ * dynamic) is in mdl/aipp.c. */
 #include <string.h>
 
 #include "core/core.h"
 #include "core/unsupported.h"
 #include "mdl/mdl_internal.h"
 #include "rt/rt_internal.h"
-
-/* ---- AIPP ---- */
-
-aclmdlAIPP *aclmdlCreateAIPP(uint64_t batchSize)
-{
-    OA_UNSUPPORTED(aclmdlCreateAIPP);
-    return NULL;
-}
-
-aclError aclmdlDestroyAIPP(const aclmdlAIPP *aippParmsSet)
-{
-    return OA_UNSUPPORTED(aclmdlDestroyAIPP);
-}
-
-aclError aclmdlGetAippDataSize(uint64_t batchSize, size_t *size)
-{
-    return OA_UNSUPPORTED(aclmdlGetAippDataSize);
-}
-
-aclError aclmdlSetAIPPInputFormat(aclmdlAIPP *aippParmsSet, aclAippInputFormat inputFormat)
-{
-    return OA_UNSUPPORTED(aclmdlSetAIPPInputFormat);
-}
-
-aclError aclmdlSetAIPPCscParams(aclmdlAIPP *aippParmsSet, int8_t cscSwitch, int16_t cscMatrixR0C0,
-                                int16_t cscMatrixR0C1, int16_t cscMatrixR0C2, int16_t cscMatrixR1C0,
-                                int16_t cscMatrixR1C1, int16_t cscMatrixR1C2, int16_t cscMatrixR2C0,
-                                int16_t cscMatrixR2C1, int16_t cscMatrixR2C2, uint8_t cscOutputBiasR0,
-                                uint8_t cscOutputBiasR1, uint8_t cscOutputBiasR2, uint8_t cscInputBiasR0,
-                                uint8_t cscInputBiasR1, uint8_t cscInputBiasR2)
-{
-    return OA_UNSUPPORTED(aclmdlSetAIPPCscParams);
-}
-
-aclError aclmdlSetAIPPRbuvSwapSwitch(aclmdlAIPP *aippParmsSet, int8_t rbuvSwapSwitch)
-{
-    return OA_UNSUPPORTED(aclmdlSetAIPPRbuvSwapSwitch);
-}
-
-aclError aclmdlSetAIPPAxSwapSwitch(aclmdlAIPP *aippParmsSet, int8_t axSwapSwitch)
-{
-    return OA_UNSUPPORTED(aclmdlSetAIPPAxSwapSwitch);
-}
-
-aclError aclmdlSetAIPPSrcImageSize(aclmdlAIPP *aippParmsSet, int32_t srcImageSizeW, int32_t srcImageSizeH)
-{
-    return OA_UNSUPPORTED(aclmdlSetAIPPSrcImageSize);
-}
-
-aclError aclmdlSetAIPPScfParams(aclmdlAIPP *aippParmsSet, int8_t scfSwitch, int32_t scfInputSizeW,
-                                int32_t scfInputSizeH, int32_t scfOutputSizeW, int32_t scfOutputSizeH,
-                                uint64_t batchIndex)
-{
-    return OA_UNSUPPORTED(aclmdlSetAIPPScfParams);
-}
-
-aclError aclmdlSetAIPPCropParams(aclmdlAIPP *aippParmsSet, int8_t cropSwitch, int32_t cropStartPosW,
-                                 int32_t cropStartPosH, int32_t cropSizeW, int32_t cropSizeH, uint64_t batchIndex)
-{
-    return OA_UNSUPPORTED(aclmdlSetAIPPCropParams);
-}
-
-aclError aclmdlSetAIPPPaddingParams(aclmdlAIPP *aippParmsSet, int8_t paddingSwitch, int32_t paddingSizeTop,
-                                    int32_t paddingSizeBottom, int32_t paddingSizeLeft, int32_t paddingSizeRight,
-                                    uint64_t batchIndex)
-{
-    return OA_UNSUPPORTED(aclmdlSetAIPPPaddingParams);
-}
-
-aclError aclmdlSetAIPPDtcPixelMean(aclmdlAIPP *aippParmsSet, int16_t dtcPixelMeanChn0, int16_t dtcPixelMeanChn1,
-                                   int16_t dtcPixelMeanChn2, int16_t dtcPixelMeanChn3, uint64_t batchIndex)
-{
-    return OA_UNSUPPORTED(aclmdlSetAIPPDtcPixelMean);
-}
-
-aclError aclmdlSetAIPPDtcPixelMin(aclmdlAIPP *aippParmsSet, float dtcPixelMinChn0, float dtcPixelMinChn1,
-                                  float dtcPixelMinChn2, float dtcPixelMinChn3, uint64_t batchIndex)
-{
-    return OA_UNSUPPORTED(aclmdlSetAIPPDtcPixelMin);
-}
-
-aclError aclmdlSetAIPPPixelVarReci(aclmdlAIPP *aippParmsSet, float dtcPixelVarReciChn0, float dtcPixelVarReciChn1,
-                                   float dtcPixelVarReciChn2, float dtcPixelVarReciChn3, uint64_t batchIndex)
-{
-    return OA_UNSUPPORTED(aclmdlSetAIPPPixelVarReci);
-}
-
-aclError aclmdlSetInputAIPP(uint32_t modelId, aclmdlDataset *dataset, size_t index, const aclmdlAIPP *aippParmsSet)
-{
-    return OA_UNSUPPORTED(aclmdlSetInputAIPP);
-}
-
-aclError aclmdlSetAIPPByInputIndex(uint32_t modelId, aclmdlDataset *dataset, size_t index,
-                                   const aclmdlAIPP *aippParmsSet)
-{
-    return OA_UNSUPPORTED(aclmdlSetAIPPByInputIndex);
-}
 
 /* ---- queue-driven loads ---- */
 

@@ -200,6 +200,28 @@ run_case("gears_yuv420sp_crop_pad", "YUV420SP_U8", 2, 20, 14,
          dict(csc_switch=True, matrix=FULL, input_bias=[0, 128, 128], **CROP, **PAD, **IMNET), gears="1,2,4")
 run_case("gears_rgb888", "RGB888_U8", 4, 16, 12, dict(**IMNET), gears="1,2,4")
 
+# static twins of the two batches test_aipp_api.c sets on the dynamic model
+# below (dynamic AIPP pads with 0)
+run_case("dyn_ref_b0", "YUV420SP_U8", 1, 20, 14,
+         dict(csc_switch=True, matrix=FULL, input_bias=[0, 128, 128], rbuv_swap_switch=True, **CROP,
+              **dict(PAD, padding_value=0)))
+run_case("dyn_ref_b1", "YUV420SP_U8", 1, 20, 14,
+         dict(csc_switch=True, matrix=FULL, input_bias=[0, 128, 128], rbuv_swap_switch=True, crop=True,
+              load_start_pos_w=2, load_start_pos_h=2, crop_size_w=13, crop_size_h=11, **IMNET))
+# a dynamic AIPP model: two 11x13 images, parameters set through the API
+d = os.path.join(OUT, "dynamic")
+os.makedirs(d, exist_ok=True)
+model(os.path.join(d, "m.onnx"), 2, 3, 11, 13)
+with open(os.path.join(d, "aipp.cfg"), "w") as f:
+    f.write("aipp_op {\n  aipp_mode: dynamic\n  related_input_rank: 0\n  max_src_image_size: 840\n"
+            "  support_rotation: false\n}\n")
+p = subprocess.run([ATC, "--model=" + os.path.join(d, "m.onnx"), "--framework=5", "--output=" + os.path.join(d, "m"),
+                    "--insert_op_conf=" + os.path.join(d, "aipp.cfg")], capture_output=True, text=True)
+if p.returncode:
+    failures.append("dynamic: atc failed: " + p.stderr.strip())
+else:
+    print("ok   dynamic AIPP model compiled")
+
 # ---- bad configuration files: atc fails and names the line ----
 HEAD = "aipp_op {\n  aipp_mode: static\n  input_format: RGB888_U8\n"
 BAD = [

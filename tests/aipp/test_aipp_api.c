@@ -4,6 +4,7 @@
  * at execute time. The numbers come from the cases of test_aipp.py. */
 #include "../mdl/mdl_test.h"
 
+#include <dirent.h>
 #include <stdint.h>
 
 #define EXPECT(c, ...)                                                        \
@@ -108,10 +109,128 @@ static void test_none(void)
     CHECK_OK(aclmdlGetAippType(id, 0, &type, &attached));
     EXPECT(type == ACL_DATA_WITHOUT_AIPP, "type %d", (int)type);
     aclAippInfo info;
-    CHECK_ERR(aclmdlGetFirstAippInfo(id, 0, &info), (aclError)ACL_ERROR_GE_AIPP_NOT_EXIST, "has no static AIPP");
+    CHECK_ERR(aclmdlGetFirstAippInfo(id, 0, &info), (aclError)ACL_ERROR_GE_AIPP_NOT_EXIST, "has no AIPP");
     aclmdlDesc *d = aclmdlCreateDesc();
     CHECK_OK(aclmdlGetDesc(d, id));
     EXPECT(aclmdlGetInputFormat(d, 0) == ACL_FORMAT_NCHW, "format %d", (int)aclmdlGetInputFormat(d, 0));
+    aclmdlDestroyDesc(d);
+    CHECK_OK(aclmdlUnload(id));
+}
+
+/* The one output file openacl-run wrote under <case>/out. */
+static float *case_out(const char *name, size_t want)
+{
+    char dir[1200];
+    snprintf(dir, sizeof dir, "%s/%s/out", g_dir, name);
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    float *v = NULL;
+    while (d && (e = readdir(d)))
+        if (e->d_name[0] != '.') {
+            char p[1600];
+            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+            size_t n = 0;
+            v = read_all(p, &n);
+            if (n != want) { free(v); v = NULL; }
+            break;
+        }
+    if (d) closedir(d);
+    EXPECT(v != NULL, "no %zu-byte output under %s", want, dir);
+    return v;
+}
+
+static const int16_t FULL[9] = { 256, 0, 359, 256, -88, -183, 256, 454, 0 };
+
+/* Dynamic AIPP: the parameter set on a model compiled with aipp_mode
+ * dynamic; batch 0 and 1 must equal the static twins dyn_ref_b0/b1 of
+ * test_aipp.py (themselves equal to the numpy reference) on the same images. */
+static void test_dynamic(void)
+{
+    uint32_t id = 0;
+    CHECK_OK(aclmdlLoadFromFile(path_of("dynamic/m.om"), &id));
+    aclmdlDesc *d = aclmdlCreateDesc();
+    CHECK_OK(aclmdlGetDesc(d, id));
+    size_t pidx = 99;
+    CHECK_OK(aclmdlGetInputIndexByName(d, ACL_DYNAMIC_AIPP_NAME, &pidx));
+    EXPECT(pidx == 1, "parameter input %zu", pidx);
+    size_t psize = 0;
+    CHECK_OK(aclmdlGetAippDataSize(2, &psize));
+    EXPECT(psize == 64 + 2 * 96 && aclmdlGetInputSizeByIndex(d, 1) == psize, "parameter size %zu / %zu", psize,
+           aclmdlGetInputSizeByIndex(d, 1));
+    EXPECT(aclmdlGetInputSizeByIndex(d, 0) == 840, "image size %zu", aclmdlGetInputSizeByIndex(d, 0));
+    aclmdlInputAippType type;
+    size_t att = 0;
+    CHECK_OK(aclmdlGetAippType(id, 0, &type, &att));
+    EXPECT(type == ACL_DATA_WITH_DYNAMIC_AIPP && att == 1, "image input: type %d attached %zu", (int)type, att);
+    CHECK_OK(aclmdlGetAippType(id, 1, &type, &att));
+    EXPECT(type == ACL_DYNAMIC_AIPP_NODE && att == (size_t)ACL_INVALID_NODE_INDEX, "param input: type %d", (int)type);
+    aclAippInfo info;
+    CHECK_OK(aclmdlGetFirstAippInfo(id, 0, &info));
+    dims_are(&info.outDims[0].srcDims, 2, 3, 11, 13, "dynamic srcDims");
+    CHECK_ERR(aclmdlGetFirstAippInfo(id, 1, &info), (aclError)ACL_ERROR_GE_AIPP_NOT_EXIST, "has no AIPP");
+
+    /* the setters' checks */
+    EXPECT(aclmdlCreateAIPP(0) == NULL, "batch 0 accepted");
+    CHECK_ERR(aclmdlGetAippDataSize(0, &psize), ACL_ERROR_INVALID_PARAM, "batchSize 0");
+    aclmdlAIPP *a = aclmdlCreateAIPP(2);
+    EXPECT(a != NULL, "aclmdlCreateAIPP(2)");
+    CHECK_ERR(aclmdlSetAIPPInputFormat(a, ACL_YUYV_U8), ACL_ERROR_INVALID_PARAM, "inputFormat 8");
+    CHECK_ERR(aclmdlSetAIPPSrcImageSize(a, 1, 14), ACL_ERROR_INVALID_PARAM, "srcImageSizeW 1");
+    CHECK_ERR(aclmdlSetAIPPCropParams(a, 1, 0, 0, 8, 8, 2), ACL_ERROR_INVALID_PARAM, "batchIndex 2");
+    CHECK_ERR(aclmdlSetAIPPPaddingParams(a, 1, 33, 0, 0, 0, 0), ACL_ERROR_INVALID_PARAM, "paddingSizeTop 33");
+    CHECK_ERR(aclmdlSetAIPPDtcPixelMean(a, 256, 0, 0, 0, 0), ACL_ERROR_INVALID_PARAM, "256");
+    CHECK_ERR(aclmdlSetAIPPRbuvSwapSwitch(a, 2), ACL_ERROR_INVALID_PARAM, "rbuvSwapSwitch 2");
+    CHECK_ERR(aclmdlSetAIPPRbuvSwapSwitch(NULL, 1), ACL_ERROR_INVALID_PARAM, "aippParmsSet is NULL");
+
+    void *img = NULL, *par = NULL, *out = NULL;
+    CHECK_OK(aclrtMalloc(&img, 840, ACL_MEM_MALLOC_HUGE_FIRST));
+    CHECK_OK(aclrtMalloc(&par, psize, ACL_MEM_MALLOC_HUGE_FIRST));
+    CHECK_OK(aclrtMalloc(&out, 2 * 3 * 11 * 13 * 4, ACL_MEM_MALLOC_HUGE_FIRST));
+    size_t n0 = 0, n1 = 0;
+    void *i0 = read_all(path_of("dyn_ref_b0/in.bin"), &n0), *i1 = read_all(path_of("dyn_ref_b1/in.bin"), &n1);
+    EXPECT(i0 && i1 && n0 == 420 && n1 == 420, "images %zu %zu", n0, n1);
+    if (i0 && i1 && n0 == 420 && n1 == 420) {
+        CHECK_OK(aclrtMemcpy(img, 840, i0, 420, ACL_MEMCPY_HOST_TO_DEVICE));
+        CHECK_OK(aclrtMemcpy((char *)img + 420, 420, i1, 420, ACL_MEMCPY_HOST_TO_DEVICE));
+    }
+    aclmdlDataset *in = aclmdlCreateDataset(), *o = aclmdlCreateDataset();
+    aclDataBuffer *bi = aclCreateDataBuffer(img, 840), *bp = aclCreateDataBuffer(par, psize);
+    aclDataBuffer *bo = aclCreateDataBuffer(out, 2 * 3 * 11 * 13 * 4);
+    CHECK_OK(aclmdlAddDatasetBuffer(in, bi));
+    CHECK_OK(aclmdlAddDatasetBuffer(in, bp));
+    CHECK_OK(aclmdlAddDatasetBuffer(o, bo));
+
+    CHECK_ERR(aclmdlSetInputAIPP(id, in, 1, a), ACL_ERROR_INVALID_PARAM, "no input format");
+    CHECK_OK(aclmdlSetAIPPInputFormat(a, ACL_YUV420SP_U8));
+    CHECK_OK(aclmdlSetAIPPSrcImageSize(a, 20, 14));
+    CHECK_OK(aclmdlSetAIPPCscParams(a, 1, FULL[0], FULL[1], FULL[2], FULL[3], FULL[4], FULL[5], FULL[6], FULL[7],
+                                    FULL[8], 0, 0, 0, 0, 128, 128));
+    CHECK_OK(aclmdlSetAIPPRbuvSwapSwitch(a, 1));
+    CHECK_OK(aclmdlSetAIPPCropParams(a, 1, 4, 2, 10, 8, 0));
+    CHECK_OK(aclmdlSetAIPPPaddingParams(a, 1, 1, 2, 3, 0, 0));
+    /* batch 1 still uncropped: 20x14 is not the network's 13x11 */
+    CHECK_ERR(aclmdlSetInputAIPP(id, in, 1, a), ACL_ERROR_INVALID_PARAM, "batch 1");
+    CHECK_OK(aclmdlSetAIPPCropParams(a, 1, 2, 2, 13, 11, 1));
+    CHECK_OK(aclmdlSetAIPPDtcPixelMin(a, 123.675f, 116.28f, 103.53f, 0.0f, 1));
+    CHECK_OK(aclmdlSetAIPPPixelVarReci(a, 0.0171247538316637f, 0.0175070028011204f, 0.0174291938997821f, 1.0f, 1));
+    CHECK_ERR(aclmdlSetInputAIPP(id, in, 0, a), ACL_ERROR_INVALID_PARAM, "not the parameter input");
+    CHECK_ERR(aclmdlSetAIPPByInputIndex(id, in, 1, a), ACL_ERROR_FAILURE, "has no dynamic AIPP");
+    CHECK_OK(aclmdlSetAIPPByInputIndex(id, in, 0, a));
+    CHECK_OK(aclmdlExecute(id, in, o));
+    float *w0 = case_out("dyn_ref_b0", 3 * 11 * 13 * 4), *w1 = case_out("dyn_ref_b1", 3 * 11 * 13 * 4);
+    float got[2 * 3 * 11 * 13];
+    CHECK_OK(aclrtMemcpy(got, sizeof got, out, sizeof got, ACL_MEMCPY_DEVICE_TO_HOST));
+    int bad = 0;
+    for (int i = 0; w0 && w1 && i < 3 * 11 * 13; i++)
+        bad += got[i] != w0[i] || got[3 * 11 * 13 + i] != w1[i];
+    EXPECT(w0 && w1 && bad == 0, "%d values differ from the static twins", bad);
+    if (!bad && w0 && w1) printf("dynamic AIPP: 2 x %d values equal to the static models'\n", 3 * 11 * 13);
+    free(w0); free(w1); free(i0); free(i1);
+    CHECK_OK(aclmdlDestroyAIPP(a));
+    CHECK_ERR(aclmdlDestroyAIPP(NULL), ACL_ERROR_INVALID_PARAM, "aippParmsSet is NULL");
+    aclDestroyDataBuffer(bi); aclDestroyDataBuffer(bp); aclDestroyDataBuffer(bo);
+    aclmdlDestroyDataset(in); aclmdlDestroyDataset(o);
+    aclrtFree(img); aclrtFree(par); aclrtFree(out);
     aclmdlDestroyDesc(d);
     CHECK_OK(aclmdlUnload(id));
 }
@@ -128,6 +247,7 @@ int main(int argc, char **argv)
     CHECK_OK(aclrtSetDevice(0));
     test_yuv420sp();
     test_none();
+    test_dynamic();
     CHECK_OK(aclrtResetDevice(0));
     CHECK_OK(aclFinalize());
     if (g_failures) {

@@ -3,7 +3,8 @@
  * an accepted file must respect the documented ranges, and each of its
  * static blocks is then put in front of a small float input (graph/aipp.c),
  * which must either succeed with a consistent image shape or refuse with a
- * message. A crash, sanitizer report or leak is a finding. */
+ * message. The bytes are also read as a dynamic AIPP parameter block.
+ * A crash, sanitizer report or leak is a finding. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,8 +65,29 @@ static g_graph *tiny(int ch)
     return g;
 }
 
+/* The same bytes as a dynamic AIPP parameter block (what the kernel reads
+ * from an input at execute time): accepted only inside the image. */
+static void check_dynamic(const uint8_t *data, size_t size)
+{
+    aipp_cfg c;
+    for (int b = 0; b < 2; b++) {
+        if (aipp_dyn_cfg("fuzz", data, size, b, 2, 4096, 16, 16, 3, &c)) {
+            char *m = acl_err_take();
+            if (!m) abort();
+            free(m);
+            continue;
+        }
+        int64_t w = c.crop ? c.crop_w : c.src_w, h = c.crop ? c.crop_h : c.src_h;
+        if (c.crop_x < 0 || c.crop_y < 0 || c.crop_x + w > c.src_w || c.crop_y + h > c.src_h) abort();
+        if (w + c.pad_l + c.pad_r != 16 || h + c.pad_t + c.pad_b != 16) abort();
+        g_shape s;
+        if (aipp_input_shape(c.format, 2, c.src_w, c.src_h, &s) || g_shape_numel(&s) > 4096) abort();
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    check_dynamic(data, size);
     aipp_cfg *v = NULL;
     int n = 0;
     int rc = aipp_parse("fuzz.cfg", (const char *)data, size, &v, &n);

@@ -9,11 +9,13 @@
 #include "core/par.h"
 #include "acl/acl_base.h"
 #include "kernels/ref/shape_common.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 typedef struct aipp_st {
     aipp_cfg c;
+    int64_t net[4];          /* dynamic: the network's NCHW input */
     int yuv;                 /* a YUV-family format: U/V swap, input bias */
     int cout;                /* output channels */
     float lut[3][256];       /* normalisation of each 8-bit value */
@@ -25,20 +27,31 @@ static int is_yuv(int f)
            f == AIPP_AYUV444_U8;
 }
 
+static void lut_fill(aipp_st *s);
+
 static int aipp_init(g_graph *g, g_node *n, void **state)
 {
     (void)g;
-    if (n->n_in != 1 || n->n_out != 1)
+    if (n->n_in < 1 || n->n_in > 2 || n->n_out != 1)
         return acl_fail(ACL_ERROR_INVALID_PARAM, "openacl.Aipp node '%s': takes 1 input and 1 output", n->name);
     aipp_st *s = calloc(1, sizeof *s);
     if (!s) return acl_fail(ACL_ERROR_BAD_ALLOC, "openacl.Aipp node '%s': out of memory", n->name);
     int rc = aipp_from_node(n, &s->c);
     if (rc) { free(s); return rc; }
+    if (s->c.mode == AIPP_MODE_DYNAMIC) {
+        const int64_t *v;
+        if (g_attr_ints(n, "net_shape", &v) != 4 || v[0] < 1 || (v[1] != 1 && v[1] != 3) || v[2] < 1 || v[3] < 1) {
+            free(s);
+            return acl_fail(ACL_ERROR_INVALID_PARAM, "openacl.Aipp node '%s': net_shape is not [N, 1 or 3, H, W]",
+                            n->name);
+        }
+        memcpy(s->net, v, sizeof s->net);
+        *state = s;
+        return 0;
+    }
     s->yuv = is_yuv(s->c.format);
     s->cout = s->c.format == AIPP_YUV400_U8 ? 1 : 3;
-    for (int c = 0; c < 3; c++)
-        for (int v = 0; v < 256; v++)
-            s->lut[c][v] = ((float)v - (float)s->c.mean[c] - s->c.min[c]) * s->c.var_reci[c];
+    lut_fill(s);
     *state = s;
     return 0;
 }
@@ -47,6 +60,18 @@ static int aipp_infer(const g_node *n, void *st, const k_tensor *in, k_tensor *o
 {
     aipp_st *s = st;
     const aipp_cfg *c = &s->c;
+    if (c->mode == AIPP_MODE_DYNAMIC) {
+        if (in[0].dtype != G_U8 || in[1].dtype != G_U8 || g_shape_numel(&in[0].shape) != c->max_src_size ||
+            g_shape_numel(&in[1].shape) != AIPP_DYN_HEAD + AIPP_DYN_BATCH * s->net[0])
+            return acl_fail(ACL_ERROR_INVALID_PARAM, "openacl.Aipp node '%s': expected %d image bytes and %lld "
+                            "parameter bytes (uint8)", n->name, c->max_src_size,
+                            (long long)(AIPP_DYN_HEAD + AIPP_DYN_BATCH * s->net[0]));
+        out[0].dtype = G_F32;
+        out[0].layout = G_LAYOUT_PLAIN;
+        out[0].shape.rank = 4;
+        memcpy(out[0].shape.d, s->net, sizeof s->net);
+        return 0;
+    }
     if (in[0].dtype != G_U8 || in[0].shape.rank != 4)
         return acl_fail(ACL_ERROR_INVALID_PARAM, "openacl.Aipp node '%s': input is %s of rank %d, expected a uint8 "
                         "NHWC image", n->name, g_dtype_name(in[0].dtype), in[0].shape.rank);
@@ -162,10 +187,48 @@ static void aipp_row(const aipp_st *s, const unsigned char *img, float *o, size_
     }
 }
 
+static void lut_fill(aipp_st *s)
+{
+    for (int c = 0; c < 3; c++)
+        for (int v = 0; v < 256; v++)
+            s->lut[c][v] = ((float)v - (float)s->c.mean[c] - s->c.min[c]) * s->c.var_reci[c];
+}
+
+/* Dynamic AIPP: each image with the parameters of its batch, read and
+ * checked per run (they live in an input). */
+static int aipp_run_dynamic(const g_node *n, const aipp_st *st, const k_tensor *in, k_tensor *out, const k_ctx *ctx)
+{
+    int64_t N = st->net[0], OH = st->net[2], OW = st->net[3];
+    size_t plane = (size_t)(OH * OW);
+    const unsigned char *img = in[0].data;
+    char who[320];
+    snprintf(who, sizeof who, "openacl.Aipp node '%s'", n->name);
+    aipp_st *s = malloc(sizeof *s);
+    if (!s) return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", who);
+    int rc = 0;
+    for (int64_t b = 0; b < N && !rc; b++) {
+        *s = *st;
+        rc = aipp_dyn_cfg(who, in[1].data, in[1].nbytes, (int)b, N, in[0].nbytes, OH, OW, (int)st->net[1], &s->c);
+        if (rc) break;
+        s->yuv = is_yuv(s->c.format);
+        s->cout = (int)st->net[1];
+        lut_fill(s);
+        g_shape one;
+        aipp_input_shape(s->c.format, 1, s->c.src_w, s->c.src_h, &one);
+        size_t bytes = (size_t)g_shape_numel(&one);
+        float *dst = (float *)out[0].data + (size_t)b * plane * (size_t)s->cout;
+        int nt = ksh_threads(ctx, (size_t)OH * (size_t)OW * (size_t)s->cout * 4);
+        const aipp_st *cs = s;
+        OA_PAR_FOR(nt, for (int64_t r = 0; r < OH; r++) aipp_row(cs, img + (size_t)b * bytes, dst, plane, r, OW););
+    }
+    free(s);
+    return rc;
+}
+
 static int aipp_run(const g_node *n, void *st, const k_tensor *in, k_tensor *out, const k_ctx *ctx)
 {
-    (void)n;
     const aipp_st *s = st;
+    if (s->c.mode == AIPP_MODE_DYNAMIC) return aipp_run_dynamic(n, s, in, out, ctx);
     int64_t N = out[0].shape.d[0], OH = out[0].shape.d[2], OW = out[0].shape.d[3];
     size_t img_bytes = (size_t)(g_shape_numel(&in[0].shape) / (N ? N : 1));
     size_t plane = (size_t)(OH * OW);
