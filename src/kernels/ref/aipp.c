@@ -203,8 +203,11 @@ static int aipp_run_dynamic(const g_node *n, const aipp_st *st, const k_tensor *
     const unsigned char *img = in[0].data;
     char who[320];
     snprintf(who, sizeof who, "openacl.Aipp node '%s'", n->name);
-    aipp_st *s = malloc(sizeof *s);
-    if (!s) return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", who);
+    /* per-batch state in the planned scratch: no allocation per run */
+    if (!ctx->scratch || ctx->scratch_bytes < sizeof(aipp_st))
+        return acl_fail(ACL_ERROR_FAILURE, "%s: %zu scratch bytes, planned %zu", who, ctx->scratch_bytes,
+                        sizeof(aipp_st));
+    aipp_st *s = ctx->scratch;
     int rc = 0;
     for (int64_t b = 0; b < N && !rc; b++) {
         *s = *st;
@@ -221,7 +224,6 @@ static int aipp_run_dynamic(const g_node *n, const aipp_st *st, const k_tensor *
         const aipp_st *cs = s;
         OA_PAR_FOR(nt, for (int64_t r = 0; r < OH; r++) aipp_row(cs, img + (size_t)b * bytes, dst, plane, r, OW););
     }
-    free(s);
     return rc;
 }
 
@@ -243,8 +245,18 @@ static int aipp_run(const g_node *n, void *st, const k_tensor *in, k_tensor *out
     return 0;
 }
 
+static int aipp_plan(const g_node *n, void *st, const k_tensor *in, const k_tensor *out, size_t *packed_bytes,
+                     size_t *scratch_bytes)
+{
+    const aipp_st *s = st;
+    *packed_bytes = 0;
+    *scratch_bytes = s->c.mode == AIPP_MODE_DYNAMIC ? sizeof(aipp_st) : 0;
+    return 0;
+}
+
 static void aipp_fini(void *st) { free(st); }
 
 static const k_op k_aipp = {.op_type = "Aipp", .domain = "openacl", .since = 1, .impl = "ref",
-                            .init = aipp_init, .infer = aipp_infer, .run = aipp_run, .fini = aipp_fini};
+                            .init = aipp_init, .infer = aipp_infer, .plan = aipp_plan, .run = aipp_run,
+                            .fini = aipp_fini};
 K_REGISTER(k_aipp);
