@@ -406,7 +406,8 @@ static aclError write_params(const char *api, uint32_t modelId, aclmdlDataset *d
     unsigned char *dst = buf ? aclGetDataBufferAddr(buf) : NULL;
     size_t len = buf ? aclGetDataBufferSizeV2(buf) : 0;
     int64_t n = img.aipp_net.d[0];
-    size_t need = AIPP_DYN_HEAD + (size_t)AIPP_DYN_BATCH * (size_t)a->n;
+    /* the model's batches only: a set made for a larger batch serves too */
+    size_t need = AIPP_DYN_HEAD + (size_t)AIPP_DYN_BATCH * (size_t)n;
     if ((uint64_t)n > a->n)
         return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: the AIPP set has %llu batches, model %u takes %lld images", api,
                         (unsigned long long)a->n, modelId, (long long)n);
@@ -419,8 +420,8 @@ static aclError write_params(const char *api, uint32_t modelId, aclmdlDataset *d
     aipp_dyn_head h = a->h;
     h.batch = (uint32_t)n;
     memcpy(tmp, &h, sizeof h);
-    for (uint64_t i = 0; i < a->n; i++)
-        memcpy(tmp + AIPP_DYN_HEAD + AIPP_DYN_BATCH * i, &a->b[i], sizeof a->b[i]);
+    for (int64_t i = 0; i < n; i++)
+        memcpy(tmp + AIPP_DYN_HEAD + AIPP_DYN_BATCH * (size_t)i, &a->b[i], sizeof a->b[i]);
     /* every batch the model reads, checked now as the kernel will */
     aipp_cfg c;
     char who[64];

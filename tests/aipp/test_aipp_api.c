@@ -217,6 +217,14 @@ static void test_dynamic(void)
     CHECK_ERR(aclmdlSetAIPPByInputIndex(id, in, 1, a), ACL_ERROR_FAILURE, "has no dynamic AIPP");
     CHECK_OK(aclmdlSetAIPPByInputIndex(id, in, 0, a));
     CHECK_OK(aclmdlExecute(id, in, o));
+    /* a set made for 3 images serves a 2-image model (its first two batches) */
+    aclmdlAIPP *a3 = aclmdlCreateAIPP(3);
+    CHECK_OK(aclmdlSetAIPPInputFormat(a3, ACL_YUV420SP_U8));
+    CHECK_OK(aclmdlSetAIPPSrcImageSize(a3, 20, 14));
+    for (uint64_t b = 0; b < 3; b++) CHECK_OK(aclmdlSetAIPPCropParams(a3, 1, 0, 0, 13, 11, b));
+    CHECK_OK(aclmdlSetInputAIPP(id, in, 1, a3));
+    CHECK_OK(aclmdlDestroyAIPP(a3));
+    CHECK_OK(aclmdlSetInputAIPP(id, in, 1, a));   /* back to the set the twins check */
     float *w0 = case_out("dyn_ref_b0", 3 * 11 * 13 * 4), *w1 = case_out("dyn_ref_b1", 3 * 11 * 13 * 4);
     float got[2 * 3 * 11 * 13];
     CHECK_OK(aclrtMemcpy(got, sizeof got, out, sizeof got, ACL_MEMCPY_DEVICE_TO_HOST));
