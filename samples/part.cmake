@@ -57,3 +57,21 @@ endif()
 
 # The OCR pipeline sample (samples/ocr) brings its own part.
 include(${CMAKE_CURRENT_LIST_DIR}/ocr/part.cmake OPTIONAL)
+
+# JPEG -> DVPP decode -> VPC resize -> a YUV420SP AIPP model -> top-5
+# (samples/aipp_dvpp), checked against numpy and the float pipeline on a
+# real model (skipped, 77, without scripts/models.sh).
+if(EXISTS ${CMAKE_SOURCE_DIR}/src/dvpp/part.cmake)
+  add_executable(sample_aipp_dvpp ${CMAKE_CURRENT_LIST_DIR}/aipp_dvpp/aipp_dvpp.c)
+  target_link_libraries(sample_aipp_dvpp PRIVATE acl_dvpp ascendcl)
+  target_compile_options(sample_aipp_dvpp PRIVATE ${OA_WARN})
+  set_target_properties(sample_aipp_dvpp PROPERTIES OUTPUT_NAME aipp_dvpp RUNTIME_OUTPUT_DIRECTORY
+                        ${CMAKE_BINARY_DIR}/samples)
+  if(OPENACL_BUILD_TESTS)
+    add_test(NAME sample_c_aipp_dvpp
+      COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/aipp_dvpp/check.py $<TARGET_FILE:atc>
+              $<TARGET_FILE:openacl-run> $<TARGET_FILE:sample_aipp_dvpp> ${CMAKE_SOURCE_DIR}/models
+              /usr/share/matplotlib/mpl-data/sample_data/grace_hopper.jpg ${OA_SAMPLE_SCRATCH}/aipp_dvpp)
+    set_tests_properties(sample_c_aipp_dvpp PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 LABELS "samples")
+  endif()
+endif()

@@ -591,7 +591,7 @@ FN(set_exec_config_opt)
     return ret_int(ret);
 }
 
-/* ---- AIPP (openacl: unsupported in the C layer, wrapped faithfully) ---- */
+/* ---- AIPP (dynamic parameter sets and the AIPP queries, src/mdl/aipp.c) ---- */
 
 #define AIPP(v) ((aclmdlAIPP *)(uintptr_t)(v))
 

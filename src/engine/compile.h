@@ -43,6 +43,11 @@ typedef struct eng_compile_req {
      * the compiler does not read OPENACL_PRECISION. ENG_PRECISION_BF16 is
      * refused where eng_cpu_bf16() is 0. */
     int precision;
+    /* Addition (AIPP): --insert_op_conf's blocks (graph/aipp.h), each an
+     * openacl.Aipp node in front of its input; aipp_src names the file. */
+    int n_aipp;
+    const struct aipp_cfg *aipp;
+    const char *aipp_src;
 } eng_compile_req;
 
 /* Compiles; *image (malloc'd, *image_len bytes) is the compiled model. */

@@ -3,6 +3,7 @@
  * pipeline (eng_build: folding, fusion, layout, memory plan, bf16 marks when
  * asked) and pack the weights; then write every program into one image. */
 #include "engine/compile.h"
+#include "graph/aipp.h"
 #include "engine/eng_priv.h"
 #include "graph/errs.h"
 #include "onnx/onnx_import.h"
@@ -134,6 +135,53 @@ static int rewrite(g_graph *g, const eng_compile_req *r)
     return rc;
 }
 
+/* Whether input `name` is the image of an AIPP node (graph/aipp.c names the
+ * float tensor behind it). */
+static int is_aipp_image(const g_graph *g, const char *name)
+{
+    char *alias = str_cat(name, "::openacl_aipp_out");
+    int hit = alias && g_tensor_find(g, alias) >= 0;
+    free(alias);
+    return hit;
+}
+
+/* An AIPP image declares its own shape, the batch still a gear dim. */
+static void image_decl(const g_graph *g, const eng_compile_req *r, const g_tensor *x, g_shape *decl)
+{
+    if (!r->n_aipp || !is_aipp_image(g, x->name) || decl->rank != 4 || x->shape.rank != 4) return;
+    int64_t b = decl->d[0];
+    *decl = x->shape;
+    decl->d[0] = b;
+}
+
+/* The AIPP nodes of --insert_op_conf; an input fixed by --input_shape is
+ * fixed to the image's shape instead. */
+static int insert_aipp(g_graph *g, const eng_compile_req *r, g_shape *shp)
+{
+    if (r->n_aipp && r->gear_kind && r->gear_kind != ENG_GEAR_BATCH)
+        return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "--insert_op_conf: AIPP with --dynamic_image_size or "
+                        "--dynamic_dims is not supported by this build (--dynamic_batch_size is)");
+    for (int i = 0; i < r->n_aipp; i++) {
+        const aipp_cfg *c = &r->aipp[i];
+        if (r->gear_kind && c->mode == AIPP_MODE_DYNAMIC)
+            return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "--insert_op_conf: %s line %d: dynamic AIPP with gears "
+                            "is not supported by this build", r->aipp_src ? r->aipp_src : "(config)", c->line);
+        int k = c->related_name[0] ? input_index(g, c->related_name) : c->rank;
+        int s = -1;
+        g_shape sh;
+        memset(&sh, 0, sizeof sh);
+        if (k >= 0 && k < g->n_inputs) {
+            sh = g->t[g->inputs[k]].shape;
+            for (int j = 0; j < r->n_shapes; j++)
+                if (!strcmp(r->shape_names[j], g->t[g->inputs[k]].name)) { s = j; sh = shp[j]; }
+        }
+        int rc = aipp_insert(g, r->aipp_src ? r->aipp_src : "(config)", c, &sh);
+        if (rc) return rc;
+        if (s >= 0) shp[s] = sh;
+    }
+    return 0;
+}
+
 /* Shapes of gear k: the -1 dims of --input_shape filled with its values. */
 static int gear_shapes(const eng_compile_req *r, int k, g_shape *out)
 {
@@ -233,6 +281,7 @@ int eng_compile(const void *onnx, size_t len, const eng_compile_req *r, void **i
         if (!rc) rc = rewrite(g, r);
         if (!rc && r->gear_kind) rc = gear_shapes(r, k, shp);
         else if (!rc && r->n_shapes) memcpy(shp, r->shapes, (size_t)r->n_shapes * sizeof *shp);
+        if (!rc) rc = insert_aipp(g, r, shp);
         if (rc) { g_graph_free(g); break; }
         if (k == 0) {
             /* the declared inputs: what the model reports, -1 where dynamic */
@@ -263,6 +312,7 @@ int eng_compile(const void *onnx, size_t len, const eng_compile_req *r, void **i
                         lo[(size_t)i * G_MAX_RANK + (size_t)d] = r->lo[(size_t)s * G_MAX_RANK + (size_t)d];
                         hi[(size_t)i * G_MAX_RANK + (size_t)d] = r->hi[(size_t)s * G_MAX_RANK + (size_t)d];
                     }
+                    image_decl(g, r, x, &decl[i]);
                 }
                 for (int d = 0; d < decl[i].rank; d++)
                     if (decl[i].d[d] >= 0) {

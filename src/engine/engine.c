@@ -9,6 +9,7 @@
  * run (arena base + offset, weight base + offset, caller input/output
  * pointer); the run itself is eng_run.c. */
 #include "engine/eng_priv.h"
+#include "graph/aipp.h"
 #include "graph/errs.h"
 #include "graph/passes.h"
 #include "graph/plan.h"
@@ -495,6 +496,32 @@ int eng_num_outputs(const eng_model *m) { return m ? m->n_out : 0; }
 const eng_io *eng_input(const eng_model *m, int i) { return m && i >= 0 && i < m->n_in ? &m->ins[i] : NULL; }
 const eng_io *eng_output(const eng_model *m, int i) { return m && i >= 0 && i < m->n_out ? &m->outs[i] : NULL; }
 int eng_is_static(const eng_model *m) { return m ? m->is_static : 0; }
+
+static int input_of(const eng_model *m, const g_graph *g, int t)
+{
+    for (int i = 0; t >= 0 && i < m->n_in; i++) if (!strcmp(m->ins[i].name, g->t[t].name)) return i;
+    return -1;
+}
+
+int eng_input_aipp(const eng_model *m, int i, aipp_cfg *cfg, g_shape *net, int *attached)
+{
+    *attached = -1;
+    if (!m || !m->g || i < 0 || i >= m->n_in) return 0;
+    const g_graph *g = m->g;
+    int t = g_tensor_find(g, m->ins[i].name);
+    for (int k = 0; t >= 0 && k < g->n_nodes; k++) {
+        const g_node *n = &g->nodes[k];
+        if (n->n_in < 1 || n->n_out < 1 || strcmp(n->op_type, "Aipp") || strcmp(n->domain, "openacl")) continue;
+        int slot = n->in[0] == t ? 0 : n->n_in > 1 && n->in[1] == t ? 1 : -1;
+        if (slot < 0) continue;
+        if (aipp_from_node(n, cfg)) return 0;
+        *net = g->t[n->out[0]].shape;
+        if (n->n_in == 1) return 1;
+        *attached = input_of(m, g, n->in[1 - slot]);
+        return slot ? 3 : 2;
+    }
+    return 0;
+}
 size_t eng_work_size(const eng_model *m) { return m && m->is_static ? m->work_size : 0; }
 size_t eng_weight_size(const eng_model *m) { return m ? m->weight_size : 0; }
 

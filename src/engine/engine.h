@@ -71,6 +71,13 @@ int eng_num_outputs(const eng_model *m);
 const eng_io *eng_input(const eng_model *m, int i);
 const eng_io *eng_output(const eng_model *m, int i);
 int eng_is_static(const eng_model *m);          /* all shapes known at load */
+/* Addition (AIPP): what input i is to an openacl.Aipp node (atc
+ * --insert_op_conf), in aclmdlInputAippType's values: 0 none, 1 the image of
+ * a static AIPP, 2 the image of a dynamic one, 3 the parameters of a dynamic
+ * one. *cfg is the node's configuration, *net the float32 NCHW shape the
+ * network reads, *attached (2 and 3) the index of the other input. */
+struct aipp_cfg;
+int eng_input_aipp(const eng_model *m, int i, struct aipp_cfg *cfg, g_shape *net, int *attached);
 
 /* Bytes of the activation arena (static plan; for dynamic models the bound
  * for the shapes seen so far is not known: returns 0). */

@@ -177,8 +177,13 @@ int mdl_info_build(const char *api, const eng_model *m, uint32_t model_id, mdl_i
     out->n_out = no;
     int rc = ACL_SUCCESS;
     int gears = eng_gear_count(m) > 0;
-    for (int i = 0; i < ni && rc == ACL_SUCCESS; i++)
+    for (int i = 0; i < ni && rc == ACL_SUCCESS; i++) {
         rc = fill_io(api, &out->in[i], eng_input(m, i), gears);
+        mdl_io *d = &out->in[i];
+        d->has_aipp = rc == ACL_SUCCESS ? eng_input_aipp(m, i, &d->aipp, &d->aipp_net, &d->aipp_attached) : 0;
+        if (d->has_aipp == 1)
+            d->format = ACL_FORMAT_NHWC;
+    }
     for (int i = 0; i < no && rc == ACL_SUCCESS; i++)
         rc = fill_io(api, &out->out[i], eng_output(m, i), gears);
     if (rc == ACL_SUCCESS)
@@ -452,7 +457,9 @@ aclError aclmdlGetInputDims(const aclmdlDesc *modelDesc, size_t index, aclmdlIOD
     return get_dims("aclmdlGetInputDims", modelDesc, 0, index, dims);
 }
 
-/* No AIPP in openacl: identical to V1. */
+/* Identical to V1: a static AIPP input reports its bytes as they lie in both,
+ * (n, h*3/2, w, 1) for YUV420SP, (n, h*2, w, 1) for YUV422SP, (n, h, w, c)
+ * for the packed formats, so the product of the dims is the input's size. */
 aclError aclmdlGetInputDimsV2(const aclmdlDesc *modelDesc, size_t index, aclmdlIODims *dims)
 {
     return get_dims("aclmdlGetInputDimsV2", modelDesc, 0, index, dims);

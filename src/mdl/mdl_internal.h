@@ -11,6 +11,7 @@
 
 #include "acl/acl_mdl.h"
 #include "engine/engine.h"
+#include "graph/aipp.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -25,6 +26,12 @@ typedef struct mdl_io {
     aclFormat format;         /* NCHW for rank 4, ND otherwise */
     g_shape shape;            /* d < 0: dynamic; rank -1: unknown rank */
     size_t nbytes;            /* 0 when the shape is not static */
+    /* AIPP (atc --insert_op_conf), aclmdlInputAippType: 1 the image of a
+     * static AIPP, 2 of a dynamic one, 3 a dynamic one's parameters
+     * (aipp_attached: the other input of the dynamic pair) */
+    int has_aipp, aipp_attached;
+    aipp_cfg aipp;
+    g_shape aipp_net;         /* the float32 NCHW input of the network behind it */
 } mdl_io;
 
 typedef struct mdl_info {

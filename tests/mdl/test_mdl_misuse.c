@@ -221,7 +221,7 @@ static void bad_execute(void)
     CHECK(aclmdlGetNumInputs(NULL) == 0);
     (void)aclGetRecentErrMsg();
     aclAippInfo ai;
-    CHECK_ERR(aclmdlGetFirstAippInfo(id, 0, &ai), (int)ACL_ERROR_GE_AIPP_NOT_EXIST, "no static AIPP");
+    CHECK_ERR(aclmdlGetFirstAippInfo(id, 0, &ai), (int)ACL_ERROR_GE_AIPP_NOT_EXIST, "has no AIPP");
 
     /* the wrong context */
     aclrtContext main_ctx, other;
@@ -305,14 +305,14 @@ static void bad_config(void)
 static void unsupported(void)
 {
     uint32_t id;
-    CHECK(aclmdlCreateAIPP(1) == NULL);
+    CHECK(aclmdlCreateAIPP(0) == NULL);
     const char *m = aclGetRecentErrMsg();
-    CHECK(m && strstr(m, "aclmdlCreateAIPP") && strstr(m, "not supported"));
+    CHECK(m && strstr(m, "aclmdlCreateAIPP") && strstr(m, "batchSize 0"));
     CHECK_ERR(aclmdlBundleLoadFromFile(path_of("gemm.onnx"), &id), ACL_ERROR_FEATURE_UNSUPPORTED,
               "aclmdlBundleLoadFromFile");
     CHECK_ERR(aclmdlLoadFromFileWithQ(path_of("gemm.onnx"), &id, NULL, 0, NULL, 0), ACL_ERROR_FEATURE_UNSUPPORTED,
               "not supported");
-    CHECK_ERR(aclmdlSetAIPPInputFormat(NULL, ACL_YUV420SP_U8), ACL_ERROR_FEATURE_UNSUPPORTED, "AIPP");
+    CHECK_ERR(aclmdlSetAIPPInputFormat(NULL, ACL_YUV420SP_U8), ACL_ERROR_INVALID_PARAM, "aippParmsSet is NULL");
     CHECK_ERR(aclmdlCreateAndGetOpDesc(0, 0, 0, NULL, 0, NULL, NULL, NULL, NULL), ACL_ERROR_FEATURE_UNSUPPORTED,
               "aclmdlCreateAndGetOpDesc");
     CHECK_ERR(aclRecoverAllHcclTasks(0), ACL_ERROR_FEATURE_UNSUPPORTED, "Hccl");

@@ -303,8 +303,17 @@ def test_failures_come_back_through_ret(ctx, model_paths, tmp_path):
     assert acl.rt.free(12345678) == C.ACL_ERROR_INVALID_PARAM
     assert acl.rt.memcpy(0, 4, 0, 4, C.ACL_MEMCPY_HOST_TO_HOST) == C.ACL_ERROR_INVALID_PARAM
     assert acl.rt.set_device(99) != 0
+    # dynamic AIPP parameter sets (the pyACL names of aclmdlCreateAIPP & co.)
+    assert acl.mdl.create_aipp(0) == 0 and "batchSize 0" in (acl.get_recent_err_msg() or "")
+    aipp = acl.mdl.create_aipp(2)
+    assert aipp != 0
+    assert acl.mdl.get_aipp_data_size(2) == (64 + 2 * 96, 0)
+    ok(acl.mdl.set_aipp_input_format(aipp, 1))                       # ACL_YUV420SP_U8
+    assert acl.mdl.set_aipp_input_format(aipp, 8) == C.ACL_ERROR_INVALID_PARAM
+    ok(acl.mdl.set_aipp_crop_params(aipp, 1, 0, 0, 16, 16, 1))
+    assert acl.mdl.set_aipp_crop_params(aipp, 1, 0, 0, 16, 16, 2) == C.ACL_ERROR_INVALID_PARAM
+    ok(acl.mdl.destroy_aipp(aipp))
     # unsupported C features report their code
-    assert acl.mdl.create_aipp(1) == 0
     assert acl.mdl.bundle_load_from_file("x.om")[1] == C.ACL_ERROR_FEATURE_UNSUPPORTED
     assert acl.mdl.dump_reg_callback(lambda d: None, 0) == C.ACL_ERROR_FEATURE_UNSUPPORTED
     assert acl.mdl.dump_unreg_callback() is None

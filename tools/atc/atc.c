@@ -31,6 +31,7 @@
 #include "core/log_internal.h"
 #include "engine/compile.h"
 #include "engine/engine.h"
+#include "graph/aipp.h"
 
 #define MAX_GEARS 100
 #define MAX_DIM_CNT 128       /* ACL_MAX_DIM_CNT: dims of all inputs of a dims gear */
@@ -39,7 +40,7 @@ typedef struct flag { const char *name; const char *val; int seen; } flag;
 
 enum {
     F_MODEL, F_FRAMEWORK, F_OUTPUT, F_INPUT_SHAPE, F_INPUT_FORMAT, F_BATCH, F_IMAGE, F_DIMS, F_FP16, F_OUTPUT_TYPE,
-    F_PRECISION, F_PRECISION_V2, F_LOG, F_MODE, F_SOC, F_OM, F_JSON, F_WEIGHT, F_INPUT_SHAPE_RANGE, F_N
+    F_PRECISION, F_PRECISION_V2, F_LOG, F_MODE, F_SOC, F_OM, F_JSON, F_WEIGHT, F_INPUT_SHAPE_RANGE, F_AIPP, F_N
 };
 static flag g_flags[F_N] = {
     [F_MODEL] = {"model"}, [F_FRAMEWORK] = {"framework"}, [F_OUTPUT] = {"output"},
@@ -48,6 +49,7 @@ static flag g_flags[F_N] = {
     [F_OUTPUT_TYPE] = {"output_type"}, [F_PRECISION] = {"precision_mode"}, [F_PRECISION_V2] = {"precision_mode_v2"},
     [F_LOG] = {"log"}, [F_MODE] = {"mode"}, [F_SOC] = {"soc_version"}, [F_OM] = {"om"}, [F_JSON] = {"json"},
     [F_WEIGHT] = {"weight"}, [F_INPUT_SHAPE_RANGE] = {"input_shape_range"},
+    [F_AIPP] = {"insert_op_conf"},
 };
 
 static void usage(FILE *f)
@@ -70,6 +72,8 @@ static void usage(FILE *f)
             "                        allow_fp32_to_bf16 | allow_mix_precision_bf16 (convolutions and matrix\n"
             "                        products in bfloat16, float32 accumulation; CPUs with AVX512-BF16/AMX)\n"
             "  --precision_mode_v2   origin | cube_fp16in_fp32out | mixed_bfloat16\n"
+            "  --insert_op_conf      AIPP configuration (aipp_op blocks): the input takes a uint8 image and\n"
+            "                        the model crops, converts, normalises and pads it (docs/aipp.md)\n"
             "  --soc_version         recorded in the model\n"
             "  --log                 debug | info | warning | error | null (default)\n"
             "  --mode                0 = compile (default), 1 = compiled model to JSON (--om, --json)\n\n"
@@ -617,6 +621,19 @@ static int mode_compile(int argc, char **argv)
         else if (eng_is_compiled(onnx, onnx_len))
             rc = fail_value("model", model, "this is already an openacl compiled model");
     }
+    aipp_cfg *aipp = NULL;
+    int n_aipp = 0;
+    const char *aipp_path = g_flags[F_AIPP].val;
+    if (!rc && aipp_path) {
+        size_t alen = 0;
+        void *text = map_file(aipp_path, &alen, "insert_op_conf");
+        if (!text) rc = 1;
+        else {
+            int prc = aipp_parse(aipp_path, text, alen, &aipp, &n_aipp);
+            munmap(text, alen);
+            if (prc) rc = fail_lib("reading --insert_op_conf", prc);
+        }
+    }
     if (!rc) {
         printf("ATC start working now, please wait for a moment.\n");
         fflush(stdout);
@@ -643,7 +660,7 @@ static int mode_compile(int argc, char **argv)
             .n_out_types = n_ot, .out_type_node = ot_node, .out_type_index = ot_index, .out_type_dtype = ot_dtype,
             .soc_version = g_flags[F_SOC].val ? g_flags[F_SOC].val : "", .precision_mode = precision,
             .input_format = fmt, .framework = "5 (ONNX)", .cmdline = cmd, .progress = on_progress,
-            .progress_ctx = &pr, .precision = prec,
+            .progress_ctx = &pr, .precision = prec, .n_aipp = n_aipp, .aipp = aipp, .aipp_src = aipp_path,
         };
         void *img = NULL;
         size_t img_len = 0;
@@ -671,7 +688,7 @@ static int mode_compile(int argc, char **argv)
         munmap(onnx, onnx_len);
     }
     for (int i = 0; i < n_shapes; i++) free(shapes[i].name);
-    free(shapes); free(gvals); free(fp16); free(fp16dup); free(otdup);
+    free(shapes); free(gvals); free(fp16); free(fp16dup); free(otdup); free(aipp);
     if (!rc) printf("ATC run success, welcome to the next use.\n");
     return rc;
 }
