@@ -21,6 +21,14 @@ endif()
 file(GLOB OA_PY_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/src/*.c)
 Python3_add_library(pyacl MODULE WITH_SOABI ${OA_PY_SOURCES})
 target_link_libraries(pyacl PRIVATE ascendcl Python3::NumPy Threads::Threads)
+# acl.media binds libacl_dvpp (src/dvpp) when it is built; otherwise the
+# submodule is empty (python/src/acl_media.c).
+if(TARGET acl_dvpp)
+  target_link_libraries(pyacl PRIVATE acl_dvpp)
+  target_compile_definitions(pyacl PRIVATE OPENACL_PY_MEDIA=1)
+else()
+  message(STATUS "python: acl_dvpp is not built, acl.media is empty")
+endif()
 target_compile_options(pyacl PRIVATE ${OA_WARN} -fvisibility=hidden)
 set_target_properties(pyacl PROPERTIES
   OUTPUT_NAME acl

@@ -1,0 +1,706 @@
+"""acl.media (DVPP through pyACL) against references nobody here wrote.
+
+JPEG decode is compared with Pillow's decode of the same file, which runs
+the same IDCT but through libjpeg's own colour pipeline: Pillow asked for
+YCbCr (draft mode) returns the luma plane untouched, and at half scale
+libjpeg reconstructs the 4:2:0 chroma planes by IDCT alone (no upsampling),
+so Y, U and V are compared exactly. Resize is compared with OpenCV's
+formulas in numpy (and cv2.resize itself where installed): nearest exactly,
+bilinear within 1 level (OpenCV rounds fixed-point weights, a float
+implementation may land on the other side of .5). Crop and paste move
+pixels and are exact. Error paths check the documented codes.
+
+The photographs are Pillow re-encodings of matplotlib's sample photograph
+(grace_hopper.jpg, python3-matplotlib) at several sizes and subsamplings,
+plus that file as it ships."""
+import io
+import os
+
+import numpy as np
+import pytest
+
+import acl
+import aclconst as C
+
+Image = pytest.importorskip("PIL.Image")
+
+pytestmark = pytest.mark.skipif(not hasattr(acl.media, "dvpp_create_channel_desc"),
+                                reason="acl.media is empty: libacl_dvpp was not built")
+
+# acl_dvpp.h values (pyACL applications define their own)
+YUV_400, NV12, NV21, YUV422SP, YVU422SP, YUV444SP, YVU444SP = 0, 1, 2, 3, 4, 5, 6
+RGB_888, BGR_888, RGBA_8888 = 12, 13, 16
+UNKNOWN = 10000
+CSS_444, CSS_422, CSS_420, CSS_GRAY = 0, 1, 2, 3
+ACL_ERROR_FORMAT_NOT_MATCH = 100027
+ACL_ERROR_FAILURE = 500001
+ACL_ERROR_UNSUPPORTED_JPEG = 148052
+ACL_DVPP_CSC_MATRIX_UINT32 = 0
+ACL_DVPP_CHANNEL_ID_UINT64 = 2
+ACL_VDEC_OUT_PIC_WIDTH_UINT32 = 7
+
+
+def align(v, a):
+    return (v + a - 1) // a * a
+
+
+def photo_path():
+    try:
+        from matplotlib import cbook
+        p = cbook.get_sample_data("grace_hopper.jpg", asfileobj=False)
+    except Exception:  # noqa: BLE001 - any failure means the photo is not there
+        return None
+    return p if p and os.path.exists(p) else None
+
+
+@pytest.fixture(scope="module")
+def photo():
+    p = photo_path()
+    if not p:
+        pytest.skip("matplotlib's sample photograph is not installed (python3-matplotlib)")
+    return Image.open(p).convert("RGB")
+
+
+def encode(img, size=None, subsampling=2, quality=90, progressive=False, gray=False):
+    if size:
+        img = img.resize(size, Image.BICUBIC)
+    if gray:
+        img = img.convert("L")
+    bio = io.BytesIO()
+    kw = {} if gray else {"subsampling": subsampling}
+    img.save(bio, "JPEG", quality=quality, progressive=progressive, **kw)
+    return bio.getvalue()
+
+
+def pil_ycbcr(data, size=None):
+    """Pillow's decode of `data` as YCbCr planes, optionally DCT-scaled."""
+    im = Image.open(io.BytesIO(data))
+    im.draft("YCbCr", size or im.size)
+    a = np.asarray(im.convert("YCbCr") if im.mode != "YCbCr" else im)
+    return a
+
+
+class Dvpp:
+    """A channel and a stream on device 0, and the buffers a test makes."""
+
+    def __init__(self):
+        self.stream, ret = acl.rt.create_stream()
+        assert ret == C.ACL_SUCCESS
+        self.ch = acl.media.dvpp_create_channel_desc()
+        assert self.ch
+        assert acl.media.dvpp_create_channel(self.ch) == C.ACL_SUCCESS
+        self.bufs, self.pics = [], []
+
+    def close(self):
+        for p in self.pics:
+            assert acl.media.dvpp_destroy_pic_desc(p) == C.ACL_SUCCESS
+        for b in self.bufs:
+            assert acl.media.dvpp_free(b) == C.ACL_SUCCESS
+        assert acl.media.dvpp_destroy_channel(self.ch) == C.ACL_SUCCESS
+        assert acl.media.dvpp_destroy_channel_desc(self.ch) == C.ACL_SUCCESS
+        assert acl.rt.destroy_stream(self.stream) == C.ACL_SUCCESS
+
+    def malloc(self, n):
+        p, ret = acl.media.dvpp_malloc(n)
+        assert ret == C.ACL_SUCCESS and p
+        self.bufs.append(p)
+        return p
+
+    def put(self, data):
+        data = bytes(data)
+        p = self.malloc(len(data))
+        assert acl.rt.memcpy(p, len(data), acl.util.bytes_to_ptr(data), len(data),
+                             C.ACL_MEMCPY_HOST_TO_DEVICE) == C.ACL_SUCCESS
+        return p, len(data)
+
+    def get(self, p, n):
+        out = np.empty(n, np.uint8)
+        host = bytes(n)
+        assert acl.rt.memcpy(acl.util.bytes_to_ptr(host), n, p, n, C.ACL_MEMCPY_DEVICE_TO_HOST) == C.ACL_SUCCESS
+        out[:] = np.frombuffer(host, np.uint8)
+        return out
+
+    def pic(self, data=0, size=0, fmt=NV12, w=0, h=0, ws=0, hs=0):
+        p = acl.media.dvpp_create_pic_desc()
+        assert p
+        self.pics.append(p)
+        for fn, v in ((acl.media.dvpp_set_pic_desc_data, data), (acl.media.dvpp_set_pic_desc_size, size),
+                      (acl.media.dvpp_set_pic_desc_format, fmt), (acl.media.dvpp_set_pic_desc_width, w),
+                      (acl.media.dvpp_set_pic_desc_height, h), (acl.media.dvpp_set_pic_desc_width_stride, ws),
+                      (acl.media.dvpp_set_pic_desc_height_stride, hs)):
+            assert fn(p, v) == C.ACL_SUCCESS
+        return p
+
+    def nv12_pic(self, w, h, fill=None):
+        """An NV12 picture with the VPC strides (16, 2) and its buffer."""
+        ws, hs = align(w, 16), align(h, 2)
+        n = ws * hs * 3 // 2
+        buf = self.malloc(n)
+        if fill is not None:
+            assert acl.rt.memset(buf, n, fill, n) == C.ACL_SUCCESS
+        return self.pic(buf, n, NV12, w, h, ws, hs), buf, n
+
+    def upload_nv12(self, y, uv):
+        """A VPC input picture holding planes y (h, w) and uv (h/2, w/2, 2)."""
+        h, w = y.shape
+        ws, hs = align(w, 16), align(h, 2)
+        img = np.zeros(ws * hs * 3 // 2, np.uint8)
+        img[:ws * hs].reshape(hs, ws)[:h, :w] = y
+        img[ws * hs:].reshape(hs // 2, ws)[:h // 2, :w] = uv.reshape(h // 2, w)
+        buf, n = self.put(img.tobytes())
+        return self.pic(buf, n, NV12, w, h, ws, hs)
+
+    def sync(self):
+        return acl.rt.synchronize_stream(self.stream)
+
+    def decode(self, data, fmt=NV12):
+        """JPEG bytes -> (planes buffer as uint8, width, height, ws, hs, pic)."""
+        host = bytes(data)
+        n, ret = acl.media.dvpp_jpeg_predict_dec_size(acl.util.bytes_to_ptr(host), len(host), fmt)
+        assert ret == C.ACL_SUCCESS and n > 0, acl.get_recent_err_msg()
+        src, size = self.put(host)
+        out = self.malloc(n)
+        pic = self.pic(out, n, fmt)
+        ret = acl.media.dvpp_jpeg_decode_async(self.ch, src, size, pic, self.stream)
+        assert ret == C.ACL_SUCCESS, acl.get_recent_err_msg()
+        assert self.sync() == C.ACL_SUCCESS, acl.get_recent_err_msg()
+        assert acl.media.dvpp_get_pic_desc_ret_code(pic) == 0
+        g = acl.media
+        w, h = g.dvpp_get_pic_desc_width(pic), g.dvpp_get_pic_desc_height(pic)
+        ws, hs = g.dvpp_get_pic_desc_width_stride(pic), g.dvpp_get_pic_desc_height_stride(pic)
+        return self.get(out, n), w, h, ws, hs, pic
+
+
+@pytest.fixture
+def dv(ctx):
+    d = Dvpp()
+    yield d
+    d.close()
+
+
+def nv12_planes(buf, w, h, ws, hs):
+    y = buf[:ws * hs].reshape(hs, ws)[:h, :w]
+    uv = buf[ws * hs:ws * hs + ws * hs // 2].reshape(hs // 2, ws)[:h // 2, :w].reshape(h // 2, w // 2, 2)
+    return y, uv
+
+
+# ---- image information ----
+
+@pytest.mark.parametrize("sub,css", [(0, CSS_444), (1, CSS_422), (2, CSS_420)])
+def test_jpeg_image_info_matches_pillow(photo, sub, css):
+    for size in ((640, 480), (333, 251), (1920, 1080)):
+        data = encode(photo, size, subsampling=sub)
+        ptr = acl.util.bytes_to_ptr(data)
+        w, h, comps, ret = acl.media.dvpp_jpeg_get_image_info(ptr, len(data))
+        assert (w, h, comps, ret) == (size[0], size[1], 3, C.ACL_SUCCESS)
+        w, h, comps, fmt, ret = acl.media.dvpp_jpeg_get_image_info_v2(ptr, len(data))
+        assert (w, h, comps, fmt, ret) == (size[0], size[1], 3, css, C.ACL_SUCCESS)
+        n, ret = acl.media.dvpp_jpeg_predict_dec_size(ptr, len(data), NV12)
+        assert ret == C.ACL_SUCCESS and n == align(size[0], 128) * align(size[1], 16) * 3 // 2
+
+
+def test_jpeg_image_info_gray_and_shipped_file(photo):
+    data = encode(photo, (200, 100), gray=True)
+    w, h, comps, fmt, ret = acl.media.dvpp_jpeg_get_image_info_v2(acl.util.bytes_to_ptr(data), len(data))
+    assert (w, h, comps, fmt, ret) == (200, 100, 1, CSS_GRAY, C.ACL_SUCCESS)
+    shipped = open(photo_path(), "rb").read()
+    w, h, comps, ret = acl.media.dvpp_jpeg_get_image_info(acl.util.bytes_to_ptr(shipped), len(shipped))
+    assert (w, h, comps, ret) == (Image.open(photo_path()).size + (3, C.ACL_SUCCESS))
+
+
+def test_png_image_info_matches_pillow(photo):
+    for mode, comps in (("RGB", 3), ("RGBA", 4), ("L", 1), ("LA", 2)):
+        bio = io.BytesIO()
+        photo.resize((97, 61)).convert(mode).save(bio, "PNG")
+        data = bio.getvalue()
+        w, h, c, ret = acl.media.dvpp_png_get_image_info(acl.util.bytes_to_ptr(data), len(data))
+        assert (w, h, c, ret) == (97, 61, comps, C.ACL_SUCCESS), mode
+
+
+# ---- JPEG decode: exact against Pillow ----
+
+@pytest.mark.parametrize("size", [(640, 480), (512, 600), (1920, 1080), (96, 64)])
+@pytest.mark.parametrize("progressive", [False, True])
+def test_jpeg_decode_420_nv12_exact(dv, photo, size, progressive):
+    data = encode(photo, size, subsampling=2, progressive=progressive)
+    buf, w, h, ws, hs, _ = dv.decode(data, NV12)
+    assert (w, h, ws, hs) == (size[0], size[1], align(size[0], 128), align(size[1], 16))
+    y, uv = nv12_planes(buf, w, h, ws, hs)
+    full = pil_ycbcr(data)
+    half = pil_ycbcr(data, (w // 2, h // 2))
+    assert half.shape[:2] == (h // 2, w // 2)
+    np.testing.assert_array_equal(y, full[..., 0])
+    np.testing.assert_array_equal(uv[..., 0], half[..., 1])
+    np.testing.assert_array_equal(uv[..., 1], half[..., 2])
+
+
+def test_jpeg_decode_nv21_swaps_chroma(dv, photo):
+    data = encode(photo, (320, 240))
+    b12, w, h, ws, hs, _ = dv.decode(data, NV12)
+    b21, *_ = dv.decode(data, NV21)
+    y12, uv12 = nv12_planes(b12, w, h, ws, hs)
+    y21, uv21 = nv12_planes(b21, w, h, ws, hs)
+    np.testing.assert_array_equal(y12, y21)
+    np.testing.assert_array_equal(uv12[..., ::-1], uv21)
+
+
+def test_jpeg_decode_444_to_yuv444sp_exact(dv, photo):
+    data = encode(photo, (352, 288), subsampling=0)
+    buf, w, h, ws, hs, _ = dv.decode(data, YUV444SP)
+    assert (w, h) == (352, 288)
+    ref = pil_ycbcr(data)
+    y = buf[:ws * hs].reshape(hs, ws)[:h, :w]
+    uv = buf[ws * hs:ws * hs * 3].reshape(hs, ws * 2)[:h, :2 * w].reshape(h, w, 2)
+    np.testing.assert_array_equal(y, ref[..., 0])
+    np.testing.assert_array_equal(uv[..., 0], ref[..., 1])
+    np.testing.assert_array_equal(uv[..., 1], ref[..., 2])
+
+
+def test_jpeg_decode_gray_to_nv12(dv, photo):
+    data = encode(photo, (256, 192), gray=True)
+    buf, w, h, ws, hs, _ = dv.decode(data, NV12)
+    y, uv = nv12_planes(buf, w, h, ws, hs)
+    np.testing.assert_array_equal(y, np.asarray(Image.open(io.BytesIO(data))))
+    assert (uv == 0x80).all()
+
+
+def test_jpeg_decode_odd_size_rounds_down(dv, photo):
+    data = encode(photo, (333, 251), subsampling=2)
+    buf, w, h, ws, hs, _ = dv.decode(data, NV12)
+    assert (w, h) == (332, 250) and ws == align(333, 128) and hs == align(251, 16)
+    y, _ = nv12_planes(buf, w, h, ws, hs)
+    np.testing.assert_array_equal(y, pil_ycbcr(data)[:250, :332, 0])
+
+
+def test_jpeg_decode_shipped_photograph(dv, photo):
+    data = open(photo_path(), "rb").read()
+    buf, w, h, ws, hs, _ = dv.decode(data, NV12)
+    y, _ = nv12_planes(buf, w, h, ws, hs)
+    np.testing.assert_array_equal(y, pil_ycbcr(data)[:h, :w, 0])
+
+
+# ---- VPC against OpenCV's formulas ----
+
+def cv_nearest(img, ow, oh):
+    """OpenCV INTER_NEAREST: source index floor(dst * in / out)."""
+    h, w = img.shape[:2]
+    ys = np.minimum((np.arange(oh) * h) // oh, h - 1)
+    xs = np.minimum((np.arange(ow) * w) // ow, w - 1)
+    return img[ys][:, xs]
+
+
+def cv_bilinear(img, ow, oh):
+    """OpenCV INTER_LINEAR (half-pixel centres, edges clamped), in float."""
+    h, w = img.shape[:2]
+
+    def axis(n_out, n_in):
+        s = (np.arange(n_out) + 0.5) * n_in / n_out - 0.5
+        s = np.maximum(s, 0)
+        i0 = np.minimum(np.floor(s).astype(int), n_in - 1)
+        i1 = np.minimum(i0 + 1, n_in - 1)
+        return i0, i1, s - i0
+
+    y0, y1, fy = axis(oh, h)
+    x0, x1, fx = axis(ow, w)
+    a = img.astype(np.float64)
+    fx = fx[None, :, None] if img.ndim == 3 else fx[None, :]
+    fy = fy[:, None, None] if img.ndim == 3 else fy[:, None]
+    top = a[y0][:, x0] * (1 - fx) + a[y0][:, x1] * fx
+    bot = a[y1][:, x0] * (1 - fx) + a[y1][:, x1] * fx
+    return np.clip(np.rint(top * (1 - fy) + bot * fy), 0, 255).astype(np.uint8)
+
+
+def photo_nv12(photo, w, h):
+    """NV12 planes of the photograph at (w, h), via Pillow's YCbCr."""
+    a = np.asarray(photo.resize((w, h), Image.BICUBIC).convert("YCbCr"))
+    uv = a[::2, ::2, 1:].copy()
+    return np.ascontiguousarray(a[..., 0]), uv
+
+
+def run_resize(dv, photo, src, dst, interpolation):
+    y, uv = photo_nv12(photo, *src)
+    inp = dv.upload_nv12(y, uv)
+    out, buf, n = dv.nv12_pic(*dst)
+    rc = acl.media.dvpp_create_resize_config()
+    assert acl.media.dvpp_set_resize_config_interpolation(rc, interpolation) == C.ACL_SUCCESS
+    assert acl.media.dvpp_get_resize_config_interpolation(rc) == interpolation
+    ret = acl.media.dvpp_vpc_resize_async(dv.ch, inp, out, rc, dv.stream)
+    assert ret == C.ACL_SUCCESS, acl.get_recent_err_msg()
+    assert dv.sync() == C.ACL_SUCCESS, acl.get_recent_err_msg()
+    assert acl.media.dvpp_destroy_resize_config(rc) == C.ACL_SUCCESS
+    oy, ouv = nv12_planes(dv.get(buf, n), dst[0], dst[1], align(dst[0], 16), align(dst[1], 2))
+    return y, uv, oy, ouv
+
+
+@pytest.mark.parametrize("src,dst", [((640, 480), (224, 224)), ((1920, 1080), (224, 224)),
+                                     ((224, 224), (640, 360)), ((334, 250), (100, 76))])
+def test_vpc_resize_nearest_exact(dv, photo, src, dst):
+    y, uv, oy, ouv = run_resize(dv, photo, src, dst, 2)
+    np.testing.assert_array_equal(oy, cv_nearest(y, *dst))
+    np.testing.assert_array_equal(ouv, cv_nearest(uv, dst[0] // 2, dst[1] // 2))
+
+
+@pytest.mark.parametrize("src,dst", [((640, 480), (320, 240)), ((224, 224), (640, 360)),
+                                     ((334, 250), (100, 76)), ((1920, 1080), (224, 224))])
+def test_vpc_resize_bilinear_opencv(dv, photo, src, dst):
+    y, uv, oy, ouv = run_resize(dv, photo, src, dst, 1)
+    for got, src_plane, ow, oh, what in ((oy, y, dst[0], dst[1], "Y"), (ouv, uv, dst[0] // 2, dst[1] // 2, "UV")):
+        want = cv_bilinear(src_plane, ow, oh)
+        diff = np.abs(got.astype(int) - want)
+        assert diff.max() <= 1, "%s: max diff %d against OpenCV's bilinear" % (what, diff.max())
+        try:
+            import cv2
+        except ImportError:
+            continue
+        cv = cv2.resize(src_plane, (ow, oh), interpolation=cv2.INTER_LINEAR)
+        assert np.abs(got.astype(int) - cv).max() <= 1, what
+
+
+def test_vpc_crop_exact(dv, photo):
+    y, uv = photo_nv12(photo, 640, 480)
+    inp = dv.upload_nv12(y, uv)
+    out, buf, n = dv.nv12_pic(200, 120)
+    roi = acl.media.dvpp_create_roi_config(100, 299, 50, 169)
+    ret = acl.media.dvpp_vpc_crop_async(dv.ch, inp, out, roi, dv.stream)
+    assert ret == C.ACL_SUCCESS, acl.get_recent_err_msg()
+    assert dv.sync() == C.ACL_SUCCESS
+    oy, ouv = nv12_planes(dv.get(buf, n), 200, 120, 208, 120)
+    np.testing.assert_array_equal(oy, y[50:170, 100:300])
+    np.testing.assert_array_equal(ouv, uv[25:85, 50:150])
+    assert acl.media.dvpp_destroy_roi_config(roi) == C.ACL_SUCCESS
+
+
+def test_vpc_crop_and_paste_keeps_the_canvas(dv, photo):
+    y, uv = photo_nv12(photo, 320, 240)
+    inp = dv.upload_nv12(y, uv)
+    out, buf, n = dv.nv12_pic(256, 256, fill=0x33)
+    crop = acl.media.dvpp_create_roi_config(0, 127, 0, 99)        # 128 x 100
+    paste = acl.media.dvpp_create_roi_config(16, 143, 20, 119)    # same size: a copy
+    ret = acl.media.dvpp_vpc_crop_and_paste_async(dv.ch, inp, out, crop, paste, dv.stream)
+    assert ret == C.ACL_SUCCESS, acl.get_recent_err_msg()
+    assert dv.sync() == C.ACL_SUCCESS
+    oy, ouv = nv12_planes(dv.get(buf, n), 256, 256, 256, 256)
+    np.testing.assert_array_equal(oy[20:120, 16:144], y[:100, :128])
+    np.testing.assert_array_equal(ouv[10:60, 8:72], uv[:50, :64])
+    mask = np.ones_like(oy, bool)
+    mask[20:120, 16:144] = False
+    assert (oy[mask] == 0x33).all()
+    for r in (crop, paste):
+        assert acl.media.dvpp_destroy_roi_config(r) == C.ACL_SUCCESS
+
+
+def test_vpc_batch_crop_and_paste(dv, photo):
+    """Two sources, 3 + 5 regions, each pasted into its own 128x128 canvas;
+    returns (dst_batch, ret) as pyACL does."""
+    planes = [photo_nv12(photo, 320, 240), photo_nv12(photo.transpose(Image.FLIP_LEFT_RIGHT), 320, 240)]
+    src = acl.media.dvpp_create_batch_pic_desc(2)
+    dst = acl.media.dvpp_create_batch_pic_desc(8)
+    keep = []
+    for i, (y, uv) in enumerate(planes):
+        p = dv.upload_nv12(y, uv)
+        s = acl.media.dvpp_get_pic_desc(src, i)
+        for get, put in ((acl.media.dvpp_get_pic_desc_data, acl.media.dvpp_set_pic_desc_data),
+                         (acl.media.dvpp_get_pic_desc_size, acl.media.dvpp_set_pic_desc_size),
+                         (acl.media.dvpp_get_pic_desc_format, acl.media.dvpp_set_pic_desc_format),
+                         (acl.media.dvpp_get_pic_desc_width, acl.media.dvpp_set_pic_desc_width),
+                         (acl.media.dvpp_get_pic_desc_height, acl.media.dvpp_set_pic_desc_height),
+                         (acl.media.dvpp_get_pic_desc_width_stride, acl.media.dvpp_set_pic_desc_width_stride),
+                         (acl.media.dvpp_get_pic_desc_height_stride, acl.media.dvpp_set_pic_desc_height_stride)):
+            assert put(s, get(p)) == C.ACL_SUCCESS
+    outs = []
+    for k in range(8):
+        d = acl.media.dvpp_get_pic_desc(dst, k)
+        buf = dv.malloc(128 * 128 * 3 // 2)
+        assert acl.rt.memset(buf, 128 * 128 * 3 // 2, 0, 128 * 128 * 3 // 2) == C.ACL_SUCCESS
+        for fn, v in ((acl.media.dvpp_set_pic_desc_data, buf), (acl.media.dvpp_set_pic_desc_size, 128 * 128 * 3 // 2),
+                      (acl.media.dvpp_set_pic_desc_format, NV12), (acl.media.dvpp_set_pic_desc_width, 128),
+                      (acl.media.dvpp_set_pic_desc_height, 128), (acl.media.dvpp_set_pic_desc_width_stride, 128),
+                      (acl.media.dvpp_set_pic_desc_height_stride, 128)):
+            assert fn(d, v) == C.ACL_SUCCESS
+        outs.append(buf)
+    crops, pastes, boxes = [], [], []
+    for k in range(8):
+        l, t = 16 * k, 8 * k
+        crops.append(acl.media.dvpp_create_roi_config(l, l + 63, t, t + 47))
+        pastes.append(acl.media.dvpp_create_roi_config(32, 95, 40, 87))
+        boxes.append((l, t))
+    keep += crops + pastes
+    got_dst, ret = acl.media.dvpp_vpc_batch_crop_and_paste_async(dv.ch, src, [3, 5], dst, crops, pastes, dv.stream)
+    assert (got_dst, ret) == (dst, C.ACL_SUCCESS), acl.get_recent_err_msg()
+    assert dv.sync() == C.ACL_SUCCESS, acl.get_recent_err_msg()
+    for k in range(8):
+        y, _ = planes[0 if k < 3 else 1]
+        l, t = boxes[k]
+        oy, _ = nv12_planes(dv.get(outs[k], 128 * 128 * 3 // 2), 128, 128, 128, 128)
+        np.testing.assert_array_equal(oy[40:88, 32:96], y[t:t + 48, l:l + 64], err_msg="region %d" % k)
+        assert acl.media.dvpp_get_pic_desc_ret_code(acl.media.dvpp_get_pic_desc(dst, k)) == 0
+    for r in keep:
+        assert acl.media.dvpp_destroy_roi_config(r) == C.ACL_SUCCESS
+    assert acl.media.dvpp_destroy_batch_pic_desc(src) == C.ACL_SUCCESS
+    assert acl.media.dvpp_destroy_batch_pic_desc(dst) == C.ACL_SUCCESS
+
+
+def test_jpeg_decode_then_resize_on_one_stream(dv, photo):
+    """Decode and resize queued back to back, one synchronize: the resize
+    reads the decoder's output (Huawei's sample flow)."""
+    data = encode(photo, (1280, 720))
+    w0, h0, _, _ = acl.media.dvpp_jpeg_get_image_info(acl.util.bytes_to_ptr(data), len(data))
+    src, size = dv.put(data)
+    n, _ = acl.media.dvpp_jpeg_predict_dec_size(acl.util.bytes_to_ptr(data), len(data), NV12)
+    dec = dv.malloc(n)
+    ws, hs = align(w0, 128), align(h0, 16)
+    dec_pic = dv.pic(dec, n, NV12)
+    vpc_in = dv.pic(dec, n, NV12, w0, h0, ws, hs)
+    out, buf, on = dv.nv12_pic(224, 224)
+    rc = acl.media.dvpp_create_resize_config()
+    assert acl.media.dvpp_set_resize_config_interpolation(rc, 2) == C.ACL_SUCCESS
+    assert acl.media.dvpp_jpeg_decode_async(dv.ch, src, size, dec_pic, dv.stream) == C.ACL_SUCCESS
+    assert acl.media.dvpp_vpc_resize_async(dv.ch, vpc_in, out, rc, dv.stream) == C.ACL_SUCCESS
+    assert dv.sync() == C.ACL_SUCCESS, acl.get_recent_err_msg()
+    oy, _ = nv12_planes(dv.get(buf, on), 224, 224, 224, 224)
+    np.testing.assert_array_equal(oy, cv_nearest(pil_ycbcr(data)[..., 0], 224, 224))
+    assert acl.media.dvpp_destroy_resize_config(rc) == C.ACL_SUCCESS
+
+
+# ---- JPEG encode and PNG decode ----
+
+def test_jpeg_encode_round_trip(dv, photo):
+    w, h = 320, 240
+    y, uv = photo_nv12(photo, w, h)
+    inp = dv.upload_nv12(y, uv)
+    cfg = acl.media.dvpp_create_jpege_config()
+    assert acl.media.dvpp_get_jpege_config_level(cfg) == 0
+    assert acl.media.dvpp_set_jpege_config_level(cfg, 95) == C.ACL_SUCCESS
+    assert acl.media.dvpp_get_jpege_config_level(cfg) == 95
+    cap, ret = acl.media.dvpp_jpeg_predict_enc_size(inp, cfg)
+    assert ret == C.ACL_SUCCESS and cap > 0
+    out = dv.malloc(cap)
+    size = np.array([cap], np.uint32)
+    ret = acl.media.dvpp_jpeg_encode_async(dv.ch, inp, out, size.ctypes.data, cfg, dv.stream)
+    assert ret == C.ACL_SUCCESS, acl.get_recent_err_msg()
+    assert dv.sync() == C.ACL_SUCCESS, acl.get_recent_err_msg()
+    assert 0 < int(size[0]) < cap
+    jpeg = dv.get(out, int(size[0])).tobytes()
+    back = pil_ycbcr(jpeg)
+    mse = np.mean((back[..., 0].astype(float) - y) ** 2)
+    psnr = 10 * np.log10(255.0 ** 2 / max(mse, 1e-9))
+    assert psnr > 35, "luma PSNR %.1f dB after a level-95 round trip" % psnr
+    assert acl.media.dvpp_destroy_jpege_config(cfg) == C.ACL_SUCCESS
+
+
+def test_png_decode_rgb_exact(dv, photo):
+    img = photo.resize((150, 100))
+    bio = io.BytesIO()
+    img.save(bio, "PNG")
+    data = bio.getvalue()
+    host = bytes(data)
+    n, ret = acl.media.dvpp_png_predict_dec_size(acl.util.bytes_to_ptr(host), len(host), RGB_888)
+    assert ret == C.ACL_SUCCESS
+    src, size = dv.put(host)
+    out = dv.malloc(n)
+    pic = dv.pic(out, n, RGB_888)
+    assert acl.media.dvpp_png_decode_async(dv.ch, src, size, pic, dv.stream) == C.ACL_SUCCESS
+    assert dv.sync() == C.ACL_SUCCESS, acl.get_recent_err_msg()
+    w, h = acl.media.dvpp_get_pic_desc_width(pic), acl.media.dvpp_get_pic_desc_height(pic)
+    ws = acl.media.dvpp_get_pic_desc_width_stride(pic)
+    assert (w, h, ws) == (150, 100, align(150, 128) * 3)
+    rgb = dv.get(out, n)[:ws * h].reshape(h, ws)[:, :3 * w].reshape(h, w, 3)
+    np.testing.assert_array_equal(rgb, np.asarray(img))
+
+
+# ---- descriptions, configurations, conventions ----
+
+def test_pic_desc_round_trip_and_defaults(ctx):
+    p = acl.media.dvpp_create_pic_desc()
+    g = acl.media
+    assert (g.dvpp_get_pic_desc_data(p), g.dvpp_get_pic_desc_size(p), g.dvpp_get_pic_desc_format(p),
+            g.dvpp_get_pic_desc_width(p), g.dvpp_get_pic_desc_ret_code(p)) == (0, 0, YUV_400, 0, 0)
+    assert g.dvpp_set_pic_desc_data(p, 0x1000) == 0 and g.dvpp_get_pic_desc_data(p) == 0x1000
+    assert g.dvpp_set_pic_desc_size(p, 4096) == 0 and g.dvpp_get_pic_desc_size(p) == 4096
+    assert g.dvpp_set_pic_desc_format(p, NV21) == 0 and g.dvpp_get_pic_desc_format(p) == NV21
+    assert g.dvpp_set_pic_desc_width_stride(p, 4095 + 1) == 0 and g.dvpp_get_pic_desc_width_stride(p) == 4096
+    assert g.dvpp_set_pic_desc_height_stride(p, 18) == 0 and g.dvpp_get_pic_desc_height_stride(p) == 18
+    assert g.dvpp_set_pic_desc_ret_code(p, 7) == 0 and g.dvpp_get_pic_desc_ret_code(p) == 7
+    assert g.dvpp_destroy_pic_desc(p) == C.ACL_SUCCESS
+    assert g.dvpp_destroy_pic_desc(0) == C.ACL_SUCCESS        # destroy(NULL) is a no-op
+    assert g.dvpp_set_pic_desc_width(0, 4) == C.ACL_ERROR_INVALID_PARAM
+    assert g.dvpp_get_pic_desc_width(0) == 0
+
+
+def test_border_config_and_channel_params(ctx):
+    b = acl.media.dvpp_create_border_config()
+    assert acl.media.dvpp_set_border_config_value(b, 2, 77.5) == C.ACL_SUCCESS
+    assert acl.media.dvpp_get_border_config_value(b, 2) == 77.5
+    assert acl.media.dvpp_get_border_config_value(b, 9) < 0
+    assert acl.media.dvpp_set_border_config_border_type(b, 1) == C.ACL_SUCCESS
+    assert acl.media.dvpp_get_border_config_border_type(b) == 1
+    assert acl.media.dvpp_set_border_config_left(b, 6) == C.ACL_SUCCESS
+    assert acl.media.dvpp_get_border_config_left(b) == 6
+    assert acl.media.dvpp_destroy_border_config(b) == C.ACL_SUCCESS
+
+    ch = acl.media.dvpp_create_channel_desc()
+    assert acl.media.dvpp_get_channel_desc_channel_id(ch) == 0
+    desc, ret = acl.media.dvpp_set_channel_desc_param(ch, ACL_DVPP_CSC_MATRIX_UINT32, 3)
+    assert (desc, ret) == (ch, C.ACL_SUCCESS)
+    assert acl.media.dvpp_get_channel_desc_param(ch, ACL_DVPP_CSC_MATRIX_UINT32) == (4, 3, C.ACL_SUCCESS)
+    _, ret = acl.media.dvpp_set_channel_desc_param(ch, ACL_DVPP_CHANNEL_ID_UINT64, 5)
+    assert ret == C.ACL_ERROR_INVALID_PARAM          # the channel id cannot be set
+    assert acl.media.dvpp_set_channel_desc_mode(ch, 1 | 2) == C.ACL_SUCCESS
+    assert acl.media.dvpp_create_channel(ch) == C.ACL_SUCCESS
+    assert acl.media.dvpp_get_channel_desc_channel_id(ch) != 0
+    assert acl.media.dvpp_destroy_channel(ch) == C.ACL_SUCCESS
+    assert acl.media.dvpp_destroy_channel_desc(ch) == C.ACL_SUCCESS
+
+
+def test_dvpp_memory_works_with_runtime_copies(ctx):
+    p, ret = acl.media.dvpp_malloc(1000)
+    assert ret == C.ACL_SUCCESS and p % 128 == 0
+    data = bytes(range(256)) * 3
+    assert acl.rt.memcpy(p, 1000, acl.util.bytes_to_ptr(data), len(data), C.ACL_MEMCPY_HOST_TO_DEVICE) == 0
+    back = bytes(len(data))
+    assert acl.rt.memcpy(acl.util.bytes_to_ptr(back), len(back), p, len(data), C.ACL_MEMCPY_DEVICE_TO_HOST) == 0
+    assert back == data
+    assert acl.rt.free(p) != C.ACL_SUCCESS             # only dvpp_free releases media memory
+    assert acl.media.dvpp_free(p) == C.ACL_SUCCESS
+
+
+def test_argument_errors_raise_like_pyacl(ctx):
+    with pytest.raises(TypeError, match="acl.media.dvpp_malloc args parse failed"):
+        acl.media.dvpp_malloc("1024")
+    with pytest.raises(TypeError, match="acl.media.dvpp_vpc_resize_async args parse failed"):
+        acl.media.dvpp_vpc_resize_async(1, 2, 3)
+    with pytest.raises(ValueError):
+        acl.media.dvpp_vpc_batch_crop_async(1, 2, [], 3, [4], 0)
+    with pytest.raises(ValueError):
+        acl.media.dvpp_vpc_batch_crop_async(1, 2, [257], 3, [4], 0)
+    with pytest.raises(TypeError):
+        acl.media.dvpp_vpc_batch_crop_and_paste_async(1, 2, 5, 3, [4], [5], 0)
+
+
+# ---- error paths: the documented codes ----
+
+def test_image_info_errors(photo):
+    data = encode(photo, (64, 64))
+    ptr = acl.util.bytes_to_ptr(data)
+    assert acl.media.dvpp_jpeg_get_image_info(0, len(data))[-1] == C.ACL_ERROR_INVALID_PARAM
+    assert acl.media.dvpp_jpeg_get_image_info(ptr, 0)[-1] == C.ACL_ERROR_INVALID_PARAM
+    junk = b"\xff\xd8\xff" + b"\x00" * 200
+    assert acl.media.dvpp_jpeg_get_image_info(acl.util.bytes_to_ptr(junk), len(junk))[-1] == ACL_ERROR_FAILURE
+    not_png = data
+    assert acl.media.dvpp_png_get_image_info(ptr, len(not_png))[-1] == C.ACL_ERROR_INVALID_PARAM
+    assert acl.get_recent_err_msg()
+
+
+def test_decode_argument_errors(dv, photo):
+    data = encode(photo, (64, 64))
+    src, size = dv.put(data)
+    n = align(64, 128) * 64 * 3 // 2
+    out = dv.malloc(n)
+    pic = dv.pic(out, n, NV12)
+    assert acl.media.dvpp_jpeg_decode_async(0, src, size, pic, dv.stream) == C.ACL_ERROR_INVALID_PARAM
+    assert acl.media.dvpp_jpeg_decode_async(dv.ch, 0, size, pic, dv.stream) == C.ACL_ERROR_INVALID_PARAM
+    assert acl.media.dvpp_jpeg_decode_async(dv.ch, src, 0, pic, dv.stream) == C.ACL_ERROR_INVALID_PARAM
+    assert acl.media.dvpp_jpeg_decode_async(dv.ch, src, size, 0, dv.stream) == C.ACL_ERROR_INVALID_PARAM
+    rgb = dv.pic(out, n, RGB_888)
+    assert acl.media.dvpp_jpeg_decode_async(dv.ch, src, size, rgb, dv.stream) == ACL_ERROR_FORMAT_NOT_MATCH
+    assert "acldvppJpegDecodeAsync" in (acl.get_recent_err_msg() or "")
+    # host memory is not media memory
+    host = bytes(data)
+    assert acl.media.dvpp_jpeg_decode_async(dv.ch, acl.util.bytes_to_ptr(host), size, pic,
+                                            dv.stream) == C.ACL_ERROR_INVALID_PARAM
+    assert dv.sync() == C.ACL_SUCCESS          # nothing was queued
+
+
+@pytest.mark.parametrize("damage", ["truncated", "corrupt"])
+def test_bad_jpeg_fails_at_synchronize(dv, photo, damage):
+    data = encode(photo, (256, 256))
+    if damage == "truncated":
+        bad = data[:len(data) // 3]
+    else:
+        b = bytearray(data)
+        sos = b.find(b"\xff\xda")
+        b[sos + 2:sos + 2 + 400] = b"\xff" * 400
+        bad = bytes(b)
+    src, size = dv.put(bad)
+    n = align(256, 128) * 256 * 3 // 2
+    out = dv.malloc(n)
+    pic = dv.pic(out, n, NV12)
+    ret = acl.media.dvpp_jpeg_decode_async(dv.ch, src, size, pic, dv.stream)
+    if ret == C.ACL_SUCCESS:
+        assert dv.sync() != C.ACL_SUCCESS
+        assert acl.media.dvpp_get_pic_desc_ret_code(pic) != 0
+    assert acl.get_recent_err_msg()
+    # the stream goes on: a good decode after the failure
+    buf, w, h, *_ = dv.decode(data, NV12)
+    assert (w, h) == (256, 256)
+
+
+def test_decode_output_too_small(dv, photo):
+    data = encode(photo, (256, 256))
+    src, size = dv.put(data)
+    out = dv.malloc(1024)
+    pic = dv.pic(out, 1024, NV12)
+    ret = acl.media.dvpp_jpeg_decode_async(dv.ch, src, size, pic, dv.stream)
+    if ret == C.ACL_SUCCESS:
+        assert dv.sync() != C.ACL_SUCCESS
+    else:
+        assert ret == C.ACL_ERROR_INVALID_PARAM
+    assert acl.get_recent_err_msg()
+    dv.sync()
+
+
+def test_vpc_constraint_errors(dv, photo):
+    y, uv = photo_nv12(photo, 320, 240)
+    inp = dv.upload_nv12(y, uv)
+    out, buf, n = dv.nv12_pic(224, 224)
+    rc = acl.media.dvpp_create_resize_config()
+    assert acl.media.dvpp_set_resize_config_interpolation(rc, 9) == C.ACL_ERROR_INVALID_PARAM
+    # width stride not a multiple of 16
+    bad = dv.pic(acl.media.dvpp_get_pic_desc_data(inp), acl.media.dvpp_get_pic_desc_size(inp), NV12, 320, 240, 328, 240)
+    assert acl.media.dvpp_vpc_resize_async(dv.ch, bad, out, rc, dv.stream) == C.ACL_ERROR_INVALID_PARAM
+    # buffer smaller than the strides say
+    small = dv.pic(buf, 1000, NV12, 224, 224, 224, 224)
+    assert acl.media.dvpp_vpc_resize_async(dv.ch, inp, small, rc, dv.stream) == C.ACL_ERROR_INVALID_PARAM
+    # odd crop offset (left must be even, right odd)
+    roi = acl.media.dvpp_create_roi_config(1, 100, 0, 99)
+    assert acl.media.dvpp_vpc_crop_async(dv.ch, inp, out, roi, dv.stream) == C.ACL_ERROR_INVALID_PARAM
+    # paste left not a multiple of 16
+    crop = acl.media.dvpp_create_roi_config(0, 63, 0, 63)
+    paste = acl.media.dvpp_create_roi_config(8, 71, 0, 63)
+    assert acl.media.dvpp_vpc_crop_and_paste_async(dv.ch, inp, out, crop, paste, dv.stream) == \
+        C.ACL_ERROR_INVALID_PARAM
+    # batch: a crop list shorter than the destination batch reaches the library
+    src_b = acl.media.dvpp_create_batch_pic_desc(1)
+    dst_b = acl.media.dvpp_create_batch_pic_desc(2)
+    _, ret = acl.media.dvpp_vpc_batch_crop_async(dv.ch, src_b, [2], dst_b, [crop], dv.stream)
+    assert ret == C.ACL_ERROR_INVALID_PARAM
+    for r in (roi, crop, paste):
+        acl.media.dvpp_destroy_roi_config(r)
+    acl.media.dvpp_destroy_resize_config(rc)
+    acl.media.dvpp_destroy_batch_pic_desc(src_b)
+    acl.media.dvpp_destroy_batch_pic_desc(dst_b)
+    assert acl.media.dvpp_create_batch_pic_desc(0) == 0
+    assert acl.media.dvpp_create_batch_pic_desc(257) == 0
+    assert dv.sync() == C.ACL_SUCCESS
+
+
+def test_vdec_venc_report_unsupported(ctx):
+    d = acl.media.vdec_create_channel_desc()
+    assert d
+    assert acl.media.vdec_set_channel_desc_out_pic_width(d, 640) == C.ACL_SUCCESS
+    assert acl.media.vdec_get_channel_desc_out_pic_width(d) == 640
+    assert acl.media.vdec_get_channel_desc_param(d, ACL_VDEC_OUT_PIC_WIDTH_UINT32) == (4, 640, C.ACL_SUCCESS)
+
+    def cb(inp, out, user):
+        pass
+
+    with pytest.raises(RuntimeError):
+        acl.media.vdec_send_frame(d, 0, 0, 0, None)
+    assert acl.media.vdec_set_channel_desc_callback(d, cb) == C.ACL_SUCCESS
+    assert acl.media.vdec_get_channel_desc_callback(d) is cb
+    assert acl.media.vdec_create_channel(d) == C.ACL_ERROR_FEATURE_UNSUPPORTED
+    assert acl.media.vdec_send_frame(d, 0, 0, 0, None) == C.ACL_ERROR_FEATURE_UNSUPPORTED
+    assert acl.media.vdec_destroy_channel_desc(d) == C.ACL_SUCCESS
+    e = acl.media.venc_create_channel_desc()
+    assert acl.media.venc_create_channel(e) == C.ACL_ERROR_FEATURE_UNSUPPORTED
+    assert acl.media.venc_destroy_channel_desc(e) == C.ACL_SUCCESS
