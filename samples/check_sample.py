@@ -4,8 +4,13 @@ samples/models/make_models.py, or on scripts/models.sh's models, and checks
 every output file it writes against numpy / ONNX Runtime references.
 
 Run: check_sample.py KIND SAMPLE_MODELS REAL_MODELS SCRATCH -- COMMAND...
-KIND: sync, async, batch, pool, devices, sync_real, batch_real.
-Exit status 77 (skip) when a real model is not built."""
+KIND: sync, async, batch, pool, devices, sync_real, batch_real, dvpp,
+dvpp_real. Exit status 77 (skip) when a real model is not built.
+
+dvpp / dvpp_real (samples/dvpp_classify and its Python twin) are checked
+against the same pipeline done without DVPP: Pillow decodes the JPEG to
+RGB, numpy resizes it with OpenCV's bilinear formula into the same box of
+a black canvas and normalises it. See dvpp_check() for the tolerances."""
 import json
 import os
 import shutil
@@ -66,6 +71,128 @@ def rel_close(got, want, tol, what):
     assert rel <= tol, what
 
 
+def dvpp_images():
+    """Test JPEGs written into scratch: matplotlib's sample photograph
+    (python3-matplotlib) re-encoded at a landscape, a portrait and an odd
+    size with 4:2:0, 4:2:2 and 4:4:4 chroma; a drawn picture if the
+    photograph is not installed."""
+    from PIL import Image, ImageDraw
+    try:
+        from matplotlib import cbook
+        src = Image.open(cbook.get_sample_data("grace_hopper.jpg", asfileobj=False)).convert("RGB")
+    except Exception:  # noqa: BLE001 - no photograph: draw one
+        src = Image.new("RGB", (600, 512), (40, 90, 160))
+        d = ImageDraw.Draw(src)
+        for k in range(12):
+            d.ellipse((30 * k, 20 * k, 30 * k + 200, 20 * k + 150), fill=(20 * k, 255 - 20 * k, 120))
+    paths = []
+    for name, size, sub in (("landscape", (1280, 720), 2), ("portrait", (480, 640), 1), ("odd", (333, 251), 0)):
+        p = os.path.join(scratch, name + ".jpg")
+        src.resize(size, Image.BICUBIC).save(p, "JPEG", quality=92, subsampling=sub)
+        paths.append(p)
+    return paths
+
+
+def fit(w, h, cw, ch):
+    """The sample's paste box (left, right, top, bottom), recomputed."""
+    if w * ch >= h * cw:
+        pw, ph = cw, (h * cw // w) & ~1
+    else:
+        pw, ph = (w * ch // h) & ~1, ch
+    pw, ph = max(pw, 2), max(ph, 2)
+    left, top = ((cw - pw) // 2) & ~15, ((ch - ph) // 2) & ~1
+    return left, left + pw - 1, top, top + ph - 1
+
+
+def cv_bilinear(img, ow, oh):
+    """OpenCV's INTER_LINEAR (half-pixel centres, edges clamped) in float."""
+    h, w = img.shape[:2]
+
+    def axis(n_out, n_in):
+        s = np.maximum((np.arange(n_out) + 0.5) * n_in / n_out - 0.5, 0)
+        i0 = np.minimum(np.floor(s).astype(int), n_in - 1)
+        return i0, np.minimum(i0 + 1, n_in - 1), s - i0
+
+    y0, y1, fy = axis(oh, h)
+    x0, x1, fx = axis(ow, w)
+    a = img.astype(np.float64)
+    fx, fy = fx[None, :, None], fy[:, None, None]
+    top = a[y0][:, x0] * (1 - fx) + a[y0][:, x1] * fx
+    bot = a[y1][:, x0] * (1 - fx) + a[y1][:, x1] * fx
+    return np.clip(np.rint(top * (1 - fy) + bot * fy), 0, 255)
+
+
+def reference_input(path, mw, mh):
+    """The pipeline without DVPP: Pillow's RGB decode, the sample's box,
+    OpenCV's bilinear, black canvas, ImageNet normalisation."""
+    from PIL import Image
+    img = Image.open(path).convert("RGB")
+    w, h = img.size[0] & ~1, img.size[1] & ~1
+    rgb = np.asarray(img)[:h, :w]
+    l, r, t, b = fit(w, h, mw, mh)
+    canvas = np.zeros((mh, mw, 3))
+    canvas[t:b + 1, l:r + 1] = cv_bilinear(rgb, r - l + 1, b - t + 1)
+    mean, std = np.array([0.485, 0.456, 0.406]), np.array([0.229, 0.224, 0.225])
+    return ((canvas / 255 - mean) / std).transpose(2, 0, 1)[None].astype(np.float32)
+
+
+def classifier224_ref(x):
+    """numpy reference of samples/models' classifier224.onnx."""
+    import onnx
+    from onnx import numpy_helper
+    m = onnx.load(os.path.join(models, "classifier224.onnx"))
+    p = {t.name: numpy_helper.to_array(t).astype(np.float64) for t in m.graph.initializer}
+    n = x.shape[2] // 8
+    patches = x[0].astype(np.float64).reshape(3, n, 8, n, 8)
+    conv = np.einsum("chpwq,ocpq->ohw", patches, p["c224_w"]) + p["c224_b"][:, None, None]
+    feat = np.maximum(conv, 0).mean(axis=(1, 2))
+    return (p["f224_w"] @ feat + p["f224_b"]).astype(np.float32)[None]
+
+
+def dvpp_check(real_models):
+    """Per image: (1) the sample's model input is the reference input within
+    the stated bounds: DVPP works on NV12 (4:2:0 chroma, resized as its own
+    plane), Pillow on upsampled RGB, so pixels differ by a few levels and
+    by more on sharp colour edges; (2) its output is the model run on its
+    own input (the execution is right); (3) its top-5 classes are those of
+    the model run on the reference input, in order (top-1 equal and the
+    same five as a set for dvpp_real, whose 1000 logits of random weights
+    lie close together)."""
+    if real_models:
+        model, _, _, tol = real_model("mobilenet_v2")
+        import openacl  # the reference run of the real model (PYTHONPATH=<build>/python)
+        session = openacl.Session(model)
+        infer = lambda x: session.run([x])[0]  # noqa: E731
+    else:
+        model, tol = os.path.join(models, "classifier224.onnx"), 1e-4
+        infer = classifier224_ref
+    images = dvpp_images()
+    stdout = run(model, out_dir, *images)
+    mw = mh = 224
+    for path in images:
+        stem = os.path.splitext(os.path.basename(path))[0]
+        x = out(stem + "_input.bin").reshape(1, 3, mh, mw)
+        y = out(stem + "_output_0.bin")
+        ref_x = reference_input(path, mw, mh)
+        d = np.abs(x - ref_x)
+        # one 8-bit level is 1/255/0.229 = 0.017 in normalised units
+        print("%s: input vs reference: mean %.4f, p99 %.3f, max %.3f" % (stem, d.mean(), np.percentile(d, 99),
+                                                                         d.max()))
+        assert d.mean() <= 0.05 and np.percentile(d, 99) <= 0.35, stem
+        own = np.asarray(infer(x)).reshape(-1)
+        rel_close(y, own, tol, stem + " output vs the model on its own input")
+        want = np.asarray(infer(ref_x)).reshape(-1)
+        got_top = [int(k) for k in np.argsort(-y, kind="stable")[:5]]
+        want_top = [int(k) for k in np.argsort(-want, kind="stable")[:5]]
+        print("%s: top-5 %s, reference %s" % (stem, got_top, want_top))
+        line = next(ln for ln in stdout.splitlines() if ln.startswith(stem + " top-5:"))
+        assert [int(t.split("]")[0]) for t in line.split("[")[1:]] == got_top, line
+        if real_models:
+            assert got_top[0] == want_top[0] and set(got_top) == set(want_top), stem
+        else:
+            assert got_top == want_top, stem
+
+
 if kind == "sync":
     run(os.path.join(models, "classifier.onnx"), out_dir, img(0))
     close(out("output_0.bin"), ref(0, "prob"), "output 0")
@@ -110,6 +237,8 @@ elif kind == "batch_real":
     assert "3 real, 5 padded" in stdout
     for k in range(11):
         rel_close(out("item_%02d_output_0.bin" % k).reshape(want[k % 8].shape), want[k % 8], tol, "item %d" % k)
+elif kind in ("dvpp", "dvpp_real"):
+    dvpp_check(kind == "dvpp_real")
 else:
     sys.exit("unknown kind " + kind)
 print("check_sample %s: ok" % kind)
