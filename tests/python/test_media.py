@@ -4,10 +4,10 @@ JPEG decode is compared with Pillow's decode of the same file, which runs
 the same IDCT but through libjpeg's own colour pipeline: Pillow asked for
 YCbCr (draft mode) returns the luma plane untouched, and at half scale
 libjpeg reconstructs the 4:2:0 chroma planes by IDCT alone (no upsampling),
-so Y, U and V are compared exactly. Resize is compared with OpenCV's
-formulas in numpy (and cv2.resize itself where installed): nearest exactly,
-bilinear within 1 level (OpenCV rounds fixed-point weights, a float
-implementation may land on the other side of .5). Crop and paste move
+so Y, U and V are compared exactly. Resize is compared exactly
+with libyuv (the scaler docs/dvpp.md names, called through ctypes) and,
+within stated bounds, with OpenCV's formulas in numpy (and cv2.resize where
+installed). Crop and paste move
 pixels and are exact. Error paths check the documented codes.
 
 The photographs are Pillow re-encodings of matplotlib's sample photograph
@@ -281,14 +281,6 @@ def test_jpeg_decode_shipped_photograph(dv, photo):
 
 # ---- VPC against OpenCV's formulas ----
 
-def cv_nearest(img, ow, oh):
-    """OpenCV INTER_NEAREST: source index floor(dst * in / out)."""
-    h, w = img.shape[:2]
-    ys = np.minimum((np.arange(oh) * h) // oh, h - 1)
-    xs = np.minimum((np.arange(ow) * w) // ow, w - 1)
-    return img[ys][:, xs]
-
-
 def cv_bilinear(img, ow, oh):
     """OpenCV INTER_LINEAR (half-pixel centres, edges clamped), in float."""
     h, w = img.shape[:2]
@@ -332,28 +324,78 @@ def run_resize(dv, photo, src, dst, interpolation):
     return y, uv, oy, ouv
 
 
-@pytest.mark.parametrize("src,dst", [((640, 480), (224, 224)), ((1920, 1080), (224, 224)),
-                                     ((224, 224), (640, 360)), ((334, 250), (100, 76))])
-def test_vpc_resize_nearest_exact(dv, photo, src, dst):
+def libyuv():
+    """Debian's libyuv (libyuv0), the scaler docs/dvpp.md names: the exact
+    reference of VPC's arithmetic, called through ctypes."""
+    import ctypes
+    import ctypes.util
+    name = ctypes.util.find_library("yuv") or "libyuv.so.0"
+    try:
+        lib = ctypes.CDLL(name)
+    except OSError:
+        pytest.skip("libyuv is not installed")
+    return lib
+
+
+def yuv_scale(plane, ow, oh, mode, uv=False):
+    """libyuv ScalePlane (or UVScale for interleaved chroma) of `plane`."""
+    import ctypes
+    lib = libyuv()
+    src = np.ascontiguousarray(plane)
+    h, w = src.shape[:2]
+    out = np.zeros((oh, ow, 2) if uv else (oh, ow), np.uint8)
+    fn = lib.UVScale if uv else lib.ScalePlane
+    k = 2 if uv else 1
+    r = fn(ctypes.c_void_p(src.ctypes.data), w * k, w, h, ctypes.c_void_p(out.ctypes.data), ow * k, ow, oh, mode)
+    assert r == 0
+    return out
+
+
+def nearest_centre(img, ow, oh):
+    """Centre sampling: source index floor((dst + 0.5) * in / out), which is
+    OpenCV's INTER_NEAREST_EXACT."""
+    h, w = img.shape[:2]
+    ys = np.minimum(((2 * np.arange(oh) + 1) * h) // (2 * oh), h - 1)
+    xs = np.minimum(((2 * np.arange(ow) + 1) * w) // (2 * ow), w - 1)
+    return img[ys][:, xs]
+
+
+SIZES = [((640, 480), (224, 224)), ((1920, 1080), (224, 224)), ((224, 224), (640, 360)), ((334, 250), (100, 76))]
+
+
+@pytest.mark.parametrize("src,dst", SIZES)
+def test_vpc_resize_nearest(dv, photo, src, dst):
+    """Nearest (2): exactly libyuv's point sampling; that is centre
+    sampling, so it matches OpenCV's INTER_NEAREST_EXACT except where a
+    16.16 fixed-point position lands on the other side of a pixel edge."""
     y, uv, oy, ouv = run_resize(dv, photo, src, dst, 2)
-    np.testing.assert_array_equal(oy, cv_nearest(y, *dst))
-    np.testing.assert_array_equal(ouv, cv_nearest(uv, dst[0] // 2, dst[1] // 2))
+    np.testing.assert_array_equal(oy, yuv_scale(y, dst[0], dst[1], 0))
+    np.testing.assert_array_equal(ouv, yuv_scale(uv, dst[0] // 2, dst[1] // 2, 0, uv=True))
+    same = np.mean(oy == nearest_centre(y, *dst))
+    assert same >= 0.99, "only %.3f of the luma equals centre-sampled nearest" % same
 
 
-@pytest.mark.parametrize("src,dst", [((640, 480), (320, 240)), ((224, 224), (640, 360)),
-                                     ((334, 250), (100, 76)), ((1920, 1080), (224, 224))])
-def test_vpc_resize_bilinear_opencv(dv, photo, src, dst):
+@pytest.mark.parametrize("src,dst", SIZES)
+def test_vpc_resize_bilinear(dv, photo, src, dst):
+    """Bilinear (1): exactly libyuv's bilinear filter; against OpenCV's
+    INTER_LINEAR formula (float, half-pixel centres) within the bounds the
+    fixed-point weights allow on a photograph: mean |diff| <= 0.75 level
+    when downscaling (same sample positions), <= 2.5 levels when upscaling
+    (libyuv aligns the corners there, OpenCV the pixel centres)."""
     y, uv, oy, ouv = run_resize(dv, photo, src, dst, 1)
-    for got, src_plane, ow, oh, what in ((oy, y, dst[0], dst[1], "Y"), (ouv, uv, dst[0] // 2, dst[1] // 2, "UV")):
-        want = cv_bilinear(src_plane, ow, oh)
-        diff = np.abs(got.astype(int) - want)
-        assert diff.max() <= 1, "%s: max diff %d against OpenCV's bilinear" % (what, diff.max())
+    np.testing.assert_array_equal(oy, yuv_scale(y, dst[0], dst[1], 2))
+    np.testing.assert_array_equal(ouv, yuv_scale(uv, dst[0] // 2, dst[1] // 2, 2, uv=True))
+    up = dst[0] > src[0]
+    for got, plane, ow, oh, what in ((oy, y, dst[0], dst[1], "Y"), (ouv, uv, dst[0] // 2, dst[1] // 2, "UV")):
+        diff = np.abs(got.astype(int) - cv_bilinear(plane, ow, oh))
+        assert diff.mean() <= (2.5 if up else 0.75), "%s: mean diff %.3f against OpenCV's bilinear" % (
+            what, diff.mean())
         try:
             import cv2
         except ImportError:
             continue
-        cv = cv2.resize(src_plane, (ow, oh), interpolation=cv2.INTER_LINEAR)
-        assert np.abs(got.astype(int) - cv).max() <= 1, what
+        cv = cv2.resize(plane, (ow, oh), interpolation=cv2.INTER_LINEAR)
+        assert np.abs(got.astype(int) - cv).mean() <= (2.5 if up else 0.75), what
 
 
 def test_vpc_crop_exact(dv, photo):
@@ -458,7 +500,7 @@ def test_jpeg_decode_then_resize_on_one_stream(dv, photo):
     assert acl.media.dvpp_vpc_resize_async(dv.ch, vpc_in, out, rc, dv.stream) == C.ACL_SUCCESS
     assert dv.sync() == C.ACL_SUCCESS, acl.get_recent_err_msg()
     oy, _ = nv12_planes(dv.get(buf, on), 224, 224, 224, 224)
-    np.testing.assert_array_equal(oy, cv_nearest(pil_ycbcr(data)[..., 0], 224, 224))
+    np.testing.assert_array_equal(oy, yuv_scale(pil_ycbcr(data)[..., 0], 224, 224, 0))
     assert acl.media.dvpp_destroy_resize_config(rc) == C.ACL_SUCCESS
 
 
