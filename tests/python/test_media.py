@@ -746,3 +746,20 @@ def test_vdec_venc_report_unsupported(ctx):
     e = acl.media.venc_create_channel_desc()
     assert acl.media.venc_create_channel(e) == C.ACL_ERROR_FEATURE_UNSUPPORTED
     assert acl.media.venc_destroy_channel_desc(e) == C.ACL_SUCCESS
+
+
+def test_every_header_function_is_bound():
+    """Each function acl_dvpp.h declares has its pyACL name in acl.media
+    (C name without the acl prefix, in snake case; pyACL spells EnType
+    "entype"). The callback getters return the Python callable set."""
+    import re
+    header = os.path.join(os.path.dirname(__file__), "..", "..", "include", "acl", "ops", "acl_dvpp.h")
+    names = set(re.findall(r"\b(acl(?:dvpp|vdec|venc)[A-Za-z0-9]+)\s*\(", open(header).read()))
+    assert len(names) > 150
+    missing = []
+    for c in sorted(names):
+        py = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", c[3:]).lower()
+        py = py.replace("en_type", "entype")
+        if not callable(getattr(acl.media, py, None)):
+            missing.append((c, py))
+    assert not missing
