@@ -7,7 +7,8 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 APT_PKGS=(build-essential cmake ninja-build pkg-config clang libomp-dev
   libdnnl-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev libonnx-testdata libcjson-dev
   python3-dev python3-numpy python3-onnx python3-pytest python3-setuptools python3-pip python3-wheel
-  libpng-dev libjpeg62-turbo-dev python3-pil fonts-dejavu-core python3-matplotlib)
+  libpng-dev libjpeg62-turbo-dev python3-pil fonts-dejavu-core python3-matplotlib
+  libturbojpeg0-dev libspng-dev libyuv-dev python3-opencv)
 
 missing=()
 for p in "${APT_PKGS[@]}"; do

@@ -1,0 +1,344 @@
+/* The VPC engine: take a region of one picture, scale it and write it into
+ * a region of another, converting the pixel format on the way. Runs on a
+ * stream's worker, after dvpp_vpc.c has checked every argument.
+ *
+ * Scaling happens in the input's family, so a large picture is reduced
+ * before it is converted: semi-planar to semi-planar scales the luma plane
+ * and the interleaved chroma plane directly (libyuv ScalePlane / UVScale);
+ * other YUV inputs are split into planes and scaled plane by plane; RGB
+ * inputs are scaled as 32-bit pixels (ARGBScale). YUV<->RGB uses the
+ * channel's matrix (libyuv's for YUV->RGB, the table below for RGB->YUV). */
+#include <stdlib.h>
+#include <string.h>
+
+#include <libyuv/convert_argb.h>
+#include <libyuv/planar_functions.h>
+#include <libyuv/scale.h>
+#include <libyuv/scale_argb.h>
+#include <libyuv/scale_uv.h>
+
+#include "dvpp/dvpp_priv.h"
+
+/* Interpolation of acldvppResizeConfig -> libyuv filter. DVPP's modes 1/3
+ * (bilinear, OpenCV- and TensorFlow-like) and the default 0 are libyuv's
+ * bilinear filter; 2/4 (nearest) its point sampling. */
+static enum FilterMode vpc_filter(int interp) { return (interp == 2 || interp == 4) ? kFilterNone : kFilterBilinear; }
+
+const void *dv_yuv_constants(uint32_t csc)
+{
+    switch (csc) {
+    case ACL_DVPP_CSC_MATRIX_BT601_NARROW: return &kYuvI601Constants;
+    case ACL_DVPP_CSC_MATRIX_BT709_WIDE: return &kYuvF709Constants;
+    case ACL_DVPP_CSC_MATRIX_BT709_NARROW: return &kYuvH709Constants;
+    case ACL_DVPP_CSC_MATRIX_BT2020_WIDE: return &kYuvV2020Constants;
+    case ACL_DVPP_CSC_MATRIX_BT2020_NARROW: return &kYuv2020Constants;
+    default: return &kYuvJPEGConstants;
+    }
+}
+
+/* RGB -> YUV in 16.16 fixed point: rows Y, U, V of (R, G, B) weights and an
+ * offset (with the rounding half), from the standard Kr/Kb of each matrix;
+ * narrow range scales Y to 16..235 and chroma to 16..240. */
+typedef struct {
+    int32_t m[3][3];
+    int32_t off[3];
+} rgb2yuv_t;
+
+static void rgb2yuv_init(uint32_t csc, rgb2yuv_t *t)
+{
+    double kr = 0.299, kb = 0.114;
+    if (csc == ACL_DVPP_CSC_MATRIX_BT709_WIDE || csc == ACL_DVPP_CSC_MATRIX_BT709_NARROW) kr = 0.2126, kb = 0.0722;
+    if (csc == ACL_DVPP_CSC_MATRIX_BT2020_WIDE || csc == ACL_DVPP_CSC_MATRIX_BT2020_NARROW) kr = 0.2627, kb = 0.0593;
+    int narrow = csc == ACL_DVPP_CSC_MATRIX_BT601_NARROW || csc == ACL_DVPP_CSC_MATRIX_BT709_NARROW ||
+                 csc == ACL_DVPP_CSC_MATRIX_BT2020_NARROW;
+    double kg = 1.0 - kr - kb, ys = narrow ? 219.0 / 255.0 : 1.0, cs = narrow ? 224.0 / 255.0 : 1.0;
+    double m[3][3] = {{kr * ys, kg * ys, kb * ys},
+                      {-kr / (2 * (1 - kb)) * cs, -kg / (2 * (1 - kb)) * cs, 0.5 * cs},
+                      {0.5 * cs, -kg / (2 * (1 - kr)) * cs, -kb / (2 * (1 - kr)) * cs}};
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) t->m[i][j] = (int32_t)(m[i][j] * 65536.0 + (m[i][j] < 0 ? -0.5 : 0.5));
+    t->off[0] = ((narrow ? 16 : 0) << 16) + 32768;
+    t->off[1] = t->off[2] = (128 << 16) + 32768;
+}
+
+static inline uint8_t clamp8(int32_t v) { return v < 0 ? 0 : v > 255 ? 255 : (uint8_t)v; }
+
+/* Planar YUV view: luma w x h, chroma (w >> sx) x (h >> sy); u/v NULL: gray. */
+typedef struct {
+    uint8_t *p[3];
+    int s[3];
+    int w, h, sx, sy;
+} planes_t;
+
+static int cw_of(const planes_t *p) { return p->w >> p->sx; }
+static int ch_of(const planes_t *p) { return p->h >> p->sy; }
+
+typedef struct {
+    void *blocks[6];
+    int n;
+} scratch_t;
+
+static void *scratch(scratch_t *s, size_t n)
+{
+    void *p = n ? malloc(n) : NULL;
+    if (p) s->blocks[s->n++] = p;
+    return p;
+}
+
+static void scratch_free(scratch_t *s)
+{
+    for (int i = 0; i < s->n; i++) free(s->blocks[i]);
+    s->n = 0;
+}
+
+/* Chroma plane of a semi-planar picture at row cy, column cx of its luma. */
+static uint8_t *sp_chroma(const dv_pic *p, uint32_t x, uint32_t y)
+{
+    return p->data + (size_t)p->ws * p->hs + (size_t)(y >> p->f->sy) * p->ws + (size_t)(x >> p->f->sx) * 2;
+}
+
+/* The region r of a YUV picture as planes (luma in place, chroma copied). */
+static int load_yuv(const dv_pic *in, dv_rect r, planes_t *pl, scratch_t *sc)
+{
+    const dv_fmt *f = in->f;
+    memset(pl, 0, sizeof(*pl));
+    pl->w = (int)r.w;
+    pl->h = (int)r.h;
+    pl->sx = f->sx;
+    pl->sy = f->sy;
+    int cw = cw_of(pl), ch = ch_of(pl);
+    if (f->kind == DV_K_Y400 || f->kind == DV_K_SP) {
+        pl->p[0] = in->data + (size_t)r.y * in->ws + r.x;
+        pl->s[0] = (int)in->ws;
+        if (f->kind == DV_K_Y400) return 0;
+        uint8_t *u = scratch(sc, (size_t)cw * ch), *v = scratch(sc, (size_t)cw * ch);
+        if (!u || !v) return -1;
+        const uint8_t *uv = sp_chroma(in, r.x, r.y);
+        if (f->vu)
+            SplitUVPlane(uv, (int)in->ws, v, cw, u, cw, cw, ch);
+        else
+            SplitUVPlane(uv, (int)in->ws, u, cw, v, cw, cw, ch);
+        pl->p[1] = u, pl->p[2] = v, pl->s[1] = pl->s[2] = cw;
+        return 0;
+    }
+    uint8_t *y = scratch(sc, (size_t)pl->w * pl->h), *u = scratch(sc, (size_t)cw * ch), *v = scratch(sc, (size_t)cw * ch);
+    if (!y || !u || !v) return -1;
+    pl->p[0] = y, pl->p[1] = u, pl->p[2] = v;
+    pl->s[0] = pl->w, pl->s[1] = pl->s[2] = cw;
+    for (int j = 0; j < pl->h; j++) {
+        const uint8_t *row = in->data + (size_t)(r.y + (uint32_t)j) * in->ws + (size_t)r.x * f->bpp;
+        uint8_t *yr = y + (size_t)j * pl->w;
+        if (f->kind == DV_K_PACK444) {
+            for (int i = 0; i < pl->w; i++) {
+                yr[i] = row[3 * i];
+                u[(size_t)j * cw + i] = row[3 * i + 1];
+                v[(size_t)j * cw + i] = row[3 * i + 2];
+            }
+        } else { /* packed 4:2:2 */
+            for (int i = 0; i < cw; i++) {
+                const uint8_t *q = row + 4 * i;
+                yr[2 * i] = q[f->off[0]];
+                yr[2 * i + 1] = q[f->off[2]];
+                u[(size_t)j * cw + i] = q[f->off[1]];
+                v[(size_t)j * cw + i] = q[f->off[3]];
+            }
+        }
+    }
+    return 0;
+}
+
+/* Scales src into dst (dst buffers and sizes set); gray sources give 128 chroma. */
+static void scale_planes(const planes_t *src, planes_t *dst, enum FilterMode fm)
+{
+    ScalePlane(src->p[0], src->s[0], src->w, src->h, dst->p[0], dst->s[0], dst->w, dst->h, fm);
+    if (!dst->p[1]) return;
+    for (int c = 1; c < 3; c++) {
+        if (!src->p[1]) {
+            for (int j = 0; j < ch_of(dst); j++) memset(dst->p[c] + (size_t)j * dst->s[c], 128, (size_t)cw_of(dst));
+        } else {
+            ScalePlane(src->p[c], src->s[c], cw_of(src), ch_of(src), dst->p[c], dst->s[c], cw_of(dst), ch_of(dst), fm);
+        }
+    }
+}
+
+/* Planes (already at the region's size and the output's subsampling, luma
+ * possibly written in place) into region r of a YUV output. */
+static void store_yuv(const planes_t *pl, const dv_pic *out, dv_rect r)
+{
+    const dv_fmt *f = out->f;
+    uint8_t *ydst = out->data + (size_t)r.y * out->ws + r.x;
+    if (f->kind == DV_K_Y400 || f->kind == DV_K_SP) {
+        if (pl->p[0] != ydst) CopyPlane(pl->p[0], pl->s[0], ydst, (int)out->ws, pl->w, pl->h);
+        if (f->kind == DV_K_Y400) return;
+        uint8_t *uv = sp_chroma(out, r.x, r.y);
+        if (f->vu)
+            MergeUVPlane(pl->p[2], pl->s[2], pl->p[1], pl->s[1], uv, (int)out->ws, cw_of(pl), ch_of(pl));
+        else
+            MergeUVPlane(pl->p[1], pl->s[1], pl->p[2], pl->s[2], uv, (int)out->ws, cw_of(pl), ch_of(pl));
+        return;
+    }
+    for (int j = 0; j < pl->h; j++) {
+        uint8_t *row = out->data + (size_t)(r.y + (uint32_t)j) * out->ws + (size_t)r.x * f->bpp;
+        const uint8_t *yr = pl->p[0] + (size_t)j * pl->s[0];
+        const uint8_t *ur = pl->p[1] + (size_t)(j >> pl->sy) * pl->s[1];
+        const uint8_t *vr = pl->p[2] + (size_t)(j >> pl->sy) * pl->s[2];
+        if (f->kind == DV_K_PACK444) {
+            for (int i = 0; i < pl->w; i++) row[3 * i] = yr[i], row[3 * i + 1] = ur[i], row[3 * i + 2] = vr[i];
+        } else {
+            for (int i = 0; i < pl->w / 2; i++) {
+                uint8_t *q = row + 4 * i;
+                q[f->off[0]] = yr[2 * i];
+                q[f->off[2]] = yr[2 * i + 1];
+                q[f->off[1]] = ur[i];
+                q[f->off[3]] = vr[i];
+            }
+        }
+    }
+}
+
+/* Region r of an RGB-family picture as libyuv ARGB (bytes B, G, R, A). */
+static void load_rgb(const dv_pic *in, dv_rect r, uint8_t *argb, int stride)
+{
+    const dv_fmt *f = in->f;
+    for (uint32_t j = 0; j < r.h; j++) {
+        const uint8_t *row = in->data + (size_t)(r.y + j) * in->ws + (size_t)r.x * f->bpp;
+        uint8_t *d = argb + (size_t)j * stride;
+        for (uint32_t i = 0; i < r.w; i++, row += f->bpp, d += 4) {
+            d[0] = row[f->off[2]];
+            d[1] = row[f->off[1]];
+            d[2] = row[f->off[0]];
+            d[3] = f->off[3] >= 0 ? row[f->off[3]] : 255;
+        }
+    }
+}
+
+static void store_rgb(const uint8_t *argb, int stride, const dv_pic *out, dv_rect r)
+{
+    const dv_fmt *f = out->f;
+    for (uint32_t j = 0; j < r.h; j++) {
+        uint8_t *row = out->data + (size_t)(r.y + j) * out->ws + (size_t)r.x * f->bpp;
+        const uint8_t *s = argb + (size_t)j * stride;
+        for (uint32_t i = 0; i < r.w; i++, row += f->bpp, s += 4) {
+            row[f->off[0]] = s[2];
+            row[f->off[1]] = s[1];
+            row[f->off[2]] = s[0];
+            if (f->off[3] >= 0) row[f->off[3]] = s[3];
+        }
+    }
+}
+
+/* ARGB (w x h) -> full-resolution planes (w x h each) with the matrix. */
+static void argb_to_444(const uint8_t *argb, int stride, int w, int h, uint32_t csc, uint8_t *y, uint8_t *u,
+                        uint8_t *v)
+{
+    rgb2yuv_t t;
+    rgb2yuv_init(csc, &t);
+    for (int j = 0; j < h; j++) {
+        const uint8_t *s = argb + (size_t)j * stride;
+        for (int i = 0; i < w; i++, s += 4) {
+            int32_t R = s[2], G = s[1], B = s[0];
+            size_t k = (size_t)j * w + i;
+            y[k] = clamp8((t.m[0][0] * R + t.m[0][1] * G + t.m[0][2] * B + t.off[0]) >> 16);
+            u[k] = clamp8((t.m[1][0] * R + t.m[1][1] * G + t.m[1][2] * B + t.off[1]) >> 16);
+            v[k] = clamp8((t.m[2][0] * R + t.m[2][1] * G + t.m[2][2] * B + t.off[2]) >> 16);
+        }
+    }
+}
+
+static int fail_mem(const char *api, const dv_vpc_job *j)
+{
+    return DV_FAIL(ACL_ERROR_BAD_ALLOC, "%s: out of host memory for the %ux%u -> %ux%u working pictures", api,
+                   j->crop.w, j->crop.h, j->dst.w, j->dst.h);
+}
+
+int dv_vpc_run(const char *api, const dv_vpc_job *j)
+{
+    const dv_pic *in = &j->in, *out = &j->out;
+    const dv_fmt *fi = in->f, *fo = out->f;
+    enum FilterMode fm = vpc_filter(j->interp);
+    scratch_t sc = {{0}, 0};
+    int in_rgb = fi->kind == DV_K_RGB, out_rgb = fo->kind == DV_K_RGB;
+    int dw = (int)j->dst.w, dh = (int)j->dst.h;
+    int rc = ACL_SUCCESS;
+
+    if (fi->kind == DV_K_SP && fo->kind == DV_K_SP) {
+        /* both semi-planar: scale the luma and the interleaved chroma plane in place */
+        const uint8_t *ys = in->data + (size_t)j->crop.y * in->ws + j->crop.x;
+        uint8_t *yd = out->data + (size_t)j->dst.y * out->ws + j->dst.x;
+        ScalePlane(ys, (int)in->ws, (int)j->crop.w, (int)j->crop.h, yd, (int)out->ws, dw, dh, fm);
+        uint8_t *uvd = sp_chroma(out, j->dst.x, j->dst.y);
+        int ocw = dw >> fo->sx, och = dh >> fo->sy;
+        UVScale(sp_chroma(in, j->crop.x, j->crop.y), (int)in->ws, (int)j->crop.w >> fi->sx, (int)j->crop.h >> fi->sy,
+                uvd, (int)out->ws, ocw, och, fm);
+        if (fi->vu != fo->vu) SwapUVPlane(uvd, (int)out->ws, uvd, (int)out->ws, ocw, och);
+    } else if (!in_rgb) {
+        planes_t src, dst;
+        if (load_yuv(in, j->crop, &src, &sc)) goto oom;
+        memset(&dst, 0, sizeof(dst));
+        dst.w = dw, dst.h = dh;
+        if (out_rgb) {
+            /* scale to full-resolution planes at the output size, then convert */
+            size_t n = (size_t)dw * dh;
+            uint8_t *buf = scratch(&sc, n * 3), *argb = scratch(&sc, n * 4);
+            if (!buf || !argb) goto oom;
+            dst.p[0] = buf, dst.p[1] = buf + n, dst.p[2] = buf + 2 * n;
+            dst.s[0] = dst.s[1] = dst.s[2] = dw;
+            scale_planes(&src, &dst, fm);
+            I444ToARGBMatrix(dst.p[0], dw, dst.p[1], dw, dst.p[2], dw, argb, dw * 4,
+                             (const struct YuvConstants *)dv_yuv_constants(j->csc), dw, dh);
+            store_rgb(argb, dw * 4, out, j->dst);
+        } else {
+            dst.sx = fo->sx, dst.sy = fo->sy;
+            if (fo->kind == DV_K_Y400 || fo->kind == DV_K_SP) {
+                dst.p[0] = out->data + (size_t)j->dst.y * out->ws + j->dst.x; /* luma straight into the output */
+                dst.s[0] = (int)out->ws;
+            } else {
+                dst.p[0] = scratch(&sc, (size_t)dw * dh);
+                dst.s[0] = dw;
+                if (!dst.p[0]) goto oom;
+            }
+            if (fo->kind != DV_K_Y400) {
+                size_t cn = (size_t)cw_of(&dst) * ch_of(&dst);
+                dst.p[1] = scratch(&sc, cn), dst.p[2] = scratch(&sc, cn);
+                if (!dst.p[1] || !dst.p[2]) goto oom;
+                dst.s[1] = dst.s[2] = cw_of(&dst);
+            }
+            scale_planes(&src, &dst, fm);
+            store_yuv(&dst, out, j->dst);
+        }
+    } else {
+        /* RGB input: scale as ARGB, then write RGB or convert to YUV */
+        size_t cn = (size_t)j->crop.w * j->crop.h, dn = (size_t)dw * dh;
+        uint8_t *a = scratch(&sc, cn * 4), *b = scratch(&sc, dn * 4);
+        if (!a || !b) goto oom;
+        load_rgb(in, j->crop, a, (int)j->crop.w * 4);
+        ARGBScale(a, (int)j->crop.w * 4, (int)j->crop.w, (int)j->crop.h, b, dw * 4, dw, dh, fm);
+        if (out_rgb) {
+            store_rgb(b, dw * 4, out, j->dst);
+        } else {
+            uint8_t *full = scratch(&sc, dn * 3);
+            if (!full) goto oom;
+            planes_t f444 = {{full, full + dn, full + 2 * dn}, {dw, dw, dw}, dw, dh, 0, 0};
+            argb_to_444(b, dw * 4, dw, dh, j->csc, f444.p[0], f444.p[1], f444.p[2]);
+            planes_t dst = f444;
+            if (fo->sx || fo->sy) {
+                /* subsample chroma by averaging */
+                dst.sx = fo->sx, dst.sy = fo->sy;
+                size_t sn = (size_t)cw_of(&dst) * ch_of(&dst);
+                uint8_t *sub = scratch(&sc, sn * 2);
+                if (!sub) goto oom;
+                dst.p[1] = sub, dst.p[2] = sub + sn, dst.s[1] = dst.s[2] = cw_of(&dst);
+                for (int c = 1; c < 3; c++)
+                    ScalePlane(f444.p[c], dw, dw, dh, dst.p[c], dst.s[c], cw_of(&dst), ch_of(&dst), kFilterBox);
+            }
+            if (fo->kind == DV_K_Y400) dst.p[1] = dst.p[2] = NULL;
+            store_yuv(&dst, out, j->dst);
+        }
+    }
+    goto done;
+oom:
+    rc = fail_mem(api, j);
+done:
+    scratch_free(&sc);
+    return rc;
+}
