@@ -22,8 +22,9 @@ file(GLOB OA_PY_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/src/*.c)
 Python3_add_library(pyacl MODULE WITH_SOABI ${OA_PY_SOURCES})
 target_link_libraries(pyacl PRIVATE ascendcl Python3::NumPy Threads::Threads)
 # acl.media binds libacl_dvpp (src/dvpp) when it is built; otherwise the
-# submodule is empty (python/src/acl_media.c).
-if(TARGET acl_dvpp)
+# submodule is empty (python/src/acl_media.c). src/dvpp/part.cmake comes
+# after this file (parts are included in path order): test for the folder.
+if(TARGET acl_dvpp OR EXISTS ${CMAKE_SOURCE_DIR}/src/dvpp/part.cmake)
   target_link_libraries(pyacl PRIVATE acl_dvpp)
   target_compile_definitions(pyacl PRIVATE OPENACL_PY_MEDIA=1)
 else()

@@ -57,8 +57,9 @@ endif()
 
 # dvpp_classify: JPEG -> DVPP decode -> VPC -> classifier, when
 # libacl_dvpp is built (src/dvpp). Checked against Pillow + numpy on the
-# generated classifier224 and, when built, mobilenet_v2.
-if(TARGET acl_dvpp)
+# generated classifier224 and, when built, mobilenet_v2. src/dvpp/part.cmake
+# comes after this file (parts are included in path order): test the folder.
+if(TARGET acl_dvpp OR EXISTS ${CMAKE_SOURCE_DIR}/src/dvpp/part.cmake)
   add_executable(sample_dvpp_classify ${CMAKE_CURRENT_LIST_DIR}/dvpp_classify/dvpp_classify.c)
   target_include_directories(sample_dvpp_classify PRIVATE ${CMAKE_CURRENT_LIST_DIR}/common)
   target_link_libraries(sample_dvpp_classify PRIVATE ascendcl acl_dvpp m)

