@@ -74,8 +74,9 @@ def rel_close(got, want, tol, what):
 def dvpp_images():
     """Test JPEGs written into scratch: matplotlib's sample photograph
     (python3-matplotlib) re-encoded at a landscape, a portrait and an odd
-    size with 4:2:0, 4:2:2 and 4:4:4 chroma; a drawn picture if the
-    photograph is not installed."""
+    size, 4:2:0 like camera files (the reference then has the file's own
+    chroma; other subsamplings are tests/python/test_media.py's); a drawn
+    picture if the photograph is not installed."""
     from PIL import Image, ImageDraw
     try:
         from matplotlib import cbook
@@ -86,7 +87,7 @@ def dvpp_images():
         for k in range(12):
             d.ellipse((30 * k, 20 * k, 30 * k + 200, 20 * k + 150), fill=(20 * k, 255 - 20 * k, 120))
     paths = []
-    for name, size, sub in (("landscape", (1280, 720), 2), ("portrait", (480, 640), 1), ("odd", (333, 251), 0)):
+    for name, size, sub in (("landscape", (1280, 720), 2), ("portrait", (480, 640), 2), ("odd", (333, 251), 2)):
         p = os.path.join(scratch, name + ".jpg")
         src.resize(size, Image.BICUBIC).save(p, "JPEG", quality=92, subsampling=sub)
         paths.append(p)
@@ -123,17 +124,35 @@ def cv_bilinear(img, ow, oh):
 
 
 def reference_input(path, mw, mh):
-    """The pipeline without DVPP: Pillow's RGB decode, the sample's box,
-    OpenCV's bilinear, black canvas, ImageNet normalisation."""
+    """The pipeline without DVPP, step for step: Pillow decodes the JPEG to
+    YCbCr (luma at full size; chroma by libjpeg's half-scale decode, which
+    for a 4:2:0 file is the file's own chroma planes), OpenCV's bilinear
+    formula scales luma and chroma into the sample's box of a black canvas,
+    then the sample's YCbCr -> RGB formula and ImageNet normalisation."""
     from PIL import Image
-    img = Image.open(path).convert("RGB")
-    w, h = img.size[0] & ~1, img.size[1] & ~1
-    rgb = np.asarray(img)[:h, :w]
+
+    def planes(size=None):
+        im = Image.open(path)
+        im.draft("YCbCr", size or im.size)
+        return np.asarray(im.convert("YCbCr"))
+
+    full = planes()
+    h, w = full.shape[0] & ~1, full.shape[1] & ~1
+    half = planes((w // 2, h // 2))
+    if half.shape[:2] != (h // 2, w // 2):   # no DCT scaling for this file: average 2x2 blocks instead
+        c = full[:h, :w].astype(np.float64)
+        half = np.rint((c[0::2, 0::2] + c[1::2, 0::2] + c[0::2, 1::2] + c[1::2, 1::2]) / 4)
     l, r, t, b = fit(w, h, mw, mh)
-    canvas = np.zeros((mh, mw, 3))
-    canvas[t:b + 1, l:r + 1] = cv_bilinear(rgb, r - l + 1, b - t + 1)
+    pw, ph = r - l + 1, b - t + 1
+    y = np.zeros((mh, mw))
+    c = np.full((mh // 2, mw // 2, 2), 128.0)
+    y[t:b + 1, l:r + 1] = cv_bilinear(full[:h, :w, :1], pw, ph)[..., 0]
+    c[t // 2:t // 2 + ph // 2, l // 2:l // 2 + pw // 2] = cv_bilinear(half[:h // 2, :w // 2, 1:], pw // 2, ph // 2)
+    u = np.repeat(np.repeat(c[..., 0] - 128, 2, 0), 2, 1)
+    v = np.repeat(np.repeat(c[..., 1] - 128, 2, 0), 2, 1)
+    rgb = np.clip(np.round(np.stack([y + 1.402 * v, y - 0.344136 * u - 0.714136 * v, y + 1.772 * u])), 0, 255)
     mean, std = np.array([0.485, 0.456, 0.406]), np.array([0.229, 0.224, 0.225])
-    return ((canvas / 255 - mean) / std).transpose(2, 0, 1)[None].astype(np.float32)
+    return ((rgb / 255 - mean[:, None, None]) / std[:, None, None])[None].astype(np.float32)
 
 
 def classifier224_ref(x):
@@ -150,21 +169,27 @@ def classifier224_ref(x):
 
 
 def dvpp_check(real_models):
-    """Per image: (1) the sample's model input is the reference input within
-    the stated bounds: DVPP works on NV12 (4:2:0 chroma, resized as its own
-    plane), Pillow on upsampled RGB, so pixels differ by a few levels and
-    by more on sharp colour edges; (2) its output is the model run on its
-    own input (the execution is right); (3) its top-5 classes are those of
-    the model run on the reference input, in order (top-1 equal and the
-    same five as a set for dvpp_real, whose 1000 logits of random weights
-    lie close together)."""
+    """Per image: (1) the sample's model input equals the reference input
+    (reference_input) within a mean |diff| of 0.035, a 99th percentile of
+    0.15 and a maximum of 0.4 in normalised units (one 8-bit level is
+    0.017): libyuv's bilinear against OpenCV's formula moves pixels by a
+    level or two, libyuv's chroma filter rounds down (~1.5 levels), and at
+    sharp edges of the smallest picture single pixels differ by up to ~20
+    levels (measured: 0.029 / 0.105 / 0.33 at worst); (2) its output is the model
+    run on its own input (the execution is right); (3) its top-5 classes
+    are those of the model run on the reference input, up to near-ties: at
+    every rank the reference's score of the sample's class is within DELTA
+    of the reference's score at that rank (0.05 for classifier224, whose
+    scores span ~8; 0.1 for mobilenet_v2, whose random-weight scores for
+    1000 classes span ~2.5 and crowd together)."""
     if real_models:
         model, _, _, tol = real_model("mobilenet_v2")
         import openacl  # the reference run of the real model (PYTHONPATH=<build>/python)
         session = openacl.Session(model)
         infer = lambda x: session.run([x])[0]  # noqa: E731
+        delta = 0.1
     else:
-        model, tol = os.path.join(models, "classifier224.onnx"), 1e-4
+        model, tol, delta = os.path.join(models, "classifier224.onnx"), 1e-4, 0.05
         infer = classifier224_ref
     images = dvpp_images()
     stdout = run(model, out_dir, *images)
@@ -175,22 +200,20 @@ def dvpp_check(real_models):
         y = out(stem + "_output_0.bin")
         ref_x = reference_input(path, mw, mh)
         d = np.abs(x - ref_x)
-        # one 8-bit level is 1/255/0.229 = 0.017 in normalised units
         print("%s: input vs reference: mean %.4f, p99 %.3f, max %.3f" % (stem, d.mean(), np.percentile(d, 99),
                                                                          d.max()))
-        assert d.mean() <= 0.05 and np.percentile(d, 99) <= 0.35, stem
+        assert d.mean() <= 0.035 and np.percentile(d, 99) <= 0.15 and d.max() <= 0.4, stem
         own = np.asarray(infer(x)).reshape(-1)
         rel_close(y, own, tol, stem + " output vs the model on its own input")
         want = np.asarray(infer(ref_x)).reshape(-1)
         got_top = [int(k) for k in np.argsort(-y, kind="stable")[:5]]
         want_top = [int(k) for k in np.argsort(-want, kind="stable")[:5]]
-        print("%s: top-5 %s, reference %s" % (stem, got_top, want_top))
+        gaps = [abs(float(want[g] - want[w])) for g, w in zip(got_top, want_top)]
+        print("%s: top-5 %s, reference %s, reference score gaps %s (allowed %g)" % (
+            stem, got_top, want_top, ["%.4f" % v for v in gaps], delta))
         line = next(ln for ln in stdout.splitlines() if ln.startswith(stem + " top-5:"))
         assert [int(t.split("]")[0]) for t in line.split("[")[1:]] == got_top, line
-        if real_models:
-            assert got_top[0] == want_top[0] and set(got_top) == set(want_top), stem
-        else:
-            assert got_top == want_top, stem
+        assert max(gaps) <= delta, stem
 
 
 if kind == "sync":

@@ -163,11 +163,11 @@ int main(int argc, char **argv)
     /* The canvas: NV12 of the model's size, VPC strides (16, 2). */
     const uint32_t cws = ALIGN(mw, 16), chs = ALIGN(mh, 2);
     const uint32_t canvas_size = cws * chs * 3 / 2;
-    canvas_host = malloc(canvas_size);
-    input_host = malloc(in_size);
-    output_host = malloc(out_size);
-    if (canvas_host == NULL || input_host == NULL || output_host == NULL)
-        goto cleanup;
+    /* Host ends of the asynchronous copies: page-locked host memory, as
+     * aclrtMemcpyAsync requires. */
+    CHECK_ACL(aclrtMallocHost((void **)&canvas_host, canvas_size));
+    CHECK_ACL(aclrtMallocHost((void **)&input_host, in_size));
+    CHECK_ACL(aclrtMallocHost((void **)&output_host, out_size));
 
     for (int a = 3; a < argc; a++) {
         char stem[256], path[4096];
@@ -292,9 +292,12 @@ cleanup:
     if (jpeg_dev != NULL)
         acldvppFree(jpeg_dev);
     free(jpeg_host);
-    free(canvas_host);
-    free(input_host);
-    free(output_host);
+    if (canvas_host != NULL)
+        aclrtFreeHost(canvas_host);
+    if (input_host != NULL)
+        aclrtFreeHost(input_host);
+    if (output_host != NULL)
+        aclrtFreeHost(output_host);
     acldvppDestroyResizeConfig(resize);
     if (channel_made)
         acldvppDestroyChannel(channel);

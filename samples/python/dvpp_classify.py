@@ -32,6 +32,7 @@ ACL_MEM_MALLOC_HUGE_FIRST = 0
 ACL_MEMCPY_HOST_TO_DEVICE = 1
 ACL_MEMCPY_DEVICE_TO_HOST = 2
 ACL_FLOAT = 0
+NPY_UINT8, NPY_FLOAT32 = 2, 11         # numpy type numbers, as pyACL's ptr_to_numpy takes them
 PIXEL_FORMAT_YUV_SEMIPLANAR_420 = 1     # NV12
 INTERPOLATION_BILINEAR = 1              # OpenCV-like
 
@@ -93,7 +94,7 @@ def classify(channel, resize, stream, model, image_path, out_dir):
     """One image through the pipeline; releases what it made, even on error."""
     model_id, in_dev, in_size, out_dev, out_size, inputs, outputs, mw, mh = model
     stem = os.path.splitext(os.path.basename(image_path))[0]
-    bufs, pics, rois = [], [], []
+    bufs, pics, rois, hosts = [], [], [], []
     try:
         jpeg = open(image_path, "rb").read()
         w, h, comps, ret = acl.media.dvpp_jpeg_get_image_info(acl.util.bytes_to_ptr(jpeg), len(jpeg))
@@ -139,8 +140,11 @@ def classify(channel, resize, stream, model, image_path, out_dir):
         check_ret("dvpp_vpc_crop_resize_paste_async",
                   acl.media.dvpp_vpc_crop_resize_paste_async(channel, vpc_in, canvas_pic, crop, paste, resize,
                                                              stream))
-        canvas = np.zeros(canvas_size, np.uint8)
-        check_ret("memcpy_async", acl.rt.memcpy_async(canvas.ctypes.data, canvas_size, canvas_dev, canvas_size,
+        # host ends of asynchronous copies are page-locked (malloc_host)
+        canvas_host, ret = acl.rt.malloc_host(canvas_size)
+        check_ret("acl.rt.malloc_host", ret)
+        hosts.append(canvas_host)
+        check_ret("memcpy_async", acl.rt.memcpy_async(canvas_host, canvas_size, canvas_dev, canvas_size,
                                                       ACL_MEMCPY_DEVICE_TO_HOST, stream))
         check_ret("synchronize_stream", acl.rt.synchronize_stream(stream))
         for what, pic in (("decode", dec_pic), ("resize", canvas_pic)):
@@ -149,15 +153,20 @@ def classify(channel, resize, stream, model, image_path, out_dir):
                 raise RuntimeError("%s: DVPP %s reported %d" % (stem, what, code))
         print("%s: pasted at (%d,%d) %dx%d" % (stem, box[0], box[2], box[1] - box[0] + 1, box[3] - box[2] + 1))
 
-        x = np.ascontiguousarray(nv12_to_input(canvas, mw, mh, cws, chs))
+        canvas = acl.util.ptr_to_numpy(canvas_host, (canvas_size,), NPY_UINT8)
+        io_host, ret = acl.rt.malloc_host(in_size + out_size)
+        check_ret("acl.rt.malloc_host", ret)
+        hosts.append(io_host)
+        x = acl.util.ptr_to_numpy(io_host, (1, 3, mh, mw), NPY_FLOAT32)
+        x[...] = nv12_to_input(canvas, mw, mh, cws, chs)
         assert x.nbytes == in_size
-        out = np.zeros(out_size // 4, np.float32)
-        check_ret("memcpy_async", acl.rt.memcpy_async(in_dev, in_size, x.ctypes.data, in_size,
+        check_ret("memcpy_async", acl.rt.memcpy_async(in_dev, in_size, io_host, in_size,
                                                       ACL_MEMCPY_HOST_TO_DEVICE, stream))
         check_ret("execute_async", acl.mdl.execute_async(model_id, inputs, outputs, stream))
-        check_ret("memcpy_async", acl.rt.memcpy_async(out.ctypes.data, out_size, out_dev, out_size,
+        check_ret("memcpy_async", acl.rt.memcpy_async(io_host + in_size, out_size, out_dev, out_size,
                                                       ACL_MEMCPY_DEVICE_TO_HOST, stream))
         check_ret("synchronize_stream", acl.rt.synchronize_stream(stream))
+        out = acl.util.ptr_to_numpy(io_host + in_size, (out_size // 4,), NPY_FLOAT32)
 
         top = np.argsort(-out, kind="stable")[:5]
         print("%s top-5:%s" % (stem, "".join(" [%d] %.4f" % (k, out[k]) for k in top)))
@@ -171,6 +180,8 @@ def classify(channel, resize, stream, model, image_path, out_dir):
             acl.media.dvpp_destroy_pic_desc(p)
         for b in reversed(bufs):
             acl.media.dvpp_free(b)
+        for h_ in hosts:
+            acl.rt.free_host(h_)
 
 
 def main(model_path, out_dir, images):
