@@ -263,19 +263,19 @@ static int jpegd_run(void *arg)
         if (p.w > n) memset(d + n, s[n - 1], p.w - n);
     }
     if (p.f->kind == DV_K_SP) {
-        int ocw = (int)p.w >> p.f->sx, och = (int)p.h >> p.f->sy;
+        int ocw = (int)p.w >> p.f->sx, och = (int)p.h >> p.f->sy, cs = (int)dv_cstride(p.f, p.ws);
         uint8_t *uv = t->out + (size_t)p.ws * p.hs;
         if (np == 1) {
-            for (int y = 0; y < och; y++) memset(uv + (size_t)y * p.ws, 0x80, (size_t)ocw * 2);
+            for (int y = 0; y < och; y++) memset(uv + (size_t)y * cs, 0x80, (size_t)ocw * 2);
         } else {
             int sx, sy;
             tj_shift(ji.subsamp, &sx, &sy);
             uint8_t *first = p.f->vu ? planes[2] : planes[1], *second = p.f->vu ? planes[1] : planes[2];
             if (sx == p.f->sx && sy == p.f->sy) {
-                MergeUVPlane(first, pw[1], second, pw[1], uv, (int)p.ws, ocw, och);
+                MergeUVPlane(first, pw[1], second, pw[1], uv, cs, ocw, och);
             } else {
-                chroma_reduce(first, pw[1], pw[1], ph[1], p.f->sx - sx, p.f->sy - sy, uv, (int)p.ws, ocw, och);
-                chroma_reduce(second, pw[1], pw[1], ph[1], p.f->sx - sx, p.f->sy - sy, uv + 1, (int)p.ws, ocw, och);
+                chroma_reduce(first, pw[1], pw[1], ph[1], p.f->sx - sx, p.f->sy - sy, uv, cs, ocw, och);
+                chroma_reduce(second, pw[1], pw[1], ph[1], p.f->sx - sx, p.f->sy - sy, uv + 1, cs, ocw, och);
             }
         }
     }

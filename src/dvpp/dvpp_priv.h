@@ -133,6 +133,12 @@ const char *dv_fmt_name(acldvppPixelFormat fmt);
 
 static inline uint32_t dv_align(uint32_t v, uint32_t a) { return (v + a - 1) / a * a; }
 
+/* Row stride of a semi-planar picture's chroma plane: a chroma row holds
+ * (width >> sx) U/V pairs, so without horizontal subsampling (4:4:4, 4:4:0)
+ * it is twice the luma stride (the buffer is widthStride * heightStride *
+ * (1 + 2 / 2^(sx+sy))). */
+static inline uint32_t dv_cstride(const dv_fmt *f, uint32_t ws) { return f->sx ? ws : 2 * ws; }
+
 /* A picture as an operation sees it, snapshotted when the operation is
  * queued. */
 typedef struct {

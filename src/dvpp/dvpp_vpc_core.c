@@ -94,7 +94,8 @@ static void scratch_free(scratch_t *s)
 /* Chroma plane of a semi-planar picture at row cy, column cx of its luma. */
 static uint8_t *sp_chroma(const dv_pic *p, uint32_t x, uint32_t y)
 {
-    return p->data + (size_t)p->ws * p->hs + (size_t)(y >> p->f->sy) * p->ws + (size_t)(x >> p->f->sx) * 2;
+    return p->data + (size_t)p->ws * p->hs + (size_t)(y >> p->f->sy) * dv_cstride(p->f, p->ws) +
+           (size_t)(x >> p->f->sx) * 2;
 }
 
 /* The region r of a YUV picture as planes (luma in place, chroma copied). */
@@ -114,10 +115,11 @@ static int load_yuv(const dv_pic *in, dv_rect r, planes_t *pl, scratch_t *sc)
         uint8_t *u = scratch(sc, (size_t)cw * ch), *v = scratch(sc, (size_t)cw * ch);
         if (!u || !v) return -1;
         const uint8_t *uv = sp_chroma(in, r.x, r.y);
+        int cs = (int)dv_cstride(f, in->ws);
         if (f->vu)
-            SplitUVPlane(uv, (int)in->ws, v, cw, u, cw, cw, ch);
+            SplitUVPlane(uv, cs, v, cw, u, cw, cw, ch);
         else
-            SplitUVPlane(uv, (int)in->ws, u, cw, v, cw, cw, ch);
+            SplitUVPlane(uv, cs, u, cw, v, cw, cw, ch);
         pl->p[1] = u, pl->p[2] = v, pl->s[1] = pl->s[2] = cw;
         return 0;
     }
@@ -171,10 +173,11 @@ static void store_yuv(const planes_t *pl, const dv_pic *out, dv_rect r)
         if (pl->p[0] != ydst) CopyPlane(pl->p[0], pl->s[0], ydst, (int)out->ws, pl->w, pl->h);
         if (f->kind == DV_K_Y400) return;
         uint8_t *uv = sp_chroma(out, r.x, r.y);
+        int cs = (int)dv_cstride(f, out->ws);
         if (f->vu)
-            MergeUVPlane(pl->p[2], pl->s[2], pl->p[1], pl->s[1], uv, (int)out->ws, cw_of(pl), ch_of(pl));
+            MergeUVPlane(pl->p[2], pl->s[2], pl->p[1], pl->s[1], uv, cs, cw_of(pl), ch_of(pl));
         else
-            MergeUVPlane(pl->p[1], pl->s[1], pl->p[2], pl->s[2], uv, (int)out->ws, cw_of(pl), ch_of(pl));
+            MergeUVPlane(pl->p[1], pl->s[1], pl->p[2], pl->s[2], uv, cs, cw_of(pl), ch_of(pl));
         return;
     }
     for (int j = 0; j < pl->h; j++) {
@@ -268,9 +271,10 @@ int dv_vpc_run(const char *api, const dv_vpc_job *j)
         ScalePlane(ys, (int)in->ws, (int)j->crop.w, (int)j->crop.h, yd, (int)out->ws, dw, dh, fm);
         uint8_t *uvd = sp_chroma(out, j->dst.x, j->dst.y);
         int ocw = dw >> fo->sx, och = dh >> fo->sy;
-        UVScale(sp_chroma(in, j->crop.x, j->crop.y), (int)in->ws, (int)j->crop.w >> fi->sx, (int)j->crop.h >> fi->sy,
-                uvd, (int)out->ws, ocw, och, fm);
-        if (fi->vu != fo->vu) SwapUVPlane(uvd, (int)out->ws, uvd, (int)out->ws, ocw, och);
+        int ocs = (int)dv_cstride(fo, out->ws);
+        UVScale(sp_chroma(in, j->crop.x, j->crop.y), (int)dv_cstride(fi, in->ws), (int)j->crop.w >> fi->sx,
+                (int)j->crop.h >> fi->sy, uvd, ocs, ocw, och, fm);
+        if (fi->vu != fo->vu) SwapUVPlane(uvd, ocs, uvd, ocs, ocw, och);
     } else if (!in_rgb) {
         planes_t src, dst;
         if (load_yuv(in, j->crop, &src, &sc)) goto oom;

@@ -1,0 +1,35 @@
+# tests/dvpp: the media library (libacl_dvpp) through its public API.
+#   dvpp_api    descriptions, channels, media memory, VDEC/VENC, misuse
+#   dvpp_jpeg   JPEG decode == libjpeg-turbo's own decode (every subsampling,
+#               baseline/progressive, many sizes); encode round trips (PSNR)
+#   dvpp_png    PNG decode == libspng's own decode
+#   dvpp_vpc    resize/crop/paste/batch/colour conversion: exact checks in C,
+#               then OpenCV/numpy references (check_vpc.py) with stated tolerances
+#   dvpp_bad    truncated, corrupt, huge, bomb, wrong-format inputs, bad strides
+# Test material: a real photograph from Debian's matplotlib data (installed by
+# scripts/setup.sh with python3-matplotlib).
+find_file(OA_DVPP_PHOTO grace_hopper.jpg PATHS /usr/share/matplotlib/mpl-data/sample_data NO_DEFAULT_PATH)
+find_file(OA_DVPP_PHOTO_PNG Minduka_Present_Blue_Pack.png PATHS /usr/share/matplotlib/mpl-data/sample_data
+          NO_DEFAULT_PATH)
+if(NOT OA_DVPP_PHOTO OR NOT OA_DVPP_PHOTO_PNG)
+  message(WARNING "tests/dvpp: the matplotlib sample photographs are missing (python-matplotlib-data); "
+                  "the media tests are not built")
+  return()
+endif()
+
+function(oa_dvpp_test name)
+  add_executable(dvpp_test_${name} ${CMAKE_CURRENT_LIST_DIR}/test_dvpp_${name}.c)
+  target_link_libraries(dvpp_test_${name} PRIVATE acl_dvpp ascendcl ${OA_TURBOJPEG_LIBRARY} ${OA_SPNG_LIBRARY} m)
+  target_include_directories(dvpp_test_${name} PRIVATE ${CMAKE_CURRENT_LIST_DIR} ${CMAKE_SOURCE_DIR}/tests/rt
+                             ${OA_TURBOJPEG_INCLUDE_DIR} ${OA_SPNG_INCLUDE_DIR})
+  target_compile_options(dvpp_test_${name} PRIVATE ${OA_WARN})
+endfunction()
+
+foreach(t api jpeg png vpc bad)
+  if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/test_dvpp_${t}.c)
+    oa_dvpp_test(${t})
+    add_test(NAME dvpp_${t} COMMAND dvpp_test_${t} ${OA_DVPP_PHOTO} ${OA_DVPP_PHOTO_PNG} ${CMAKE_CURRENT_BINARY_DIR}/dvpp_${t}_out)
+    set_tests_properties(dvpp_${t} PROPERTIES LABELS "dvpp;sanitize" TIMEOUT 600
+      ENVIRONMENT "ASCEND_GLOBAL_LOG_LEVEL=4")
+  endif()
+endforeach()
