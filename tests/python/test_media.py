@@ -244,8 +244,6 @@ def test_jpeg_decode_nv21_swaps_chroma(dv, photo):
     np.testing.assert_array_equal(uv12[..., ::-1], uv21)
 
 
-@pytest.mark.xfail(strict=True, reason="libacl_dvpp: 4:4:4 semi-planar decode output writes its chroma rows "
-                   "widthStride apart instead of 2 * widthStride, so they overlap")
 def test_jpeg_decode_444_to_yuv444sp_exact(dv, photo):
     data = encode(photo, (352, 288), subsampling=0)
     buf, w, h, ws, hs, _ = dv.decode(data, YUV444SP)
