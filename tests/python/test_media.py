@@ -256,6 +256,18 @@ def test_jpeg_decode_444_to_yuv444sp_exact(dv, photo):
     np.testing.assert_array_equal(uv[..., 1], ref[..., 2])
 
 
+def test_jpeg_decode_444_to_nv12_averages_chroma(dv, photo):
+    """A 4:4:4 file to NV12: luma as Pillow decodes it, each chroma sample
+    the rounded mean of the file's 2x2 block (Pillow's full-size chroma)."""
+    data = encode(photo, (640, 480), subsampling=0)
+    buf, w, h, ws, hs, _ = dv.decode(data, NV12)
+    y, uv = nv12_planes(buf, w, h, ws, hs)
+    ref = pil_ycbcr(data).astype(np.int32)
+    np.testing.assert_array_equal(y, ref[..., 0])
+    block = ref[0::2, 0::2, 1:] + ref[1::2, 0::2, 1:] + ref[0::2, 1::2, 1:] + ref[1::2, 1::2, 1:]
+    np.testing.assert_array_equal(uv, (block + 2) // 4)
+
+
 def test_jpeg_decode_gray_to_nv12(dv, photo):
     data = encode(photo, (256, 192), gray=True)
     buf, w, h, ws, hs, _ = dv.decode(data, NV12)
