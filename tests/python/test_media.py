@@ -498,6 +498,84 @@ def test_vpc_batch_crop_and_paste(dv, photo):
     assert acl.media.dvpp_destroy_batch_pic_desc(dst) == C.ACL_SUCCESS
 
 
+def batch_of(dv, pics):
+    """A batch description whose pictures copy the fields of `pics`."""
+    g = acl.media
+    b = g.dvpp_create_batch_pic_desc(len(pics))
+    assert b
+    for i, p in enumerate(pics):
+        q = g.dvpp_get_pic_desc(b, i)
+        for get, put in ((g.dvpp_get_pic_desc_data, g.dvpp_set_pic_desc_data),
+                         (g.dvpp_get_pic_desc_size, g.dvpp_set_pic_desc_size),
+                         (g.dvpp_get_pic_desc_format, g.dvpp_set_pic_desc_format),
+                         (g.dvpp_get_pic_desc_width, g.dvpp_set_pic_desc_width),
+                         (g.dvpp_get_pic_desc_height, g.dvpp_set_pic_desc_height),
+                         (g.dvpp_get_pic_desc_width_stride, g.dvpp_set_pic_desc_width_stride),
+                         (g.dvpp_get_pic_desc_height_stride, g.dvpp_set_pic_desc_height_stride)):
+            assert put(q, get(p)) == C.ACL_SUCCESS
+    return b
+
+
+def test_vpc_batch_forms_keep_list_order(dv, photo):
+    """Every batch binding marshals roi_nums and the area lists in order:
+    batch crop equals the source regions byte for byte, batch crop-resize
+    and crop-resize-paste equal their single-picture forms, and the return
+    shapes are pyACL's ((dst_batch, ret) for crop, ret for the others)."""
+    g = acl.media
+    y, uv = photo_nv12(photo, 320, 240)
+    src = batch_of(dv, [dv.upload_nv12(y, uv)])
+    boxes = [(0, 0, 64, 48), (96, 50, 128, 96), (200, 100, 64, 128)]        # left, top, w, h
+    crops = [g.dvpp_create_roi_config(l, l + w - 1, t, t + h - 1) for l, t, w, h in boxes]
+    outs = [dv.nv12_pic(w, h, fill=0) for _, _, w, h in boxes]
+    dst = batch_of(dv, [o[0] for o in outs])
+    got_dst, ret = g.dvpp_vpc_batch_crop_async(dv.ch, src, [3], dst, crops, dv.stream)
+    assert (got_dst, ret) == (dst, C.ACL_SUCCESS), acl.get_recent_err_msg()
+    assert dv.sync() == C.ACL_SUCCESS
+    for (l, t, w, h), (_, buf, n) in zip(boxes, outs):
+        oy, ouv = nv12_planes(dv.get(buf, n), w, h, align(w, 16), align(h, 2))
+        np.testing.assert_array_equal(oy, y[t:t + h, l:l + w])
+        np.testing.assert_array_equal(ouv, uv[t // 2:(t + h) // 2, l // 2:(l + w) // 2])
+
+    rc = g.dvpp_create_resize_config()
+    assert g.dvpp_set_resize_config_interpolation(rc, 2) == C.ACL_SUCCESS
+    inp = dv.upload_nv12(y, uv)
+    singles, batched = [], [dv.nv12_pic(80, 60, fill=0) for _ in boxes]
+    for crop in crops:
+        pic, buf, n = dv.nv12_pic(80, 60, fill=0)
+        assert g.dvpp_vpc_crop_resize_async(dv.ch, inp, pic, crop, rc, dv.stream) == C.ACL_SUCCESS
+        singles.append((buf, n))
+    dst2 = batch_of(dv, [b[0] for b in batched])
+    ret = g.dvpp_vpc_batch_crop_resize_async(dv.ch, src, [3], dst2, crops, rc, dv.stream)
+    assert ret == C.ACL_SUCCESS, acl.get_recent_err_msg()
+    assert dv.sync() == C.ACL_SUCCESS
+    for (sbuf, n), (_, bbuf, _) in zip(singles, batched):
+        np.testing.assert_array_equal(dv.get(bbuf, n), dv.get(sbuf, n))
+
+    pastes = [g.dvpp_create_roi_config(16, 79, 10, 49) for _ in boxes]
+    singles, batched = [], [dv.nv12_pic(96, 64, fill=0x50) for _ in boxes]
+    for crop, paste in zip(crops, pastes):
+        pic, buf, n = dv.nv12_pic(96, 64, fill=0x50)
+        assert g.dvpp_vpc_crop_resize_paste_async(dv.ch, inp, pic, crop, paste, rc, dv.stream) == C.ACL_SUCCESS
+        singles.append((buf, n))
+    dst3 = batch_of(dv, [b[0] for b in batched])
+    ret = g.dvpp_vpc_batch_crop_resize_paste_async(dv.ch, src, [3], dst3, crops, pastes, rc, dv.stream)
+    assert ret == C.ACL_SUCCESS, acl.get_recent_err_msg()
+    assert dv.sync() == C.ACL_SUCCESS
+    for (sbuf, n), (_, bbuf, _) in zip(singles, batched):
+        np.testing.assert_array_equal(dv.get(bbuf, n), dv.get(sbuf, n))
+
+    borders = [g.dvpp_create_border_config() for _ in boxes]
+    ret = g.dvpp_vpc_batch_crop_resize_make_border_async(dv.ch, src, [3], dst2, crops, borders, rc, dv.stream)
+    assert ret == C.ACL_ERROR_FEATURE_UNSUPPORTED      # documented as not provided
+    for r in crops + pastes:
+        assert g.dvpp_destroy_roi_config(r) == C.ACL_SUCCESS
+    for b in borders:
+        assert g.dvpp_destroy_border_config(b) == C.ACL_SUCCESS
+    for b in (src, dst, dst2, dst3):
+        assert g.dvpp_destroy_batch_pic_desc(b) == C.ACL_SUCCESS
+    assert g.dvpp_destroy_resize_config(rc) == C.ACL_SUCCESS
+
+
 def test_jpeg_decode_then_resize_on_one_stream(dv, photo):
     """Decode and resize queued back to back, one synchronize: the resize
     reads the decoder's output (Huawei's sample flow)."""
@@ -544,6 +622,27 @@ def test_jpeg_encode_round_trip(dv, photo):
     psnr = 10 * np.log10(255.0 ** 2 / max(mse, 1e-9))
     assert psnr > 35, "luma PSNR %.1f dB after a level-95 round trip" % psnr
     assert acl.media.dvpp_destroy_jpege_config(cfg) == C.ACL_SUCCESS
+
+
+def test_png_decode_rgba_keeps_alpha(dv, photo):
+    img = photo.resize((90, 70)).convert("RGBA")
+    a = np.asarray(img).copy()
+    a[..., 3] = np.arange(70, dtype=np.uint8)[:, None] * 3
+    bio = io.BytesIO()
+    Image.fromarray(a, "RGBA").save(bio, "PNG")
+    host = bio.getvalue()
+    n, ret = acl.media.dvpp_png_predict_dec_size(acl.util.bytes_to_ptr(host), len(host), UNKNOWN)
+    assert ret == C.ACL_SUCCESS
+    src, size = dv.put(host)
+    out = dv.malloc(n)
+    pic = dv.pic(out, n, UNKNOWN)
+    assert acl.media.dvpp_png_decode_async(dv.ch, src, size, pic, dv.stream) == C.ACL_SUCCESS
+    assert dv.sync() == C.ACL_SUCCESS, acl.get_recent_err_msg()
+    assert acl.media.dvpp_get_pic_desc_format(pic) == RGBA_8888
+    ws = acl.media.dvpp_get_pic_desc_width_stride(pic)
+    assert ws == align(90, 128) * 4
+    got = dv.get(out, n)[:ws * 70].reshape(70, ws)[:, :4 * 90].reshape(70, 90, 4)
+    np.testing.assert_array_equal(got, a)
 
 
 def test_png_decode_rgb_exact(dv, photo):
