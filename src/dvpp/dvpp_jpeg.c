@@ -31,6 +31,9 @@ static int jpeg_header(const char *api, tjhandle tj, const void *data, uint32_t 
 {
     if (tjDecompressHeader3(tj, (const unsigned char *)data, size, &ji->w, &ji->h, &ji->subsamp, &ji->cs) != 0)
         return DV_FAIL(ACL_ERROR_FAILURE, "%s: not a readable JPEG (%u bytes): %s", api, size, tjGetErrorStr2(tj));
+    /* TurboJPEG 2.1 reports success for data that ends before the frame header */
+    if (ji->w < 1 || ji->h < 1)
+        return DV_FAIL(ACL_ERROR_FAILURE, "%s: the JPEG data (%u bytes) ends before its frame header", api, size);
     return ACL_SUCCESS;
 }
 

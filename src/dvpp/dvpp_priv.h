@@ -190,9 +190,6 @@ typedef struct {
 /* Runs one job on the calling thread; returns an aclError (message left). */
 int dv_vpc_run(const char *api, const dv_vpc_job *job);
 
-/* RGB -> YUV / YUV -> RGB helpers shared by the codecs. */
-const void *dv_yuv_constants(uint32_t csc);
-
 /* Counts created channel ids. */
 uint64_t dv_next_channel_id(void);
 

@@ -21,7 +21,7 @@
 static aclrtStream g_stream;
 static acldvppChannelDesc *g_chan;
 
-static void dt_setup(void)
+static inline void dt_setup(void)
 {
     OK(aclInit(NULL));
     OK(aclrtSetDevice(0));
@@ -31,7 +31,7 @@ static void dt_setup(void)
     OK(acldvppCreateChannel(g_chan));
 }
 
-static void dt_teardown(void)
+static inline void dt_teardown(void)
 {
     OK(acldvppDestroyChannel(g_chan));
     OK(acldvppDestroyChannelDesc(g_chan));
@@ -40,7 +40,7 @@ static void dt_teardown(void)
     OK(aclFinalize());
 }
 
-static uint8_t *dt_read_file(const char *path, size_t *n)
+static inline uint8_t *dt_read_file(const char *path, size_t *n)
 {
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
@@ -58,7 +58,7 @@ static uint8_t *dt_read_file(const char *path, size_t *n)
 }
 
 /* The photograph as packed RGB (decoded with TurboJPEG itself). */
-static uint8_t *dt_photo_rgb(const char *path, int *w, int *h)
+static inline uint8_t *dt_photo_rgb(const char *path, int *w, int *h)
 {
     size_t n = 0;
     uint8_t *jpg = dt_read_file(path, &n);
@@ -80,7 +80,7 @@ static uint8_t *dt_photo_rgb(const char *path, int *w, int *h)
 }
 
 /* Bilinear resample of packed RGB (test material only: any sensible picture of that size). */
-static uint8_t *dt_rgb_resample(const uint8_t *src, int sw, int sh, int dw, int dh)
+static inline uint8_t *dt_rgb_resample(const uint8_t *src, int sw, int sh, int dw, int dh)
 {
     uint8_t *d = malloc((size_t)dw * dh * 3);
     for (int y = 0; y < dh; y++) {
@@ -104,7 +104,7 @@ static uint8_t *dt_rgb_resample(const uint8_t *src, int sw, int sh, int dw, int 
 }
 
 /* A JPEG of rgb with TurboJPEG: subsampling TJSAMP_*, progressive or baseline. Free with tjFree. */
-static uint8_t *dt_make_jpeg(const uint8_t *rgb, int w, int h, int subsamp, int progressive, int quality,
+static inline uint8_t *dt_make_jpeg(const uint8_t *rgb, int w, int h, int subsamp, int progressive, int quality,
                              unsigned long *len)
 {
     tjhandle tj = tjInitCompress();
@@ -120,7 +120,7 @@ static uint8_t *dt_make_jpeg(const uint8_t *rgb, int w, int h, int subsamp, int 
 }
 
 /* Copies n host bytes into new media memory. */
-static void *dt_upload(const void *src, size_t n)
+static inline void *dt_upload(const void *src, size_t n)
 {
     void *p = NULL;
     OK(acldvppMalloc(&p, n));
@@ -128,7 +128,7 @@ static void *dt_upload(const void *src, size_t n)
     return p;
 }
 
-static double dt_psnr(const uint8_t *a, int astride, const uint8_t *b, int bstride, int w, int h)
+static inline double dt_psnr(const uint8_t *a, int astride, const uint8_t *b, int bstride, int w, int h)
 {
     double se = 0;
     for (int y = 0; y < h; y++)
@@ -141,7 +141,7 @@ static double dt_psnr(const uint8_t *a, int astride, const uint8_t *b, int bstri
 }
 
 /* A picture description over existing media memory. */
-static acldvppPicDesc *dt_pic(void *data, uint32_t size, acldvppPixelFormat f, uint32_t w, uint32_t h, uint32_t ws,
+static inline acldvppPicDesc *dt_pic(void *data, uint32_t size, acldvppPixelFormat f, uint32_t w, uint32_t h, uint32_t ws,
                               uint32_t hs)
 {
     acldvppPicDesc *p = acldvppCreatePicDesc();

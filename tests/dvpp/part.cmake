@@ -19,7 +19,7 @@ endif()
 
 function(oa_dvpp_test name)
   add_executable(dvpp_test_${name} ${CMAKE_CURRENT_LIST_DIR}/test_dvpp_${name}.c)
-  target_link_libraries(dvpp_test_${name} PRIVATE acl_dvpp ascendcl ${OA_TURBOJPEG_LIBRARY} ${OA_SPNG_LIBRARY} m)
+  target_link_libraries(dvpp_test_${name} PRIVATE acl_dvpp ascendcl ${OA_TURBOJPEG_LIBRARY} ${OA_SPNG_LIBRARY} z m)
   target_include_directories(dvpp_test_${name} PRIVATE ${CMAKE_CURRENT_LIST_DIR} ${CMAKE_SOURCE_DIR}/tests/rt
                              ${OA_TURBOJPEG_INCLUDE_DIR} ${OA_SPNG_INCLUDE_DIR})
   target_compile_options(dvpp_test_${name} PRIVATE ${OA_WARN})
@@ -33,3 +33,12 @@ foreach(t api jpeg png vpc bad)
       ENVIRONMENT "ASCEND_GLOBAL_LOG_LEVEL=4")
   endif()
 endforeach()
+
+# OpenCV / numpy references over the pictures dvpp_vpc wrote
+find_program(OA_DVPP_PY3 python3 PATHS /usr/bin NO_DEFAULT_PATH)
+if(TARGET dvpp_test_vpc AND OA_DVPP_PY3)
+  set_tests_properties(dvpp_vpc PROPERTIES FIXTURES_SETUP dvpp_vpc_out)
+  add_test(NAME dvpp_vpc_opencv COMMAND ${OA_DVPP_PY3} ${CMAKE_CURRENT_LIST_DIR}/check_vpc.py
+           ${CMAKE_CURRENT_BINARY_DIR}/dvpp_vpc_out)
+  set_tests_properties(dvpp_vpc_opencv PROPERTIES LABELS "dvpp" TIMEOUT 300 FIXTURES_REQUIRED dvpp_vpc_out)
+endif()

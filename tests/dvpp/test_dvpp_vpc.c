@@ -1,0 +1,390 @@
+/* VPC through the API on a real photograph decoded by the API itself.
+ * Exact properties checked here: a crop at its own size is a copy, crop-and-
+ * paste leaves the rest of the canvas untouched, a batch equals the same
+ * calls one by one, NV12 <-> NV21 only swaps chroma, RGB <-> RGB only moves
+ * bytes, the work is ordered with asynchronous copies on the stream.
+ * Interpolation and colour arithmetic are compared with OpenCV / numpy by
+ * check_vpc.py over the pictures this program writes to argv[3]. */
+#include <sys/stat.h>
+
+#include "dvpp_test.h"
+
+static uint32_t al(uint32_t v, uint32_t a) { return (v + a - 1) / a * a; }
+
+typedef struct {
+    void *buf;
+    uint32_t size, w, h, ws, hs;
+    acldvppPixelFormat f;
+    acldvppPicDesc *d;
+} pic_t;
+
+static uint32_t bpp_of(acldvppPixelFormat f)
+{
+    switch (f) {
+    case PIXEL_FORMAT_RGB_888: case PIXEL_FORMAT_BGR_888: case PIXEL_FORMAT_YUV_PACKED_444: return 3;
+    case PIXEL_FORMAT_ARGB_8888: case PIXEL_FORMAT_ABGR_8888: case PIXEL_FORMAT_RGBA_8888: case PIXEL_FORMAT_BGRA_8888: return 4;
+    case PIXEL_FORMAT_YUYV_PACKED_422: case PIXEL_FORMAT_UYVY_PACKED_422: return 2;
+    default: return 1;
+    }
+}
+
+static uint32_t size_of(acldvppPixelFormat f, uint32_t ws, uint32_t hs)
+{
+    switch (f) {
+    case PIXEL_FORMAT_YUV_SEMIPLANAR_420: case PIXEL_FORMAT_YVU_SEMIPLANAR_420: return ws * hs * 3 / 2;
+    case PIXEL_FORMAT_YUV_SEMIPLANAR_422: case PIXEL_FORMAT_YVU_SEMIPLANAR_422: return ws * hs * 2;
+    case PIXEL_FORMAT_YUV_SEMIPLANAR_444: case PIXEL_FORMAT_YVU_SEMIPLANAR_444: return ws * hs * 3;
+    default: return ws * hs;
+    }
+}
+
+static pic_t pic_new(acldvppPixelFormat f, uint32_t w, uint32_t h, uint8_t fill)
+{
+    pic_t p = {0};
+    p.f = f, p.w = w, p.h = h;
+    p.ws = al(w * bpp_of(f), 16);
+    p.hs = al(h, 2);
+    p.size = size_of(f, p.ws, p.hs);
+    OK(acldvppMalloc(&p.buf, p.size));
+    memset(p.buf, fill, p.size);
+    p.d = dt_pic(p.buf, p.size, f, w, h, p.ws, p.hs);
+    return p;
+}
+
+static void pic_free(pic_t *p)
+{
+    OK(acldvppDestroyPicDesc(p->d));
+    OK(acldvppFree(p->buf));
+}
+
+/* Writes the picture's rows (without stride padding): luma then chroma for semi-planar. */
+static void pic_dump(const char *dir, const char *name, const pic_t *p)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/%s.raw", dir, name);
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        fprintf(stderr, "cannot write %s\n", path);
+        g_failures++;
+        return;
+    }
+    const uint8_t *b = p->buf;
+    uint32_t row = p->w * bpp_of(p->f);
+    for (uint32_t y = 0; y < p->h; y++) fwrite(b + (size_t)y * p->ws, 1, row, f);
+    if (p->f == PIXEL_FORMAT_YUV_SEMIPLANAR_420 || p->f == PIXEL_FORMAT_YVU_SEMIPLANAR_420)
+        for (uint32_t y = 0; y < p->h / 2; y++) fwrite(b + (size_t)p->ws * p->hs + (size_t)y * p->ws, 1, p->w, f);
+    fclose(f);
+}
+
+static FILE *g_manifest;
+static const char *g_dir;
+
+static acldvppResizeConfig *rcfg(uint32_t interp)
+{
+    acldvppResizeConfig *c = acldvppCreateResizeConfig();
+    OK(acldvppSetResizeConfigInterpolation(c, interp));
+    return c;
+}
+
+/* Resize (or crop-resize) src to w x h, dump, and list it for check_vpc.py. */
+static void resize_case(const pic_t *src, const char *srcname, acldvppPixelFormat of, uint32_t w, uint32_t h,
+                        uint32_t interp, const uint32_t *crop, uint32_t csc, acldvppChannelDesc *ch)
+{
+    pic_t o = pic_new(of, w, h, 0);
+    acldvppResizeConfig *c = rcfg(interp);
+    if (crop) {
+        acldvppRoiConfig *r = acldvppCreateRoiConfig(crop[0], crop[0] + crop[2] - 1, crop[1], crop[1] + crop[3] - 1);
+        OK(acldvppVpcCropResizeAsync(ch, src->d, o.d, r, c, g_stream));
+        OK(aclrtSynchronizeStream(g_stream));
+        OK(acldvppDestroyRoiConfig(r));
+    } else {
+        OK(acldvppVpcResizeAsync(ch, src->d, o.d, c, g_stream));
+        OK(aclrtSynchronizeStream(g_stream));
+    }
+    CHECK_EQ_INT(acldvppGetPicDescRetCode(o.d), 0);
+    char name[128];
+    snprintf(name, sizeof(name), "%s_to_%d_%ux%u_i%u_csc%u%s", srcname, (int)of, w, h, interp, csc,
+             crop ? "_crop" : "");
+    pic_dump(g_dir, name, &o);
+    fprintf(g_manifest, "%s %s %d %u %u %u %u %u %u %u %u %d %u\n", name, srcname, (int)src->f, src->w, src->h,
+            crop ? crop[0] : 0, crop ? crop[1] : 0, crop ? crop[2] : src->w, crop ? crop[3] : src->h, w, h, (int)of,
+            interp * 10 + csc);
+    OK(acldvppDestroyResizeConfig(c));
+    pic_free(&o);
+}
+
+static int rows_equal(const pic_t *a, uint32_t ax, uint32_t ay, const pic_t *b, uint32_t bx, uint32_t by, uint32_t w,
+                      uint32_t h, uint32_t bpp)
+{
+    const uint8_t *pa = a->buf, *pb = b->buf;
+    for (uint32_t y = 0; y < h; y++)
+        if (memcmp(pa + (size_t)(ay + y) * a->ws + ax * bpp, pb + (size_t)(by + y) * b->ws + bx * bpp, (size_t)w * bpp))
+            return 0;
+    return 1;
+}
+
+static const uint8_t *uvp(const pic_t *p) { return (const uint8_t *)p->buf + (size_t)p->ws * p->hs; }
+
+int main(int argc, char **argv)
+{
+    if (argc < 4) {
+        fprintf(stderr, "usage: %s PHOTO.jpg PHOTO.png OUTDIR\n", argv[0]);
+        return 2;
+    }
+    g_dir = argv[3];
+    mkdir(g_dir, 0755);
+    char mpath[512];
+    snprintf(mpath, sizeof(mpath), "%s/manifest.txt", g_dir);
+    g_manifest = fopen(mpath, "w");
+    if (!g_manifest) {
+        fprintf(stderr, "cannot write %s\n", mpath);
+        return 1;
+    }
+    dt_setup();
+
+    /* the photograph, decoded by the API to NV12 */
+    size_t jl = 0;
+    uint8_t *jpg = dt_read_file(argv[1], &jl);
+    uint32_t pw = 0, ph = 0, dsz = 0;
+    int32_t comp;
+    OK(acldvppJpegGetImageInfo(jpg, (uint32_t)jl, &pw, &ph, &comp));
+    OK(acldvppJpegPredictDecSize(jpg, (uint32_t)jl, PIXEL_FORMAT_YUV_SEMIPLANAR_420, &dsz));
+    void *jin = dt_upload(jpg, jl);
+    pic_t src = {0};
+    OK(acldvppMalloc(&src.buf, dsz));
+    src.d = acldvppCreatePicDesc();
+    OK(acldvppSetPicDescData(src.d, src.buf));
+    OK(acldvppSetPicDescSize(src.d, dsz));
+    OK(acldvppSetPicDescFormat(src.d, PIXEL_FORMAT_YUV_SEMIPLANAR_420));
+    OK(acldvppJpegDecodeAsync(g_chan, jin, (uint32_t)jl, src.d, g_stream));
+    OK(aclrtSynchronizeStream(g_stream));
+    src.f = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
+    src.size = dsz;
+    src.w = acldvppGetPicDescWidth(src.d);
+    src.h = acldvppGetPicDescHeight(src.d);
+    src.ws = acldvppGetPicDescWidthStride(src.d);
+    src.hs = acldvppGetPicDescHeightStride(src.d);
+    /* a VPC input description over the decoder's output */
+    OK(acldvppSetPicDescWidth(src.d, src.w));
+    OK(acldvppSetPicDescHeight(src.d, src.h));
+    pic_dump(g_dir, "photo_nv12", &src);
+    printf("photograph %ux%u decoded to NV12 (strides %u x %u)\n", src.w, src.h, src.ws, src.hs);
+
+    /* ---- exact: crop at its own size is a copy ---- */
+    {
+        uint32_t cx = 100, cy = 64, cw = 224, chh = 200;
+        pic_t o = pic_new(PIXEL_FORMAT_YUV_SEMIPLANAR_420, cw, chh, 0);
+        acldvppRoiConfig *r = acldvppCreateRoiConfig(cx, cx + cw - 1, cy, cy + chh - 1);
+        OK(acldvppVpcCropAsync(g_chan, src.d, o.d, r, g_stream));
+        OK(aclrtSynchronizeStream(g_stream));
+        CHECK(rows_equal(&src, cx, cy, &o, 0, 0, cw, chh, 1));
+        int uv_ok = 1;
+        for (uint32_t y = 0; y < chh / 2; y++)
+            if (memcmp(uvp(&src) + (size_t)(cy / 2 + y) * src.ws + cx, uvp(&o) + (size_t)y * o.ws, cw)) uv_ok = 0;
+        CHECK(uv_ok);
+        OK(acldvppDestroyRoiConfig(r));
+        pic_free(&o);
+    }
+
+    /* ---- exact: crop-and-paste writes the paste area only ---- */
+    pic_t canvas1 = pic_new(PIXEL_FORMAT_YUV_SEMIPLANAR_420, 224, 224, 0x5A);
+    {
+        acldvppRoiConfig *cr = acldvppCreateRoiConfig(0, src.w - 1, 0, src.h - 1);
+        /* keep the aspect ratio: 512x600 -> 190x224 at (32, 0) */
+        uint32_t ph2 = 224, pw2 = (src.w * ph2 / src.h) & ~1u;
+        acldvppRoiConfig *pr = acldvppCreateRoiConfig(32, 32 + pw2 - 1, 0, ph2 - 1);
+        OK(acldvppVpcCropAndPasteAsync(g_chan, src.d, canvas1.d, cr, pr, g_stream));
+        OK(aclrtSynchronizeStream(g_stream));
+        const uint8_t *b = canvas1.buf;
+        long outside = 0, inside_fill = 0;
+        for (uint32_t y = 0; y < 224; y++)
+            for (uint32_t x = 0; x < 224; x++) {
+                int in = x >= 32 && x < 32 + pw2;
+                if (!in && b[(size_t)y * canvas1.ws + x] != 0x5A) outside++;
+                if (in && b[(size_t)y * canvas1.ws + x] == 0x5A) inside_fill++;
+            }
+        for (uint32_t y = 0; y < 112; y++)
+            for (uint32_t x = 0; x < 224; x++)
+                if ((x < 32 || x >= 32 + pw2) && uvp(&canvas1)[(size_t)y * canvas1.ws + x] != 0x5A) outside++;
+        CHECK_EQ_INT(outside, 0);
+        CHECK(inside_fill < 224 * 4); /* the photograph, not the fill, is inside */
+        OK(acldvppDestroyRoiConfig(cr));
+        OK(acldvppDestroyRoiConfig(pr));
+    }
+
+    /* ---- exact: a batch of 8 ROIs equals 8 single calls ---- */
+    {
+        enum { N = 8 };
+        acldvppBatchPicDesc *sb = acldvppCreateBatchPicDesc(1), *db = acldvppCreateBatchPicDesc(N);
+        acldvppPicDesc *s0 = acldvppGetPicDesc(sb, 0);
+        OK(acldvppSetPicDescData(s0, src.buf));
+        OK(acldvppSetPicDescSize(s0, src.size));
+        OK(acldvppSetPicDescFormat(s0, src.f));
+        OK(acldvppSetPicDescWidth(s0, src.w));
+        OK(acldvppSetPicDescHeight(s0, src.h));
+        OK(acldvppSetPicDescWidthStride(s0, src.ws));
+        OK(acldvppSetPicDescHeightStride(s0, src.hs));
+        acldvppRoiConfig *crops[N], *pastes[N];
+        pic_t outs[N], singles[N];
+        for (int i = 0; i < N; i++) {
+            uint32_t x = 16u * (uint32_t)i, y = 20u * (uint32_t)i, w = 100 + 20u * (uint32_t)i, h = 120 + 10u * (uint32_t)i;
+            crops[i] = acldvppCreateRoiConfig(x, x + w - 1, y, y + h - 1);
+            pastes[i] = acldvppCreateRoiConfig(16, 16 + 127, 8, 8 + 127);
+            outs[i] = pic_new(PIXEL_FORMAT_YUV_SEMIPLANAR_420, 160, 144, 0x10);
+            singles[i] = pic_new(PIXEL_FORMAT_YUV_SEMIPLANAR_420, 160, 144, 0x10);
+            acldvppPicDesc *di = acldvppGetPicDesc(db, (uint32_t)i);
+            OK(acldvppSetPicDescData(di, outs[i].buf));
+            OK(acldvppSetPicDescSize(di, outs[i].size));
+            OK(acldvppSetPicDescFormat(di, outs[i].f));
+            OK(acldvppSetPicDescWidth(di, outs[i].w));
+            OK(acldvppSetPicDescHeight(di, outs[i].h));
+            OK(acldvppSetPicDescWidthStride(di, outs[i].ws));
+            OK(acldvppSetPicDescHeightStride(di, outs[i].hs));
+            OK(acldvppVpcCropAndPasteAsync(g_chan, src.d, singles[i].d, crops[i], pastes[i], g_stream));
+        }
+        uint32_t roiNums[1] = {N};
+        OK(acldvppVpcBatchCropAndPasteAsync(g_chan, sb, roiNums, 1, db, crops, pastes, g_stream));
+        OK(aclrtSynchronizeStream(g_stream));
+        for (int i = 0; i < N; i++) {
+            CHECK(memcmp(outs[i].buf, singles[i].buf, outs[i].size) == 0);
+            CHECK_EQ_INT(acldvppGetPicDescRetCode(acldvppGetPicDesc(db, (uint32_t)i)), 0);
+        }
+        /* batch crop (scaled to each destination) equals single crops too */
+        OK(acldvppVpcBatchCropAsync(g_chan, sb, roiNums, 1, db, crops, g_stream));
+        for (int i = 0; i < N; i++) OK(acldvppVpcCropAsync(g_chan, src.d, singles[i].d, crops[i], g_stream));
+        OK(aclrtSynchronizeStream(g_stream));
+        for (int i = 0; i < N; i++) CHECK(memcmp(outs[i].buf, singles[i].buf, outs[i].size) == 0);
+        for (int i = 0; i < N; i++) {
+            OK(acldvppDestroyRoiConfig(crops[i]));
+            OK(acldvppDestroyRoiConfig(pastes[i]));
+            pic_free(&outs[i]);
+            pic_free(&singles[i]);
+        }
+        OK(acldvppDestroyBatchPicDesc(sb));
+        OK(acldvppDestroyBatchPicDesc(db));
+    }
+
+    /* ---- exact: NV21 output is NV12 with chroma swapped ---- */
+    {
+        pic_t a = pic_new(PIXEL_FORMAT_YUV_SEMIPLANAR_420, 300, 200, 0), b = pic_new(PIXEL_FORMAT_YVU_SEMIPLANAR_420, 300, 200, 0);
+        acldvppResizeConfig *c = rcfg(1);
+        OK(acldvppVpcResizeAsync(g_chan, src.d, a.d, c, g_stream));
+        OK(acldvppVpcResizeAsync(g_chan, src.d, b.d, c, g_stream));
+        OK(aclrtSynchronizeStream(g_stream));
+        CHECK(rows_equal(&a, 0, 0, &b, 0, 0, 300, 200, 1));
+        long bad = 0;
+        for (uint32_t y = 0; y < 100; y++)
+            for (uint32_t x = 0; x < 150; x++) {
+                const uint8_t *pa = uvp(&a) + (size_t)y * a.ws + 2 * x, *pb = uvp(&b) + (size_t)y * b.ws + 2 * x;
+                if (pa[0] != pb[1] || pa[1] != pb[0]) bad++;
+            }
+        CHECK_EQ_INT(bad, 0);
+        OK(acldvppDestroyResizeConfig(c));
+        pic_free(&a);
+        pic_free(&b);
+    }
+
+    /* ---- exact: RGB family conversions only move bytes ---- */
+    {
+        pic_t rgb = pic_new(PIXEL_FORMAT_RGB_888, 250, 150, 0);
+        uint8_t *q = rgb.buf;
+        for (uint32_t y = 0; y < 150; y++)
+            for (uint32_t x = 0; x < 250 * 3; x++) q[(size_t)y * rgb.ws + x] = (uint8_t)(x * 7 + y * 13);
+        acldvppPixelFormat outs[] = {PIXEL_FORMAT_BGR_888, PIXEL_FORMAT_RGBA_8888, PIXEL_FORMAT_BGRA_8888,
+                                     PIXEL_FORMAT_ARGB_8888, PIXEL_FORMAT_ABGR_8888};
+        /* offsets of R, G, B, A in each output */
+        int offs[][4] = {{2, 1, 0, -1}, {0, 1, 2, 3}, {2, 1, 0, 3}, {1, 2, 3, 0}, {3, 2, 1, 0}};
+        for (int k = 0; k < 5; k++) {
+            acldvppPicDesc *od = acldvppCreatePicDesc();
+            uint32_t bpp = bpp_of(outs[k]), ows = al(250 * bpp, 16), osz = ows * 150;
+            void *ob = NULL;
+            OK(acldvppMalloc(&ob, osz));
+            OK(acldvppSetPicDescData(od, ob));
+            OK(acldvppSetPicDescSize(od, osz));
+            OK(acldvppSetPicDescFormat(od, outs[k]));
+            OK(acldvppVpcConvertColorAsync(g_chan, rgb.d, od, g_stream)); /* width/height/strides left 0 */
+            OK(aclrtSynchronizeStream(g_stream));
+            CHECK_EQ_INT(acldvppGetPicDescWidth(od), 250);
+            CHECK_EQ_INT(acldvppGetPicDescWidthStride(od), ows);
+            long bad = 0;
+            const uint8_t *o = ob;
+            for (uint32_t y = 0; y < 150; y++)
+                for (uint32_t x = 0; x < 250; x++) {
+                    const uint8_t *s = q + (size_t)y * rgb.ws + 3 * x, *d = o + (size_t)y * ows + bpp * x;
+                    if (d[offs[k][0]] != s[0] || d[offs[k][1]] != s[1] || d[offs[k][2]] != s[2]) bad++;
+                    if (offs[k][3] >= 0 && d[offs[k][3]] != 255) bad++;
+                }
+            CHECK_EQ_INT(bad, 0);
+            OK(acldvppDestroyPicDesc(od));
+            OK(acldvppFree(ob));
+        }
+        pic_free(&rgb);
+    }
+
+    /* ---- ordered with asynchronous copies: H2D copy, resize, D2H copy, one sync ---- */
+    {
+        pic_t in = pic_new(PIXEL_FORMAT_YUV_SEMIPLANAR_420, src.w, src.h, 0);
+        pic_t out = pic_new(PIXEL_FORMAT_YUV_SEMIPLANAR_420, 224, 224, 0);
+        pic_t ref = pic_new(PIXEL_FORMAT_YUV_SEMIPLANAR_420, 224, 224, 0);
+        uint8_t *host = NULL, *back = NULL; /* page-locked: asynchronous copies need it */
+        OK(aclrtMallocHost((void **)&host, in.size));
+        OK(aclrtMallocHost((void **)&back, out.size));
+        for (uint32_t y = 0; y < src.h; y++) memcpy(host + (size_t)y * in.ws, (uint8_t *)src.buf + (size_t)y * src.ws, src.w);
+        for (uint32_t y = 0; y < src.h / 2; y++)
+            memcpy(host + (size_t)in.ws * in.hs + (size_t)y * in.ws, uvp(&src) + (size_t)y * src.ws, src.w);
+        acldvppResizeConfig *c = rcfg(0);
+        OK(acldvppVpcResizeAsync(g_chan, src.d, ref.d, c, g_stream));
+        OK(aclrtSynchronizeStream(g_stream));
+        OK(aclrtMemcpyAsync(in.buf, in.size, host, in.size, ACL_MEMCPY_HOST_TO_DEVICE, g_stream));
+        OK(acldvppVpcResizeAsync(g_chan, in.d, out.d, c, g_stream));
+        OK(aclrtMemcpyAsync(back, out.size, out.buf, out.size, ACL_MEMCPY_DEVICE_TO_HOST, g_stream));
+        OK(aclrtSynchronizeStream(g_stream));
+        CHECK(memcmp(back, ref.buf, out.size) == 0);
+        OK(acldvppDestroyResizeConfig(c));
+        OK(aclrtFreeHost(host));
+        OK(aclrtFreeHost(back));
+        pic_free(&in), pic_free(&out), pic_free(&ref);
+    }
+
+    /* ---- cases for check_vpc.py (OpenCV / numpy references) ---- */
+    uint32_t sizes[][2] = {{224, 224}, {300, 200}, {128, 96}, {64, 400}, {1000, 1200}, {700, 650}, {16, 10}};
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+        for (uint32_t interp = 0; interp <= 4; interp++)
+            resize_case(&src, "photo_nv12", PIXEL_FORMAT_YUV_SEMIPLANAR_420, sizes[i][0], sizes[i][1], interp, NULL, 0,
+                        g_chan);
+    uint32_t crop[4] = {120, 80, 256, 300};
+    resize_case(&src, "photo_nv12", PIXEL_FORMAT_YUV_SEMIPLANAR_420, 224, 224, 1, crop, 0, g_chan);
+    resize_case(&src, "photo_nv12", PIXEL_FORMAT_YUV_SEMIPLANAR_420, 224, 224, 2, crop, 0, g_chan);
+    /* YUV -> RGB with each matrix (same size: colour only; and resized) */
+    for (uint32_t csc = 0; csc <= 5; csc++) {
+        acldvppChannelDesc *ch = acldvppCreateChannelDesc();
+        OK(acldvppSetChannelDescParam(ch, ACL_DVPP_CSC_MATRIX_UINT32, 4, &csc));
+        OK(acldvppCreateChannel(ch));
+        resize_case(&src, "photo_nv12", PIXEL_FORMAT_RGB_888, src.w, src.h, 1, NULL, csc, ch);
+        resize_case(&src, "photo_nv12", PIXEL_FORMAT_BGR_888, 224, 224, 1, NULL, csc, ch);
+        OK(acldvppDestroyChannel(ch));
+        OK(acldvppDestroyChannelDesc(ch));
+    }
+    /* RGB -> NV12 (BT.601 wide, the default matrix) from an RGB picture of the photograph */
+    {
+        int rw, rh;
+        uint8_t *rgbh = dt_photo_rgb(argv[1], &rw, &rh);
+        pic_t rgb = pic_new(PIXEL_FORMAT_RGB_888, (uint32_t)rw, (uint32_t)rh, 0);
+        for (int y = 0; y < rh; y++) memcpy((uint8_t *)rgb.buf + (size_t)y * rgb.ws, rgbh + (size_t)y * rw * 3, (size_t)rw * 3);
+        pic_dump(g_dir, "photo_rgb", &rgb);
+        resize_case(&rgb, "photo_rgb", PIXEL_FORMAT_YUV_SEMIPLANAR_420, (uint32_t)rw, (uint32_t)rh, 1, NULL, 0, g_chan);
+        resize_case(&rgb, "photo_rgb", PIXEL_FORMAT_RGB_888, 224, 224, 1, NULL, 0, g_chan);
+        resize_case(&rgb, "photo_rgb", PIXEL_FORMAT_RGB_888, 224, 224, 2, NULL, 0, g_chan);
+        pic_free(&rgb);
+        free(rgbh);
+    }
+    fclose(g_manifest);
+
+    pic_free(&canvas1);
+    OK(acldvppDestroyPicDesc(src.d));
+    OK(acldvppFree(src.buf));
+    OK(acldvppFree(jin));
+    free(jpg);
+    dt_teardown();
+    TEST_DONE();
+}
