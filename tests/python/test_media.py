@@ -350,15 +350,16 @@ def libyuv():
 
 
 def yuv_scale(plane, ow, oh, mode, uv=False):
-    """libyuv ScalePlane (or UVScale for interleaved chroma) of `plane`."""
+    """libyuv ScalePlane of `plane`; for interleaved chroma (uv=True) of U
+    and V one at a time, as docs/dvpp.md says VPC scales them."""
     import ctypes
     lib = libyuv()
+    if uv:
+        return np.stack([yuv_scale(plane[..., k], ow, oh, mode) for k in (0, 1)], axis=-1)
     src = np.ascontiguousarray(plane)
-    h, w = src.shape[:2]
-    out = np.zeros((oh, ow, 2) if uv else (oh, ow), np.uint8)
-    fn = lib.UVScale if uv else lib.ScalePlane
-    k = 2 if uv else 1
-    r = fn(ctypes.c_void_p(src.ctypes.data), w * k, w, h, ctypes.c_void_p(out.ctypes.data), ow * k, ow, oh, mode)
+    h, w = src.shape
+    out = np.zeros((oh, ow), np.uint8)
+    r = lib.ScalePlane(ctypes.c_void_p(src.ctypes.data), w, w, h, ctypes.c_void_p(out.ctypes.data), ow, ow, oh, mode)
     assert r == 0
     return out
 
@@ -391,19 +392,17 @@ def test_vpc_resize_nearest(dv, photo, src, dst):
 
 @pytest.mark.parametrize("src,dst", SIZES)
 def test_vpc_resize_bilinear(dv, photo, src, dst):
-    """Bilinear (1): exactly libyuv's bilinear filter (ScalePlane for luma,
-    UVScale for the interleaved chroma); against OpenCV's INTER_LINEAR
-    formula (float, half-pixel centres) on a photograph: luma within a mean
-    |diff| of 0.75 level when downscaling (same sample positions) and 2.5
-    when upscaling (libyuv aligns the corners there, OpenCV the pixel
-    centres); chroma within 2.0: UVScale's filter rounds down, so chroma
-    comes out ~1.5 levels low on average (reported to the library)."""
+    """Bilinear (1): exactly libyuv's bilinear filter (ScalePlane, one plane
+    at a time); against OpenCV's INTER_LINEAR formula (float, half-pixel
+    centres) on a photograph within a mean |diff| of 0.75 level when
+    downscaling (same sample positions) and 2.5 when upscaling (libyuv
+    aligns the corners there, OpenCV the pixel centres)."""
     y, uv, oy, ouv = run_resize(dv, photo, src, dst, 1)
     np.testing.assert_array_equal(oy, yuv_scale(y, dst[0], dst[1], 2))
     np.testing.assert_array_equal(ouv, yuv_scale(uv, dst[0] // 2, dst[1] // 2, 2, uv=True))
     up = dst[0] > src[0]
     for got, plane, ow, oh, what in ((oy, y, dst[0], dst[1], "Y"), (ouv, uv, dst[0] // 2, dst[1] // 2, "UV")):
-        bound = 2.0 if what == "UV" else 2.5 if up else 0.75
+        bound = 2.5 if up else 0.75
         diff = np.abs(got.astype(int) - cv_bilinear(plane, ow, oh))
         assert diff.mean() <= bound, "%s: mean diff %.3f against OpenCV's bilinear" % (what, diff.mean())
         try:
@@ -748,8 +747,6 @@ def test_image_info_errors(photo):
     assert acl.get_recent_err_msg()
 
 
-@pytest.mark.xfail(strict=True, reason="libacl_dvpp: acldvppJpegGetImageInfo accepts a header cut before "
-                   "its frame marker (returns 0 with a garbage width and height 0)")
 @pytest.mark.parametrize("keep", [20, 100])
 def test_truncated_header_is_refused(photo, keep):
     data = encode(photo, (64, 64))[:keep]
