@@ -170,18 +170,19 @@ def classifier224_ref(x):
 
 def dvpp_check(real_models):
     """Per image: (1) the sample's model input equals the reference input
-    (reference_input) within a mean |diff| of 0.035, a 99th percentile of
-    0.15 and a maximum of 0.4 in normalised units (one 8-bit level is
-    0.017): libyuv's bilinear against OpenCV's formula moves pixels by a
-    level or two, libyuv's chroma filter rounds down (~1.5 levels), and at
-    sharp edges of the smallest picture single pixels differ by up to ~20
-    levels (measured: 0.029 / 0.105 / 0.33 at worst); (2) its output is the model
+    (reference_input) within a mean |diff| of 0.015, a 99th percentile of
+    0.1 and a maximum of 0.35 in normalised units (one 8-bit level is
+    0.017): libyuv's fixed-point bilinear against OpenCV's formula in
+    float moves pixels by a level, and along the right and bottom edges of
+    the odd-sized picture single pixels differ by up to ~17 levels
+    (measured at worst: 0.009 / 0.087 / 0.30); (2) its output is the model
     run on its own input (the execution is right); (3) its top-5 classes
     are those of the model run on the reference input, up to near-ties: at
     every rank the reference's score of the sample's class is within DELTA
     of the reference's score at that rank (0.05 for classifier224, whose
-    scores span ~8; 0.1 for mobilenet_v2, whose random-weight scores for
-    1000 classes span ~2.5 and crowd together)."""
+    scores span ~8 and whose top-5 came out identical in order; 0.1 for
+    mobilenet_v2, whose random-weight scores for 1000 classes span ~2.5
+    and crowd together: measured gaps up to 0.064)."""
     if real_models:
         model, _, _, tol = real_model("mobilenet_v2")
         import openacl  # the reference run of the real model (PYTHONPATH=<build>/python)
@@ -202,7 +203,7 @@ def dvpp_check(real_models):
         d = np.abs(x - ref_x)
         print("%s: input vs reference: mean %.4f, p99 %.3f, max %.3f" % (stem, d.mean(), np.percentile(d, 99),
                                                                          d.max()))
-        assert d.mean() <= 0.035 and np.percentile(d, 99) <= 0.15 and d.max() <= 0.4, stem
+        assert d.mean() <= 0.015 and np.percentile(d, 99) <= 0.1 and d.max() <= 0.35, stem
         own = np.asarray(infer(x)).reshape(-1)
         rel_close(y, own, tol, stem + " output vs the model on its own input")
         want = np.asarray(infer(ref_x)).reshape(-1)
