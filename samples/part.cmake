@@ -86,6 +86,8 @@ if(TARGET acl_dvpp OR EXISTS ${CMAKE_SOURCE_DIR}/src/dvpp/part.cmake)
         TIMEOUT 300 LABELS "samples"
         ENVIRONMENT "PYTHONPATH=${CMAKE_BINARY_DIR}/python;PYTHONDONTWRITEBYTECODE=1")
     endforeach()
+    # the C sample on the generated model also runs under ASan + LSan
+    set_tests_properties(sample_c_dvpp_classify PROPERTIES LABELS "samples;sanitize")
   endif()
 else()
   message(STATUS "samples/dvpp_classify skipped: acl_dvpp is not built")
