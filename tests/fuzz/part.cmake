@@ -1,4 +1,5 @@
-# tests/fuzz: libFuzzer targets over everything that parses untrusted bytes,
+# tests/fuzz: libFuzzer targets over everything that parses untrusted bytes
+# (models, configuration, compiled models, JPEG/PNG through the media API),
 # their committed regression inputs, and the untrusted-model tests.
 #
 #  Every build:  fuzz_replay_<t>   replays tests/fuzz/regressions/<t>/* through
@@ -16,11 +17,20 @@ set(OA_FUZZ_TARGETS onnx config)
 if(EXISTS ${OA_FUZZ_DIR}/fuzz_om.c)
   list(APPEND OA_FUZZ_TARGETS om)
 endif()
+# JPEG/PNG decoding of the media library (src/dvpp), through its public API
+if(EXISTS ${OA_FUZZ_DIR}/fuzz_dvpp.c AND TARGET acl_dvpp)
+  list(APPEND OA_FUZZ_TARGETS dvpp)
+endif()
 
 function(oa_fuzz_link name)
   target_include_directories(${name} PRIVATE ${OA_FUZZ_DIR} ${CMAKE_SOURCE_DIR}/include)
-  target_link_libraries(${name} PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,ascendcl_internal>")
   target_compile_options(${name} PRIVATE ${OA_WARN})
+  if(name MATCHES "_dvpp$")
+    # a companion library: linked as applications link it
+    target_link_libraries(${name} PRIVATE acl_dvpp ascendcl)
+    return()
+  endif()
+  target_link_libraries(${name} PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,ascendcl_internal>")
   target_link_options(${name} PRIVATE -no-pie -Wl,--unresolved-symbols=ignore-in-object-files)
 endfunction()
 
@@ -51,6 +61,9 @@ if(OPENACL_FUZZ)
   endif()
   # Coverage feedback from the library itself, not only from the harness.
   target_compile_options(ascendcl_internal PRIVATE -fsanitize=fuzzer-no-link)
+  if(TARGET acl_dvpp)
+    target_compile_options(acl_dvpp PRIVATE -fsanitize=fuzzer-no-link)
+  endif()
   set(OA_FUZZ_WORK ${CMAKE_BINARY_DIR}/fuzz)
   set(OA_FUZZ_SEEDS_onnx ${OA_FUZZ_DIR}/regressions/onnx /usr/share/libonnx-testdata/data ${CMAKE_SOURCE_DIR}/models)
   set(OA_FUZZ_DICT_onnx -)
@@ -61,6 +74,10 @@ if(OPENACL_FUZZ)
   set(OA_FUZZ_CI_RUNS_onnx 150000)
   set(OA_FUZZ_CI_RUNS_config 50000)
   set(OA_FUZZ_CI_RUNS_om 600000)
+  set(OA_FUZZ_CI_RUNS_dvpp 20000)
+  set(OA_FUZZ_SEEDS_dvpp ${OA_FUZZ_DIR}/regressions/dvpp ${OA_FUZZ_DIR}/seeds/dvpp)
+  set(OA_FUZZ_DICT_dvpp -)
+  set(OA_FUZZ_NAME_dvpp "*")
   set(OA_FUZZ_SEEDS_config ${OA_FUZZ_DIR}/regressions/config ${OA_FUZZ_DIR}/seeds/config)
   set(OA_FUZZ_DICT_config ${OA_FUZZ_DIR}/config.dict)
   add_custom_target(fuzz_targets)

@@ -238,8 +238,10 @@ typedef enum acldvppJpegdPrecisionMode {
 
 /* ---- media memory ----
  * acldvppMalloc: device memory on the current device for pictures and
- * codec streams, 128-byte aligned, charged as align_up(size, 32) + 32 like
- * CANN. Accepted by every aclrtMemcpy* and as model input/output; freed
+ * codec streams, 128-byte aligned, charged against the device's capacity
+ * as its size rounded up to 32 bytes. (CANN allocates 32 bytes more; code
+ * that carves one allocation into pictures keeps CANN's align_up(size, 32)
+ * + 32 per picture.) Accepted by every aclrtMemcpy* and as model input/output; freed
  * only by acldvppFree (aclrtFree refuses it and the reverse). Needs aclInit
  * and a current device. Thread-safe. */
 ACL_FUNC_VISIBILITY aclError acldvppMalloc(void **devPtr, size_t size);
@@ -366,9 +368,8 @@ ACL_FUNC_VISIBILITY aclError acldvppClearHist(acldvppHist *hist);
 
 /* ---- image information and size prediction (synchronous, host data) ----
  * data is the whole file in host memory (any memory works). Width and height
- * are those of the displayed image: swapped when the JPEG's EXIF
- * orientation turns it. components: number of colour components. Thread-
- * safe; no aclInit needed. */
+ * are those stored in the file (openacl does not apply EXIF orientation).
+ * components: number of colour components. Thread-safe; no aclInit needed. */
 ACL_FUNC_VISIBILITY aclError acldvppJpegGetImageInfo(const void *data, uint32_t size, uint32_t *width, uint32_t *height,
                                                      int32_t *components);
 ACL_FUNC_VISIBILITY aclError acldvppJpegGetImageInfoV2(const void *data, uint32_t size, uint32_t *width,
@@ -413,8 +414,8 @@ ACL_FUNC_VISIBILITY aclError acldvppPngDecodeAsync(acldvppChannelDesc *channelDe
 
 /* ---- VPC (asynchronous on stream) ----
  * Input pictures: width and height 10..4096 (NV12/NV21 to 8192), widthStride
- * a multiple of 16 at least width times bytes per pixel, heightStride even
- * and at least height, size covering strides. Output pictures: NV12 or NV21
+ * a multiple of 16 at least width times bytes per pixel, heightStride at
+ * least height (even for 4:2:0 and 4:4:0), size covering strides. Output pictures: NV12 or NV21
  * (and the other formats listed in docs/dvpp.md for resize/convert), same
  * stride rules. The output's width/height give the target size. */
 ACL_FUNC_VISIBILITY aclError acldvppVpcResizeAsync(acldvppChannelDesc *channelDesc, acldvppPicDesc *inputDesc,
