@@ -884,3 +884,40 @@ def test_every_header_function_is_bound():
         if not callable(getattr(acl.media, py, None)):
             missing.append((c, py))
     assert not missing
+
+
+def test_dvpp_memory_feeds_a_model(ctx, model_paths):
+    """Media memory is accepted as model input and output (execute_async
+    on a stream, then a copy back)."""
+    import models
+    model_id, ret = acl.mdl.load_from_file(model_paths["relu_scale"])
+    assert ret == C.ACL_SUCCESS
+    stream, ret = acl.rt.create_stream()
+    assert ret == C.ACL_SUCCESS
+    x = np.linspace(-3, 3, 20, dtype=np.float32).reshape(4, 5)
+    bufs = []
+    for _ in range(2):
+        p, ret = acl.media.dvpp_malloc(x.nbytes)
+        assert ret == C.ACL_SUCCESS
+        bufs.append(p)
+    host = x.tobytes()
+    assert acl.rt.memcpy(bufs[0], x.nbytes, acl.util.bytes_to_ptr(host), x.nbytes,
+                         C.ACL_MEMCPY_HOST_TO_DEVICE) == C.ACL_SUCCESS
+    ds_in, ds_out = acl.mdl.create_dataset(), acl.mdl.create_dataset()
+    b_in, b_out = acl.create_data_buffer(bufs[0], x.nbytes), acl.create_data_buffer(bufs[1], x.nbytes)
+    assert acl.mdl.add_dataset_buffer(ds_in, b_in)[1] == C.ACL_SUCCESS
+    assert acl.mdl.add_dataset_buffer(ds_out, b_out)[1] == C.ACL_SUCCESS
+    assert acl.mdl.execute_async(model_id, ds_in, ds_out, stream) == C.ACL_SUCCESS, acl.get_recent_err_msg()
+    assert acl.rt.synchronize_stream(stream) == C.ACL_SUCCESS
+    out = bytes(x.nbytes)
+    assert acl.rt.memcpy(acl.util.bytes_to_ptr(out), x.nbytes, bufs[1], x.nbytes,
+                         C.ACL_MEMCPY_DEVICE_TO_HOST) == C.ACL_SUCCESS
+    np.testing.assert_array_equal(np.frombuffer(out, np.float32).reshape(4, 5), models.relu_scale_ref(x))
+    for b in (b_in, b_out):
+        assert acl.destroy_data_buffer(b) == C.ACL_SUCCESS
+    for d in (ds_in, ds_out):
+        assert acl.mdl.destroy_dataset(d) == C.ACL_SUCCESS
+    for p in bufs:
+        assert acl.media.dvpp_free(p) == C.ACL_SUCCESS
+    assert acl.mdl.unload(model_id) == C.ACL_SUCCESS
+    assert acl.rt.destroy_stream(stream) == C.ACL_SUCCESS
