@@ -91,6 +91,8 @@ ACL_FUNC_VISIBILITY aclError acldvppCreateChannel(acldvppChannelDesc *channelDes
 ACL_FUNC_VISIBILITY aclError acldvppDestroyChannel(acldvppChannelDesc *channelDesc)
 {
     static const char api[] = "acldvppDestroyChannel";
+    int rc = openacl_ext_check_init(api);
+    if (rc) return rc;
     acldvppChannelDesc *c = DV_OBJ(api, acldvppChannelDesc, DV_MAGIC_CHAN, channelDesc, "channelDesc");
     if (!c) return ACL_ERROR_INVALID_PARAM;
     if (!c->created)

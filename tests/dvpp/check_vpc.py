@@ -32,7 +32,7 @@ import sys
 import cv2
 import numpy as np
 
-NV12, NV21, RGB, BGR = 1, 2, 12, 13
+NV12, NV21, YUV444SP, YVU444SP, RGB, BGR = 1, 2, 5, 6, 12, 13
 
 KRB = {0: (0.299, 0.114), 1: (0.299, 0.114), 2: (0.2126, 0.0722), 3: (0.2126, 0.0722),
        4: (0.2627, 0.0593), 5: (0.2627, 0.0593)}
@@ -44,6 +44,11 @@ def load(path, fmt, w, h):
         y = raw[:w * h].reshape(h, w)
         uv = raw[w * h:w * h + w * (h // 2)].reshape(h // 2, w)
         u, v = (uv[:, 0::2], uv[:, 1::2]) if fmt == NV12 else (uv[:, 1::2], uv[:, 0::2])
+        return y, u, v
+    if fmt in (YUV444SP, YVU444SP):
+        y = raw[:w * h].reshape(h, w)
+        uv = raw[w * h:3 * w * h].reshape(h, 2 * w)
+        u, v = (uv[:, 0::2], uv[:, 1::2]) if fmt == YUV444SP else (uv[:, 1::2], uv[:, 0::2])
         return y, u, v
     rgb = raw[:w * h * 3].reshape(h, w, 3)
     return rgb[:, :, ::-1] if fmt == BGR else rgb
@@ -129,8 +134,9 @@ def main():
         nearest = interp in (2, 4)
         s = load(os.path.join(d, src + '.raw'), sfmt, sw, sh)
         o = load(os.path.join(d, name + '.raw'), ofmt, dw, dh)
-        if sfmt in (NV12, NV21) and ofmt in (NV12, NV21):
-            ys, us, vs = (p[(cy >> k):(cy + ch) >> k, (cx >> k):(cx + cw) >> k] for p, k in zip(s, (0, 1, 1)))
+        if sfmt in (NV12, NV21, YUV444SP, YVU444SP) and ofmt in (NV12, NV21):
+            k = 1 if sfmt in (NV12, NV21) else 0  # the source's chroma subsampling
+            ys, us, vs = (p[(cy >> q):(cy + ch) >> q, (cx >> q):(cx + cw) >> q] for p, q in zip(s, (0, k, k)))
             ref = [resize_ref(ys, dw, dh, nearest), resize_ref(us, dw // 2, dh // 2, nearest),
                    resize_ref(vs, dw // 2, dh // 2, nearest)]
             got = [p.astype(np.float64) for p in o]

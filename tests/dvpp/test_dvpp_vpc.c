@@ -73,7 +73,34 @@ static void pic_dump(const char *dir, const char *name, const pic_t *p)
     for (uint32_t y = 0; y < p->h; y++) fwrite(b + (size_t)y * p->ws, 1, row, f);
     if (p->f == PIXEL_FORMAT_YUV_SEMIPLANAR_420 || p->f == PIXEL_FORMAT_YVU_SEMIPLANAR_420)
         for (uint32_t y = 0; y < p->h / 2; y++) fwrite(b + (size_t)p->ws * p->hs + (size_t)y * p->ws, 1, p->w, f);
+    if (p->f == PIXEL_FORMAT_YUV_SEMIPLANAR_444 || p->f == PIXEL_FORMAT_YVU_SEMIPLANAR_444) /* chroma rows: 2 * ws */
+        for (uint32_t y = 0; y < p->h; y++) fwrite(b + (size_t)p->ws * p->hs + (size_t)y * 2 * p->ws, 1, 2 * p->w, f);
     fclose(f);
+}
+
+/* rgb (packed, w x h) compressed by TurboJPEG and decoded by the API to `fmt`. */
+static pic_t decoded_photo(const uint8_t *rgb, int w, int h, int subsamp, acldvppPixelFormat fmt)
+{
+    unsigned long jl = 0;
+    uint8_t *jpg = dt_make_jpeg(rgb, w, h, subsamp, 0, 92, &jl);
+    pic_t p = {0};
+    OK(acldvppJpegPredictDecSize(jpg, (uint32_t)jl, fmt, &p.size));
+    void *in = dt_upload(jpg, jl);
+    OK(acldvppMalloc(&p.buf, p.size));
+    p.d = acldvppCreatePicDesc();
+    OK(acldvppSetPicDescData(p.d, p.buf));
+    OK(acldvppSetPicDescSize(p.d, p.size));
+    OK(acldvppSetPicDescFormat(p.d, fmt));
+    OK(acldvppJpegDecodeAsync(g_chan, in, (uint32_t)jl, p.d, g_stream));
+    OK(aclrtSynchronizeStream(g_stream));
+    p.f = acldvppGetPicDescFormat(p.d);
+    p.w = acldvppGetPicDescWidth(p.d);
+    p.h = acldvppGetPicDescHeight(p.d);
+    p.ws = acldvppGetPicDescWidthStride(p.d);
+    p.hs = acldvppGetPicDescHeightStride(p.d);
+    OK(acldvppFree(in));
+    tjFree(jpg);
+    return p;
 }
 
 static FILE *g_manifest;
@@ -364,6 +391,37 @@ int main(int argc, char **argv)
         resize_case(&src, "photo_nv12", PIXEL_FORMAT_BGR_888, 224, 224, 1, NULL, csc, ch);
         OK(acldvppDestroyChannel(ch));
         OK(acldvppDestroyChannelDesc(ch));
+    }
+    /* more input sizes and formats: a 1920x1080 NV12 picture, a 4:4:4 one (YVU444SP), odd-size RGB */
+    {
+        int rw, rh;
+        uint8_t *rgbh = dt_photo_rgb(argv[1], &rw, &rh);
+        uint8_t *hd = dt_rgb_resample(rgbh, rw, rh, 1920, 1080);
+        pic_t big = decoded_photo(hd, 1920, 1080, TJSAMP_420, PIXEL_FORMAT_YUV_SEMIPLANAR_420);
+        pic_dump(g_dir, "hd_nv12", &big);
+        uint32_t hsz[][2] = {{224, 224}, {640, 360}, {1000, 562}, {2560, 1440}};
+        for (size_t i = 0; i < 4; i++)
+            for (uint32_t interp = 1; interp <= 2; interp++)
+                resize_case(&big, "hd_nv12", PIXEL_FORMAT_YUV_SEMIPLANAR_420, hsz[i][0], hsz[i][1], interp, NULL, 0,
+                            g_chan);
+        uint32_t hcrop[4] = {640, 200, 720, 720};
+        resize_case(&big, "hd_nv12", PIXEL_FORMAT_YVU_SEMIPLANAR_420, 224, 224, 1, hcrop, 0, g_chan);
+        pic_free(&big);
+        uint8_t *mid = dt_rgb_resample(rgbh, rw, rh, 333, 251);
+        pic_t p444 = decoded_photo(mid, 333, 251, TJSAMP_444, PIXEL_FORMAT_UNKNOWN);
+        CHECK_EQ_INT(p444.f, PIXEL_FORMAT_YVU_SEMIPLANAR_444);
+        pic_dump(g_dir, "mid_yvu444", &p444);
+        resize_case(&p444, "mid_yvu444", PIXEL_FORMAT_YUV_SEMIPLANAR_420, 224, 224, 1, NULL, 0, g_chan);
+        resize_case(&p444, "mid_yvu444", PIXEL_FORMAT_YUV_SEMIPLANAR_420, 160, 120, 2, NULL, 0, g_chan);
+        pic_free(&p444);
+        pic_t odd = pic_new(PIXEL_FORMAT_RGB_888, 333, 251, 0);
+        for (int y = 0; y < 251; y++) memcpy((uint8_t *)odd.buf + (size_t)y * odd.ws, mid + (size_t)y * 333 * 3, 333 * 3);
+        pic_dump(g_dir, "odd_rgb", &odd);
+        resize_case(&odd, "odd_rgb", PIXEL_FORMAT_RGB_888, 101, 77, 1, NULL, 0, g_chan);
+        resize_case(&odd, "odd_rgb", PIXEL_FORMAT_RGB_888, 101, 77, 2, NULL, 0, g_chan);
+        resize_case(&odd, "odd_rgb", PIXEL_FORMAT_RGB_888, 517, 389, 1, NULL, 0, g_chan);
+        pic_free(&odd);
+        free(mid), free(hd), free(rgbh);
     }
     /* RGB -> NV12 (BT.601 wide, the default matrix) from an RGB picture of the photograph */
     {

@@ -51,6 +51,13 @@ MDL_PLAIN_RE = re.compile(r'^aclmdl(Create|Destroy)(Desc|Dataset|ConfigHandle|Ex
                           r'SetExecConfigOpt|SetAIPP|GetAippDataSize|SetExternalWeight|Bundle(Create|Destroy)'
                           r'QueryInfo|BundleGet(Query|VarWeight|Size))')
 
+# Media-API (acl/ops/acl_dvpp.h) calls on host objects: descriptions and
+# configurations, image info and size prediction. They need no runtime;
+# memory, channels and every *Async call do.
+DVPP_PLAIN_RE = re.compile(r'^(acldvpp|aclvdec|aclvenc)(Create|Destroy|Set|Get|Clear)(?!Channel$)\w*$|'
+                           r'^acldvpp(JpegGetImageInfo|JpegGetImageInfoV2|JpegPredictDecSize|JpegPredictEncSize|'
+                           r'PngGetImageInfo|PngPredictDecSize)$')
+
 # Parameters for which NULL is documented as meaningful (no N case).
 NULL_OK = {
     ('aclCreateDataBuffer', 'data'), ('aclUpdateDataBuffer', 'data'), ('aclInit', 'configPath'), ('aclFinalizeReference', 'refCount'),
@@ -62,6 +69,15 @@ NULL_OK = {
     ('aclmdlGetOpAttr', 'opName'), ('aclmdlGetOpAttr', 'attr'), ('aclmdlGetOpAttr', 'modelDesc'),
 }
 # Types whose NULL means something (the default stream) or that are opaque user data.
+# the media API's Destroy(NULL) is a documented no-op
+NULL_OK |= {(fn, p) for fn, p in (
+    ('acldvppDestroyPicDesc', 'picDesc'), ('acldvppDestroyBatchPicDesc', 'batchPicDesc'),
+    ('acldvppDestroyRoiConfig', 'roiConfig'), ('acldvppDestroyResizeConfig', 'resizeConfig'),
+    ('acldvppDestroyJpegeConfig', 'jpegeConfig'), ('acldvppDestroyChannelDesc', 'channelDesc'),
+    ('acldvppDestroyBorderConfig', 'borderConfig'), ('acldvppDestroyLutMap', 'lutMap'),
+    ('acldvppDestroyHist', 'hist'), ('acldvppDestroyStreamDesc', 'streamDesc'),
+    ('aclvdecDestroyChannelDesc', 'channelDesc'), ('aclvdecDestroyFrameConfig', 'vdecFrameConfig'),
+    ('aclvencDestroyChannelDesc', 'channelDesc'), ('aclvencDestroyFrameConfig', 'config'))}
 NULL_OK_TYPES = {'aclrtStream'}
 NULL_OK_NAMES = {'userData', 'args', 'aippExtend'}
 # Exception info exists only inside the callback: NULL is the documented probe.
@@ -280,7 +296,8 @@ def emit(root, out_path):
         has_va = any(p[0] == '...' for p in params)
         params = [p for p in params if p[0] != '...']
         va_tail = ['"%s"'] if has_va else []
-        plain = (hdr == 'acl_base.h' and fn != 'aclGetDeviceCapability') or bool(MDL_PLAIN_RE.match(fn))
+        plain = (hdr == 'acl_base.h' and fn != 'aclGetDeviceCapability') or bool(MDL_PLAIN_RE.match(fn)) or \
+            bool(DVPP_PLAIN_RE.match(fn))
         needs_init = fn not in NO_INIT and not plain
         fake = [valid_value(fn, t, n, False) for t, n, _ in params]
         live = [valid_value(fn, t, n, True) for t, n, _ in params]

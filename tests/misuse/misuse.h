@@ -9,6 +9,11 @@
 #include <stdint.h>
 
 #include "acl/acl.h"
+/* the media API (acl/ops/acl_dvpp.h) is in the matrix; its header asks for this */
+#ifndef ENABLE_DVPP_INTERFACE
+#define ENABLE_DVPP_INTERFACE
+#endif
+#include "acl/ops/acl_dvpp.h"
 
 /* Everything a case may pass: live objects, dangling and foreign ones. */
 typedef struct mx_fix {

@@ -29,3 +29,9 @@ foreach(k RANGE ${OA_MX_LAST})
   add_test(NAME api_misuse_${k} COMMAND misuse_test --shard ${k}/${OA_MX_SHARDS})
   set_tests_properties(api_misuse_${k} PROPERTIES LABELS "misuse;sanitize" TIMEOUT 600)
 endforeach()
+
+# The media library's calls (acl/ops/acl_dvpp.h) are in the matrix too: its
+# objects join the statically linked runtime.
+if(TARGET acl_dvpp_objects)
+  target_link_libraries(misuse_test PRIVATE acl_dvpp_objects)
+endif()
