@@ -157,7 +157,13 @@ ACL_FUNC_VISIBILITY aclError acldvppSetChannelDescParam(acldvppChannelDesc *chan
         c->csc = v;
         break;
     case ACL_DVPP_MODE_UINT32:
-        return acldvppSetChannelDescMode(c, v);
+        if (v == 0 || (v & ~0xFu))
+            return DV_FAIL(ACL_ERROR_INVALID_PARAM, "%s: mode 0x%x is not an OR of the DVPP_CHNMODE_* flags", api, v);
+        if (c->created)
+            return DV_FAIL(ACL_ERROR_INVALID_PARAM, "%s: channel %" PRIu64 " already exists; set the mode first", api,
+                           c->id);
+        c->mode = v;
+        break;
     case ACL_DVPP_CHANNEL_HEIGHT_UINT32:
         c->height = v;
         break;

@@ -12,6 +12,7 @@
  *  - widthStride = align128(width), heightStride = align16(height);
  *  - each output chroma sample is the rounded mean of the file's chroma
  *    samples it covers ((sum + n/2) / n); a gray file gives chroma 0x80. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,17 +24,125 @@
 #define JPEG_MIN 32
 #define JPEG_MAX 8192
 
+/* A JPEG as stored (w, h, subsamp, cs) and as displayed after its EXIF
+ * orientation (dw, dh, chroma shifts dsx, dsy: swapped by a quarter turn). */
 typedef struct {
     int w, h, subsamp, cs;
+    int orient; /* EXIF orientation 1..8 (1: as stored) */
+    int dw, dh, dsx, dsy;
 } jpeg_info;
+
+static uint32_t rd16(const uint8_t *p, int le) { return le ? (uint32_t)p[0] | p[1] << 8 : (uint32_t)p[0] << 8 | p[1]; }
+static uint32_t rd32(const uint8_t *p, int le)
+{
+    return le ? (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24
+              : (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* The Orientation tag (0x0112) of IFD0 in an APP1 "Exif" segment before the
+ * first scan; 1 when there is none or anything is out of bounds. */
+static int exif_orientation(const uint8_t *d, size_t n)
+{
+    if (n < 4 || d[0] != 0xFF || d[1] != 0xD8) return 1;
+    size_t i = 2;
+    while (i + 4 <= n) {
+        if (d[i] != 0xFF) {
+            i++;
+            continue;
+        }
+        uint8_t m = d[i + 1];
+        if (m == 0xFF) { /* fill byte */
+            i++;
+            continue;
+        }
+        if (m == 0xDA || m == 0xD9) return 1; /* scan or end: no EXIF before the image data */
+        if (m == 0x01 || (m >= 0xD0 && m <= 0xD7)) {
+            i += 2;
+            continue;
+        }
+        size_t len = (size_t)d[i + 2] << 8 | d[i + 3];
+        if (len < 2 || i + 2 + len > n) return 1;
+        const uint8_t *seg = d + i + 4;
+        size_t sl = len - 2;
+        if (m == 0xE1 && sl >= 14 && memcmp(seg, "Exif\0\0", 6) == 0) {
+            const uint8_t *t = seg + 6;
+            size_t tl = sl - 6;
+            int le = t[0] == 'I' && t[1] == 'I';
+            if (!le && !(t[0] == 'M' && t[1] == 'M')) return 1;
+            if (rd16(t + 2, le) != 42) return 1;
+            uint32_t ifd = rd32(t + 4, le);
+            if (ifd > tl || tl - ifd < 2) return 1;
+            uint32_t cnt = rd16(t + ifd, le);
+            for (uint32_t e = 0; e < cnt; e++) {
+                size_t at = (size_t)ifd + 2 + (size_t)e * 12;
+                if (at + 12 > tl) return 1;
+                if (rd16(t + at, le) == 0x0112 && rd16(t + at + 2, le) == 3) {
+                    uint32_t v = rd16(t + at + 8, le);
+                    return v >= 1 && v <= 8 ? (int)v : 1;
+                }
+            }
+            return 1;
+        }
+        i += 2 + len;
+    }
+    return 1;
+}
+
+/* 1 when a frame header (SOFn) comes before the first scan and lies wholly
+ * in the data: TurboJPEG 2.1 answers a header request on data cut inside
+ * the header with success and sizes left from nowhere. */
+static int jpeg_has_frame(const uint8_t *d, size_t n)
+{
+    if (n < 4 || d[0] != 0xFF || d[1] != 0xD8) return 0;
+    size_t i = 2;
+    while (i + 4 <= n) {
+        if (d[i] != 0xFF) { /* stray bytes between segments: libjpeg skips them too */
+            i++;
+            continue;
+        }
+        uint8_t m = d[i + 1];
+        if (m == 0xFF) {
+            i++;
+            continue;
+        }
+        if (m == 0xDA || m == 0xD9) return 0;
+        if (m == 0x01 || (m >= 0xD0 && m <= 0xD7)) {
+            i += 2;
+            continue;
+        }
+        size_t len = (size_t)d[i + 2] << 8 | d[i + 3];
+        if (len < 2 || i + 2 + len > n) return 0;
+        if (m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC) return len >= 8;
+        i += 2 + len;
+    }
+    return 0;
+}
+
+/* Chroma subsampling shifts of a TurboJPEG subsampling. */
+static void tj_shift(int subsamp, int *sx, int *sy)
+{
+    *sx = tjMCUWidth[subsamp] / 8 - 1;
+    *sy = tjMCUHeight[subsamp] / 8 - 1;
+}
 
 static int jpeg_header(const char *api, tjhandle tj, const void *data, uint32_t size, jpeg_info *ji)
 {
+    if (!jpeg_has_frame(data, size))
+        return DV_FAIL(ACL_ERROR_FAILURE, "%s: the data (%u bytes) has no complete JPEG frame header before its image data",
+                       api, size);
     if (tjDecompressHeader3(tj, (const unsigned char *)data, size, &ji->w, &ji->h, &ji->subsamp, &ji->cs) != 0)
         return DV_FAIL(ACL_ERROR_FAILURE, "%s: not a readable JPEG (%u bytes): %s", api, size, tjGetErrorStr2(tj));
     /* TurboJPEG 2.1 reports success for data that ends before the frame header */
     if (ji->w < 1 || ji->h < 1)
         return DV_FAIL(ACL_ERROR_FAILURE, "%s: the JPEG data (%u bytes) ends before its frame header", api, size);
+    ji->orient = exif_orientation(data, size);
+    int quarter = ji->orient >= 5;
+    int sx = 0, sy = 0;
+    if (ji->subsamp >= 0 && ji->subsamp < TJ_NUMSAMP) tj_shift(ji->subsamp, &sx, &sy);
+    ji->dw = quarter ? ji->h : ji->w;
+    ji->dh = quarter ? ji->w : ji->h;
+    ji->dsx = quarter ? sy : sx;
+    ji->dsy = quarter ? sx : sy;
     return ACL_SUCCESS;
 }
 
@@ -54,13 +163,6 @@ static int jpeg_supported(const char *api, const jpeg_info *ji)
     return ACL_SUCCESS;
 }
 
-/* Chroma subsampling shifts of a TurboJPEG subsampling. */
-static void tj_shift(int subsamp, int *sx, int *sy)
-{
-    *sx = tjMCUWidth[subsamp] / 8 - 1;
-    *sy = tjMCUHeight[subsamp] / 8 - 1;
-}
-
 typedef struct {
     const dv_fmt *f;
     uint32_t w, h, ws, hs;
@@ -70,26 +172,25 @@ typedef struct {
 static int jpegd_plan_make(const char *api, const jpeg_info *ji, acldvppPixelFormat req, uint32_t precision,
                            jpegd_plan *p)
 {
-    if (req == PIXEL_FORMAT_UNKNOWN) { /* keep the file's subsampling, V before U */
-        switch (ji->subsamp) {
-        case TJSAMP_444: req = PIXEL_FORMAT_YVU_SEMIPLANAR_444; break;
-        case TJSAMP_422: req = PIXEL_FORMAT_YVU_SEMIPLANAR_422; break;
-        case TJSAMP_440: req = PIXEL_FORMAT_YVU_SEMIPLANAR_440; break;
-        default: req = PIXEL_FORMAT_YVU_SEMIPLANAR_420; break;
-        }
+    /* everything below is about the displayed picture (after EXIF orientation) */
+    int sx = ji->dsx, sy = ji->dsy, gray = ji->subsamp == TJSAMP_GRAY;
+    static const char *const css[2][2] = {{"4:4:4", "4:4:0"}, {"4:2:2", "4:2:0"}};
+    if (req == PIXEL_FORMAT_UNKNOWN) { /* keep the subsampling, V before U */
+        static const acldvppPixelFormat keep[2][2] = {
+            {PIXEL_FORMAT_YVU_SEMIPLANAR_444, PIXEL_FORMAT_YVU_SEMIPLANAR_440},
+            {PIXEL_FORMAT_YVU_SEMIPLANAR_422, PIXEL_FORMAT_YVU_SEMIPLANAR_420}};
+        req = gray ? PIXEL_FORMAT_YVU_SEMIPLANAR_420 : keep[sx][sy];
     }
     const dv_fmt *f = dv_fmt_get(req);
-    int sx, sy;
-    tj_shift(ji->subsamp, &sx, &sy);
-    if (f && f->kind == DV_K_SP && ji->subsamp != TJSAMP_GRAY && (f->sx < sx || f->sy < sy))
+    if (f && f->kind == DV_K_SP && !gray && (f->sx < sx || f->sy < sy))
         return DV_FAIL(ACL_ERROR_FORMAT_NOT_MATCH,
-                       "%s: a JPEG with %s chroma cannot be decoded to %s (it would need chroma upsampling); use "
+                       "%s: a JPEG with %s chroma%s cannot be decoded to %s (it would need chroma upsampling); use "
                        "YUV/YVU_SEMIPLANAR_420 or PIXEL_FORMAT_UNKNOWN",
-                       api, ji->subsamp == TJSAMP_444 ? "4:4:4" : ji->subsamp == TJSAMP_422 ? "4:2:2" : ji->subsamp == TJSAMP_440 ? "4:4:0" : "4:2:0",
+                       api, css[sx][sy], ji->orient >= 5 ? " (as displayed: its EXIF orientation turns it)" : "",
                        f->name);
     p->f = f;
-    p->w = (uint32_t)ji->w;
-    p->h = (uint32_t)ji->h;
+    p->w = (uint32_t)ji->dw;
+    p->h = (uint32_t)ji->dh;
     int up = precision == ACL_YUVOUT_ALIGN_UP;
     if (f->kind == DV_K_SP && f->sx && (p->w & 1)) p->w = up ? p->w + 1 : p->w - 1;
     if (f->kind == DV_K_SP && f->sy && (p->h & 1)) p->h = up ? p->h + 1 : p->h - 1;
@@ -135,8 +236,8 @@ static int jpeg_info_common(const char *api, const void *data, uint32_t size, ui
     int rc = jpeg_header(api, tj, data, size, &ji);
     tjDestroy(tj);
     if (rc) return rc;
-    *width = (uint32_t)ji.w;
-    *height = (uint32_t)ji.h;
+    *width = (uint32_t)ji.dw;
+    *height = (uint32_t)ji.dh;
     *components = ji.cs == TJCS_GRAY ? 1 : (ji.cs == TJCS_CMYK || ji.cs == TJCS_YCCK) ? 4 : 3;
     if (want_format)
         *format = (ji.subsamp >= TJSAMP_444 && ji.subsamp <= TJSAMP_411) ? (acldvppJpegFormat)ji.subsamp
@@ -213,6 +314,27 @@ static void chroma_reduce(const uint8_t *src, int sstride, int scw, int sch, int
     }
 }
 
+/* out = in (w x h) turned as EXIF orientation o says the picture is shown:
+ * out(x, y) = in(sx, sy) with sx, sy affine in x, y; a quarter turn (5..8)
+ * makes it h x w. */
+static void orient_plane(const uint8_t *in, int istride, int w, int h, int o, uint8_t *out, int ostride)
+{
+    /* sx = ax + bx*x + cx*y, sy = ay + by*x + cy*y */
+    static const int8_t k[9][6] = {
+        {0, 1, 0, 0, 0, 1},   {0, 1, 0, 0, 0, 1},    {1, -1, 0, 0, 0, 1},  {1, -1, 0, 1, 0, -1},
+        {0, 1, 0, 1, 0, -1},  {0, 0, 1, 0, 1, 0},    {0, 0, 1, 1, -1, 0},  {1, 0, -1, 1, -1, 0},
+        {1, 0, -1, 0, 1, 0}};
+    const int8_t *c = k[o];
+    ptrdiff_t ax = c[0] ? w - 1 : 0, ay = c[3] ? h - 1 : 0;
+    ptrdiff_t stepx = (ptrdiff_t)c[4] * istride + c[1], stepy = (ptrdiff_t)c[5] * istride + c[2];
+    int ow = o >= 5 ? h : w, oh = o >= 5 ? w : h;
+    for (int y = 0; y < oh; y++) {
+        const uint8_t *s = in + ay * istride + ax + (ptrdiff_t)y * stepy;
+        uint8_t *d = out + (size_t)y * ostride;
+        for (int x = 0; x < ow; x++, s += stepx) d[x] = *s;
+    }
+}
+
 static int jpegd_run(void *arg)
 {
     static const char api[] = "acldvppJpegDecodeAsync";
@@ -245,7 +367,7 @@ static int jpegd_run(void *arg)
         off[c] = total;
         total += (size_t)pw[c] * ph[c];
     }
-    buf = malloc(total);
+    buf = malloc(total * (ji.orient != 1 ? 2 : 1));
     if (!buf) {
         rc = DV_FAIL(ACL_ERROR_BAD_ALLOC, "%s: out of host memory for the %dx%d decoded planes", api, ji.w, ji.h);
         goto out;
@@ -257,11 +379,26 @@ static int jpegd_run(void *arg)
                      t->src_size, tjGetErrorStr2(tj));
         goto out;
     }
-    /* luma: the file's rows, the last column/row repeated when rounding up */
+    /* the displayed planes: luma W x H, chroma cw x ch (each plane turned as a whole) */
+    int W = ji.w, H = ji.h, cw = np > 1 ? pw[1] : 0, ch = np > 1 ? ph[1] : 0;
+    int ystride = pw[0], cstride_in = cw;
+    if (ji.orient != 1) {
+        uint8_t *tb = buf + total;
+        orient_plane(planes[0], pw[0], W, H, ji.orient, tb, ji.dw);
+        for (int c = 1; c < np; c++)
+            orient_plane(planes[c], pw[1], cw, ch, ji.orient, tb + off[c], ji.orient >= 5 ? ch : cw);
+        for (int c = 0; c < np; c++) planes[c] = tb + off[c];
+        if (ji.orient >= 5) {
+            int t2 = cw;
+            cw = ch, ch = t2;
+        }
+        W = ji.dw, H = ji.dh, ystride = W, cstride_in = cw;
+    }
+    /* luma: the picture's rows, the last column/row repeated when rounding up */
     for (uint32_t y = 0; y < p.h; y++) {
-        const uint8_t *s = planes[0] + (size_t)(y < (uint32_t)ji.h ? y : (uint32_t)ji.h - 1) * pw[0];
+        const uint8_t *s = planes[0] + (size_t)(y < (uint32_t)H ? y : (uint32_t)H - 1) * ystride;
         uint8_t *d = t->out + (size_t)y * p.ws;
-        uint32_t n = p.w < (uint32_t)ji.w ? p.w : (uint32_t)ji.w;
+        uint32_t n = p.w < (uint32_t)W ? p.w : (uint32_t)W;
         memcpy(d, s, n);
         if (p.w > n) memset(d + n, s[n - 1], p.w - n);
     }
@@ -271,14 +408,13 @@ static int jpegd_run(void *arg)
         if (np == 1) {
             for (int y = 0; y < och; y++) memset(uv + (size_t)y * cs, 0x80, (size_t)ocw * 2);
         } else {
-            int sx, sy;
-            tj_shift(ji.subsamp, &sx, &sy);
+            int sx = ji.dsx, sy = ji.dsy;
             uint8_t *first = p.f->vu ? planes[2] : planes[1], *second = p.f->vu ? planes[1] : planes[2];
             if (sx == p.f->sx && sy == p.f->sy) {
-                MergeUVPlane(first, pw[1], second, pw[1], uv, cs, ocw, och);
+                MergeUVPlane(first, cstride_in, second, cstride_in, uv, cs, ocw, och);
             } else {
-                chroma_reduce(first, pw[1], pw[1], ph[1], p.f->sx - sx, p.f->sy - sy, uv, cs, ocw, och);
-                chroma_reduce(second, pw[1], pw[1], ph[1], p.f->sx - sx, p.f->sy - sy, uv + 1, cs, ocw, och);
+                chroma_reduce(first, cstride_in, cw, ch, p.f->sx - sx, p.f->sy - sy, uv, cs, ocw, och);
+                chroma_reduce(second, cstride_in, cw, ch, p.f->sx - sx, p.f->sy - sy, uv + 1, cs, ocw, och);
             }
         }
     }

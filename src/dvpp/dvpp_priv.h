@@ -178,17 +178,37 @@ typedef struct {
     uint32_t x, y, w, h;
 } dv_rect;
 
+/* A border to fill around a rectangle (acldvppBorderConfig, snapshotted). */
+typedef struct {
+    int on;
+    acldvppBorderType type;
+    uint32_t top, bottom, left, right;
+    uint8_t value[4]; /* YUV: Y, U, V; packed RGB: per byte of a pixel, in memory order */
+} dv_border;
+
 typedef struct {
     dv_pic in, out;
     dv_rect crop, dst;  /* source region; where it goes in the output */
+    dv_border border;   /* when on: dst is the inner rectangle, the rest of the output is border */
     int interp;         /* resize config interpolation 0..4 */
     uint32_t csc;       /* acldvppCscMatrix for YUV<->RGB */
     acldvppPicDesc *out_desc; /* gets retCode (and sizes for convert) */
     int fill_out_desc;  /* write w/h/strides back (ConvertColor) */
+    int pyr_down;       /* a pyramid step instead of the crop/scale */
 } dv_vpc_job;
 
 /* Runs one job on the calling thread; returns an aclError (message left). */
 int dv_vpc_run(const char *api, const dv_vpc_job *job);
+
+/* Fills the output outside j->dst from the pixels inside it (or constants),
+ * as OpenCV's copyMakeBorder does, plane by plane (semi-planar chroma at
+ * its own resolution with halved borders). */
+void dv_border_fill(const dv_vpc_job *j);
+
+/* Gaussian pyramid step of a YUV400 picture: 5x5 binomial filter (1 4 6 4
+ * 1)^2 / 256 centred on every second pixel, borders reflected without
+ * repeating the edge (OpenCV's pyrDown). */
+void dv_pyr_down(const dv_pic *in, const dv_pic *out);
 
 /* Counts created channel ids. */
 uint64_t dv_next_channel_id(void);

@@ -106,7 +106,13 @@ static int vpc_task_run(void *arg)
     int first = ACL_SUCCESS;
     for (uint32_t i = 0; i < t->n; i++) {
         const dv_vpc_job *j = &t->jobs[i];
-        int rc = dv_vpc_run(t->api, j);
+        int rc = ACL_SUCCESS;
+        if (j->pyr_down) {
+            dv_pyr_down(&j->in, &j->out);
+        } else {
+            rc = dv_vpc_run(t->api, j);
+            if (!rc && j->border.on) dv_border_fill(j);
+        }
         if (j->out_desc) {
             j->out_desc->ret_code = (uint32_t)rc;
             if (!rc && j->fill_out_desc) {
@@ -210,6 +216,9 @@ ACL_FUNC_VISIBILITY aclError acldvppVpcCropResizePasteAsync(acldvppChannelDesc *
 
 /* ---- batches ---- */
 
+static int check_border(const char *api, const char *what, const acldvppBorderConfig *b, const dv_pic *out,
+                        dv_vpc_job *j);
+
 static int check_batch(const char *api, const char *what, const acldvppBatchPicDesc *b)
 {
     if (!b) return DV_FAIL(ACL_ERROR_INVALID_PARAM, "%s: %s is NULL", api, what);
@@ -219,10 +228,10 @@ static int check_batch(const char *api, const char *what, const acldvppBatchPicD
     return ACL_SUCCESS;
 }
 
-static int vpc_batch(const char *api, acldvppChannelDesc *ch, acldvppBatchPicDesc *src, const uint32_t *roiNums,
-                     uint32_t size, acldvppBatchPicDesc *dst, acldvppRoiConfig *const *crops,
-                     acldvppRoiConfig *const *pastes, int with_paste, const acldvppResizeConfig *cfg, int need_cfg,
-                     aclrtStream stream)
+static int vpc_batch_ex(const char *api, acldvppChannelDesc *ch, acldvppBatchPicDesc *src, const uint32_t *roiNums,
+                        uint32_t size, acldvppBatchPicDesc *dst, acldvppRoiConfig *const *crops,
+                        acldvppRoiConfig *const *pastes, int with_paste, acldvppBorderConfig *const *borders,
+                        int with_border, const acldvppResizeConfig *cfg, int need_cfg, aclrtStream stream)
 {
     int rc = openacl_ext_check_init(api);
     if (rc) return rc;
@@ -232,6 +241,7 @@ static int vpc_batch(const char *api, acldvppChannelDesc *ch, acldvppBatchPicDes
     if (!roiNums) return DV_FAIL(ACL_ERROR_INVALID_PARAM, "%s: roiNums is NULL", api);
     if (!crops) return DV_FAIL(ACL_ERROR_INVALID_PARAM, "%s: cropAreas is NULL", api);
     if (with_paste && !pastes) return DV_FAIL(ACL_ERROR_INVALID_PARAM, "%s: pasteAreas is NULL", api);
+    if (with_border && !borders) return DV_FAIL(ACL_ERROR_INVALID_PARAM, "%s: borderCfgs is NULL", api);
     if (size == 0 || size > 256 || size > src->count)
         return DV_FAIL(ACL_ERROR_INVALID_PARAM,
                        "%s: size %u (entries of roiNums) must be 1..256 and at most the source batch of %u", api, size,
@@ -268,6 +278,9 @@ static int vpc_batch(const char *api, acldvppChannelDesc *ch, acldvppBatchPicDes
             if (with_paste) {
                 snprintf(what, sizeof(what), "pasteAreas[%u]", k);
                 if ((rc = check_paste(api, what, pastes[k], &j->out, &j->dst))) goto fail;
+            } else if (with_border) {
+                snprintf(what, sizeof(what), "borderCfgs[%u]", k);
+                if ((rc = check_border(api, what, borders[k], &j->out, j))) goto fail;
             } else {
                 j->dst = (dv_rect){0, 0, j->out.w, j->out.h};
             }
@@ -278,6 +291,14 @@ static int vpc_batch(const char *api, acldvppChannelDesc *ch, acldvppBatchPicDes
 fail:
     free(t);
     return rc;
+}
+
+static int vpc_batch(const char *api, acldvppChannelDesc *ch, acldvppBatchPicDesc *src, const uint32_t *roiNums,
+                     uint32_t size, acldvppBatchPicDesc *dst, acldvppRoiConfig *const *crops,
+                     acldvppRoiConfig *const *pastes, int with_paste, const acldvppResizeConfig *cfg, int need_cfg,
+                     aclrtStream stream)
+{
+    return vpc_batch_ex(api, ch, src, roiNums, size, dst, crops, pastes, with_paste, NULL, 0, cfg, need_cfg, stream);
 }
 
 ACL_FUNC_VISIBILITY aclError acldvppVpcBatchCropAsync(acldvppChannelDesc *channelDesc,
@@ -355,14 +376,103 @@ ACL_FUNC_VISIBILITY aclError acldvppVpcConvertColorAsync(acldvppChannelDesc *cha
     return dv_enqueue(api, stream, vpc_task_run, free, t);
 }
 
-/* ---- the 310P-only calls openacl does not implement ---- */
+/* ---- borders and the pyramid ---- */
+
+/* A border configuration around an inner w x h picture inside out: sizes
+ * add up, and chroma-subsampled formats keep even borders. */
+static int check_border(const char *api, const char *what, const acldvppBorderConfig *b, const dv_pic *out,
+                        dv_vpc_job *j)
+{
+    if (!b) return DV_FAIL(ACL_ERROR_INVALID_PARAM, "%s: %s is NULL", api, what);
+    if (b->magic != DV_MAGIC_BORDER)
+        return DV_FAIL(ACL_ERROR_INVALID_PARAM, "%s: %s %p is not a live acldvppBorderConfig", api, what,
+                       (const void *)b);
+    const dv_fmt *f = out->f;
+    if ((f->sx && ((b->left | b->right) & 1)) || (f->sy && ((b->top | b->bottom) & 1)))
+        return DV_FAIL(ACL_ERROR_INVALID_PARAM,
+                       "%s: %s (top %u, bottom %u, left %u, right %u) must be even on the sides %s subsamples", api,
+                       what, b->top, b->bottom, b->left, b->right, f->name);
+    uint64_t bw = (uint64_t)b->left + b->right, bh = (uint64_t)b->top + b->bottom;
+    if (bw + VPC_MIN_W > out->w || bh + VPC_MIN_H > out->h)
+        return DV_FAIL(ACL_ERROR_INVALID_PARAM,
+                       "%s: %s (top %u, bottom %u, left %u, right %u) leaves less than %ux%u of the %ux%u output", api,
+                       what, b->top, b->bottom, b->left, b->right, VPC_MIN_W, VPC_MIN_H, out->w, out->h);
+    j->border.on = 1;
+    j->border.type = b->type;
+    j->border.top = b->top, j->border.bottom = b->bottom, j->border.left = b->left, j->border.right = b->right;
+    for (int c = 0; c < 4; c++) j->border.value[c] = (uint8_t)(b->value[c] + 0.5);
+    j->dst = (dv_rect){b->left, b->top, out->w - (uint32_t)bw, out->h - (uint32_t)bh};
+    return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError acldvppVpcMakeBorderAsync(const acldvppChannelDesc *channelDesc,
+                                                       const acldvppPicDesc *inputDesc, acldvppPicDesc *outputDesc,
+                                                       const acldvppBorderConfig *borderConfig, aclrtStream stream)
+{
+    static const char api[] = "acldvppVpcMakeBorderAsync";
+    int rc = openacl_ext_check_init(api);
+    if (rc) return rc;
+    if ((rc = dv_check_channel(api, channelDesc, DVPP_CHNMODE_VPC))) return rc;
+    dv_vpc_job j;
+    memset(&j, 0, sizeof(j));
+    if ((rc = check_in(api, "inputDesc", inputDesc, &j.in))) return rc;
+    if ((rc = check_out(api, "outputDesc", outputDesc, &j.out))) return rc;
+    if (j.in.f != j.out.f)
+        return DV_FAIL(ACL_ERROR_FORMAT_NOT_MATCH, "%s: outputDesc format %s differs from the input's %s", api,
+                       j.out.f->name, j.in.f->name);
+    if ((rc = check_border(api, "borderConfig", borderConfig, &j.out, &j))) return rc;
+    if (j.dst.w != j.in.w || j.dst.h != j.in.h)
+        return DV_FAIL(ACL_ERROR_INVALID_PARAM,
+                       "%s: outputDesc is %ux%u; the %ux%u input with borders (top %u, bottom %u, left %u, right %u) "
+                       "makes %ux%u",
+                       api, j.out.w, j.out.h, j.in.w, j.in.h, borderConfig->top, borderConfig->bottom,
+                       borderConfig->left, borderConfig->right, j.in.w + borderConfig->left + borderConfig->right,
+                       j.in.h + borderConfig->top + borderConfig->bottom);
+    j.crop = (dv_rect){0, 0, j.in.w, j.in.h};
+    j.csc = channelDesc->csc;
+    j.out_desc = outputDesc;
+    vpc_task *t = vpc_task_new(api, 1);
+    if (!t) return ACL_ERROR_BAD_ALLOC;
+    t->jobs[0] = j;
+    return dv_enqueue(api, stream, vpc_task_run, free, t);
+}
+
+ACL_FUNC_VISIBILITY aclError acldvppVpcBatchCropResizeMakeBorderAsync(
+    acldvppChannelDesc *channelDesc, acldvppBatchPicDesc *srcBatchPicDescs, uint32_t *roiNums, uint32_t size,
+    acldvppBatchPicDesc *dstBatchPicDescs, acldvppRoiConfig *cropAreas[], acldvppBorderConfig *borderCfgs[],
+    acldvppResizeConfig *resizeConfig, aclrtStream stream)
+{
+    return vpc_batch_ex("acldvppVpcBatchCropResizeMakeBorderAsync", channelDesc, srcBatchPicDescs, roiNums, size,
+                        dstBatchPicDescs, cropAreas, NULL, 0, borderCfgs, 1, resizeConfig, 1, stream);
+}
+
+static const acldvppPixelFormat k_pyr[] = {PIXEL_FORMAT_YUV_400, PIXEL_FORMAT_UNKNOWN};
 
 ACL_FUNC_VISIBILITY aclError acldvppVpcPyrDownAsync(acldvppChannelDesc *channelDesc, acldvppPicDesc *inputDesc,
                                                     acldvppPicDesc *outputDesc, void *reserve, aclrtStream stream)
 {
-    (void)channelDesc, (void)inputDesc, (void)outputDesc, (void)reserve, (void)stream;
-    return OA_UNSUPPORTED(acldvppVpcPyrDownAsync);
+    static const char api[] = "acldvppVpcPyrDownAsync";
+    int rc = openacl_ext_check_init(api);
+    if (rc) return rc;
+    if ((rc = dv_check_channel(api, channelDesc, DVPP_CHNMODE_VPC))) return rc;
+    if (reserve) return DV_FAIL(ACL_ERROR_INVALID_PARAM, "%s: reserve must be NULL", api);
+    dv_vpc_job j;
+    memset(&j, 0, sizeof(j));
+    dv_pic_rule ri = {api, "inputDesc", k_pyr, VPC_MIN_W, VPC_MIN_H, 4096, 4096, 0, 0};
+    dv_pic_rule ro = {api, "outputDesc", k_pyr, VPC_MIN_W / 2, VPC_MIN_H / 2, 2048, 2048, 0, 0};
+    if ((rc = dv_pic_check(&ri, inputDesc, &j.in)) || (rc = dv_pic_check(&ro, outputDesc, &j.out))) return rc;
+    if (j.out.w != (j.in.w + 1) / 2 || j.out.h != (j.in.h + 1) / 2)
+        return DV_FAIL(ACL_ERROR_INVALID_PARAM, "%s: outputDesc is %ux%u; a %ux%u input goes down to %ux%u", api,
+                       j.out.w, j.out.h, j.in.w, j.in.h, (j.in.w + 1) / 2, (j.in.h + 1) / 2);
+    j.pyr_down = 1;
+    j.out_desc = outputDesc;
+    vpc_task *t = vpc_task_new(api, 1);
+    if (!t) return ACL_ERROR_BAD_ALLOC;
+    t->jobs[0] = j;
+    return dv_enqueue(api, stream, vpc_task_run, free, t);
 }
+
+/* ---- the 310P-only calls openacl does not implement ---- */
 
 ACL_FUNC_VISIBILITY aclError acldvppVpcEqualizeHistAsync(const acldvppChannelDesc *channelDesc,
                                                          const acldvppPicDesc *inputDesc, acldvppPicDesc *outputDesc,
@@ -372,27 +482,9 @@ ACL_FUNC_VISIBILITY aclError acldvppVpcEqualizeHistAsync(const acldvppChannelDes
     return OA_UNSUPPORTED(acldvppVpcEqualizeHistAsync);
 }
 
-ACL_FUNC_VISIBILITY aclError acldvppVpcMakeBorderAsync(const acldvppChannelDesc *channelDesc,
-                                                       const acldvppPicDesc *inputDesc, acldvppPicDesc *outputDesc,
-                                                       const acldvppBorderConfig *borderConfig, aclrtStream stream)
-{
-    (void)channelDesc, (void)inputDesc, (void)outputDesc, (void)borderConfig, (void)stream;
-    return OA_UNSUPPORTED(acldvppVpcMakeBorderAsync);
-}
-
 ACL_FUNC_VISIBILITY aclError acldvppVpcCalcHistAsync(acldvppChannelDesc *channelDesc, acldvppPicDesc *srcPicDesc,
                                                      acldvppHist *hist, void *reserve, aclrtStream stream)
 {
     (void)channelDesc, (void)srcPicDesc, (void)hist, (void)reserve, (void)stream;
     return OA_UNSUPPORTED(acldvppVpcCalcHistAsync);
-}
-
-ACL_FUNC_VISIBILITY aclError acldvppVpcBatchCropResizeMakeBorderAsync(
-    acldvppChannelDesc *channelDesc, acldvppBatchPicDesc *srcBatchPicDescs, uint32_t *roiNums, uint32_t size,
-    acldvppBatchPicDesc *dstBatchPicDescs, acldvppRoiConfig *cropAreas[], acldvppBorderConfig *borderCfgs[],
-    acldvppResizeConfig *resizeConfig, aclrtStream stream)
-{
-    (void)channelDesc, (void)srcBatchPicDescs, (void)roiNums, (void)size, (void)dstBatchPicDescs, (void)cropAreas,
-        (void)borderCfgs, (void)resizeConfig, (void)stream;
-    return OA_UNSUPPORTED(acldvppVpcBatchCropResizeMakeBorderAsync);
 }

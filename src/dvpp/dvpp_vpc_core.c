@@ -1,6 +1,7 @@
 /* The VPC engine: take a region of one picture, scale it and write it into
- * a region of another, converting the pixel format on the way. Runs on a
- * stream's worker, after dvpp_vpc.c has checked every argument.
+ * a region of another, converting the pixel format on the way; fill borders
+ * around a region; one Gaussian pyramid step. Runs on a stream's worker,
+ * after dvpp_vpc.c has checked every argument.
  *
  * Scaling happens in the input's family, so a large picture is reduced
  * before it is converted, and always one 8-bit plane at a time with
@@ -397,4 +398,111 @@ oom:
 done:
     scratch_free(&sc);
     return rc;
+}
+
+/* ------------------------------------------------------------ borders */
+
+/* Where outside index p of a line of len samples reads from (OpenCV's
+ * borderInterpolate for the four DVPP border kinds); -1: the constant. */
+static int border_index(int p, int len, acldvppBorderType type)
+{
+    if (p >= 0 && p < len) return p;
+    if (type == BORDER_CONSTANT) return -1;
+    if (type == BORDER_REPLICATE) return p < 0 ? 0 : len - 1;
+    if (len == 1) return 0;
+    int delta = type == BORDER_REFLECT_101;
+    do {
+        if (p < 0)
+            p = -p - 1 + delta;
+        else
+            p = len - 1 - (p - len) - delta;
+    } while (p < 0 || p >= len);
+    return p;
+}
+
+/* One plane: base/stride address the plane, px bytes a sample; the inner
+ * rectangle (x0, y0, w, h) is filled already; the plane is pw x ph samples. */
+static void border_plane(uint8_t *base, size_t stride, int px, int pw, int ph, int x0, int y0, int w, int h,
+                         acldvppBorderType type, const uint8_t *value)
+{
+    for (int y = y0; y < y0 + h; y++) {
+        uint8_t *row = base + (size_t)y * stride;
+        for (int x = 0; x < pw; x++) {
+            if (x >= x0 && x < x0 + w) {
+                x = x0 + w - 1;
+                continue;
+            }
+            int sx = border_index(x - x0, w, type);
+            for (int b = 0; b < px; b++) row[x * px + b] = sx < 0 ? value[b] : row[(x0 + sx) * px + b];
+        }
+    }
+    for (int y = 0; y < ph; y++) {
+        if (y >= y0 && y < y0 + h) continue;
+        uint8_t *row = base + (size_t)y * stride;
+        int sy = border_index(y - y0, h, type);
+        if (sy < 0) {
+            for (int x = 0; x < pw; x++)
+                for (int b = 0; b < px; b++) row[x * px + b] = value[b];
+        } else {
+            memcpy(row, base + (size_t)(y0 + sy) * stride, (size_t)pw * px);
+        }
+    }
+}
+
+void dv_border_fill(const dv_vpc_job *j)
+{
+    const dv_pic *o = &j->out;
+    const dv_fmt *f = o->f;
+    const dv_border *b = &j->border;
+    if (f->kind == DV_K_RGB || f->kind == DV_K_PACK444) {
+        border_plane(o->data, o->ws, f->bpp, (int)o->w, (int)o->h, (int)j->dst.x, (int)j->dst.y, (int)j->dst.w,
+                     (int)j->dst.h, b->type, b->value);
+        return;
+    }
+    border_plane(o->data, o->ws, 1, (int)o->w, (int)o->h, (int)j->dst.x, (int)j->dst.y, (int)j->dst.w, (int)j->dst.h,
+                 b->type, b->value);
+    if (f->kind == DV_K_SP) {
+        uint8_t uv[2] = {f->vu ? b->value[2] : b->value[1], f->vu ? b->value[1] : b->value[2]};
+        border_plane(o->data + (size_t)o->ws * o->hs, dv_cstride(f, o->ws), 2, (int)o->w >> f->sx,
+                     (int)o->h >> f->sy, (int)j->dst.x >> f->sx, (int)j->dst.y >> f->sy, (int)j->dst.w >> f->sx,
+                     (int)j->dst.h >> f->sy, b->type, uv);
+    }
+}
+
+/* ------------------------------------------------------------ pyramid */
+
+void dv_pyr_down(const dv_pic *in, const dv_pic *out)
+{
+    int w = (int)in->w, h = (int)in->h, ow = (int)out->w, oh = (int)out->h;
+    static const int k[5] = {1, 4, 6, 4, 1};
+    /* horizontal pass at output columns into an int buffer per source row,
+     * then the vertical pass; rows kept in a ring of 5 */
+    int *rows = malloc(sizeof(int) * 5 * (size_t)ow);
+    int have[5] = {-1, -1, -1, -1, -1};
+    if (!rows) return;
+    for (int oy = 0; oy < oh; oy++) {
+        int acc_rows[5];
+        for (int t = 0; t < 5; t++) {
+            int sy = border_index(2 * oy + t - 2, h, BORDER_REFLECT_101);
+            int slot = sy % 5;
+            if (have[slot] != sy) {
+                const uint8_t *src = in->data + (size_t)sy * in->ws;
+                int *dst = rows + (size_t)slot * ow;
+                for (int ox = 0; ox < ow; ox++) {
+                    int sum = 0;
+                    for (int u = 0; u < 5; u++) sum += k[u] * src[border_index(2 * ox + u - 2, w, BORDER_REFLECT_101)];
+                    dst[ox] = sum;
+                }
+                have[slot] = sy;
+            }
+            acc_rows[t] = slot;
+        }
+        uint8_t *d = out->data + (size_t)oy * out->ws;
+        for (int ox = 0; ox < ow; ox++) {
+            int sum = 0;
+            for (int t = 0; t < 5; t++) sum += k[t] * rows[(size_t)acc_rows[t] * ow + ox];
+            d[ox] = (uint8_t)((sum + 128) >> 8);
+        }
+    }
+    free(rows);
 }

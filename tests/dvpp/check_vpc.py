@@ -24,6 +24,8 @@ independent implementations of the same arithmetic):
       filter's rounding adds one more: max <= 5, mean <= 0.5.
   RGB -> YUV vs the float matrix, chroma the mean of each 2x2 block:
       max |diff| <= 2.
+  make-border vs cv2.copyMakeBorder per plane (chroma with halved borders)
+      and pyramid-down vs cv2.pyrDown: the same integer arithmetic, exact.
 Exit status 1 on any violation; a table of the measured agreement is printed.
 """
 import os
@@ -174,6 +176,35 @@ def main():
             ok = mx <= tol[0] and mean <= tol[1]
         rows.append((name, kind, mx, mean, frac, ok))
         bad += not ok
+    # borders and the pyramid: exact (OpenCV's copyMakeBorder and pyrDown do the same integer arithmetic)
+    extra = os.path.join(d, 'extra.txt')
+    if os.path.exists(extra):
+        with open(extra) as f:
+            for l in f:
+                p = l.split()
+                if p[0] == 'border':
+                    name, src, sfmt, sw, sh, bt, top, bottom, left, right, v0, v1, v2 = p[1:]
+                    sw, sh, bt, top, bottom, left, right, v0, v1, v2 = map(
+                        int, (sw, sh, bt, top, bottom, left, right, v0, v1, v2))
+                    cvb = [cv2.BORDER_CONSTANT, cv2.BORDER_REPLICATE, cv2.BORDER_REFLECT, cv2.BORDER_REFLECT_101][bt]
+                    s_ = load(os.path.join(d, src + '.raw'), int(sfmt), sw, sh)
+                    o = load(os.path.join(d, name + '.raw'), int(sfmt), sw + left + right, sh + top + bottom)
+                    ref = [cv2.copyMakeBorder(s_[0], top, bottom, left, right, cvb, value=v0),
+                           cv2.copyMakeBorder(s_[1], top // 2, bottom // 2, left // 2, right // 2, cvb, value=v1),
+                           cv2.copyMakeBorder(s_[2], top // 2, bottom // 2, left // 2, right // 2, cvb, value=v2)]
+                    kind = 'copyMakeBorder'
+                else:
+                    name, src, _, sw, sh = p[1:]
+                    sw, sh = int(sw), int(sh)
+                    s_ = np.fromfile(os.path.join(d, src + '.raw'), dtype=np.uint8).reshape(sh, sw)
+                    o = [np.fromfile(os.path.join(d, name + '.raw'), dtype=np.uint8).reshape((sh + 1) // 2, (sw + 1) // 2)]
+                    ref = [cv2.pyrDown(s_)]
+                    kind = 'pyrDown'
+                diffs = np.concatenate([np.abs(g.astype(np.float64) - r).ravel() for g, r in zip(o, ref)])
+                mx, mean, frac = diffs.max(), diffs.mean(), (diffs > 0).mean()
+                ok = mx == 0
+                rows.append((name, kind, mx, mean, frac, ok))
+                bad += not ok
     print('%-44s %-22s %6s %7s %8s' % ('case', 'reference', 'max', 'mean', 'differ'))
     for name, kind, mx, mean, frac, ok in rows:
         print('%-44s %-22s %6d %7.3f %7.2f%% %s' % (name, kind, mx, mean, 100 * frac, '' if ok else 'FAIL'))

@@ -29,7 +29,7 @@ foreach(t api jpeg png vpc bad)
   if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/test_dvpp_${t}.c)
     oa_dvpp_test(${t})
     add_test(NAME dvpp_${t} COMMAND dvpp_test_${t} ${OA_DVPP_PHOTO} ${OA_DVPP_PHOTO_PNG} ${CMAKE_CURRENT_BINARY_DIR}/dvpp_${t}_out)
-    set_tests_properties(dvpp_${t} PROPERTIES LABELS "dvpp;sanitize" TIMEOUT 600
+    set_tests_properties(dvpp_${t} PROPERTIES LABELS "dvpp;sanitize;tsan" TIMEOUT 600
       ENVIRONMENT "ASCEND_GLOBAL_LOG_LEVEL=4")
   endif()
 endforeach()

@@ -281,16 +281,53 @@ static void test_video(void)
 
 static void test_unsupported_vpc(void)
 {
-    FAILS(acldvppVpcPyrDownAsync(g_chan, NULL, NULL, NULL, g_stream), ACL_ERROR_FEATURE_UNSUPPORTED,
-          "acldvppVpcPyrDownAsync");
     FAILS(acldvppVpcEqualizeHistAsync(g_chan, NULL, NULL, NULL, g_stream), ACL_ERROR_FEATURE_UNSUPPORTED,
           "acldvppVpcEqualizeHistAsync");
-    FAILS(acldvppVpcMakeBorderAsync(g_chan, NULL, NULL, NULL, g_stream), ACL_ERROR_FEATURE_UNSUPPORTED,
-          "acldvppVpcMakeBorderAsync");
     FAILS(acldvppVpcCalcHistAsync(g_chan, NULL, NULL, NULL, g_stream), ACL_ERROR_FEATURE_UNSUPPORTED,
           "acldvppVpcCalcHistAsync");
-    FAILS(acldvppVpcBatchCropResizeMakeBorderAsync(g_chan, NULL, NULL, 0, NULL, NULL, NULL, NULL, g_stream),
-          ACL_ERROR_FEATURE_UNSUPPORTED, "acldvppVpcBatchCropResizeMakeBorderAsync");
+}
+
+/* Argument checks of the border and pyramid calls (their pixels: dvpp_vpc_opencv). */
+static void test_border_pyr_args(void)
+{
+    void *a = NULL, *b = NULL;
+    OK(acldvppMalloc(&a, 64 * 64 * 3 / 2));
+    OK(acldvppMalloc(&b, 128 * 128 * 3 / 2));
+    acldvppPicDesc *in = dt_pic(a, 64 * 64 * 3 / 2, PIXEL_FORMAT_YUV_SEMIPLANAR_420, 64, 64, 64, 64);
+    acldvppPicDesc *out = dt_pic(b, 128 * 128 * 3 / 2, PIXEL_FORMAT_YUV_SEMIPLANAR_420, 96, 80, 128, 128);
+    acldvppBorderConfig *bc = acldvppCreateBorderConfig();
+    OK(acldvppSetBorderConfigTop(bc, 8));
+    OK(acldvppSetBorderConfigBottom(bc, 8));
+    OK(acldvppSetBorderConfigLeft(bc, 16));
+    OK(acldvppSetBorderConfigRight(bc, 16));
+    OK(acldvppVpcMakeBorderAsync(g_chan, in, out, bc, g_stream));
+    OK(aclrtSynchronizeStream(g_stream));
+    OK(acldvppSetBorderConfigRight(bc, 15));
+    FAILS(acldvppVpcMakeBorderAsync(g_chan, in, out, bc, g_stream), ACL_ERROR_INVALID_PARAM, "must be even");
+    OK(acldvppSetBorderConfigRight(bc, 14));
+    FAILS(acldvppVpcMakeBorderAsync(g_chan, in, out, bc, g_stream), ACL_ERROR_INVALID_PARAM, "makes 94x80");
+    OK(acldvppSetBorderConfigRight(bc, 16));
+    OK(acldvppSetPicDescFormat(out, PIXEL_FORMAT_YVU_SEMIPLANAR_420));
+    FAILS(acldvppVpcMakeBorderAsync(g_chan, in, out, bc, g_stream), ACL_ERROR_FORMAT_NOT_MATCH, "differs");
+    OK(acldvppSetPicDescFormat(out, PIXEL_FORMAT_YUV_SEMIPLANAR_420));
+    FAILS(acldvppVpcMakeBorderAsync(g_chan, in, out, NULL, g_stream), ACL_ERROR_INVALID_PARAM, "borderConfig");
+    /* the pyramid: YUV400 only, half the size rounded up, reserve NULL */
+    acldvppPicDesc *y_in = dt_pic(a, 64 * 64, PIXEL_FORMAT_YUV_400, 63, 64, 64, 64);
+    acldvppPicDesc *y_out = dt_pic(b, 32 * 32, PIXEL_FORMAT_YUV_400, 32, 32, 32, 32);
+    OK(acldvppVpcPyrDownAsync(g_chan, y_in, y_out, NULL, g_stream));
+    OK(aclrtSynchronizeStream(g_stream));
+    int r = 0;
+    FAILS(acldvppVpcPyrDownAsync(g_chan, y_in, y_out, &r, g_stream), ACL_ERROR_INVALID_PARAM, "reserve");
+    OK(acldvppSetPicDescWidth(y_out, 31));
+    FAILS(acldvppVpcPyrDownAsync(g_chan, y_in, y_out, NULL, g_stream), ACL_ERROR_INVALID_PARAM, "goes down to 32x32");
+    FAILS(acldvppVpcPyrDownAsync(g_chan, in, y_out, NULL, g_stream), ACL_ERROR_FORMAT_NOT_MATCH, "YUV_400");
+    OK(acldvppDestroyPicDesc(y_in));
+    OK(acldvppDestroyPicDesc(y_out));
+    OK(acldvppDestroyBorderConfig(bc));
+    OK(acldvppDestroyPicDesc(in));
+    OK(acldvppDestroyPicDesc(out));
+    OK(acldvppFree(a));
+    OK(acldvppFree(b));
 }
 
 int main(void)
@@ -302,6 +339,7 @@ int main(void)
     test_channel();
     test_video();
     test_unsupported_vpc();
+    test_border_pyr_args();
     dt_teardown();
     TEST_DONE();
 }

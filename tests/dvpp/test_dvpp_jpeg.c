@@ -38,9 +38,75 @@ static void ss_shift(int ss, int *sx, int *sy)
 }
 
 /* Decodes jpg through the API to `req` on channel ch and compares with the reference. */
+/* The pixel of a w x h plane shown at (x, y) under EXIF orientation o (the EXIF specification's eight cases). */
+static void exif_src(int o, int w, int h, int x, int y, int *sx, int *sy)
+{
+    switch (o) {
+    case 2: *sx = w - 1 - x, *sy = y; break;
+    case 3: *sx = w - 1 - x, *sy = h - 1 - y; break;
+    case 4: *sx = x, *sy = h - 1 - y; break;
+    case 5: *sx = y, *sy = x; break;              /* transpose */
+    case 6: *sx = y, *sy = h - 1 - x; break;      /* turned 90 degrees clockwise to show */
+    case 7: *sx = w - 1 - y, *sy = h - 1 - x; break;
+    case 8: *sx = w - 1 - y, *sy = x; break;      /* turned 90 degrees anticlockwise */
+    default: *sx = x, *sy = y; break;
+    }
+}
+
+/* A copy of plane (w x h, stride) as shown under orientation o (h x w for 5..8). */
+static uint8_t *exif_turn(const uint8_t *plane, int stride, int w, int h, int o)
+{
+    int ow = o >= 5 ? h : w, oh = o >= 5 ? w : h;
+    uint8_t *r = malloc((size_t)ow * oh);
+    for (int y = 0; y < oh; y++)
+        for (int x = 0; x < ow; x++) {
+            int sx, sy;
+            exif_src(o, w, h, x, y, &sx, &sy);
+            r[(size_t)y * ow + x] = plane[(size_t)sy * stride + sx];
+        }
+    return r;
+}
+
+/* jpg with an APP1 Exif segment carrying Orientation = o inserted after SOI (little- or big-endian TIFF). */
+static uint8_t *with_exif(const uint8_t *jpg, unsigned long len, int o, int big_endian, unsigned long *out_len)
+{
+    uint8_t seg[36] = {0xFF, 0xE1, 0, 34, 'E', 'x', 'i', 'f', 0, 0};
+    uint8_t *t = seg + 10;
+    /* TIFF header (8 bytes), IFD0 with one entry: count, tag 0x0112, type SHORT, count 1, value */
+    if (big_endian) {
+        memcpy(t, "MM\0\x2a\0\0\0\x08\0\x01\x01\x12\0\x03\0\0\0\x01", 18);
+        t[18] = 0, t[19] = (uint8_t)o;
+    } else {
+        memcpy(t, "II\x2a\0\x08\0\0\0\x01\0\x12\x01\x03\0\x01\0\0\0", 18);
+        t[18] = (uint8_t)o, t[19] = 0;
+    }
+    /* t[20..21]: the rest of the value field, t[22..25]: no next IFD */
+    uint8_t *r = malloc(len + sizeof(seg));
+    memcpy(r, jpg, 2);
+    memcpy(r + 2, seg, sizeof(seg));
+    memcpy(r + 2 + sizeof(seg), jpg + 2, len - 2);
+    *out_len = len + sizeof(seg);
+    return r;
+}
+
+static void decode_and_compare_o(acldvppChannelDesc *ch, int up, const uint8_t *jpg, unsigned long len, int w, int h,
+                                 int ss, acldvppPixelFormat req, const char *label, int orient);
+
 static void decode_and_compare(acldvppChannelDesc *ch, int up, const uint8_t *jpg, unsigned long len, int w, int h,
                                int ss, acldvppPixelFormat req, const char *label)
 {
+    decode_and_compare_o(ch, up, jpg, len, w, h, ss, req, label, 1);
+}
+
+/* orient: the file's EXIF orientation; w, h, ss are the stored picture's. */
+static void decode_and_compare_o(acldvppChannelDesc *ch, int up, const uint8_t *jpg, unsigned long len, int w, int h,
+                                 int ss, acldvppPixelFormat req, const char *label, int orient)
+{
+    const int sw = w, sh = h, sss = ss; /* as stored; w, h, ss become the displayed picture's */
+    if (orient >= 5) {
+        w = sh, h = sw;
+        ss = sss == TJSAMP_422 ? TJSAMP_440 : sss == TJSAMP_440 ? TJSAMP_422 : sss;
+    }
     uint32_t pred = 0;
     acldvppPixelFormat res = req;
     if (req == PIXEL_FORMAT_UNKNOWN)
@@ -105,15 +171,25 @@ static void decode_and_compare(acldvppChannelDesc *ch, int up, const uint8_t *jp
     int np = ss == TJSAMP_GRAY ? 1 : 3, pw[3] = {0}, ph[3] = {0};
     unsigned char *pl[3] = {NULL, NULL, NULL};
     for (int c = 0; c < np; c++) {
-        pw[c] = tjPlaneWidth(c, w, ss);
-        ph[c] = tjPlaneHeight(c, h, ss);
+        pw[c] = tjPlaneWidth(c, sw, sss);
+        ph[c] = tjPlaneHeight(c, sh, sss);
         pl[c] = malloc((size_t)pw[c] * ph[c]);
     }
-    if (tjDecompressToYUVPlanes(tj, jpg, len, pl, w, pw, h, 0) != 0) {
+    if (tjDecompressToYUVPlanes(tj, jpg, len, pl, sw, pw, sh, 0) != 0) {
         fprintf(stderr, "%s: reference decode failed: %s\n", label, tjGetErrorStr2(tj));
         g_failures++;
     }
     tjDestroy(tj);
+    if (orient != 1) { /* turn the reference planes as the picture is shown (luma at its true size) */
+        for (int c = 0; c < np; c++) {
+            int cw_ = c ? pw[c] : sw, ch_ = c ? ph[c] : sh;
+            uint8_t *t2 = exif_turn(pl[c], pw[c], cw_, ch_, orient);
+            free(pl[c]);
+            pl[c] = t2;
+            pw[c] = orient >= 5 ? ch_ : cw_;
+            ph[c] = orient >= 5 ? cw_ : ch_;
+        }
+    }
     const uint8_t *o = out;
     long bad = 0;
     for (int y = 0; y < oh; y++)
@@ -356,6 +432,36 @@ int main(int argc, char **argv)
                 tjFree(jpg);
             }
         if (img != photo) free(img);
+    }
+    /* EXIF orientation: every one of the eight, odd sizes, subsamplings whose quarter turn swaps 4:2:2 and 4:4:0 */
+    {
+        int ew = 101, eh = 75;
+        uint8_t *img = dt_rgb_resample(photo, pw, ph, ew, eh);
+        int esubs[] = {TJSAMP_422, TJSAMP_440, TJSAMP_420, TJSAMP_GRAY};
+        const acldvppPixelFormat ereqs[] = {PIXEL_FORMAT_YUV_SEMIPLANAR_420, PIXEL_FORMAT_UNKNOWN,
+                                            PIXEL_FORMAT_YVU_SEMIPLANAR_422, PIXEL_FORMAT_YUV_SEMIPLANAR_440};
+        for (size_t ui = 0; ui < 4; ui++) {
+            unsigned long len;
+            uint8_t *jpg = dt_make_jpeg(img, ew, eh, esubs[ui], ui & 1, 90, &len);
+            for (int o = 1; o <= 8; o++) {
+                unsigned long el;
+                uint8_t *ej = with_exif(jpg, len, o, o & 1, &el);
+                jpegs++;
+                uint32_t iw = 0, ih = 0;
+                int32_t comp;
+                OK(acldvppJpegGetImageInfo(ej, (uint32_t)el, &iw, &ih, &comp));
+                CHECK_EQ_INT(iw, o >= 5 ? eh : ew);
+                CHECK_EQ_INT(ih, o >= 5 ? ew : eh);
+                for (size_t ri = 0; ri < 4; ri++) {
+                    char label[96];
+                    snprintf(label, sizeof(label), "exif %d ss%d -> fmt %d", o, esubs[ui], (int)ereqs[ri]);
+                    decode_and_compare_o(g_chan, 0, ej, el, ew, eh, esubs[ui], ereqs[ri], label, o);
+                }
+                free(ej);
+            }
+            tjFree(jpg);
+        }
+        free(img);
     }
     printf("%d JPEGs, %d decodes, %d equal to libjpeg-turbo's decode\n", jpegs, g_decodes, g_exact);
     CHECK(g_decodes > 300 && g_exact == g_decodes);

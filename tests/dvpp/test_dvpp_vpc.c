@@ -423,6 +423,95 @@ int main(int argc, char **argv)
         pic_free(&odd);
         free(mid), free(hd), free(rgbh);
     }
+    /* borders (vs cv2.copyMakeBorder) and the pyramid (vs cv2.pyrDown), listed in extra.txt */
+    {
+        char epath[512];
+        snprintf(epath, sizeof(epath), "%s/extra.txt", g_dir);
+        FILE *ex = fopen(epath, "w");
+        CHECK(ex != NULL);
+        acldvppBorderType types[] = {BORDER_CONSTANT, BORDER_REPLICATE, BORDER_REFLECT, BORDER_REFLECT_101};
+        for (int t = 0; t < 4 && ex; t++) {
+            acldvppBorderConfig *b = acldvppCreateBorderConfig();
+            OK(acldvppSetBorderConfigBorderType(b, types[t]));
+            OK(acldvppSetBorderConfigTop(b, 16));
+            OK(acldvppSetBorderConfigBottom(b, 6));
+            OK(acldvppSetBorderConfigLeft(b, 32));
+            OK(acldvppSetBorderConfigRight(b, 10));
+            OK(acldvppSetBorderConfigValue(b, 0, 30));
+            OK(acldvppSetBorderConfigValue(b, 1, 90));
+            OK(acldvppSetBorderConfigValue(b, 2, 200));
+            pic_t o = pic_new(PIXEL_FORMAT_YUV_SEMIPLANAR_420, src.w + 42, src.h + 22, 0);
+            OK(acldvppVpcMakeBorderAsync(g_chan, src.d, o.d, b, g_stream));
+            OK(aclrtSynchronizeStream(g_stream));
+            char name[64];
+            snprintf(name, sizeof(name), "border_nv12_t%d", t);
+            pic_dump(g_dir, name, &o);
+            fprintf(ex, "border %s photo_nv12 1 %u %u %d 16 6 32 10 30 90 200\n", name, src.w, src.h, t);
+            pic_free(&o);
+            OK(acldvppDestroyBorderConfig(b));
+        }
+        /* the pyramid: the luma plane of the photograph as YUV400, and an odd size */
+        uint32_t pys[][2] = {{src.w, src.h}, {331, 251}};
+        for (int k = 0; k < 2 && ex; k++) {
+            pic_t y4 = pic_new(PIXEL_FORMAT_YUV_400, pys[k][0], pys[k][1], 0);
+            for (uint32_t y = 0; y < pys[k][1]; y++)
+                memcpy((uint8_t *)y4.buf + (size_t)y * y4.ws, (uint8_t *)src.buf + (size_t)y * src.ws, pys[k][0]);
+            pic_t o = pic_new(PIXEL_FORMAT_YUV_400, (pys[k][0] + 1) / 2, (pys[k][1] + 1) / 2, 0);
+            OK(acldvppVpcPyrDownAsync(g_chan, y4.d, o.d, NULL, g_stream));
+            OK(aclrtSynchronizeStream(g_stream));
+            char in_name[64], out_name[64];
+            snprintf(in_name, sizeof(in_name), "pyr_in_%u", pys[k][0]);
+            snprintf(out_name, sizeof(out_name), "pyr_out_%u", pys[k][0]);
+            pic_dump(g_dir, in_name, &y4);
+            pic_dump(g_dir, out_name, &o);
+            fprintf(ex, "pyr %s %s 0 %u %u\n", out_name, in_name, pys[k][0], pys[k][1]);
+            pic_free(&o);
+            pic_free(&y4);
+        }
+        if (ex) fclose(ex);
+        /* exact: a batch crop-resize-make-border equals CropResize into the inner size, then MakeBorder */
+        acldvppBatchPicDesc *sb = acldvppCreateBatchPicDesc(1), *db = acldvppCreateBatchPicDesc(1);
+        acldvppPicDesc *s0 = acldvppGetPicDesc(sb, 0), *d0 = acldvppGetPicDesc(db, 0);
+        OK(acldvppSetPicDescData(s0, src.buf));
+        OK(acldvppSetPicDescSize(s0, src.size));
+        OK(acldvppSetPicDescFormat(s0, src.f));
+        OK(acldvppSetPicDescWidth(s0, src.w));
+        OK(acldvppSetPicDescHeight(s0, src.h));
+        OK(acldvppSetPicDescWidthStride(s0, src.ws));
+        OK(acldvppSetPicDescHeightStride(s0, src.hs));
+        pic_t bo = pic_new(PIXEL_FORMAT_YUV_SEMIPLANAR_420, 224, 224, 0);
+        OK(acldvppSetPicDescData(d0, bo.buf));
+        OK(acldvppSetPicDescSize(d0, bo.size));
+        OK(acldvppSetPicDescFormat(d0, bo.f));
+        OK(acldvppSetPicDescWidth(d0, 224));
+        OK(acldvppSetPicDescHeight(d0, 224));
+        OK(acldvppSetPicDescWidthStride(d0, bo.ws));
+        OK(acldvppSetPicDescHeightStride(d0, bo.hs));
+        acldvppRoiConfig *cr = acldvppCreateRoiConfig(100, 399, 50, 449);
+        acldvppBorderConfig *bc = acldvppCreateBorderConfig();
+        OK(acldvppSetBorderConfigBorderType(bc, BORDER_REFLECT_101));
+        OK(acldvppSetBorderConfigTop(bc, 12));
+        OK(acldvppSetBorderConfigBottom(bc, 12));
+        OK(acldvppSetBorderConfigLeft(bc, 8));
+        OK(acldvppSetBorderConfigRight(bc, 8));
+        acldvppResizeConfig *rc = rcfg(1);
+        uint32_t nums[1] = {1};
+        acldvppRoiConfig *crs[1] = {cr};
+        acldvppBorderConfig *bcs[1] = {bc};
+        OK(acldvppVpcBatchCropResizeMakeBorderAsync(g_chan, sb, nums, 1, db, crs, bcs, rc, g_stream));
+        pic_t inner = pic_new(PIXEL_FORMAT_YUV_SEMIPLANAR_420, 208, 200, 0), two = pic_new(PIXEL_FORMAT_YUV_SEMIPLANAR_420, 224, 224, 0);
+        OK(acldvppVpcCropResizeAsync(g_chan, src.d, inner.d, cr, rc, g_stream));
+        OK(acldvppVpcMakeBorderAsync(g_chan, inner.d, two.d, bc, g_stream));
+        OK(aclrtSynchronizeStream(g_stream));
+        CHECK(rows_equal(&bo, 0, 0, &two, 0, 0, 224, 224, 1));
+        CHECK(memcmp(uvp(&bo), uvp(&two), (size_t)bo.ws * 112) == 0);
+        pic_free(&inner), pic_free(&two), pic_free(&bo);
+        OK(acldvppDestroyRoiConfig(cr));
+        OK(acldvppDestroyBorderConfig(bc));
+        OK(acldvppDestroyResizeConfig(rc));
+        OK(acldvppDestroyBatchPicDesc(sb));
+        OK(acldvppDestroyBatchPicDesc(db));
+    }
     /* RGB -> NV12 (BT.601 wide, the default matrix) from an RGB picture of the photograph */
     {
         int rw, rh;

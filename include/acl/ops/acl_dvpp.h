@@ -353,7 +353,8 @@ ACL_FUNC_VISIBILITY uint32_t acldvppGetBorderConfigLeft(const acldvppBorderConfi
 ACL_FUNC_VISIBILITY uint32_t acldvppGetBorderConfigRight(const acldvppBorderConfig *borderConfig);
 ACL_FUNC_VISIBILITY aclError acldvppDestroyBorderConfig(acldvppBorderConfig *borderConfig);
 
-/* ---- lookup tables and histograms (objects for EqualizeHist / CalcHist) ---- */
+/* ---- lookup tables and histograms (objects for EqualizeHist / CalcHist,
+ * which openacl does not implement; the objects themselves work) ---- */
 ACL_FUNC_VISIBILITY acldvppLutMap *acldvppCreateLutMap(void);
 ACL_FUNC_VISIBILITY aclError acldvppDestroyLutMap(acldvppLutMap *lutMap);
 ACL_FUNC_VISIBILITY uint32_t acldvppGetLutMapDims(const acldvppLutMap *lutMap);
@@ -368,8 +369,9 @@ ACL_FUNC_VISIBILITY aclError acldvppClearHist(acldvppHist *hist);
 
 /* ---- image information and size prediction (synchronous, host data) ----
  * data is the whole file in host memory (any memory works). Width and height
- * are those stored in the file (openacl does not apply EXIF orientation).
- * components: number of colour components. Thread-safe; no aclInit needed. */
+ * are those of the picture as shown: swapped when the JPEG's EXIF
+ * orientation turns it a quarter. components: number of colour components.
+ * Thread-safe; no aclInit needed. */
 ACL_FUNC_VISIBILITY aclError acldvppJpegGetImageInfo(const void *data, uint32_t size, uint32_t *width, uint32_t *height,
                                                      int32_t *components);
 ACL_FUNC_VISIBILITY aclError acldvppJpegGetImageInfoV2(const void *data, uint32_t size, uint32_t *width,
@@ -395,7 +397,8 @@ ACL_FUNC_VISIBILITY aclError acldvppPngPredictDecSize(const void *data, uint32_t
  * YUV/YVU 4:2:2 and 4:4:4 semi-planar, 4:4:0 semi-planar, YUV_400, or
  * UNKNOWN to keep the file's subsampling); the task fills width, height
  * (even for 4:2:0 output), widthStride = align128(width) and heightStride =
- * align16(height). A gray JPEG decoded to a semi-planar format gets chroma
+ * align16(height). The picture is turned and mirrored as its EXIF
+ * orientation says. A gray JPEG decoded to a semi-planar format gets chroma
  * 0x80. */
 ACL_FUNC_VISIBILITY aclError acldvppJpegDecodeAsync(acldvppChannelDesc *channelDesc, const void *data, uint32_t size,
                                                     acldvppPicDesc *outputDesc, aclrtStream stream);
@@ -468,12 +471,15 @@ ACL_FUNC_VISIBILITY aclError acldvppVpcBatchCropResizeMakeBorderAsync(
  * the output format). */
 ACL_FUNC_VISIBILITY aclError acldvppVpcConvertColorAsync(acldvppChannelDesc *channelDesc, acldvppPicDesc *inputDesc,
                                                          acldvppPicDesc *outputDesc, aclrtStream stream);
-/* reserve must be NULL. */
+/* YUV400 in and out, output (w+1)/2 x (h+1)/2, OpenCV's pyrDown arithmetic;
+ * reserve must be NULL. */
 ACL_FUNC_VISIBILITY aclError acldvppVpcPyrDownAsync(acldvppChannelDesc *channelDesc, acldvppPicDesc *inputDesc,
                                                     acldvppPicDesc *outputDesc, void *reserve, aclrtStream stream);
 ACL_FUNC_VISIBILITY aclError acldvppVpcEqualizeHistAsync(const acldvppChannelDesc *channelDesc,
                                                          const acldvppPicDesc *inputDesc, acldvppPicDesc *outputDesc,
                                                          const acldvppLutMap *lutMap, aclrtStream stream);
+/* Output = input (same format) plus the configured borders, as OpenCV's
+ * copyMakeBorder per plane (semi-planar chroma with halved borders). */
 ACL_FUNC_VISIBILITY aclError acldvppVpcMakeBorderAsync(const acldvppChannelDesc *channelDesc,
                                                        const acldvppPicDesc *inputDesc, acldvppPicDesc *outputDesc,
                                                        const acldvppBorderConfig *borderConfig, aclrtStream stream);
