@@ -519,7 +519,8 @@ def test_vpc_batch_forms_keep_list_order(dv, photo):
     """Every batch binding marshals roi_nums and the area lists in order:
     batch crop equals the source regions byte for byte, batch crop-resize
     and crop-resize-paste equal their single-picture forms, and the return
-    shapes are pyACL's ((dst_batch, ret) for crop, ret for the others)."""
+    shapes are pyACL's ((dst_batch, ret) for crop, ret for the others);
+    crop-resize-make-border frames a crop-resize with its borders."""
     g = acl.media
     y, uv = photo_nv12(photo, 320, 240)
     src = batch_of(dv, [dv.upload_nv12(y, uv)])
@@ -563,14 +564,43 @@ def test_vpc_batch_forms_keep_list_order(dv, photo):
     for (sbuf, n), (_, bbuf, _) in zip(singles, batched):
         np.testing.assert_array_equal(dv.get(bbuf, n), dv.get(sbuf, n))
 
-    borders = [g.dvpp_create_border_config() for _ in boxes]
-    ret = g.dvpp_vpc_batch_crop_resize_make_border_async(dv.ch, src, [3], dst2, crops, borders, rc, dv.stream)
-    assert ret == C.ACL_ERROR_FEATURE_UNSUPPORTED      # documented as not provided
+    # crop-resize-make-border: the region scaled into the picture minus its
+    # borders (a single crop-resize into 64x52), a constant border around
+    borders = []
+    for _ in boxes:
+        bc = g.dvpp_create_border_config()
+        for fn, v in ((g.dvpp_set_border_config_top, 4), (g.dvpp_set_border_config_bottom, 4),
+                      (g.dvpp_set_border_config_left, 8), (g.dvpp_set_border_config_right, 8)):
+            assert fn(bc, v) == C.ACL_SUCCESS
+        for k, v in enumerate((16.0, 100.0, 200.0)):
+            assert g.dvpp_set_border_config_value(bc, k, v) == C.ACL_SUCCESS
+        borders.append(bc)
+    singles = []
+    for crop in crops:
+        pic, buf, n = dv.nv12_pic(64, 52, fill=0)
+        assert g.dvpp_vpc_crop_resize_async(dv.ch, inp, pic, crop, rc, dv.stream) == C.ACL_SUCCESS
+        singles.append((buf, n))
+    framed = [dv.nv12_pic(80, 60, fill=0) for _ in boxes]
+    dst4 = batch_of(dv, [f[0] for f in framed])
+    ret = g.dvpp_vpc_batch_crop_resize_make_border_async(dv.ch, src, [3], dst4, crops, borders, rc, dv.stream)
+    assert ret == C.ACL_SUCCESS, acl.get_recent_err_msg()
+    assert dv.sync() == C.ACL_SUCCESS, acl.get_recent_err_msg()
+    for (sbuf, n), (_, fbuf, fn_) in zip(singles, framed):
+        iy, iuv = nv12_planes(dv.get(sbuf, n), 64, 52, 64, 52)
+        oy, ouv = nv12_planes(dv.get(fbuf, fn_), 80, 60, 80, 60)
+        np.testing.assert_array_equal(oy[4:56, 8:72], iy)
+        np.testing.assert_array_equal(ouv[2:28, 4:36], iuv)
+        frame = np.ones(oy.shape, bool)
+        frame[4:56, 8:72] = False
+        assert (oy[frame] == 16).all()
+        cframe = np.ones(ouv.shape[:2], bool)
+        cframe[2:28, 4:36] = False
+        assert (ouv[cframe] == (100, 200)).all()
     for r in crops + pastes:
         assert g.dvpp_destroy_roi_config(r) == C.ACL_SUCCESS
     for b in borders:
         assert g.dvpp_destroy_border_config(b) == C.ACL_SUCCESS
-    for b in (src, dst, dst2, dst3):
+    for b in (src, dst, dst2, dst3, dst4):
         assert g.dvpp_destroy_batch_pic_desc(b) == C.ACL_SUCCESS
     assert g.dvpp_destroy_resize_config(rc) == C.ACL_SUCCESS
 
