@@ -20,7 +20,11 @@ endif()
 
 file(GLOB OA_PY_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/src/*.c)
 Python3_add_library(pyacl MODULE WITH_SOABI ${OA_PY_SOURCES})
-target_link_libraries(pyacl PRIVATE ascendcl acl_cblas Python3::NumPy Threads::Threads)
+# acl.blas and acl.media bind the companion libraries (src/cblas, src/dvpp),
+# which are always built; their part.cmake files come after this one (parts
+# are included in path order), and a target may be linked before it exists.
+target_link_libraries(pyacl PRIVATE ascendcl acl_cblas acl_dvpp Python3::NumPy Threads::Threads)
+target_compile_definitions(pyacl PRIVATE OPENACL_PY_MEDIA=1)
 target_compile_options(pyacl PRIVATE ${OA_WARN} -fvisibility=hidden)
 set_target_properties(pyacl PROPERTIES
   OUTPUT_NAME acl

@@ -75,6 +75,12 @@ def numpy_include():
 
 lib_dir, inc_dir = locate()
 sources = sorted(glob.glob(os.path.join("src", "*.c")))
+# acl.media binds libacl_dvpp when it sits next to libascendcl (empty otherwise).
+libraries, macros = ["ascendcl"], []
+if glob.glob(os.path.join(lib_dir, "libacl_dvpp.so*")) and \
+        os.path.isfile(os.path.join(inc_dir, "acl", "ops", "acl_dvpp.h")):
+    libraries.append("acl_dvpp")
+    macros.append(("OPENACL_PY_MEDIA", "1"))
 
 setup(
     name="openacl-pyacl",
@@ -87,7 +93,8 @@ setup(
         include_dirs=["src", inc_dir, numpy_include()],
         library_dirs=[lib_dir],
         runtime_library_dirs=[lib_dir],
-        libraries=["ascendcl"],
+        libraries=libraries,
+        define_macros=macros,
         extra_compile_args=["-fvisibility=hidden", "-Wno-deprecated-declarations"],
     )],
     python_requires=">=3.8",

@@ -4,8 +4,13 @@ samples/models/make_models.py, or on scripts/models.sh's models, and checks
 every output file it writes against numpy / ONNX Runtime references.
 
 Run: check_sample.py KIND SAMPLE_MODELS REAL_MODELS SCRATCH -- COMMAND...
-KIND: sync, async, batch, pool, devices, sync_real, batch_real.
-Exit status 77 (skip) when a real model is not built."""
+KIND: sync, async, batch, pool, devices, sync_real, batch_real, dvpp,
+dvpp_real. Exit status 77 (skip) when a real model is not built.
+
+dvpp / dvpp_real (samples/dvpp_classify and its Python twin) are checked
+against the same pipeline done without DVPP: Pillow decodes the JPEG to
+RGB, numpy resizes it with OpenCV's bilinear formula into the same box of
+a black canvas and normalises it. See dvpp_check() for the tolerances."""
 import json
 import os
 import shutil
@@ -66,6 +71,154 @@ def rel_close(got, want, tol, what):
     assert rel <= tol, what
 
 
+def dvpp_images():
+    """Test JPEGs written into scratch: matplotlib's sample photograph
+    (python3-matplotlib) re-encoded at a landscape, a portrait and an odd
+    size, 4:2:0 like camera files (the reference then has the file's own
+    chroma; other subsamplings are tests/python/test_media.py's); a drawn
+    picture if the photograph is not installed."""
+    from PIL import Image, ImageDraw
+    try:
+        from matplotlib import cbook
+        src = Image.open(cbook.get_sample_data("grace_hopper.jpg", asfileobj=False)).convert("RGB")
+    except Exception:  # noqa: BLE001 - no photograph: draw one
+        src = Image.new("RGB", (600, 512), (40, 90, 160))
+        d = ImageDraw.Draw(src)
+        for k in range(12):
+            d.ellipse((30 * k, 20 * k, 30 * k + 200, 20 * k + 150), fill=(20 * k, 255 - 20 * k, 120))
+    paths = []
+    for name, size, sub in (("landscape", (1280, 720), 2), ("portrait", (480, 640), 2), ("odd", (333, 251), 2)):
+        p = os.path.join(scratch, name + ".jpg")
+        src.resize(size, Image.BICUBIC).save(p, "JPEG", quality=92, subsampling=sub)
+        paths.append(p)
+    return paths
+
+
+def fit(w, h, cw, ch):
+    """The sample's paste box (left, right, top, bottom), recomputed."""
+    if w * ch >= h * cw:
+        pw, ph = cw, (h * cw // w) & ~1
+    else:
+        pw, ph = (w * ch // h) & ~1, ch
+    pw, ph = max(pw, 2), max(ph, 2)
+    left, top = ((cw - pw) // 2) & ~15, ((ch - ph) // 2) & ~1
+    return left, left + pw - 1, top, top + ph - 1
+
+
+def cv_bilinear(img, ow, oh):
+    """OpenCV's INTER_LINEAR (half-pixel centres, edges clamped) in float."""
+    h, w = img.shape[:2]
+
+    def axis(n_out, n_in):
+        s = np.maximum((np.arange(n_out) + 0.5) * n_in / n_out - 0.5, 0)
+        i0 = np.minimum(np.floor(s).astype(int), n_in - 1)
+        return i0, np.minimum(i0 + 1, n_in - 1), s - i0
+
+    y0, y1, fy = axis(oh, h)
+    x0, x1, fx = axis(ow, w)
+    a = img.astype(np.float64)
+    fx, fy = fx[None, :, None], fy[:, None, None]
+    top = a[y0][:, x0] * (1 - fx) + a[y0][:, x1] * fx
+    bot = a[y1][:, x0] * (1 - fx) + a[y1][:, x1] * fx
+    return np.clip(np.rint(top * (1 - fy) + bot * fy), 0, 255)
+
+
+def reference_input(path, mw, mh):
+    """The pipeline without DVPP, step for step: Pillow decodes the JPEG to
+    YCbCr (luma at full size; chroma by libjpeg's half-scale decode, which
+    for a 4:2:0 file is the file's own chroma planes), OpenCV's bilinear
+    formula scales luma and chroma into the sample's box of a black canvas,
+    then the sample's YCbCr -> RGB formula and ImageNet normalisation."""
+    from PIL import Image
+
+    def planes(size=None):
+        im = Image.open(path)
+        im.draft("YCbCr", size or im.size)
+        return np.asarray(im.convert("YCbCr"))
+
+    full = planes()
+    h, w = full.shape[0] & ~1, full.shape[1] & ~1
+    half = planes((w // 2, h // 2))
+    if half.shape[:2] != (h // 2, w // 2):   # no DCT scaling for this file: average 2x2 blocks instead
+        c = full[:h, :w].astype(np.float64)
+        half = np.rint((c[0::2, 0::2] + c[1::2, 0::2] + c[0::2, 1::2] + c[1::2, 1::2]) / 4)
+    l, r, t, b = fit(w, h, mw, mh)
+    pw, ph = r - l + 1, b - t + 1
+    y = np.zeros((mh, mw))
+    c = np.full((mh // 2, mw // 2, 2), 128.0)
+    y[t:b + 1, l:r + 1] = cv_bilinear(full[:h, :w, :1], pw, ph)[..., 0]
+    c[t // 2:t // 2 + ph // 2, l // 2:l // 2 + pw // 2] = cv_bilinear(half[:h // 2, :w // 2, 1:], pw // 2, ph // 2)
+    u = np.repeat(np.repeat(c[..., 0] - 128, 2, 0), 2, 1)
+    v = np.repeat(np.repeat(c[..., 1] - 128, 2, 0), 2, 1)
+    rgb = np.clip(np.round(np.stack([y + 1.402 * v, y - 0.344136 * u - 0.714136 * v, y + 1.772 * u])), 0, 255)
+    mean, std = np.array([0.485, 0.456, 0.406]), np.array([0.229, 0.224, 0.225])
+    return ((rgb / 255 - mean[:, None, None]) / std[:, None, None])[None].astype(np.float32)
+
+
+def classifier224_ref(x):
+    """numpy reference of samples/models' classifier224.onnx."""
+    import onnx
+    from onnx import numpy_helper
+    m = onnx.load(os.path.join(models, "classifier224.onnx"))
+    p = {t.name: numpy_helper.to_array(t).astype(np.float64) for t in m.graph.initializer}
+    n = x.shape[2] // 8
+    patches = x[0].astype(np.float64).reshape(3, n, 8, n, 8)
+    conv = np.einsum("chpwq,ocpq->ohw", patches, p["c224_w"]) + p["c224_b"][:, None, None]
+    feat = np.maximum(conv, 0).mean(axis=(1, 2))
+    return (p["f224_w"] @ feat + p["f224_b"]).astype(np.float32)[None]
+
+
+def dvpp_check(real_models):
+    """Per image: (1) the sample's model input equals the reference input
+    (reference_input) within a mean |diff| of 0.015, a 99th percentile of
+    0.1 and a maximum of 0.45 in normalised units (one 8-bit level is
+    0.017): libyuv's fixed-point bilinear against OpenCV's formula in
+    float moves pixels by a level; in the odd-sized picture Pillow's
+    half-scale chroma is not quite the file's chroma, and single 2x2
+    blocks on sharp colour edges differ by up to ~23 levels (measured at
+    worst: 0.009 / 0.088 / 0.30 on the photograph, 0.39 on the drawn
+    fallback picture); (2) its output is the model
+    run on its own input (the execution is right); (3) its top-5 classes
+    are those of the model run on the reference input, up to near-ties: at
+    every rank the reference's score of the sample's class is within DELTA
+    of the reference's score at that rank (0.05 for classifier224, whose
+    scores span ~8 and whose top-5 came out identical in order; 0.1 for
+    mobilenet_v2, whose random-weight scores for 1000 classes span ~2.5
+    and crowd together: measured gaps up to 0.064)."""
+    if real_models:
+        model, _, _, tol = real_model("mobilenet_v2")
+        import openacl  # the reference run of the real model (PYTHONPATH=<build>/python)
+        session = openacl.Session(model)
+        infer = lambda x: session.run([x])[0]  # noqa: E731
+        delta = 0.1
+    else:
+        model, tol, delta = os.path.join(models, "classifier224.onnx"), 1e-4, 0.05
+        infer = classifier224_ref
+    images = dvpp_images()
+    stdout = run(model, out_dir, *images)
+    mw = mh = 224
+    for path in images:
+        stem = os.path.splitext(os.path.basename(path))[0]
+        x = out(stem + "_input.bin").reshape(1, 3, mh, mw)
+        y = out(stem + "_output_0.bin")
+        ref_x = reference_input(path, mw, mh)
+        d = np.abs(x - ref_x)
+        print("%s: input vs reference: mean %.4f, p99 %.3f, max %.3f" % (stem, d.mean(), np.percentile(d, 99),
+                                                                         d.max()))
+        assert d.mean() <= 0.015 and np.percentile(d, 99) <= 0.1 and d.max() <= 0.45, stem
+        own = np.asarray(infer(x)).reshape(-1)
+        rel_close(y, own, tol, stem + " output vs the model on its own input")
+        want = np.asarray(infer(ref_x)).reshape(-1)
+        got_top = [int(k) for k in np.argsort(-y, kind="stable")[:5]]
+        want_top = [int(k) for k in np.argsort(-want, kind="stable")[:5]]
+        gaps = [abs(float(want[g] - want[w])) for g, w in zip(got_top, want_top)]
+        print("%s: top-5 %s, reference %s, reference score gaps %s (allowed %g)" % (
+            stem, got_top, want_top, ["%.4f" % v for v in gaps], delta))
+        line = next(ln for ln in stdout.splitlines() if ln.startswith(stem + " top-5:"))
+        assert [int(t.split("]")[0]) for t in line.split("[")[1:]] == got_top, line
+        assert max(gaps) <= delta, stem
+
+
 if kind == "sync":
     run(os.path.join(models, "classifier.onnx"), out_dir, img(0))
     close(out("output_0.bin"), ref(0, "prob"), "output 0")
@@ -110,6 +263,8 @@ elif kind == "batch_real":
     assert "3 real, 5 padded" in stdout
     for k in range(11):
         rel_close(out("item_%02d_output_0.bin" % k).reshape(want[k % 8].shape), want[k % 8], tol, "item %d" % k)
+elif kind in ("dvpp", "dvpp_real"):
+    dvpp_check(kind == "dvpp_real")
 else:
     sys.exit("unknown kind " + kind)
 print("check_sample %s: ok" % kind)

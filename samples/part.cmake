@@ -55,6 +55,44 @@ if(OPENACL_BUILD_TESTS)
   endforeach()
 endif()
 
+# dvpp_classify: JPEG -> DVPP decode -> VPC -> classifier, when
+# libacl_dvpp is built (src/dvpp). Checked against Pillow + numpy on the
+# generated classifier224 and, when built, mobilenet_v2. src/dvpp/part.cmake
+# comes after this file (parts are included in path order): test the folder.
+if(TARGET acl_dvpp OR EXISTS ${CMAKE_SOURCE_DIR}/src/dvpp/part.cmake)
+  add_executable(sample_dvpp_classify ${CMAKE_CURRENT_LIST_DIR}/dvpp_classify/dvpp_classify.c)
+  target_include_directories(sample_dvpp_classify PRIVATE ${CMAKE_CURRENT_LIST_DIR}/common)
+  target_link_libraries(sample_dvpp_classify PRIVATE ascendcl acl_dvpp m)
+  target_compile_options(sample_dvpp_classify PRIVATE ${OA_WARN})
+  set_target_properties(sample_dvpp_classify PROPERTIES OUTPUT_NAME dvpp_classify
+    RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/samples)
+  if(OPENACL_BUILD_TESTS)
+    foreach(kind dvpp dvpp_real)
+      set(name dvpp_classify)
+      if(kind STREQUAL "dvpp_real")
+        set(name dvpp_classify_real)
+      endif()
+      add_test(NAME sample_c_${name}
+        COMMAND ${OA_SAMPLE_CHECK} ${kind} ${OA_SAMPLE_MODELS} ${CMAKE_SOURCE_DIR}/models ${OA_SAMPLE_SCRATCH}/c_${kind}
+                -- $<TARGET_FILE:sample_dvpp_classify>)
+      set(tests sample_c_${name})
+      if(TARGET pyacl)
+        add_test(NAME sample_py_${name}
+          COMMAND ${OA_SAMPLE_CHECK} ${kind} ${OA_SAMPLE_MODELS} ${CMAKE_SOURCE_DIR}/models
+                  ${OA_SAMPLE_SCRATCH}/py_${kind} -- /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/python/dvpp_classify.py)
+        list(APPEND tests sample_py_${name})
+      endif()
+      set_tests_properties(${tests} PROPERTIES FIXTURES_REQUIRED sample_models SKIP_RETURN_CODE 77
+        TIMEOUT 300 LABELS "samples"
+        ENVIRONMENT "PYTHONPATH=${CMAKE_BINARY_DIR}/python;PYTHONDONTWRITEBYTECODE=1")
+    endforeach()
+    # the C sample on the generated model also runs under ASan + LSan
+    set_tests_properties(sample_c_dvpp_classify PROPERTIES LABELS "samples;sanitize")
+  endif()
+else()
+  message(STATUS "samples/dvpp_classify skipped: acl_dvpp is not built")
+endif()
+
 # The OCR pipeline sample (samples/ocr) brings its own part.
 include(${CMAKE_CURRENT_LIST_DIR}/ocr/part.cmake OPTIONAL)
 

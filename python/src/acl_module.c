@@ -179,7 +179,7 @@ void pa_report_exception(const char *where, PyObject *obj)
 PA_SUB(rt_def, "rt", "AscendCL runtime: devices, contexts, streams, events, memory, callbacks.", pa_rt_methods);
 PA_SUB(mdl_def, "mdl", "AscendCL model API: load, describe, datasets, execute, gears.", pa_mdl_methods);
 PA_SUB(util_def, "util", "Pointer/bytes/numpy conversions and native report threads.", pa_util_methods);
-PA_SUB(media_def, "media", "DVPP memory only (dvpp_malloc / dvpp_free on device memory).", pa_media_methods);
+PA_SUB(media_def, "media", "DVPP media (libacl_dvpp): JPEG/PNG decode, JPEG encode, VPC, VDEC/VENC.", pa_media_methods);
 PA_SUB(op_def, "op", "Single-operator execution: not provided by openacl.", pa_empty_methods);
 PA_SUB(blas_def, "blas", "Matrix products (libacl_cblas): gemm_ex, hgemm, s8gemm, gemv_ex, hgemv, s8gemv.",
        pa_blas_methods);

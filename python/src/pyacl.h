@@ -1,6 +1,7 @@
 /* The pyACL-compatible `acl` extension module: shared declarations.
  * Every submodule file (acl_top.c, acl_rt.c, acl_mdl.c, acl_util.c,
- * acl_misc.c) exports one method table; acl_module.c assembles the package.
+ * acl_media.c, acl_misc.c) exports one method table; acl_module.c
+ * assembles the package.
  * Calling conventions (docs/python.md): handles and pointers are ints,
  * out-parameters come back as a tuple (outs..., ret), argument errors raise
  * TypeError("acl.<module>.<func> args parse failed"). */

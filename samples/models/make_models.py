@@ -6,6 +6,10 @@ outputs computed by numpy (no ONNX runtime involved):
                       pool -> Gemm -> Softmax -> prob [1,10]
   classifier_b8.onnx  the same network (same weights) for a batch of 8
   head.onnx           prob [1,10] -> Gemm + Relu -> scores [1,4]
+  classifier224.onnx  image [1,3,224,224] -> Conv 8x8 stride 8 + Relu ->
+                      global average pool -> Gemm -> logits [1,10] (the
+                      DVPP samples' model; check_sample.py has its numpy
+                      reference)
   images/img_NN.bin   11 inputs of [1,3,32,32] float32
   ref/img_NN.prob.bin   classifier(image)
   ref/img_NN.scores.bin head(classifier(image))
@@ -87,4 +91,22 @@ for k in range(N_IMAGES):
     prob = classifier_ref(x)
     prob.tofile(os.path.join(OUT, "ref", "img_%02d.prob.bin" % k))
     head_ref(prob).tofile(os.path.join(OUT, "ref", "img_%02d.scores.bin" % k))
+# The DVPP samples' classifier: a real 224x224 input, patch features that
+# see colour and texture, 10 classes. Its own generator so the models above
+# keep their weights.
+rng224 = np.random.default_rng(224)
+c224_w = (rng224.standard_normal((16, 3, 8, 8)) * 0.05).astype(np.float32)
+c224_b = (rng224.standard_normal((16,)) * 0.1).astype(np.float32)
+f224_w = rng224.standard_normal((10, 16)).astype(np.float32)
+f224_b = (rng224.standard_normal((10,)) * 0.1).astype(np.float32)
+save("classifier224",
+     [helper.make_node("Conv", ["image", "c224_w", "c224_b"], ["c"], kernel_shape=[8, 8], strides=[8, 8]),
+      helper.make_node("Relu", ["c"], ["r"]),
+      helper.make_node("GlobalAveragePool", ["r"], ["p"]),
+      helper.make_node("Flatten", ["p"], ["f"]),
+      helper.make_node("Gemm", ["f", "f224_w", "f224_b"], ["logits"], transB=1)],
+     [helper.make_tensor_value_info("image", TensorProto.FLOAT, [1, 3, 224, 224])],
+     [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [1, 10])],
+     [numpy_helper.from_array(c224_w, "c224_w"), numpy_helper.from_array(c224_b, "c224_b"),
+      numpy_helper.from_array(f224_w, "f224_w"), numpy_helper.from_array(f224_b, "f224_b")])
 print("sample models written to", OUT)
