@@ -182,7 +182,7 @@ PA_SUB(util_def, "util", "Pointer/bytes/numpy conversions and native report thre
 PA_SUB(media_def, "media", "DVPP memory only (dvpp_malloc / dvpp_free on device memory).", pa_media_methods);
 PA_SUB(op_def, "op", "Single-operator execution: not provided by openacl.", pa_empty_methods);
 PA_SUB(blas_def, "blas", "BLAS operators: not provided by openacl.", pa_empty_methods);
-PA_SUB(prof_def, "prof", "Profiling: stubs returning ACL_ERROR_FEATURE_UNSUPPORTED.", pa_prof_methods);
+PA_SUB(prof_def, "prof", "Profiling sessions (acl_prof.h): op_trace.json and op_summary.csv.", pa_prof_methods);
 PA_SUB(himpi_def, "himpi", "HiMPI media: not provided by openacl.", pa_empty_methods);
 PA_SUB(fv_def, "fv", "Feature vector search: not provided by openacl.", pa_empty_methods);
 

@@ -791,7 +791,8 @@ int graph_pass_fuse(g_graph *g)
     if (!rc) rc = each_node(&f, fz_fuse_shuffle, 1, "OPENACL_NO_SHUFFLE_FUSE");
     if (!rc && f.nfused) {
         acl_log(1, "fusion pass: %d nodes absorbed into convolutions, matrix products and shuffles", f.nfused);
-        rc = graph_remove_nodes(g, f.dead);
+        rc = graph_record_cover(g, f.dead);
+        if (!rc) rc = graph_remove_nodes(g, f.dead);
     }
     free(f.dead);
     return rc;

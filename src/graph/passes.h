@@ -36,6 +36,13 @@ int graph_describe(g_graph *g);
  * and infers it with the dtypes/shapes its inputs and captures have now. */
 int graph_prepare_sub(g_graph *sub);
 
+/* The fusion pass's record of the ONNX nodes a fused node stands for: a
+ * string list (the node's own name first, then each absorbed node's), set
+ * only on nodes that absorbed others. graph_record_cover writes it for the
+ * nodes marked dead before they are removed. */
+#define G_COVER_ATTR "_oa_onnx_nodes"
+int graph_record_cover(g_graph *g, const unsigned char *dead);
+
 /* Removes nodes with dead[i] != 0 (their kernel state is released) and relinks. */
 int graph_remove_nodes(g_graph *g, const unsigned char *dead);
 

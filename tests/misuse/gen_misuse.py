@@ -53,7 +53,7 @@ MDL_PLAIN_RE = re.compile(r'^aclmdl(Create|Destroy)(Desc|Dataset|ConfigHandle|Ex
 
 # Parameters for which NULL is documented as meaningful (no N case).
 NULL_OK = {
-    ('aclCreateDataBuffer', 'data'), ('aclUpdateDataBuffer', 'data'), ('aclInit', 'configPath'), ('aclFinalizeReference', 'refCount'),
+    ('aclCreateDataBuffer', 'data'), ('aclUpdateDataBuffer', 'data'), ('aclprofCreateConfig', 'aicoreEvents'), ('aclInit', 'configPath'), ('aclFinalizeReference', 'refCount'),
     ('aclSetTensorDescName', 'name'), ('aclmdlSetDatasetTensorDesc', 'tensorDesc'),
     ('aclDestroyTensorDesc', 'desc'), ('aclrtSetExceptionInfoCallback', 'callback'),
     ('aclmdlLoadFromFileWithMem', 'workPtr'), ('aclmdlLoadFromFileWithMem', 'weightPtr'),

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "acl/acl.h"
+#include "acl/acl_prof.h"
 
 /* Everything a case may pass: live objects, dangling and foreign ones. */
 typedef struct mx_fix {

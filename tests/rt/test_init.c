@@ -116,7 +116,8 @@ static void test_config_errors(void)
 
 static void test_config_values(void)
 {
-    /* empty file, "{}", CANN keys ignored */
+    /* empty file, "{}", CANN keys ignored; a dump section with an empty
+     * dump_list dumps nothing and needs no dump_path (as in CANN) */
     OK(aclInit(write_file("empty.json", "")));
     OK(aclFinalize());
     OK(aclInit(write_file("cann.json", "{\"dump\":{\"dump_list\":[]},\"err_msg_mode\":\"1\"}")));

@@ -1,0 +1,46 @@
+#!/usr/bin/python3
+"""Builds the models of the debugging tests (dump, profiler, compare):
+small.onnx, a convolution block that fusion folds into two Conv nodes and a
+Gemm (BatchNorm, Relu and a residual Add absorbed), with a seeded input.
+Run: make_models.py <out-dir>"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto as T, helper, numpy_helper
+
+OUT = sys.argv[1]
+os.makedirs(OUT, exist_ok=True)
+rng = np.random.default_rng(22)
+
+
+def c(name, a):
+    return numpy_helper.from_array(np.asarray(a, np.float32), name)
+
+
+inits = [c("w1", rng.standard_normal((8, 3, 3, 3)) * 0.3), c("b1", rng.standard_normal(8) * 0.1),
+         c("g", rng.random(8) + 0.5), c("be", rng.standard_normal(8) * 0.1),
+         c("mu", rng.standard_normal(8) * 0.1), c("va", rng.random(8) + 0.5),
+         c("w2", rng.standard_normal((8, 8, 3, 3)) * 0.2), c("w3", rng.standard_normal((8, 8, 1, 1)) * 0.3),
+         c("fw", rng.standard_normal((8 * 8 * 8, 10)) * 0.05), c("fb", rng.standard_normal(10) * 0.1)]
+nodes = [helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], name="conv1", pads=[1, 1, 1, 1]),
+         helper.make_node("BatchNormalization", ["c1", "g", "be", "mu", "va"], ["bn1"], name="bn1"),
+         helper.make_node("Relu", ["bn1"], ["r1"], name="relu1"),
+         helper.make_node("Conv", ["r1", "w2"], ["c2"], name="conv2", pads=[1, 1, 1, 1]),
+         helper.make_node("Add", ["c2", "r1"], ["a2"], name="add2"),
+         helper.make_node("Relu", ["a2"], ["r2"], name="relu2"),
+         helper.make_node("Conv", ["r2", "w3"], ["c3"], name="conv3"),
+         helper.make_node("Sigmoid", ["c3"], ["s3"], name="sig3"),
+         helper.make_node("Mul", ["c3", "s3"], ["m3"], name="silu3"),
+         helper.make_node("Flatten", ["m3"], ["f"], name="flat"),
+         helper.make_node("Gemm", ["f", "fw", "fb"], ["y"], name="fc")]
+g = helper.make_graph(nodes, "small", [helper.make_tensor_value_info("x", T.FLOAT, [1, 3, 8, 8])],
+                      [helper.make_tensor_value_info("y", T.FLOAT, [1, 10])], initializer=inits)
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)], producer_name="openacl-tests")
+m.ir_version = 7
+onnx.checker.check_model(m)
+onnx.save(m, os.path.join(OUT, "small.onnx"))
+x = rng.standard_normal((1, 3, 8, 8)).astype(np.float32)
+np.save(os.path.join(OUT, "small.in0.npy"), x)
+x.tofile(os.path.join(OUT, "small.in0.bin"))

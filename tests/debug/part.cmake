@@ -1,0 +1,15 @@
+# tests/debug: the debugging workflow of issue 22 — the operator dump
+# (aclInit JSON, aclmdlSetDump), the profiler section and acl_prof.h,
+# openacl-run --dump/--profiler and openacl-compare, on models generated at
+# test time (fixture debug_models).
+set(OA_DEBUG_MODELS ${CMAKE_CURRENT_BINARY_DIR}/debug_models)
+set(OA_DEBUG_SCRATCH ${CMAKE_CURRENT_BINARY_DIR}/debug_scratch)
+file(MAKE_DIRECTORY ${OA_DEBUG_SCRATCH})
+
+add_test(NAME debug_models COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/make_models.py ${OA_DEBUG_MODELS})
+set_tests_properties(debug_models PROPERTIES FIXTURES_SETUP debug_models LABELS "sanitize")
+
+add_executable(test_dump_api ${CMAKE_CURRENT_LIST_DIR}/test_dump_api.c)
+target_link_libraries(test_dump_api PRIVATE ascendcl Threads::Threads m)
+add_test(NAME debug_dump_api COMMAND test_dump_api ${OA_DEBUG_MODELS} ${OA_DEBUG_SCRATCH})
+set_tests_properties(debug_dump_api PROPERTIES FIXTURES_REQUIRED debug_models LABELS "sanitize" TIMEOUT 120)
