@@ -504,6 +504,39 @@ static int try_gelu(fz *f, int t, nn_post *p, int *out)
     return 0;
 }
 
+/* A constant bias over the last dim (k) added to MatMul/Gemm node ni's
+ * output t: becomes its bias (input 2, summed with one it has). 1 when
+ * done, 0 when not applicable, < 0 an error. */
+static int fold_mm_bias(fz *f, int ni, int kind, const g_tensor *k, int t)
+{
+    g_graph *g = f->g;
+    int rc;
+    int64_t N = g->t[t].shape.rank >= 1 ? g->t[t].shape.d[g->t[t].shape.rank - 1] : -1;
+    if (!(k && k->dtype == G_F32 && N > 0 && g_shape_numel(&k->shape) == N &&
+          k->shape.rank >= 1 && k->shape.rank <= g->t[t].shape.rank &&
+          k->shape.d[k->shape.rank - 1] == N))
+        return 0;
+    if ((rc = grow_inputs(&g->nodes[ni], 3))) return -rc;
+    g_node *n = &g->nodes[ni];
+    int bt = fz_in_t(n, 2);
+    float beta = kind == H_GEMM ? g_attr_float(n, "beta", 1.f) : 1.f;
+    const g_tensor *old = fz_cst(g, bt);
+    if (!(bt < 0 || (old && old->dtype == G_F32 && g_shape_numel(&old->shape) == N &&
+                     old->shape.d[old->shape.rank - 1] == N)))
+        return 0;
+    g_shape s = { .rank = 1, .d = { N } };
+    float *nb = malloc((size_t)N * sizeof(float));
+    if (!nb) return -fz_oom();
+    for (int64_t i = 0; i < N; i++)
+        nb[i] = ((const float *)k->data)[i] + (old ? beta * ((const float *)old->data)[i] : 0.f);
+    int ct = new_const(f, n->name, "bias", &s, nb);
+    free(nb);
+    if (ct < 0) return -fz_oom();
+    g->nodes[ni].in[2] = ct;
+    if (kind == H_GEMM && (rc = set_attr_float(&g->nodes[ni], "beta", 1.f))) return -rc;
+    return 1;
+}
+
 static int fuse_step(fz *f, int ni, int kind, nn_post *p, int64_t M)
 {
     g_graph *g = f->g;
@@ -571,32 +604,8 @@ static int fuse_step(fz *f, int ni, int kind, nn_post *p, int64_t M)
 
     if (!done && (kind == H_MATMUL || kind == H_GEMM) && fz_is_op(c, "Add") && p->n == 0 &&
         other_in(c, slot) >= 0) {
-        /* constant bias over the last dim */
-        const g_tensor *k = fz_cst(g, other_in(c, slot));
-        int64_t N = g->t[t].shape.rank >= 1 ? g->t[t].shape.d[g->t[t].shape.rank - 1] : -1;
-        if (k && k->dtype == G_F32 && N > 0 && g_shape_numel(&k->shape) == N &&
-            k->shape.rank >= 1 && k->shape.rank <= g->t[t].shape.rank &&
-            k->shape.d[k->shape.rank - 1] == N) {
-            if ((rc = grow_inputs(n, 3))) return -rc;
-            n = &g->nodes[ni];
-            int bt = fz_in_t(n, 2);
-            float beta = kind == H_GEMM ? g_attr_float(n, "beta", 1.f) : 1.f;
-            const g_tensor *old = fz_cst(g, bt);
-            if (bt < 0 || (old && old->dtype == G_F32 && g_shape_numel(&old->shape) == N &&
-                           old->shape.d[old->shape.rank - 1] == N)) {
-                g_shape s = { .rank = 1, .d = { N } };
-                float *nb = malloc((size_t)N * sizeof(float));
-                if (!nb) return -fz_oom();
-                for (int64_t i = 0; i < N; i++)
-                    nb[i] = ((const float *)k->data)[i] + (old ? beta * ((const float *)old->data)[i] : 0.f);
-                int ct = new_const(f, n->name, "bias", &s, nb);
-                free(nb);
-                if (ct < 0) return -fz_oom();
-                g->nodes[ni].in[2] = ct;
-                if (kind == H_GEMM && (rc = set_attr_float(&g->nodes[ni], "beta", 1.f))) return -rc;
-                done = 1;
-            }
-        }
+        if ((done = fold_mm_bias(f, ni, kind, fz_cst(g, other_in(c, slot)), t)) < 0) return done;
+        n = &g->nodes[ni];
     }
     if (!done && (fz_is_op(c, "Add") || fz_is_op(c, "Sum")) && c->n_in == 2) {
         /* residual add of a same-shape activation */

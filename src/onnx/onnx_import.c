@@ -597,6 +597,95 @@ static int convert_graph(const imp *im, const Onnx__GraphProto *gp, scope *sc)
     return rc;
 }
 
+/* Node i of the list (after every tensor has its index): a Constant
+ * becomes its output's data, any other node a g_node with its attributes
+ * (subgraphs converted, their captures appended to the inputs). */
+static int convert_node(const imp *im, scope *sc, const node_list *nl, size_t i)
+{
+    g_graph *g = sc->g;
+    int rc;
+    const Onnx__NodeProto *np = nl->v[i];
+    const char *op = nz(np->op_type), *nm = nz(np->name), *dom = nz(np->domain);
+    if (!*op)
+        return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: %s: node %zu ('%s') has no "
+                        "op_type", sc->what, i, nm);
+    int ver = (!*dom || !strcmp(dom, "ai.onnx")) && nl->opset[i] > 0 ? nl->opset[i]
+                                                                    : dom_version(im, dom);
+    if (ver < 0)
+        return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: %s: node '%s' (%s) uses domain "
+                        "'%s', which the model does not import (no opset_import entry)",
+                        sc->what, nm, op, dom);
+    if (!strcmp(op, "Constant") && (!*dom || !strcmp(dom, "ai.onnx"))) {
+        if (np->n_output != 1 || !*nz(np->output[0]))
+            return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: Constant node '%s' must have "
+                            "one output, has %zu", nm, np->n_output);
+        int ti = map_get(&sc->names, np->output[0]);
+        return convert_constant(im, np, &g->t[ti]);
+    }
+    if (np->n_input > 100000 || np->n_output > 100000)
+        return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: node '%s' (%s) has %zu inputs "
+                        "and %zu outputs", nm, op, np->n_input, np->n_output);
+    int n_in = (int)np->n_input, n_out = (int)np->n_output, has_graph = 0;
+    for (size_t a = 0; a < np->n_attribute; a++)
+        if (np->attribute[a]->g) has_graph = 1;
+    /* a subgraph owner keeps its trailing empty inputs: captured values
+     * are appended after the ONNX ones and must not shift into them */
+    while (!has_graph && n_in > 0 && !*nz(np->input[n_in - 1])) n_in--;
+    while (n_out > 0 && !*nz(np->output[n_out - 1])) n_out--;
+
+    /* attributes first: subgraphs add captured outer values to caps */
+    int_list caps = { 0 };
+    g_attr *attrs = calloc(np->n_attribute ? np->n_attribute : 1, sizeof *attrs);
+    if (!attrs) return OOM();
+    int n_attr = 0;
+    rc = 0;
+    for (size_t a = 0; a < np->n_attribute && !rc; a++) {
+        rc = convert_attr(im, np->attribute[a], sc, nm, op, &attrs[a], &caps);
+        n_attr = (int)a + 1;
+    }
+    int *ins = NULL, *outs = NULL;
+    if (!rc) {
+        ins = malloc((size_t)(n_in + caps.n + 1) * sizeof(int));
+        outs = malloc((size_t)(n_out + 1) * sizeof(int));
+        if (!ins || !outs) rc = OOM();
+    }
+    for (int j = 0; j < n_in && !rc; j++) {
+        const char *name = nz(np->input[j]);
+        if (!*name) { ins[j] = -1; continue; }
+        int ti = resolve(sc, name);
+        if (ti == -2) rc = OOM();
+        else if (ti < 0)
+            rc = acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: %s: node '%s' (%s) input %d "
+                          "'%s' is not a graph input, initializer or output of any node",
+                          sc->what, nm, op, j, name);
+        else ins[j] = ti;
+    }
+    for (int j = 0; j < caps.n && !rc; j++) {
+        /* caps holds indices in this graph (the subgraph's parent) */
+        ins[n_in + j] = caps.v[j];
+    }
+    for (int j = 0; j < n_out && !rc; j++) {
+        const char *name = nz(np->output[j]);
+        outs[j] = *name ? map_get(&sc->names, name) : -1;
+    }
+    int ni = -1;
+    if (!rc) {
+        ni = g_node_add(g, op, dom, nm, n_in + caps.n, ins, n_out, outs);
+        if (ni < 0) rc = OOM();
+    }
+    free(ins); free(outs); free(caps.v);
+    if (rc) {
+        for (int a = 0; a < n_attr; a++) g_attr_clear(&attrs[a]);
+        free(attrs);
+        return rc;
+    }
+    g_node *n = &g->nodes[ni];
+    n->opset = ver;
+    n->attr = attrs;
+    n->n_attr = (int)np->n_attribute;
+    return 0;
+}
+
 static int convert_graph_nodes(const imp *im, const Onnx__GraphProto *gp, scope *sc,
                                const node_list *nl)
 {
@@ -685,88 +774,8 @@ static int convert_graph_nodes(const imp *im, const Onnx__GraphProto *gp, scope 
     }
 
     /* 5. nodes */
-    for (size_t i = 0; i < nl->n; i++) {
-        const Onnx__NodeProto *np = nl->v[i];
-        const char *op = nz(np->op_type), *nm = nz(np->name), *dom = nz(np->domain);
-        if (!*op)
-            return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: %s: node %zu ('%s') has no "
-                            "op_type", sc->what, i, nm);
-        int ver = (!*dom || !strcmp(dom, "ai.onnx")) && nl->opset[i] > 0 ? nl->opset[i]
-                                                                        : dom_version(im, dom);
-        if (ver < 0)
-            return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: %s: node '%s' (%s) uses domain "
-                            "'%s', which the model does not import (no opset_import entry)",
-                            sc->what, nm, op, dom);
-        if (!strcmp(op, "Constant") && (!*dom || !strcmp(dom, "ai.onnx"))) {
-            if (np->n_output != 1 || !*nz(np->output[0]))
-                return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: Constant node '%s' must have "
-                                "one output, has %zu", nm, np->n_output);
-            int ti = map_get(&sc->names, np->output[0]);
-            if ((rc = convert_constant(im, np, &g->t[ti]))) return rc;
-            continue;
-        }
-        if (np->n_input > 100000 || np->n_output > 100000)
-            return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: node '%s' (%s) has %zu inputs "
-                            "and %zu outputs", nm, op, np->n_input, np->n_output);
-        int n_in = (int)np->n_input, n_out = (int)np->n_output, has_graph = 0;
-        for (size_t a = 0; a < np->n_attribute; a++)
-            if (np->attribute[a]->g) has_graph = 1;
-        /* a subgraph owner keeps its trailing empty inputs: captured values
-         * are appended after the ONNX ones and must not shift into them */
-        while (!has_graph && n_in > 0 && !*nz(np->input[n_in - 1])) n_in--;
-        while (n_out > 0 && !*nz(np->output[n_out - 1])) n_out--;
-
-        /* attributes first: subgraphs add captured outer values to caps */
-        int_list caps = { 0 };
-        g_attr *attrs = calloc(np->n_attribute ? np->n_attribute : 1, sizeof *attrs);
-        if (!attrs) return OOM();
-        int n_attr = 0;
-        rc = 0;
-        for (size_t a = 0; a < np->n_attribute && !rc; a++) {
-            rc = convert_attr(im, np->attribute[a], sc, nm, op, &attrs[a], &caps);
-            n_attr = (int)a + 1;
-        }
-        int *ins = NULL, *outs = NULL;
-        if (!rc) {
-            ins = malloc((size_t)(n_in + caps.n + 1) * sizeof(int));
-            outs = malloc((size_t)(n_out + 1) * sizeof(int));
-            if (!ins || !outs) rc = OOM();
-        }
-        for (int j = 0; j < n_in && !rc; j++) {
-            const char *name = nz(np->input[j]);
-            if (!*name) { ins[j] = -1; continue; }
-            int ti = resolve(sc, name);
-            if (ti == -2) rc = OOM();
-            else if (ti < 0)
-                rc = acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: %s: node '%s' (%s) input %d "
-                              "'%s' is not a graph input, initializer or output of any node",
-                              sc->what, nm, op, j, name);
-            else ins[j] = ti;
-        }
-        for (int j = 0; j < caps.n && !rc; j++) {
-            /* caps holds indices in this graph (the subgraph's parent) */
-            ins[n_in + j] = caps.v[j];
-        }
-        for (int j = 0; j < n_out && !rc; j++) {
-            const char *name = nz(np->output[j]);
-            outs[j] = *name ? map_get(&sc->names, name) : -1;
-        }
-        int ni = -1;
-        if (!rc) {
-            ni = g_node_add(g, op, dom, nm, n_in + caps.n, ins, n_out, outs);
-            if (ni < 0) rc = OOM();
-        }
-        free(ins); free(outs); free(caps.v);
-        if (rc) {
-            for (int a = 0; a < n_attr; a++) g_attr_clear(&attrs[a]);
-            free(attrs);
-            return rc;
-        }
-        g_node *n = &g->nodes[ni];
-        n->opset = ver;
-        n->attr = attrs;
-        n->n_attr = (int)np->n_attribute;
-    }
+    for (size_t i = 0; i < nl->n; i++)
+        if ((rc = convert_node(im, sc, nl, i))) return rc;
 
     /* 6. outputs (may name an outer value inside a subgraph) */
     g->outputs = malloc((gp->n_output ? gp->n_output : 1) * sizeof(int));
