@@ -13,3 +13,10 @@ add_executable(test_dump_api ${CMAKE_CURRENT_LIST_DIR}/test_dump_api.c)
 target_link_libraries(test_dump_api PRIVATE ascendcl Threads::Threads m)
 add_test(NAME debug_dump_api COMMAND test_dump_api ${OA_DEBUG_MODELS} ${OA_DEBUG_SCRATCH})
 set_tests_properties(debug_dump_api PROPERTIES FIXTURES_REQUIRED debug_models LABELS "sanitize" TIMEOUT 120)
+
+# openacl-run --dump/--profiler, the dump against an unfused run, the index's
+# coverage, openacl-compare on a corrupted and a bf16 compiled model.
+add_test(NAME debug_workflow
+  COMMAND /usr/bin/python3 -m pytest -q -p no:cacheprovider ${CMAKE_CURRENT_LIST_DIR}/test_debug.py)
+set_tests_properties(debug_workflow PROPERTIES FIXTURES_REQUIRED debug_models LABELS "cli" TIMEOUT 600
+  ENVIRONMENT "OPENACL_RUN=$<TARGET_FILE:openacl-run>;OPENACL_ATC=$<TARGET_FILE:atc>;OPENACL_COMPARE=${CMAKE_BINARY_DIR}/openacl-compare;DEBUG_MODELS=${OA_DEBUG_MODELS};PYTHONDONTWRITEBYTECODE=1")
