@@ -160,7 +160,7 @@ static int run_dynamic(eng_model *m, const k_tensor *in, k_tensor *out, eng_allo
         *v = in[i];
         v->layout = G_LAYOUT_PLAIN;
     }
-    rc = eng_dyn_run(m->dyn, m->vals, m->owned, set_threads(m));
+    rc = eng_dyn_run_dump(m->dyn, m->dump, m->vals, m->owned, set_threads(m));
     for (int o = 0; o < m->n_out && !rc; o++) {
         int t = m->out_t[o];
         k_tensor *v = &m->vals[t];

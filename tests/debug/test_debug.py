@@ -81,6 +81,21 @@ def test_dump_of_compiled_model_keeps_onnx_names(tmp_path):
         np.testing.assert_allclose(v, ref[t], rtol=1e-5, atol=1e-6, err_msg=t)
 
 
+@pytest.mark.parametrize("cache", ["4", "0"])
+def test_dump_of_dynamic_model(tmp_path, cache):
+    # symbolic batch: the shape cache's static program, or the dynamic executor
+    x = os.path.join(MODELS, "dyn.in0.npy")
+    run([RUN, "--model", os.path.join(MODELS, "dyn.onnx"), "--input", x, "--output", str(tmp_path), "--dump",
+         "true", "--loop", "1", "--warmup_count", "0"], env={"OPENACL_SHAPE_CACHE": cache})
+    idx = glob.glob(str(tmp_path / "dump" / "*" / "0" / "dyn" / "*" / "0" / "dump_index.json"))
+    assert len(idx) == 1
+    ent = json.load(open(idx[0]))["files"]
+    got = outputs(os.path.dirname(idx[0]), ent)
+    assert set(got) == {"t", "y"}
+    np.testing.assert_array_equal(got["t"], np.load(x) * 2)
+    np.testing.assert_array_equal(got["y"], np.maximum(np.load(x) * 2, 0))
+
+
 def test_profiler_flag_writes_trace_and_summary(tmp_path):
     run([RUN, "--model", SMALL, "--input", X, "--output", str(tmp_path), "--profiler", "true", "--loop", "3",
          "--warmup_count", "1"])
