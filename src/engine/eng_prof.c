@@ -282,6 +282,9 @@ int eng_prof_start(const char *dir, int owner)
         pthread_mutex_unlock(&g_lock);
         return acl_fail(ACL_ERROR_BAD_ALLOC, "profiler: out of memory");
     }
+    /* a process that exits without aclFinalize / aclprofStop still gets its files */
+    static int at_exit;
+    if (!at_exit && g_owner < 0 && !atexit(prof_atexit)) at_exit = 1;
     snprintf(p, n, "%s/op_trace.json", dir);
     snprintf(c, n, "%s/op_summary.csv", dir);
     free(g_path); free(g_csv);

@@ -110,6 +110,15 @@ def test_profiler_flag_writes_trace_and_summary(tmp_path):
     assert tot == sorted(tot, reverse=True)
 
 
+def test_profiler_section_written_at_exit_without_finalize(tmp_path):
+    cfg = tmp_path / "acl.json"
+    cfg.write_text(json.dumps({"profiler": {"switch": "on", "output": str(tmp_path)}}))
+    # aclInit with the section, then exit without aclFinalize
+    code = "import ctypes, sys; lib = ctypes.CDLL(sys.argv[1]); sys.exit(lib.aclInit(sys.argv[2].encode()))"
+    run(["/usr/bin/python3", "-c", code, os.environ["LIBASCENDCL"], str(cfg)])
+    assert (tmp_path / "op_trace.json").exists() and (tmp_path / "op_summary.csv").exists()
+
+
 def test_openacl_profile_writes_summary_too(tmp_path):
     trace = tmp_path / "t.json"
     run([RUN, "--model", SMALL, "--input", X, "--loop", "2"], env={"OPENACL_PROFILE": str(trace)})
