@@ -294,28 +294,29 @@ int eng_compile(const void *onnx, size_t len, const eng_compile_req *r, void **i
         memset(&x, 0, sizeof x);
         x.progs = progs;
         x.n_progs = n;
-        x.gear_kind = r->gear_kind;
-        x.gear_nvals = r->gear_kind ? r->gear_nvals : 0;
-        x.gear_vals = r->gear_vals;
+        om_write_req *w = &x.facts;
+        w->gear_kind = r->gear_kind;
+        w->gear_nvals = r->gear_kind ? r->gear_nvals : 0;
+        w->gear_vals = r->gear_vals;
         /* a model without gears reports its program's inputs as they are */
         const eng_model *p0 = progs[0];
         if (!r->gear_kind)
             for (int i = 0; i < n_in && i < p0->n_in; i++) decl[i] = p0->ins[i].shape;
-        x.n_in = n_in;
-        x.in_names = names;
-        x.in_dtype = dtypes;
-        x.in_shape = decl;
-        x.lo = lo;
-        x.hi = hi;
-        x.producer = "atc";
-        x.soc_version = r->soc_version;
-        x.precision_mode = r->precision_mode;
-        x.input_format = r->input_format;
-        x.framework = r->framework;
-        x.cmdline = r->cmdline;
-        x.precision = prec;
-        x.progress = r->progress;
-        x.progress_ctx = r->progress_ctx;
+        w->n_in = n_in;
+        w->in_names = names;
+        w->in_dtype = dtypes;
+        w->in_shape = decl;
+        w->lo = lo;
+        w->hi = hi;
+        w->producer = "atc";
+        w->soc_version = r->soc_version;
+        w->precision_mode = r->precision_mode;
+        w->input_format = r->input_format;
+        w->framework = r->framework;
+        w->cmdline = r->cmdline;
+        w->precision = prec;
+        w->progress = r->progress;
+        w->progress_ctx = r->progress_ctx;
         rc = eng_export(&x, image, image_len);
     }
 done:

@@ -113,20 +113,12 @@ int eng_export(const eng_export_req *req, void **image, size_t *len)
     for (int k = 0; k < req->n_progs && !rc; k++) rc = wprog_of(req->progs[k], k, &progs[k]);
     if (!rc) {
         const eng_model *p0 = req->progs[0];
-        om_write_req w = {
-            .progs = progs, .n_progs = req->n_progs,
-            .gear_kind = req->gear_kind, .gear_nvals = req->gear_nvals, .gear_vals = req->gear_vals,
-            .n_in = req->n_in, .in_names = req->in_names, .in_dtype = req->in_dtype,
-            .in_shape = req->in_shape, .lo = req->lo, .hi = req->hi,
-            .n_out = p0->n_out,
-            .producer = req->producer, .soc_version = req->soc_version,
-            .precision_mode = req->precision_mode, .input_format = req->input_format,
-            .framework = req->framework, .cmdline = req->cmdline,
-            .kernel_abi = eng_kernel_abi(),
-            .progress = req->progress, .progress_ctx = req->progress_ctx,
-            .precision = req->precision == OM_PREC_FP32 || req->precision == OM_PREC_BF16
-                         ? req->precision : 0,
-        };
+        om_write_req w = req->facts;
+        w.progs = progs;
+        w.n_progs = req->n_progs;
+        w.n_out = p0->n_out;
+        w.kernel_abi = eng_kernel_abi();
+        if (w.precision != ENG_PRECISION_FP32 && w.precision != ENG_PRECISION_BF16) w.precision = 0;
         const char **on = calloc((size_t)p0->n_out + 1, sizeof *on);
         int *od = calloc((size_t)p0->n_out + 1, sizeof *od);
         g_shape *os = calloc((size_t)p0->n_out + 1, sizeof *os);

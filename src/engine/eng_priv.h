@@ -147,24 +147,14 @@ int eng_can_adopt(const eng_model *m);
 int eng_layout_weights(eng_model *m, size_t base);
 
 /* What atc hands the writer: bound programs (one per gear, weights packed,
- * packed-only constants' plain data kept) and the model-level facts. */
+ * packed-only constants' plain data kept) and the model-level facts as the
+ * writer takes them (om/program.h; eng_export fills its programs, outputs
+ * and kernel ABI). facts.precision: enum eng_precision the programs were
+ * built for; ENG_PRECISION_DEFAULT: bf16 when a node carries the bf16 mark. */
 typedef struct eng_export_req {
     eng_model **progs;
     int n_progs;
-    int gear_kind, gear_nvals;
-    const int64_t *gear_vals;         /* n_progs * gear_nvals */
-    int n_in;                         /* user inputs as declared */
-    const char *const *in_names;
-    const int *in_dtype;
-    const g_shape *in_shape;
-    const int64_t *lo, *hi;           /* n_in * G_MAX_RANK, or NULL */
-    const char *producer, *soc_version, *precision_mode, *input_format, *framework, *cmdline;
-    void (*progress)(void *ctx, int k, int n, const char *stage);
-    void *progress_ctx;
-    /* Addition: enum eng_precision the programs were built for (recorded in
-     * the EXEC section); ENG_PRECISION_DEFAULT: bf16 when a node carries the
-     * bf16 mark, else fp32. */
-    int precision;
+    om_write_req facts;
 } eng_export_req;
 int eng_export(const eng_export_req *req, void **image, size_t *len);
 

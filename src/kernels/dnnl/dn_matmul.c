@@ -165,6 +165,97 @@ static void md_mat(dnnl_memory_desc_t *md, int r, const g_shape *s, int is_b, in
     md_mat_dt(md, r, s, trans, rows, cols, any, dnnl_f32);
 }
 
+/* The streamed matrix-vector form's sizes (B is a constant: its [K, N]
+ * shape, checked when deciding, holds). */
+static int gemv_build(const g_node *n, dmm *s, const g_shape *ys)
+{
+    int64_t M = s->M, K = s->K, N = s->N;
+    s->rows = N ? g_shape_numel(ys) / N : 0;
+    s->wbytes = dn_gemv_packed_bytes(K, N, s->bf16);
+    s->bias_n = 1;
+    if (s->c_kind == C_BIAS) {
+        s->bias_n = g_shape_numel(&s->cs);
+        const g_shape *cs = &s->cs;
+        int64_t cr = cs->rank >= 2 ? cs->d[cs->rank - 2] : 1;
+        if (s->bias_n != N && s->bias_n != 1 && !(cr == s->rows && s->bias_n == s->rows * N))
+            return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (%s): C has %lld values for an "
+                            "output of %lld x %lld", n->name, n->op_type, (long long)s->bias_n,
+                            (long long)s->rows, (long long)N);
+    }
+    s->bbytes = s->c_kind == C_BIAS ? (size_t)s->bias_n * sizeof(float) : 0;
+    s->off_a = dn_align(dn_gemv_scratch_bytes(K, s->bf16));
+    s->scratch = s->off_a + (s->ta && M > 1 ? (size_t)K * sizeof(float) : 0);
+    s->built = 1;
+    return 0;
+}
+
+/* A[..., M, K] x a constant B[K, N] (transformers' projections): one 2-D
+ * product over all rows of A (*rr, *y2 and *M become the 2-D ones). oneDNN
+ * leaves the weights of a batched product with broadcast B in the plain
+ * layout (brgemm then runs at half speed); 2-D gets them packed. */
+static void flatten_rows(const dmm *s, int *rr, g_shape *y2, int64_t *M, int64_t N)
+{
+    int b_flat = 1;
+    for (int i = 0; i + 2 < s->bs.rank; i++) b_flat &= s->bs.d[i] == 1;
+    int c_rows1 = s->c_kind != C_BINARY || s->cs.rank < 2 || s->cs.d[s->cs.rank - 2] == 1;
+    if (!(s->b_const && !s->ta && *rr > 2 && b_flat && c_rows1 && s->as.rank == *rr)) return;
+    int64_t rows = 1;
+    for (int i = 0; i < *rr - 2; i++) rows *= y2->d[i];
+    *M *= rows;
+    *rr = 2;
+    y2->rank = 2;
+    y2->d[0] = *M;
+    y2->d[1] = N;
+}
+
+/* The memory objects and bf16 reorders of a built primitive; md: a_md,
+ * a_c, b_md, b_c, y_md, c_md, add_md, the scratchpad's. */
+static int dmm_mems(const g_node *n, dmm *s, const dnnl_memory_desc_t *const md[8])
+{
+    int rc = 0;
+    if (s->bf16) {
+        rc = dn_reorder_prim(n, md[0], md[1], &s->re_a);
+        if (!rc) rc = dn_mem(n, md[0], &s->m_au);
+        if (!rc && !s->b_const) rc = dn_reorder_prim(n, md[2], md[3], &s->re_b);
+        if (!rc && !s->b_const) rc = dn_mem(n, md[2], &s->m_bu);
+    }
+    if (!rc) rc = dn_mem(n, md[1], &s->m_a);
+    if (!rc) rc = dn_mem(n, s->b_const ? &s->wmd : md[3], &s->m_b);
+    if (!rc) rc = dn_mem(n, md[4], &s->m_y);
+    if (!rc && s->c_kind == C_BIAS) rc = dn_mem(n, md[5], &s->m_bias);
+    if (!rc && s->c_kind == C_BINARY) rc = dn_mem(n, md[5], &s->m_c);
+    if (!rc && s->po.has_add) rc = dn_mem(n, md[6], &s->m_add);
+    if (!rc && s->scratch > s->off_sp) rc = dn_mem(n, md[7], &s->m_sp);
+    return rc;
+}
+
+/* C's (bias or binary addend) memory descriptor at matmul rank rr: dims
+ * [1..., rows (1 or M), cols (1 or N)]; a bias's bytes in s->bbytes. */
+static void c_desc(dmm *s, int rr, dnnl_memory_desc_t *c_md)
+{
+    g_shape c2 = { .rank = rr };
+    for (int i = 0; i < rr; i++) c2.d[i] = 1;
+    const g_shape *cs = &s->cs;
+    if (cs->rank >= 1) c2.d[rr - 1] = cs->d[cs->rank - 1];
+    if (cs->rank >= 2) c2.d[rr - 2] = cs->d[cs->rank - 2];
+    dn_md_plain(c_md, &c2, dnnl_f32);
+    if (s->c_kind == C_BIAS) s->bbytes = (size_t)g_shape_numel(&c2) * sizeof(float);
+}
+
+/* oneDNN declined (or the product is empty): the reference math runs it. */
+static int dmm_fallback(const g_node *n, dmm *s, int64_t wn, int empty)
+{
+    if (!empty)
+        acl_log(1, "node '%s' (%s): oneDNN declined the configuration, reference math used",
+                n->name, n->op_type);
+    s->fallback = 1;
+    s->wbytes = s->b_const ? (size_t)wn * sizeof(float) : 0;
+    s->bbytes = s->c_kind == C_BIAS ? (size_t)g_shape_numel(&s->cs) * sizeof(float) : 0;
+    s->scratch = 0;
+    s->built = 1;
+    return 0;
+}
+
 static int dmm_build(const g_node *n, dmm *s, const k_tensor *in, const k_tensor *out, int nthr)
 {
     dmm_release(s);
@@ -184,26 +275,7 @@ static int dmm_build(const g_node *n, dmm *s, const k_tensor *in, const k_tensor
                   g_shape_numel(&in[1].shape) == K * N && !dn_gemv_disabled() && dn_gemv_supported(s->bf16);
         s->gemv_decided = 1;
     }
-    if (s->gemv) {
-        /* (B is a constant: its [K, N] shape, checked when deciding, holds) */
-        s->rows = N ? g_shape_numel(&ys) / N : 0;
-        s->wbytes = dn_gemv_packed_bytes(K, N, s->bf16);
-        s->bias_n = 1;
-        if (s->c_kind == C_BIAS) {
-            s->bias_n = g_shape_numel(&s->cs);
-            const g_shape *cs = &s->cs;
-            int64_t cr = cs->rank >= 2 ? cs->d[cs->rank - 2] : 1;
-            if (s->bias_n != N && s->bias_n != 1 && !(cr == s->rows && s->bias_n == s->rows * N))
-                return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (%s): C has %lld values for an "
-                                "output of %lld x %lld", n->name, n->op_type, (long long)s->bias_n,
-                                (long long)s->rows, (long long)N);
-        }
-        s->bbytes = s->c_kind == C_BIAS ? (size_t)s->bias_n * sizeof(float) : 0;
-        s->off_a = dn_align(dn_gemv_scratch_bytes(K, s->bf16));
-        s->scratch = s->off_a + (s->ta && M > 1 ? (size_t)K * sizeof(float) : 0);
-        s->built = 1;
-        return 0;
-    }
+    if (s->gemv) return gemv_build(n, s, &ys);
     int rr = ys.rank;   /* matmul rank: the output's, at least 2 */
     g_shape y2 = ys;
     if (!s->gemm) {
@@ -216,22 +288,7 @@ static int dmm_build(const g_node *n, dmm *s, const k_tensor *in, const k_tensor
         y2.d[rr - 2] = M;
         y2.d[rr - 1] = N;
     }
-    /* A[..., M, K] x a constant B[K, N] (transformers' projections): one
-     * 2-D product over all rows of A. oneDNN leaves the weights of a
-     * batched product with broadcast B in the plain layout (brgemm then runs
-     * at half speed); 2-D gets them packed. */
-    int b_flat = 1;
-    for (int i = 0; i + 2 < s->bs.rank; i++) b_flat &= s->bs.d[i] == 1;
-    int c_rows1 = s->c_kind != C_BINARY || s->cs.rank < 2 || s->cs.d[s->cs.rank - 2] == 1;
-    if (s->b_const && !s->ta && rr > 2 && b_flat && c_rows1 && s->as.rank == rr) {
-        int64_t rows = 1;
-        for (int i = 0; i < rr - 2; i++) rows *= y2.d[i];
-        M *= rows;
-        rr = 2;
-        y2.rank = 2;
-        y2.d[0] = M;
-        y2.d[1] = N;
-    }
+    flatten_rows(s, &rr, &y2, &M, N);
     int64_t wn = g_shape_numel(&in[1].shape);
     dnnl_memory_desc_t a_md, b_md, b_any, y_md, c_md, add_md, a_c, b_c;
     md_mat(&a_md, rr, &s->as, 0, s->ta, M, K, 0);
@@ -247,17 +304,8 @@ static int dmm_build(const g_node *n, dmm *s, const k_tensor *in, const k_tensor
     }
     dn_md_plain(&y_md, &y2, dnnl_f32);
     add_md = y_md;
-    /* bias / C: dims [1..., rows(1 or M), cols(1 or N)] */
     s->bbytes = 0;
-    if (s->c_kind != C_NONE) {
-        g_shape c2 = { .rank = rr };
-        for (int i = 0; i < rr; i++) c2.d[i] = 1;
-        const g_shape *cs = &s->cs;
-        if (cs->rank >= 1) c2.d[rr - 1] = cs->d[cs->rank - 1];
-        if (cs->rank >= 2) c2.d[rr - 2] = cs->d[cs->rank - 2];
-        dn_md_plain(&c_md, &c2, dnnl_f32);
-        if (s->c_kind == C_BIAS) s->bbytes = (size_t)g_shape_numel(&c2) * sizeof(float);
-    }
+    if (s->c_kind != C_NONE) c_desc(s, rr, &c_md);
     dnnl_status_t st = dnnl_unimplemented;
     dnnl_primitive_desc_t pd = NULL;
     /* an empty product (a zero M, N, K or batch) is not oneDNN's to run (it
@@ -295,15 +343,7 @@ static int dmm_build(const g_node *n, dmm *s, const k_tensor *in, const k_tensor
             s->pk.packed_ok = 0;
             return dmm_build(n, s, in, out, nthr);
         }
-        if (!empty)
-            acl_log(1, "node '%s' (%s): oneDNN declined the configuration, reference math used",
-                    n->name, n->op_type);
-        s->fallback = 1;
-        s->wbytes = s->b_const ? (size_t)wn * sizeof(float) : 0;
-        s->bbytes = s->c_kind == C_BIAS ? (size_t)g_shape_numel(&s->cs) * sizeof(float) : 0;
-        s->scratch = 0;
-        s->built = 1;
-        return 0;
+        return dmm_fallback(n, s, wn, empty);
     }
     if (s->b_const && !s->have_wmd) {
         s->wmd = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
@@ -322,19 +362,8 @@ static int dmm_build(const g_node *n, dmm *s, const k_tensor *in, const k_tensor
     const dnnl_memory_desc_t *spmd = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
     st = dnnl_primitive_create(&s->prim, pd);
     int rc = dn_check(st, n, "matmul primitive creation");
-    if (!rc && s->bf16) {
-        rc = dn_reorder_prim(n, &a_md, &a_c, &s->re_a);
-        if (!rc) rc = dn_mem(n, &a_md, &s->m_au);
-        if (!rc && !s->b_const) rc = dn_reorder_prim(n, &b_md, &b_c, &s->re_b);
-        if (!rc && !s->b_const) rc = dn_mem(n, &b_md, &s->m_bu);
-    }
-    if (!rc) rc = dn_mem(n, &a_c, &s->m_a);
-    if (!rc) rc = dn_mem(n, s->b_const ? &s->wmd : &b_c, &s->m_b);
-    if (!rc) rc = dn_mem(n, &y_md, &s->m_y);
-    if (!rc && s->c_kind == C_BIAS) rc = dn_mem(n, &c_md, &s->m_bias);
-    if (!rc && s->c_kind == C_BINARY) rc = dn_mem(n, &c_md, &s->m_c);
-    if (!rc && s->po.has_add) rc = dn_mem(n, &add_md, &s->m_add);
-    if (!rc && s->scratch > s->off_sp) rc = dn_mem(n, spmd, &s->m_sp);
+    const dnnl_memory_desc_t *mds[] = { &a_md, &a_c, &b_md, &b_c, &y_md, &c_md, &add_md, spmd };
+    if (!rc) rc = dmm_mems(n, s, mds);
     dnnl_primitive_desc_destroy(pd);
     if (rc) { dmm_release(s); return rc; }
     s->built = 1;

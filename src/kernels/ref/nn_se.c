@@ -444,42 +444,53 @@ static void split(int64_t n, int64_t unit, int parts, int p, int64_t *a, int64_t
     if (*b > n) *b = n;
 }
 
+/* Never planned and packed by the engine (dynamic shapes): an own copy. */
+static int se_own_pack(const g_node *n, se_state *s, const k_tensor *in, k_tensor *out)
+{
+    free(s->own_packed);
+    s->own_packed = aligned_alloc(64, packed_bytes_of(s));
+    if (!s->own_packed)
+        return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (openacl.SqueezeExcite): out of memory", n->name);
+    return se_pack(n, s, in, out, s->own_packed);
+}
+
+/* The run's scratch (*scr): the planned area with as many threads as it has
+ * partial sums for (*threads may drop), else the state's own. */
+static inline int se_scratch(const g_node *n, se_state *s, const k_ctx *ctx, int64_t N, int *threads,
+                             float **scr)
+{
+    *scr = NULL;
+    if (ctx && ctx->scratch) {
+        while (*threads > 1 && ctx->scratch_bytes < scratch_floats(s, N, *threads) * sizeof(float)) (*threads)--;
+        if (ctx->scratch_bytes >= scratch_floats(s, N, *threads > 1 ? *threads : 0) * sizeof(float))
+            *scr = ctx->scratch;
+    }
+    if (*scr) return 0;
+    size_t need = scratch_floats(s, N, *threads > 1 ? *threads : 0);
+    if (s->own_scratch_n < need) {
+        free(s->own_scratch);
+        s->own_scratch_n = 0;
+        if (!(s->own_scratch = aligned_alloc(64, need * sizeof(float))))
+            return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (openacl.SqueezeExcite): out of memory", n->name);
+        s->own_scratch_n = need;
+    }
+    *scr = s->own_scratch;
+    return 0;
+}
+
 static int se_run(const g_node *n, void *state, const k_tensor *in, k_tensor *out, const k_ctx *ctx)
 {
     se_state *s = state;
     const k_tensor *x = &in[SE_X];
     int64_t N = x->shape.d[0], C = s->C, R = s->R, P = x->shape.d[2] * x->shape.d[3];
-    if (!s->w1) {
-        /* never planned and packed by the engine (dynamic shapes): own copy */
-        free(s->own_packed);
-        s->own_packed = aligned_alloc(64, packed_bytes_of(s));
-        if (!s->own_packed)
-            return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (openacl.SqueezeExcite): out of memory", n->name);
-        int r = se_pack(n, s, in, out, s->own_packed);
-        if (r) return r;
-    }
+    int r;
+    if (!s->w1 && (r = se_own_pack(n, s, in, out))) return r;
     if (N == 0) return 0;   /* an empty batch: nothing to write */
     int nhwc = x->layout == G_LAYOUT_NHWC;
     int threads = ctx && ctx->threads > 1 && N * C * P >= ((int64_t)1 << 15) ? ctx->threads : 1;
     if (!nhwc && threads > (C + 15) / 16) threads = (int)((C + 15) / 16);
-    float *scr = NULL;
-    if (ctx && ctx->scratch) {
-        /* as many threads as the planned scratch has partial sums for */
-        while (threads > 1 && ctx->scratch_bytes < scratch_floats(s, N, threads) * sizeof(float)) threads--;
-        if (ctx->scratch_bytes >= scratch_floats(s, N, threads > 1 ? threads : 0) * sizeof(float))
-            scr = ctx->scratch;
-    }
-    if (!scr) {
-        size_t need = scratch_floats(s, N, threads > 1 ? threads : 0);
-        if (s->own_scratch_n < need) {
-            free(s->own_scratch);
-            s->own_scratch_n = 0;
-            if (!(s->own_scratch = aligned_alloc(64, need * sizeof(float))))
-                return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (openacl.SqueezeExcite): out of memory", n->name);
-            s->own_scratch_n = need;
-        }
-        scr = s->own_scratch;
-    }
+    float *scr;
+    if ((r = se_scratch(n, s, ctx, N, &threads, &scr))) return r;
     /* per image: means at 0, hidden vector at hoff, scales at soff; the
      * partial sums after all images */
     size_t hoff = al16((size_t)C), soff = hoff + al16((size_t)R), per = soff + al16((size_t)C);
