@@ -170,6 +170,20 @@ def test_compare_bf16_reports_every_layer(tmp_path):
     assert lines[-1] == "first divergence: none"
 
 
+def test_compare_gear_model(tmp_path):
+    # a dynamic-batch gear model: the gear is chosen with openacl-run's --dymBatch
+    dyn = os.path.join(MODELS, "dyn.onnx")
+    om = str(tmp_path / "dyn_gears")
+    run([ATC, "--model=" + dyn, "--framework=5", "--output=" + om, "--soc_version=Ascend310",
+         "--input_shape=x:-1,3", "--dynamic_batch_size=1,5"])
+    out = tmp_path / "cmp"
+    r = run([COMPARE, "--golden", dyn, "--model", om + ".om", "--input", os.path.join(MODELS, "dyn.in0.npy"),
+             "--output", str(out), "--run-arg=--dymBatch", "--run-arg=5"])
+    rows = list(csv.DictReader(open(out / "compare.csv")))
+    assert [(x["tensor"], x["shape"], float(x["cosine"])) for x in rows] == [("t", "5x3", 1.0), ("y", "5x3", 1.0)]
+    assert r.stdout.strip().splitlines()[-1] == "first divergence: none"
+
+
 def test_compare_bad_command_line(tmp_path):
     r = run([COMPARE, "--golden", str(tmp_path / "none.onnx"), "--model", SMALL], ok=False)
     assert r.returncode == 2 and "no such file" in r.stdout

@@ -89,7 +89,7 @@ def run(cmd, env=None, what=""):
     return r.stdout
 
 
-def dump_run(runner, model, inputs, out, env_extra):
+def dump_run(runner, model, inputs, out, env_extra, extra=()):
     """openacl-run --dump of one run; returns {tensor: (array, entry)} and the entries."""
     shutil.rmtree(out, ignore_errors=True)
     env = dict(os.environ)
@@ -97,6 +97,7 @@ def dump_run(runner, model, inputs, out, env_extra):
     cmd = [runner, "--model", model, "--output", out, "--dump", "true", "--loop", "1", "--warmup_count", "0"]
     if inputs:
         cmd += ["--input", ",".join(inputs)]
+    cmd += list(extra)
     run(cmd, env, "openacl-run on " + model)
     idx = sorted(glob.glob(os.path.join(out, "dump", "*", "*", "*", "*", "0", "dump_index.json")))
     if not idx:
@@ -224,6 +225,9 @@ def main():
     ap.add_argument("--openacl-run", help="openacl-run to use (default: beside this tool, then PATH)")
     ap.add_argument("--ort-bench", help="ort_bench (bench/ortc) for the ONNX Runtime golden")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--run-arg", action="append", default=[], metavar="ARG",
+                    help="extra openacl-run argument for the compiled model (repeat), e.g. "
+                         "--run-arg=--dymBatch --run-arg=4 for a gear model")
     a = ap.parse_args()
     for p in (a.golden, a.model):
         if not os.path.isfile(p):
@@ -236,7 +240,7 @@ def main():
     os.makedirs(a.output, exist_ok=True)
     inputs = a.input.split(",") if a.input else make_inputs(a.golden, os.path.join(a.output, "inputs"), a.seed)
 
-    comp, comp_entries = dump_run(runner, a.model, inputs, os.path.join(a.output, "compiled"), {})
+    comp, comp_entries = dump_run(runner, a.model, inputs, os.path.join(a.output, "compiled"), {}, a.run_arg)
     gold, source = None, ""
     ort = find_tool(a.ort_bench, "OPENACL_ORT_BENCH", "ort_bench") if a.golden_runtime != "openacl" else None
     if ort:
