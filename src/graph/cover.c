@@ -1,9 +1,10 @@
-/* Which ONNX nodes a fused node stands for: before the fusion pass removes
- * the nodes it absorbed, each absorbed node is credited to the live node
- * that now produces the value it fed (found by walking forward through
- * other absorbed nodes). The names go into the string-list attribute
- * G_COVER_ATTR, which compiled models keep like any attribute; the dump
- * index (engine/eng_dump.c) reports it. */
+/* Which ONNX nodes a node stands for: before a pass removes nodes (fusion,
+ * constant folding, identity elimination), each removed node is credited to
+ * the live node that took over its work: the one that now produces the
+ * value it fed, or reads it (walking forward through other removed nodes),
+ * else the producer of its input (an Identity). The names go into the
+ * string-list attribute G_COVER_ATTR, which compiled models keep like any
+ * attribute; the dump index (engine/eng_dump.c) reports it. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,34 +41,77 @@ static int cover_add(g_node *n, const char *name)
     return 0;
 }
 
-/* The live node that absorbed dead node d, -1 when none is found. */
-static int absorber(const g_graph *g, const unsigned char *dead, const int *prod, int d)
+int graph_cover_snap(const g_graph *g, g_cover_snap *s)
+{
+    size_t total = 0;
+    for (int i = 0; i < g->n_nodes; i++) total += (size_t)g->nodes[i].n_in;
+    s->off = malloc((size_t)(g->n_nodes + 1) * sizeof *s->off);
+    s->in = malloc((total ? total : 1) * sizeof *s->in);
+    if (!s->off || !s->in) {
+        graph_cover_snap_free(s);
+        return acl_fail(ACL_ERROR_BAD_ALLOC, "fusion pass: out of memory");
+    }
+    s->n_nodes = g->n_nodes;
+    int k = 0;
+    for (int i = 0; i < g->n_nodes; i++) {
+        s->off[i] = k;
+        for (int j = 0; j < g->nodes[i].n_in; j++) s->in[k++] = g->nodes[i].in[j];
+    }
+    s->off[g->n_nodes] = k;
+    return 0;
+}
+
+void graph_cover_snap_free(g_cover_snap *s)
+{
+    free(s->off);
+    free(s->in);
+    s->off = s->in = NULL;
+}
+
+/* The live node that absorbed dead node d: the one now producing a value d
+ * fed (through other absorbed nodes), or the live node that read it before
+ * fusion rewired its inputs (a squeeze-excite block's Mul); -1 none. */
+static int absorber(const g_graph *g, const unsigned char *dead, const int *prod, const int *reader, int d)
 {
     int cur = d;
     for (int hop = 0; hop < g->n_nodes; hop++) {
         const g_node *n = &g->nodes[cur];
         int next = -1;
-        for (int o = 0; o < n->n_out; o++) {
+        for (int o = 0; o < n->n_out && next < 0; o++) {
             int t = n->out[o];
             if (t < 0) continue;
             if (prod[t] >= 0) return prod[t];
-            for (int k = 0; k < g->n_nodes && next < 0; k++) {
-                if (!dead[k] || k == cur) continue;
-                for (int j = 0; j < g->nodes[k].n_in; j++)
-                    if (g->nodes[k].in[j] == t) { next = k; break; }
-            }
+            int r = reader[t] != cur ? reader[t] : -1;
+            if (r >= 0 && !dead[r]) return r;
+            next = r;
         }
-        if (next < 0) return -1;
+        if (next < 0) break;
         cur = next;
     }
-    return -1;
+    /* an eliminated pass-through (its readers now read its input): the
+     * producer of that input; a node nobody read (dead code) is nobody's */
+    const g_node *n = &g->nodes[d];
+    int t = n->n_in > 0 ? n->in[0] : -1;
+    int pass = !*n->domain && (!strcmp(n->op_type, "Identity") || !strcmp(n->op_type, "Dropout"));
+    if (!pass || t < 0) return -1;
+    return prod[t] >= 0 ? prod[t] : reader[t];   /* a forwarded weight: its reader */
 }
 
-int graph_record_cover(g_graph *g, const unsigned char *dead)
-{
-    int *prod = malloc((size_t)(g->n_t ? g->n_t : 1) * sizeof *prod);
-    if (!prod) return acl_fail(ACL_ERROR_BAD_ALLOC, "fusion pass: out of memory");
-    for (int t = 0; t < g->n_t; t++) prod[t] = -1;
+int graph_record_cover(g_graph *g, const unsigned char *dead, const g_cover_snap *snap)
+{    size_t nt = (size_t)(g->n_t ? g->n_t : 1);
+    int *prod = malloc(nt * sizeof *prod), *reader = malloc(nt * sizeof *reader);
+    if (!prod || !reader) {
+        free(prod);
+        free(reader);
+        return acl_fail(ACL_ERROR_BAD_ALLOC, "fusion pass: out of memory");
+    }
+    for (int t = 0; t < g->n_t; t++) prod[t] = reader[t] = -1;
+    /* a reader before fusion of each tensor, a live one preferred */
+    for (int k = 0; k < snap->n_nodes && k < g->n_nodes; k++)
+        for (int j = snap->off[k]; j < snap->off[k + 1]; j++) {
+            int t = snap->in[j];
+            if (t >= 0 && t < g->n_t && (reader[t] < 0 || (dead[reader[t]] && !dead[k]))) reader[t] = k;
+        }
     for (int i = 0; i < g->n_nodes; i++) {
         if (dead[i]) continue;
         for (int o = 0; o < g->nodes[i].n_out; o++)
@@ -76,7 +120,7 @@ int graph_record_cover(g_graph *g, const unsigned char *dead)
     int rc = 0;
     for (int d = 0; d < g->n_nodes && !rc; d++) {
         if (!dead[d]) continue;
-        int a = absorber(g, dead, prod, d);
+        int a = absorber(g, dead, prod, reader, d);
         if (a < 0) continue;
         const g_node *dn = &g->nodes[d];
         const g_attr *had = g_node_attr(dn, G_COVER_ATTR);
@@ -87,5 +131,6 @@ int graph_record_cover(g_graph *g, const unsigned char *dead)
         }
     }
     free(prod);
+    free(reader);
     return rc ? acl_fail(ACL_ERROR_BAD_ALLOC, "fusion pass: out of memory recording fused nodes") : 0;
 }

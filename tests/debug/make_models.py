@@ -54,3 +54,23 @@ dm = helper.make_model(dg, opset_imports=[helper.make_opsetid("", 13)], producer
 dm.ir_version = 7
 onnx.save(dm, os.path.join(OUT, "dyn.onnx"))
 np.save(os.path.join(OUT, "dyn.in0.npy"), rng.standard_normal((5, 3)).astype(np.float32))
+
+# what passes remove besides fusion: an Identity forwarding a weight, a
+# shape computation folded to a constant (Shape, Gather, Concat), a
+# Dropout; the dump index must still name every node
+cn = [helper.make_node("Identity", ["w"], ["wi"], name="fwd_w"),
+      helper.make_node("MatMul", ["x", "wi"], ["h"], name="mm"),
+      helper.make_node("Dropout", ["h"], ["hd"], name="drop"),
+      helper.make_node("Shape", ["h"], ["sh"], name="shape"),
+      helper.make_node("Gather", ["sh", "zero"], ["d0"], name="gather", axis=0),
+      helper.make_node("Concat", ["d0", "minus1"], ["newshape"], name="concat", axis=0),
+      helper.make_node("Reshape", ["hd", "newshape"], ["y"], name="reshape")]
+cg = helper.make_graph(cn, "cover", [helper.make_tensor_value_info("x", T.FLOAT, [2, 3, 4])],
+                       [helper.make_tensor_value_info("y", T.FLOAT, None)],
+                       initializer=[c("w", rng.standard_normal((4, 5))),
+                                    numpy_helper.from_array(np.array([0], np.int64), "zero"),
+                                    numpy_helper.from_array(np.array([-1], np.int64), "minus1")])
+cm = helper.make_model(cg, opset_imports=[helper.make_opsetid("", 13)], producer_name="openacl-tests")
+cm.ir_version = 7
+onnx.save(cm, os.path.join(OUT, "cover.onnx"))
+np.save(os.path.join(OUT, "cover.in0.npy"), rng.standard_normal((2, 3, 4)).astype(np.float32))

@@ -71,6 +71,19 @@ def test_dump_index_covers_every_onnx_node(tmp_path):
     assert conv2["onnx_nodes"] == ["conv2", "add2", "relu2"]
 
 
+def test_dump_index_covers_removed_and_folded_nodes(tmp_path):
+    # Identity, Dropout and a folded shape computation leave no node of
+    # their own: they are credited to the nodes that took their work over
+    model = os.path.join(MODELS, "cover.onnx")
+    run([RUN, "--model", model, "--input", os.path.join(MODELS, "cover.in0.npy"), "--output", str(tmp_path),
+         "--dump", "true", "--loop", "1", "--warmup_count", "0"])
+    idx = glob.glob(str(tmp_path / "dump" / "*" / "0" / "cover" / "*" / "0" / "dump_index.json"))
+    ent = json.load(open(idx[0]))["files"]
+    covered = {n for e in ent for n in e["onnx_nodes"]}
+    assert covered == {n.name for n in onnx.load(model).graph.node}
+    assert len({e["node"] for e in ent}) < 7
+
+
 def test_dump_of_compiled_model_keeps_onnx_names(tmp_path):
     om = str(tmp_path / "small")
     run([ATC, "--model=" + SMALL, "--framework=5", "--output=" + om, "--soc_version=Ascend310"])
