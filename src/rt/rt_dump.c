@@ -58,12 +58,14 @@ static int dump_list_entry(const char *api, const cJSON *e, int i, eng_dump_mode
     if (!cJSON_IsObject(e)) return DUMP_FAIL("%s: dump.dump_list[%d] must be an object", api, i);
     for (const cJSON *it = e->child; it; it = it->next) {
         if (!strcmp(it->string, "model_name")) {
+            if (m->name) return DUMP_FAIL("%s: dump.dump_list[%d].model_name is given twice", api, i);
             if (!cJSON_IsString(it) || !*it->valuestring)
                 return DUMP_FAIL("%s: dump.dump_list[%d].model_name must be a non-empty string", api, i);
             if (!(m->name = strdup(it->valuestring))) return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", api);
         } else if (!strcmp(it->string, "layer")) {
             int n = cJSON_IsArray(it) ? cJSON_GetArraySize(it) : -1;
             if (n < 0) return DUMP_FAIL("%s: dump.dump_list[%d].layer must be an array of node names", api, i);
+            if (m->layers || m->n_layers) return DUMP_FAIL("%s: dump.dump_list[%d].layer is given twice", api, i);
             if (n && !(m->layers = calloc((size_t)n, sizeof *m->layers)))
                 return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", api);
             for (const cJSON *l = it->child; l; l = l->next) {
@@ -84,10 +86,15 @@ static int dump_list(const char *api, const cJSON *it, eng_dump_cfg *c)
 {
     int n = cJSON_IsArray(it) ? cJSON_GetArraySize(it) : -1;
     if (n < 0) return DUMP_FAIL("%s: dump.dump_list must be an array", api);
+    if (c->models || c->n_models) return DUMP_FAIL("%s: dump.dump_list is given twice", api);
     if (n && !(c->models = calloc((size_t)n, sizeof *c->models)))
         return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", api);
     int rc = 0;
-    for (const cJSON *e = it->child; e && !rc; e = e->next) rc = dump_list_entry(api, e, c->n_models, &c->models[c->n_models]), c->n_models++;
+    for (const cJSON *e = it->child; e && !rc; e = e->next) {
+        /* counted before it is filled: a half-filled entry is freed with the rest */
+        eng_dump_model *m = &c->models[c->n_models++];
+        rc = dump_list_entry(api, e, c->n_models - 1, m);
+    }
     return rc;
 }
 

@@ -19,7 +19,7 @@ set_tests_properties(debug_dump_api PROPERTIES FIXTURES_REQUIRED debug_models LA
 add_test(NAME debug_workflow
   COMMAND /usr/bin/python3 -m pytest -q -p no:cacheprovider ${CMAKE_CURRENT_LIST_DIR}/test_debug.py)
 set_tests_properties(debug_workflow PROPERTIES FIXTURES_REQUIRED debug_models LABELS "cli" TIMEOUT 600
-  ENVIRONMENT "OPENACL_RUN=$<TARGET_FILE:openacl-run>;OPENACL_ATC=$<TARGET_FILE:atc>;OPENACL_COMPARE=${CMAKE_BINARY_DIR}/openacl-compare;DEBUG_MODELS=${OA_DEBUG_MODELS};LIBASCENDCL=$<TARGET_FILE:ascendcl>;PYTHONDONTWRITEBYTECODE=1")
+  ENVIRONMENT "OPENACL_RUN=$<TARGET_FILE:openacl-run>;OPENACL_ATC=$<TARGET_FILE:atc>;OPENACL_COMPARE=${CMAKE_BINARY_DIR}/openacl-compare;DEBUG_MODELS=${OA_DEBUG_MODELS};LIBASCENDCL=$<TARGET_FILE:ascendcl>;OA_SANITIZE=${OPENACL_SANITIZE};PYTHONDONTWRITEBYTECODE=1")
 
 # A bf16 ResNet-50 (models/, skipped when not built): every layer's cosine.
 add_test(NAME debug_compare_resnet50_bf16

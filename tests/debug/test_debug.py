@@ -123,6 +123,7 @@ def test_profiler_flag_writes_trace_and_summary(tmp_path):
     assert tot == sorted(tot, reverse=True)
 
 
+@pytest.mark.skipif(bool(os.environ.get("OA_SANITIZE")), reason="a sanitizer runtime cannot be loaded by ctypes")
 def test_profiler_section_written_at_exit_without_finalize(tmp_path):
     cfg = tmp_path / "acl.json"
     cfg.write_text(json.dumps({"profiler": {"switch": "on", "output": str(tmp_path)}}))

@@ -81,6 +81,11 @@ static void bad_sections(void)
             ACL_ERROR_INVALID_DUMP_CONFIG, "no dump_path");
     refused("list.json", "{\"dump\":{\"dump_path\":\".\",\"dump_list\":[{\"model\":\"x\"}]}}",
             ACL_ERROR_INVALID_DUMP_CONFIG, "unknown key \"model\"");
+    refused("twice.json", "{\"dump\":{\"dump_path\":\".\",\"dump_list\":[{\"model_name\":\"a\"}],"
+            "\"dump_list\":[{\"model_name\":\"b\",\"model_name\":\"c\"}]}}", ACL_ERROR_INVALID_DUMP_CONFIG,
+            "dump_list is given twice");
+    refused("name_twice.json", "{\"dump\":{\"dump_path\":\".\",\"dump_list\":[{\"model_name\":\"b\","
+            "\"model_name\":\"c\"}]}}", ACL_ERROR_INVALID_DUMP_CONFIG, "model_name is given twice");
     refused("missing.json", "{\"dump\":{\"dump_path\":\"/nonexistent/dump\"}}", ACL_ERROR_INVALID_DUMP_CONFIG,
             "the folder must exist");
     /* a file is not a writable folder */
