@@ -5,9 +5,10 @@ execute_process(COMMAND ${CMAKE_COMMAND} --install ${BIN} --prefix ${prefix} RES
 if(rc)
   message(FATAL_ERROR "cmake --install failed: ${rc}")
 endif()
-foreach(f include/acl/acl.h include/acl/acl_base.h include/acl/acl_rt.h include/acl/acl_mdl.h)
+foreach(f include/acl/acl.h include/acl/acl_base.h include/acl/acl_rt.h include/acl/acl_mdl.h
+          include/acl/acl_prof.h bin/openacl-compare)
   if(NOT EXISTS ${prefix}/${f})
-    message(FATAL_ERROR "missing installed header ${f}")
+    message(FATAL_ERROR "missing installed file ${f}")
   endif()
 endforeach()
 file(GLOB libs ${prefix}/lib*/libascendcl.so)
