@@ -141,7 +141,11 @@ static void dump_failed(eng_dump *d, const char *what, const char *path, int err
 int eng_dump_begin(eng_dump *d)
 {
     if (d->failed || atomic_load((atomic_int *)&d->cfg->stopped)) return 0;
-    snprintf(d->dir, sizeof d->dir, "%s/%ld", d->base, d->step++);
+    /* a name cut short would land elsewhere: too long is a failure */
+    if ((size_t)snprintf(d->dir, sizeof d->dir, "%s/%ld", d->base, d->step++) >= sizeof d->dir - 32) {
+        dump_failed(d, "creating (path too long)", d->base, ENAMETOOLONG);
+        return 0;
+    }
     if (mkdir_p(d->dir)) { dump_failed(d, "creating", d->dir, errno); return 0; }
     char p[4200];
     snprintf(p, sizeof p, "%s/dump_index.json", d->dir);
@@ -278,7 +282,8 @@ void eng_dump_node(eng_dump *d, const g_graph *g, int task, const g_node *n, con
 {
     if (!d->index || !(d->cfg->mode & (outputs ? ENG_DUMP_OUTPUT : ENG_DUMP_INPUT))) return;
     if (!layer_selected(d->sel, n)) return;
-    char op[128], nm[160], path[4600];
+    /* each part cut so the file name stays under NAME_MAX (255); the index has the full names */
+    char op[64], nm[120], path[4600];
     clean_name(op, sizeof op, n->op_type);
     clean_name(nm, sizeof nm, n->name);
     if (!outputs || d->ts_task != task) {
@@ -300,9 +305,9 @@ void eng_dump_node(eng_dump *d, const g_graph *g, int task, const g_node *n, con
         size_t nb = 0;
         void *buf = logical_copy(x, &nb);
         if (!buf) { dump_failed(d, "allocating a copy for", n->name, ENOMEM); return; }
-        snprintf(path, sizeof path, "%s/%s.%s.%d.%lld.%s.%d.npy", d->dir, op, nm, task, ts,
-                 outputs ? "output" : "input", i);
-        int bad = write_npy(path, descr, &x->shape, buf, nb);
+        size_t pl = (size_t)snprintf(path, sizeof path, "%s/%s.%s.%d.%lld.%s.%d.npy", d->dir, op, nm, task, ts,
+                                     outputs ? "output" : "input", i);
+        int bad = pl >= sizeof path ? (errno = ENAMETOOLONG, -1) : write_npy(path, descr, &x->shape, buf, nb);
         int err = errno;
         free(buf);
         if (bad) { dump_failed(d, "writing", path, err); return; }

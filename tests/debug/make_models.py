@@ -47,7 +47,7 @@ x.tofile(os.path.join(OUT, "small.in0.bin"))
 
 # a model with a symbolic batch: runs through the shape cache's static
 # programs, or the dynamic executor with OPENACL_SHAPE_CACHE=0
-dn = [helper.make_node("Mul", ["x", "two"], ["t"], name="mul"), helper.make_node("Relu", ["t"], ["y"], name="relu")]
+dn = [helper.make_node("Mul", ["x", "two"], ["t"], name="mul/" + "very_long_name." * 20), helper.make_node("Relu", ["t"], ["y"], name="relu")]
 dg = helper.make_graph(dn, "dyn", [helper.make_tensor_value_info("x", T.FLOAT, ["N", 3])],
                        [helper.make_tensor_value_info("y", T.FLOAT, ["N", 3])], initializer=[c("two", [2.0])])
 dm = helper.make_model(dg, opset_imports=[helper.make_opsetid("", 13)], producer_name="openacl-tests")
