@@ -203,3 +203,6 @@ def test_compare_bad_command_line(tmp_path):
     assert r.returncode == 2 and "no such file" in r.stdout
     r = run([COMPARE, "--golden", SMALL, "--model", SMALL, "--cosine", "2"], ok=False)
     assert r.returncode == 2 and "--cosine" in r.stdout
+    r = run([COMPARE, "--golden", SMALL, "--model", SMALL, "--output", str(tmp_path / "o"), "--golden-runtime", "ort",
+             "--ort-lib", str(tmp_path / "no_ort.so")], ok=False)
+    assert r.returncode == 1 and "ONNX Runtime" in r.stdout and "not available" in r.stdout

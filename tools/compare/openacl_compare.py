@@ -8,7 +8,7 @@ msquickcmp workflow, for openacl models).
 Runs the compiled model (any precision, gears) through openacl-run --dump,
 and the original ONNX model on the golden side: ONNX Runtime when its
 library and the onnx package are present (every tensor made a graph output,
-run through bench/ortc's ort_bench), else openacl itself with the reference
+loaded at run time through its C API), else openacl itself with the reference
 kernels, no fusion, no layout change, float32 (OPENACL_FORCE_REF=1,
 OPENACL_NO_FUSE=1, OPENACL_NO_LAYOUT=1, OPENACL_PRECISION=fp32). The dump
 index maps each compiled tensor back to its ONNX name, so every original
@@ -22,6 +22,8 @@ and not compared. Exit status: 0 compared (whatever the result), 1 a run
 failed, 2 bad command line.
 """
 import argparse
+import ctypes
+import ctypes.util
 import csv
 import glob
 import json
@@ -36,6 +38,155 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # ONNX TensorProto element types -> numpy
 ONNX_NP = {1: np.float32, 2: np.uint8, 3: np.int8, 4: np.uint16, 5: np.int16, 6: np.int32, 7: np.int64,
            9: np.bool_, 10: np.float16, 11: np.float64, 12: np.uint32, 13: np.uint64}
+
+
+# ---- ONNX Runtime through its C API (ctypes) --------------------------------
+# Like bench/ortc/ort_bench.c, the shared library is loaded at run time and
+# driven through the OrtApi table of function pointers, whose entries are
+# only ever appended (indices counted from onnxruntime_c_api.h; all from API
+# version 5 or older). One session, CPU, one thread.
+VP = ctypes.c_void_p
+API_VERSION, API_MIN = 30, 5
+# ONNX TensorProto element types <-> numpy
+TYPES = {1: np.float32, 2: np.uint8, 3: np.int8, 4: np.uint16, 5: np.int16, 6: np.int32, 7: np.int64,
+         9: np.bool_, 10: np.float16, 11: np.float64, 12: np.uint32, 13: np.uint64}
+# index: (restype, argtypes)
+FUNCS = {
+    "GetErrorMessage": (2, ctypes.c_char_p, [VP]),
+    "CreateEnv": (3, VP, [ctypes.c_int, ctypes.c_char_p, ctypes.POINTER(VP)]),
+    "CreateSession": (7, VP, [VP, ctypes.c_char_p, VP, ctypes.POINTER(VP)]),
+    "Run": (9, VP, [VP, VP, ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(VP), ctypes.c_size_t,
+                    ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t, ctypes.POINTER(VP)]),
+    "CreateSessionOptions": (10, VP, [ctypes.POINTER(VP)]),
+    "SetIntraOpNumThreads": (24, VP, [VP, ctypes.c_int]),
+    "SetInterOpNumThreads": (25, VP, [VP, ctypes.c_int]),
+    "CreateTensorWithDataAsOrtValue": (49, VP, [VP, VP, ctypes.c_size_t, ctypes.POINTER(ctypes.c_int64),
+                                                ctypes.c_size_t, ctypes.c_int, ctypes.POINTER(VP)]),
+    "GetTensorMutableData": (51, VP, [VP, ctypes.POINTER(VP)]),
+    "GetTensorElementType": (60, VP, [VP, ctypes.POINTER(ctypes.c_int)]),
+    "GetDimensionsCount": (61, VP, [VP, ctypes.POINTER(ctypes.c_size_t)]),
+    "GetDimensions": (62, VP, [VP, ctypes.POINTER(ctypes.c_int64), ctypes.c_size_t]),
+    "GetTensorTypeAndShape": (65, VP, [VP, ctypes.POINTER(VP)]),
+    "CreateCpuMemoryInfo": (69, VP, [ctypes.c_int, ctypes.c_int, ctypes.POINTER(VP)]),
+    "ReleaseEnv": (92, None, [VP]),
+    "ReleaseStatus": (93, None, [VP]),
+    "ReleaseMemoryInfo": (94, None, [VP]),
+    "ReleaseSession": (95, None, [VP]),
+    "ReleaseValue": (96, None, [VP]),
+    "ReleaseTensorTypeAndShapeInfo": (99, None, [VP]),
+    "ReleaseSessionOptions": (100, None, [VP]),
+}
+
+
+class OrtError(Exception):
+    pass
+
+
+def find_ort_library(explicit=None, here=None):
+    if explicit:
+        cands = [explicit]
+        here = None
+    else:
+        cands = [os.environ.get("OPENACL_ORT_LIB")]
+    if here:
+        for up in ("..", os.path.join("..", "..")):   # the build tree, the source tree
+            cands.append(os.path.join(here, up, "third_party", "npm", "node_modules", "onnxruntime-node", "bin",
+                                      "napi-v6", "linux", "x64", "libonnxruntime.so.1"))
+    if not explicit:
+        cands.append(ctypes.util.find_library("onnxruntime"))
+    for c in cands:
+        if c and (os.path.exists(c) or not os.path.dirname(c)):
+            try:
+                return ctypes.CDLL(c)
+            except OSError:
+                continue
+    return None
+
+
+class Ort:
+    def __init__(self, lib):
+        class Base(ctypes.Structure):
+            _fields_ = [("GetApi", ctypes.CFUNCTYPE(VP, ctypes.c_uint32)),
+                        ("GetVersionString", ctypes.CFUNCTYPE(ctypes.c_char_p))]
+        lib.OrtGetApiBase.restype = ctypes.POINTER(Base)
+        base = lib.OrtGetApiBase().contents
+        self.version = base.GetVersionString().decode()
+        major, minor = (int(x) for x in self.version.split(".")[:2])
+        api = min(minor, API_VERSION)
+        if major != 1 or api < API_MIN:
+            raise OrtError("ONNX Runtime %s is not supported" % self.version)
+        tab = base.GetApi(api)
+        if not tab:
+            raise OrtError("ONNX Runtime %s refuses API version %d" % (self.version, api))
+        slots = ctypes.cast(tab, ctypes.POINTER(VP))
+        for name, (ix, res, args) in FUNCS.items():
+            setattr(self, name, ctypes.CFUNCTYPE(res, *args)(slots[ix]))
+
+    def check(self, st, what):
+        if st:
+            msg = self.GetErrorMessage(st).decode(errors="replace")
+            self.ReleaseStatus(st)
+            raise OrtError("%s: %s" % (what, msg))
+
+    def run(self, model, feeds, out_names):
+        """feeds: [(name, array)]; returns {name: array} for out_names."""
+        env, opts, sess, mi = VP(), VP(), VP(), VP()
+        values = []
+        try:
+            self.check(self.CreateEnv(3, b"openacl-compare", ctypes.byref(env)), "CreateEnv")
+            self.check(self.CreateSessionOptions(ctypes.byref(opts)), "CreateSessionOptions")
+            self.check(self.SetIntraOpNumThreads(opts, 1), "SetIntraOpNumThreads")
+            self.check(self.SetInterOpNumThreads(opts, 1), "SetInterOpNumThreads")
+            self.check(self.CreateSession(env, model.encode(), opts, ctypes.byref(sess)), "CreateSession")
+            self.check(self.CreateCpuMemoryInfo(1, 0, ctypes.byref(mi)), "CreateCpuMemoryInfo")
+            keep, ins = [], []
+            for _, a in feeds:
+                a = np.ascontiguousarray(a)
+                et = next((k for k, v in TYPES.items() if np.dtype(v) == a.dtype), None)
+                if et is None:
+                    raise OrtError("input dtype %s is not supported" % a.dtype)
+                shape = (ctypes.c_int64 * max(a.ndim, 1))(*a.shape)
+                v = VP()
+                self.check(self.CreateTensorWithDataAsOrtValue(mi, a.ctypes.data, a.nbytes, shape, a.ndim, et,
+                                                               ctypes.byref(v)), "CreateTensor")
+                keep.append(a)
+                ins.append(v)
+                values.append(v)
+            in_names = (ctypes.c_char_p * len(feeds))(*[n.encode() for n, _ in feeds])
+            in_vals = (VP * len(ins))(*[v.value for v in ins])
+            on = (ctypes.c_char_p * len(out_names))(*[n.encode() for n in out_names])
+            outs = (VP * len(out_names))()
+            self.check(self.Run(sess, None, in_names, in_vals, len(ins), on, len(out_names), outs), "Run")
+            res = {}
+            for name, v in zip(out_names, outs):
+                if not v:
+                    continue
+                values.append(VP(v))
+                info = VP()
+                self.check(self.GetTensorTypeAndShape(v, ctypes.byref(info)), "GetTensorTypeAndShape")
+                et, nd = ctypes.c_int(), ctypes.c_size_t()
+                self.check(self.GetTensorElementType(info, ctypes.byref(et)), "GetTensorElementType")
+                self.check(self.GetDimensionsCount(info, ctypes.byref(nd)), "GetDimensionsCount")
+                dims = (ctypes.c_int64 * max(nd.value, 1))()
+                self.check(self.GetDimensions(info, dims, nd.value), "GetDimensions")
+                self.ReleaseTensorTypeAndShapeInfo(info)
+                if et.value not in TYPES:
+                    continue
+                shape = tuple(dims[i] for i in range(nd.value))
+                data = VP()
+                self.check(self.GetTensorMutableData(v, ctypes.byref(data)), "GetTensorMutableData")
+                dt = np.dtype(TYPES[et.value])
+                n = int(np.prod(shape)) if shape else 1
+                buf = (ctypes.c_char * (n * dt.itemsize)).from_address(data.value) if n else b""
+                res[name] = np.frombuffer(bytes(buf), dtype=dt).reshape(shape).copy()
+            return res
+        finally:
+            for v in values:
+                self.ReleaseValue(v)
+            for obj, rel in ((mi, self.ReleaseMemoryInfo), (sess, self.ReleaseSession),
+                             (opts, self.ReleaseSessionOptions), (env, self.ReleaseEnv)):
+                if obj:
+                    rel(obj)
 
 
 def die(msg, code=1):
@@ -112,17 +263,22 @@ def dump_run(runner, model, inputs, out, env_extra, extra=()):
     return vals, entries
 
 
-def ort_golden(ort_bench, golden, inputs, out):
-    """Every node output of the original model through ONNX Runtime, or None when not possible."""
+def ort_golden(ort_lib, golden, inputs, out):
+    """Every node output of the original model through ONNX Runtime, in node
+    order, or None (with the reason on stderr) when that is not possible."""
     try:
         import onnx
         from onnx import shape_inference
     except ImportError:
+        print("openacl-compare: the onnx package is missing, no ONNX Runtime golden", file=sys.stderr)
+        return None
+    lib = find_ort_library(ort_lib, HERE)
+    if lib is None:
         return None
     m = onnx.load(golden)
     try:
         m = shape_inference.infer_shapes(m)
-    except Exception:  # noqa: BLE001 - ORT can still run outputs without inferred types
+    except Exception:  # noqa: BLE001 - outputs without inferred types are simply not added
         pass
     known = {vi.name: vi for vi in list(m.graph.value_info) + list(m.graph.output)}
     have = {o.name for o in m.graph.output}
@@ -133,30 +289,39 @@ def ort_golden(ort_bench, golden, inputs, out):
                 continue
             node_of[t] = (n.name or t, n.op_type)
             order.append(t)
-            if t not in have:
-                vi = known.get(t)
-                if vi is None or not vi.type.tensor_type.elem_type:
-                    continue
+            vi = known.get(t)
+            if t not in have and vi is not None and vi.type.tensor_type.elem_type:
                 m.graph.output.append(vi)
                 have.add(t)
-    names = [o.name for o in m.graph.output]
+    inits = {t.name for t in m.graph.initializer}
+    names = [vi.name for vi in m.graph.input if vi.name not in inits]
+    if len(names) != len(inputs):
+        die("%s has %d inputs, %d files given" % (golden, len(names), len(inputs)), 2)
+    feeds = [(n, load_input(p, vi)) for n, p, vi in
+             zip(names, inputs, [vi for vi in m.graph.input if vi.name not in inits])]
     os.makedirs(out, exist_ok=True)
     exp = os.path.join(out, "golden_all_outputs.onnx")
     onnx.save(m, exp)
-    cmd = [ort_bench, "--model", exp, "--outdir", out, "--threads", "1"]
-    if inputs:
-        cmd += ["--inputs", ",".join(inputs)]
-    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    if r.returncode:
-        print("openacl-compare: ONNX Runtime golden failed (exit %d), using openacl's reference kernels"
-              % r.returncode, file=sys.stderr)
+    try:
+        ort = Ort(lib)
+        vals = ort.run(exp, feeds, [o.name for o in m.graph.output])
+    except (OrtError, OSError, ValueError) as e:
+        print("openacl-compare: ONNX Runtime golden failed (%s), using openacl's reference kernels" % e,
+              file=sys.stderr)
         return None
-    vals = {}
-    for i, t in enumerate(names):
-        p = os.path.join(out, "output_%d.npy" % i)
-        if os.path.exists(p) and t in node_of:
-            vals[t] = (np.load(p), {"node": node_of[t][0], "op_type": node_of[t][1], "tensor": t})
-    return [(t, vals[t]) for t in order if t in vals]
+    print("openacl-compare: golden: ONNX Runtime %s" % ort.version, file=sys.stderr)
+    return [(t, (vals[t], {"node": node_of[t][0], "op_type": node_of[t][1], "tensor": t}))
+            for t in order if t in vals]
+
+
+def load_input(path, vi):
+    """An input file as an array: .npy as stored, raw .bin by the declared type and shape."""
+    if path.endswith(".npy"):
+        return np.load(path)
+    tt = vi.type.tensor_type
+    a = np.fromfile(path, dtype=ONNX_NP.get(tt.elem_type, np.float32))
+    shape = [d.dim_value if d.HasField("dim_value") and d.dim_value > 0 else -1 for d in tt.shape.dim]
+    return a.reshape(shape) if shape.count(-1) <= 1 else a
 
 
 def metrics(a, g):
@@ -223,7 +388,8 @@ def main():
     ap.add_argument("--golden-runtime", choices=("auto", "ort", "openacl"), default="auto",
                     help="auto: ONNX Runtime when available, else openacl's reference kernels")
     ap.add_argument("--openacl-run", help="openacl-run to use (default: beside this tool, then PATH)")
-    ap.add_argument("--ort-bench", help="ort_bench (bench/ortc) for the ONNX Runtime golden")
+    ap.add_argument("--ort-lib", help="libonnxruntime.so for the golden side (default: OPENACL_ORT_LIB, the npm "
+                                      "package of the source tree, the system's)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--run-arg", action="append", default=[], metavar="ARG",
                     help="extra openacl-run argument for the compiled model (repeat), e.g. "
@@ -242,13 +408,12 @@ def main():
 
     comp, comp_entries = dump_run(runner, a.model, inputs, os.path.join(a.output, "compiled"), {}, a.run_arg)
     gold, source = None, ""
-    ort = find_tool(a.ort_bench, "OPENACL_ORT_BENCH", "ort_bench") if a.golden_runtime != "openacl" else None
-    if ort:
-        gold = ort_golden(ort, a.golden, inputs, os.path.join(a.output, "golden_ort"))
+    if a.golden_runtime != "openacl":
+        gold = ort_golden(a.ort_lib, a.golden, inputs, os.path.join(a.output, "golden_ort"))
         source = "ONNX Runtime"
     if gold is None:
         if a.golden_runtime == "ort":
-            die("--golden-runtime ort: ONNX Runtime (ort_bench and the onnx package) is not available")
+            die("--golden-runtime ort: ONNX Runtime (its library and the onnx package) is not available")
         env = {"OPENACL_FORCE_REF": "1", "OPENACL_NO_FUSE": "1", "OPENACL_NO_LAYOUT": "1",
                "OPENACL_PRECISION": "fp32"}
         g, g_entries = dump_run(runner, a.golden, inputs, os.path.join(a.output, "golden"), env)
