@@ -158,19 +158,26 @@ def compare(tmp_path, model, *extra):
     return r.stdout.strip().splitlines(), rows
 
 
-@pytest.mark.parametrize("golden", ["openacl", "auto"])
+GOLDENS = {"ort": ["--golden-runtime", "ort"], "ref64": ["--golden-runtime", "openacl"],
+           "ref32": ["--golden-runtime", "openacl", "--golden-precision", "fp32"]}
+
+
+@pytest.mark.parametrize("golden", sorted(GOLDENS))
 def test_compare_catches_corrupted_weight_at_its_layer(tmp_path, golden):
     om = compiled(tmp_path)
     bad = str(tmp_path / "bad.om")
     run(["/usr/bin/python3", os.path.join(HERE, "corrupt_om.py"), om, bad, SMALL, "w2"])
-    lines, rows = compare(tmp_path, bad, "--golden-runtime", golden)
+    lines, rows = compare(tmp_path, bad, *GOLDENS[golden])
+    head = [x for x in lines if x.startswith("golden: ")]
+    assert head and head[0].startswith({"ort": "golden: ONNX Runtime", "ref64": "golden: openacl reference kernels "
+                                        "(float64", "ref32": "golden: openacl reference kernels (float32"}[golden]), lines
     assert lines[-1] == "first divergence: r2 (relu2)", "\n".join(lines)
     by = {r["tensor"]: r for r in rows}
     assert float(by["r1"]["cosine"]) > 0.9999          # the layer before is intact
     assert float(by["r2"]["cosine"]) < 0.99
     assert by["c2"]["status"] == "fused into conv2"
     # the intact compiled model agrees everywhere
-    lines, _ = compare(tmp_path, om, "--golden-runtime", golden)
+    lines, _ = compare(tmp_path, om, *GOLDENS[golden])
     assert lines[-1] == "first divergence: none"
 
 

@@ -9,8 +9,9 @@ Runs the compiled model (any precision, gears) through openacl-run --dump,
 and the original ONNX model on the golden side: ONNX Runtime when its
 library and the onnx package are present (every tensor made a graph output,
 loaded at run time through its C API), else openacl itself with the reference
-kernels, no fusion, no layout change, float32 (OPENACL_FORCE_REF=1,
-OPENACL_NO_FUSE=1, OPENACL_NO_LAYOUT=1, OPENACL_PRECISION=fp32). The dump
+kernels, no fusion, no layout change, in float64 (the model's float32
+tensors widened; float32 with --golden-precision fp32 or without the onnx
+package) (OPENACL_FORCE_REF=1, OPENACL_NO_FUSE=1, OPENACL_NO_LAYOUT=1). The dump
 index maps each compiled tensor back to its ONNX name, so every original
 tensor the compiled model still computes is compared: a table on stdout,
 DIR/compare.csv, DIR/compare.png (error by layer) and, last, the line
@@ -240,7 +241,7 @@ def run(cmd, env=None, what=""):
     return r.stdout
 
 
-def dump_run(runner, model, inputs, out, env_extra, extra=()):
+def dump_run(runner, model, inputs, out, env_extra, extra=(), fail=True):
     """openacl-run --dump of one run; returns {tensor: (array, entry)} and the entries."""
     shutil.rmtree(out, ignore_errors=True)
     env = dict(os.environ)
@@ -249,7 +250,12 @@ def dump_run(runner, model, inputs, out, env_extra, extra=()):
     if inputs:
         cmd += ["--input", ",".join(inputs)]
     cmd += list(extra)
-    run(cmd, env, "openacl-run on " + model)
+    if fail:
+        run(cmd, env, "openacl-run on " + model)
+    else:
+        r = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if r.returncode:
+            raise RuntimeError(r.stdout.strip().splitlines()[-1] if r.stdout.strip() else "exit %d" % r.returncode)
     idx = sorted(glob.glob(os.path.join(out, "dump", "*", "*", "*", "*", "0", "dump_index.json")))
     if not idx:
         die("openacl-run wrote no dump under %s/dump" % out)
@@ -324,6 +330,50 @@ def load_input(path, vi):
     return a.reshape(shape) if shape.count(-1) <= 1 else a
 
 
+def to_float64(golden, inputs, out):
+    """The original model and inputs with every float32 made float64 (the
+    reference kernels' float64 golden); None when the onnx package is missing."""
+    try:
+        import onnx
+        from onnx import numpy_helper
+    except ImportError:
+        return None
+    m = onnx.load(golden)
+    F, D = onnx.TensorProto.FLOAT, onnx.TensorProto.DOUBLE
+
+    def wide(t):
+        t.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(t).astype(np.float64), t.name))
+
+    def graph(g):
+        for t in g.initializer:
+            if t.data_type == F:
+                wide(t)
+        for vi in list(g.input) + list(g.output) + list(g.value_info):
+            if vi.type.tensor_type.elem_type == F:
+                vi.type.tensor_type.elem_type = D
+        for n in g.node:
+            for at in n.attribute:
+                if n.op_type == "Cast" and at.name == "to" and at.i == F:
+                    at.i = D
+                if at.type == onnx.AttributeProto.TENSOR and at.t.data_type == F:
+                    wide(at.t)
+                if at.type == onnx.AttributeProto.GRAPH:
+                    graph(at.g)
+    inits = {t.name for t in m.graph.initializer}
+    vis = [vi for vi in m.graph.input if vi.name not in inits]
+    graph(m.graph)
+    os.makedirs(out, exist_ok=True)
+    path = os.path.join(out, "golden_float64.onnx")
+    onnx.save(m, path)
+    files = []
+    for i, (p, vi) in enumerate(zip(inputs, vis)):
+        a = load_input(p, vi)
+        f = os.path.join(out, "input_%d.npy" % i)
+        np.save(f, a.astype(np.float64) if a.dtype == np.float32 else a)
+        files.append(f)
+    return path, files
+
+
 def metrics(a, g):
     a = a.astype(np.float64).ravel()
     g = g.astype(np.float64).ravel()
@@ -387,6 +437,8 @@ def main():
     ap.add_argument("--cosine", type=float, default=0.99, help="divergence threshold (default 0.99)")
     ap.add_argument("--golden-runtime", choices=("auto", "ort", "openacl"), default="auto",
                     help="auto: ONNX Runtime when available, else openacl's reference kernels")
+    ap.add_argument("--golden-precision", choices=("fp64", "fp32"), default="fp64",
+                    help="openacl golden: the model widened to float64 (default; needs the onnx package) or float32")
     ap.add_argument("--openacl-run", help="openacl-run to use (default: beside this tool, then PATH)")
     ap.add_argument("--ort-lib", help="libonnxruntime.so for the golden side (default: OPENACL_ORT_LIB, the npm "
                                       "package of the source tree, the system's)")
@@ -416,13 +468,26 @@ def main():
             die("--golden-runtime ort: ONNX Runtime (its library and the onnx package) is not available")
         env = {"OPENACL_FORCE_REF": "1", "OPENACL_NO_FUSE": "1", "OPENACL_NO_LAYOUT": "1",
                "OPENACL_PRECISION": "fp32"}
-        g, g_entries = dump_run(runner, a.golden, inputs, os.path.join(a.output, "golden"), env)
+        g = None
+        if a.golden_precision == "fp64":
+            wide = to_float64(a.golden, inputs, os.path.join(a.output, "golden64_model"))
+            if wide is None:
+                print("openacl-compare: the onnx package is missing: float32 golden", file=sys.stderr)
+            else:
+                try:
+                    g, g_entries = dump_run(runner, wide[0], wide[1], os.path.join(a.output, "golden"), env,
+                                            fail=False)
+                    source = "openacl reference kernels (float64, unfused)"
+                except RuntimeError as e:
+                    print("openacl-compare: the float64 golden failed (%s): float32 golden" % e, file=sys.stderr)
+        if g is None:
+            g, g_entries = dump_run(runner, a.golden, inputs, os.path.join(a.output, "golden"), env)
+            source = "openacl reference kernels (float32, unfused)"
         order = []
         for e in g_entries:
             if e["io"] == "output" and e["tensor"] not in order:
                 order.append(e["tensor"])
         gold = [(t, g[t]) for t in order]
-        source = "openacl reference kernels (float32, unfused)"
 
     fused_into = {}
     for e in comp_entries:
