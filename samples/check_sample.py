@@ -4,7 +4,7 @@ samples/models/make_models.py, or on scripts/models.sh's models, and checks
 every output file it writes against numpy / ONNX Runtime references.
 
 Run: check_sample.py KIND SAMPLE_MODELS REAL_MODELS SCRATCH -- COMMAND...
-KIND: sync, async, batch, pool, devices, sync_real, batch_real, dvpp,
+KIND: sync, async, batch, pool, devices, dump, sync_real, batch_real, dvpp,
 dvpp_real. Exit status 77 (skip) when a real model is not built.
 
 dvpp / dvpp_real (samples/dvpp_classify and its Python twin) are checked
@@ -247,6 +247,20 @@ elif kind == "devices":
     assert outs == ["dev0_output_0.bin", "dev1_output_0.bin"], outs  # the default two devices
     for f in outs:
         close(out(f), ref(5, "prob"), f)
+elif kind == "dump":
+    import csv
+    import glob
+    run(os.path.join(models, "classifier.onnx"), out_dir, img(0))
+    close(out("output_0.bin"), ref(0, "prob"), "output 0")
+    idx = glob.glob(os.path.join(out_dir, "dump", "*", "0", "classifier", "*", "0", "dump_index.json"))
+    assert len(idx) == 1, idx
+    files = json.load(open(idx[0]))["files"]
+    last = [e for e in files if e["io"] == "output"][-1]
+    got = np.load(os.path.join(os.path.dirname(idx[0]), last["file"])).ravel()
+    close(got, ref(0, "prob"), "dumped output of the last node")
+    rows = list(csv.DictReader(open(os.path.join(out_dir, "prof", "op_summary.csv"))))
+    assert {r["OP Type"] for r in rows} == {e["op_type"] for e in files}, rows
+    assert os.path.getsize(os.path.join(out_dir, "prof", "op_trace.json")) > 0
 elif kind == "sync_real":
     model, x, want, tol = real_model("mobilenet_v2")
     x.tofile(os.path.join(scratch, "mobilenet_v2_input.bin"))

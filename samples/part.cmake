@@ -8,7 +8,7 @@ set(OA_SAMPLE_MODELS ${CMAKE_BINARY_DIR}/samples/models)
 set(OA_SAMPLE_SCRATCH ${CMAKE_BINARY_DIR}/samples/scratch)
 set(OA_SAMPLE_CHECK /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/check_sample.py)
 
-foreach(s sync_infer async_callback multi_batch mem_pool multi_device)
+foreach(s sync_infer async_callback multi_batch mem_pool multi_device dump_profile)
   add_executable(sample_${s} ${CMAKE_CURRENT_LIST_DIR}/${s}/${s}.c)
   target_include_directories(sample_${s} PRIVATE ${CMAKE_CURRENT_LIST_DIR}/common)
   target_link_libraries(sample_${s} PRIVATE ascendcl Threads::Threads)
@@ -23,7 +23,7 @@ if(OPENACL_BUILD_TESTS)
 
   # name | check kind | C sample
   foreach(t "sync_infer|sync" "async_callback|async" "multi_batch|batch" "mem_pool|pool"
-            "multi_device|devices" "sync_infer_real|sync_real|sync_infer" "multi_batch_real|batch_real|multi_batch")
+            "multi_device|devices" "dump_profile|dump" "sync_infer_real|sync_real|sync_infer" "multi_batch_real|batch_real|multi_batch")
     string(REPLACE "|" ";" t "${t}")
     list(GET t 0 name)
     list(GET t 1 kind)
@@ -44,7 +44,7 @@ if(OPENACL_BUILD_TESTS)
     set_tests_properties(sample_c_${name} PROPERTIES FIXTURES_REQUIRED sample_models SKIP_RETURN_CODE 77
       TIMEOUT 300 LABELS "${labels}")
     # the Python twins (no mem_pool in Python), when the acl module is built
-    if(TARGET pyacl AND NOT exe STREQUAL "mem_pool")
+    if(TARGET pyacl AND NOT exe STREQUAL "mem_pool" AND NOT exe STREQUAL "dump_profile")
       add_test(NAME sample_py_${name}
         COMMAND ${OA_SAMPLE_CHECK} ${kind} ${OA_SAMPLE_MODELS} ${CMAKE_SOURCE_DIR}/models ${OA_SAMPLE_SCRATCH}/py
                 -- /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/python/${exe}.py)

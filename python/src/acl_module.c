@@ -183,7 +183,7 @@ PA_SUB(media_def, "media", "DVPP media (libacl_dvpp): JPEG/PNG decode, JPEG enco
 PA_SUB(op_def, "op", "Single-operator execution: not provided by openacl.", pa_empty_methods);
 PA_SUB(blas_def, "blas", "Matrix products (libacl_cblas): gemm_ex, hgemm, s8gemm, gemv_ex, hgemv, s8gemv.",
        pa_blas_methods);
-PA_SUB(prof_def, "prof", "Profiling: stubs returning ACL_ERROR_FEATURE_UNSUPPORTED.", pa_prof_methods);
+PA_SUB(prof_def, "prof", "Profiling sessions (acl_prof.h): op_trace.json and op_summary.csv.", pa_prof_methods);
 PA_SUB(himpi_def, "himpi", "HiMPI media: not provided by openacl.", pa_empty_methods);
 PA_SUB(fv_def, "fv", "Feature vector search: not provided by openacl.", pa_empty_methods);
 

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "acl/acl.h"
+#include "acl/acl_prof.h"
 
 /* Parses `args` with `fmt`; on failure replaces whatever PyArg_ParseTuple
  * raised by pyACL's TypeError and returns NULL from the calling function. */

@@ -19,6 +19,7 @@ typedef struct node_cache {
 
 struct eng_dyn {
     g_graph *g;
+    struct eng_dump *dump;    /* the model's operator dump while a run dumps (eng_dump.h), else NULL */
     node_cache *nc;
     const void **cptr;        /* per tensor: constant data override */
     int *uses;                /* per tensor: consumer count template */
@@ -169,6 +170,16 @@ static void val_drop(eng_dyn *d, k_tensor *vals, unsigned char *owned, int t)
 
 static int dyn_run(eng_dyn *d, k_tensor *vals, unsigned char *owned, int threads);
 
+int eng_dyn_run_dump(eng_dyn *d, struct eng_dump *dump, k_tensor *vals, unsigned char *owned, int threads)
+{
+    if (dump && !eng_dump_begin(dump)) dump = NULL;
+    d->dump = dump;
+    int rc = eng_dyn_run(d, vals, owned, threads);
+    d->dump = NULL;
+    if (dump) eng_dump_end(dump);
+    return rc;
+}
+
 int eng_dyn_run(eng_dyn *d, k_tensor *vals, unsigned char *owned, int threads)
 {
     eng_prof_init();
@@ -274,10 +285,12 @@ static int dyn_run(eng_dyn *d, k_tensor *vals, unsigned char *owned, int threads
             d->scratch_cap = sb;
         }
         k_ctx ctx = { .threads = nt, .scratch = sb ? d->scratch : NULL, .scratch_bytes = sb };
+        if (__builtin_expect(d->dump != NULL, 0)) eng_dump_node(d->dump, g, i, n, in, 0);
         double t0 = eng_prof_on ? eng_prof_now() : 0;
         if ((rc = n->op->run(n, n->state, in, out, &ctx)))
             return acl_fail(rc, "node '%s' (%s, opset %d) failed", n->name, n->op_type, n->opset);
         if (eng_prof_on) eng_prof_node(g, n, &out[0], t0, eng_prof_now());
+        if (__builtin_expect(d->dump != NULL, 0)) eng_dump_node(d->dump, g, i, n, out, 1);
         /* release what nobody reads any more */
         for (int j = 0; j < n->n_in; j++) {
             int ti = n->in[j];

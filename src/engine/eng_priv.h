@@ -85,7 +85,21 @@ struct eng_model {
     /* dynamic ONNX models: static programs per input-shape signature (eng_shapes.c) */
     struct eng_shapes *shapes;
     int bind_spent;           /* a bind released plain weights: no second attempt */
+
+    /* operator data dump (eng_dump.h); gear programs share their model's */
+    struct eng_dump *dump;
+    int dump_owner;
 };
+
+/* The run loop's side of the dump (eng_dump.c): begin returns 1 when this
+ * run dumps (step directory and index open), node writes one node's inputs
+ * (outputs 0, before it runs) or outputs (after), end closes the index.
+ * None fails the run: a write error stops the model's dump and is left as
+ * the thread's recent error message. */
+typedef struct eng_dump eng_dump;
+int eng_dump_begin(eng_dump *d);
+void eng_dump_node(eng_dump *d, const g_graph *g, int task, const g_node *n, const k_tensor *v, int outputs);
+void eng_dump_end(eng_dump *d);
 
 /* Static programs per input shape for dynamic models (eng_shapes.c). keep:
  * after a load, remembers the source of a dynamic model (no-op for static

@@ -25,7 +25,8 @@ typedef struct prof_ev {
 
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static char *g_path;
+static char *g_path, *g_csv;         /* trace and op summary files */
+static int g_owner = -1;             /* ENG_PROF_BY_* of the session recording, -1 none */
 static prof_ev *g_ev;
 static size_t g_nev, g_capev, g_dropped;
 static char **g_str;                 /* interned strings, open addressing */
@@ -49,7 +50,12 @@ static void prof_setup(void)
     const char *e = getenv("OPENACL_PROFILE");
     if (!e || !*e) return;
     g_path = strdup(e);
-    if (!g_path) return;
+    size_t n = strlen(e);
+    if (n > 5 && !strcmp(e + n - 5, ".json")) n -= 5;
+    g_csv = malloc(n + 20);
+    if (!g_path || !g_csv) { free(g_path); free(g_csv); g_path = g_csv = NULL; return; }
+    snprintf(g_csv, n + 20, "%.*s_op_summary.csv", (int)n, e);
+    g_owner = ENG_PROF_BY_ENV;
     g_t0 = eng_prof_now();
     atexit(prof_atexit);
     eng_prof_on = 1;
@@ -185,6 +191,129 @@ static void put_json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* One row of the op summary: the events of one node (name, type, impl). */
+typedef struct prof_row {
+    const char *name, *cat, *impl;
+    long calls;
+    double total, max, min;
+    int model;
+} prof_row;
+
+static int ev_cmp(const void *a, const void *b)
+{
+    const prof_ev *x = *(prof_ev *const *)a, *y = *(prof_ev *const *)b;
+    if (x->model != y->model) return x->model < y->model ? -1 : 1;
+    if (x->name != y->name) return x->name < y->name ? -1 : 1;
+    if (x->cat != y->cat) return x->cat < y->cat ? -1 : 1;
+    return x->impl < y->impl ? -1 : x->impl > y->impl;
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+    const prof_row *x = a, *y = b;
+    return x->total > y->total ? -1 : x->total < y->total;
+}
+
+static void put_csv_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) { if (*s == '"') fputc('"', f); fputc(*s, f); }
+    fputc('"', f);
+}
+
+/* The op summary of the recorded node events (lock held); 0 or -1. */
+static int write_summary(const char *path)
+{
+    prof_ev **v = malloc((g_nev ? g_nev : 1) * sizeof *v);
+    prof_row *rows = malloc((g_nev ? g_nev : 1) * sizeof *rows);
+    FILE *f = (v && rows) ? fopen(path, "w") : NULL;
+    if (!f) { free(v); free(rows); return -1; }
+    size_t n = 0, nr = 0;
+    double all = 0;
+    for (size_t i = 0; i < g_nev; i++)
+        if (strcmp(g_ev[i].cat, "run")) { v[n++] = &g_ev[i]; all += g_ev[i].dur; }
+    qsort(v, n, sizeof *v, ev_cmp);
+    for (size_t i = 0; i < n; i++) {
+        const prof_ev *e = v[i];
+        if (!i || ev_cmp(&v[i - 1], &v[i]))
+            rows[nr++] = (prof_row){ e->name, e->cat, e->impl, 0, 0, e->dur, e->dur, e->model };
+        prof_row *r = &rows[nr - 1];
+        r->calls++;
+        r->total += e->dur;
+        if (e->dur > r->max) r->max = e->dur;
+        if (e->dur < r->min) r->min = e->dur;
+    }
+    qsort(rows, nr, sizeof *rows, row_cmp);
+    fputs("Model,Op Name,OP Type,Implementation,Calls,Total Time(us),Avg Time(us),Max Time(us),"
+          "Min Time(us),Ratio(%)\n", f);
+    for (size_t i = 0; i < nr; i++) {
+        const prof_row *r = &rows[i];
+        fprintf(f, "%d,", r->model);
+        put_csv_str(f, r->name);
+        fputc(',', f);
+        put_csv_str(f, r->cat);
+        fputc(',', f);
+        put_csv_str(f, r->impl);
+        fprintf(f, ",%ld,%.3f,%.3f,%.3f,%.3f,%.2f\n", r->calls, r->total, r->total / (double)r->calls,
+                r->max, r->min, all > 0 ? 100.0 * r->total / all : 0.0);
+    }
+    free(v);
+    free(rows);
+    int bad = ferror(f);
+    if (fclose(f)) bad = 1;
+    return bad ? -1 : 0;
+}
+
+int eng_prof_start(const char *dir, int owner)
+{
+    eng_prof_init();
+    if (!dir || !*dir) return acl_fail(ACL_ERROR_INVALID_PARAM, "profiler: the output folder is empty");
+    pthread_mutex_lock(&g_lock);
+    if (g_owner >= 0) {
+        pthread_mutex_unlock(&g_lock);
+        return acl_fail(ACL_ERROR_PROF_ALREADY_RUN, "profiler: a profile is already being recorded (by %s)",
+                        g_owner == ENG_PROF_BY_ENV ? "OPENACL_PROFILE" :
+                        g_owner == ENG_PROF_BY_CONFIG ? "the aclInit profiler section" : "aclprofStart");
+    }
+    size_t n = strlen(dir) + 20;
+    char *p = malloc(n), *c = malloc(n);
+    if (!p || !c) {
+        free(p); free(c);
+        pthread_mutex_unlock(&g_lock);
+        return acl_fail(ACL_ERROR_BAD_ALLOC, "profiler: out of memory");
+    }
+    /* a process that exits without aclFinalize / aclprofStop still gets its files */
+    static int at_exit;
+    if (!at_exit && g_owner < 0 && !atexit(prof_atexit)) at_exit = 1;
+    snprintf(p, n, "%s/op_trace.json", dir);
+    snprintf(c, n, "%s/op_summary.csv", dir);
+    free(g_path); free(g_csv);
+    g_path = p; g_csv = c;
+    g_nev = g_dropped = 0;
+    g_nmodels = 0;
+    g_t0 = eng_prof_now();
+    g_owner = owner;
+    eng_prof_on = 1;
+    pthread_mutex_unlock(&g_lock);
+    return 0;
+}
+
+int eng_prof_stop(int owner)
+{
+    eng_prof_init();
+    pthread_mutex_lock(&g_lock);
+    int mine = g_owner == owner && owner != ENG_PROF_BY_ENV;
+    pthread_mutex_unlock(&g_lock);
+    if (!mine) return 0;
+    int rc = eng_prof_flush();
+    pthread_mutex_lock(&g_lock);
+    eng_prof_on = 0;
+    g_owner = -1;
+    g_nev = g_dropped = 0;
+    pthread_mutex_unlock(&g_lock);
+    return rc;
+}
+
 int eng_prof_flush(void)
 {
     if (!eng_prof_on || !g_path) return 0;
@@ -192,7 +321,7 @@ int eng_prof_flush(void)
     FILE *f = fopen(g_path, "w");
     if (!f) {
         pthread_mutex_unlock(&g_lock);
-        return acl_fail(ACL_ERROR_INVALID_FILE, "OPENACL_PROFILE: cannot write %s", g_path);
+        return acl_fail(ACL_ERROR_INVALID_FILE, "profiler: cannot write %s", g_path);
     }
     fprintf(f, "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"producer\":\"openacl\",\"events\":%zu,"
                "\"dropped\":%zu},\n\"traceEvents\":[\n", g_nev, g_dropped);
@@ -215,6 +344,8 @@ int eng_prof_flush(void)
     fputs("\n]}\n", f);
     int bad = ferror(f);
     if (fclose(f)) bad = 1;
+    int bad_csv = g_csv && write_summary(g_csv);
     pthread_mutex_unlock(&g_lock);
-    return bad ? acl_fail(ACL_ERROR_INVALID_FILE, "OPENACL_PROFILE: writing %s failed", g_path) : 0;
+    if (bad) return acl_fail(ACL_ERROR_INVALID_FILE, "profiler: writing %s failed", g_path);
+    return bad_csv ? acl_fail(ACL_ERROR_INVALID_FILE, "profiler: writing %s failed", g_csv) : 0;
 }

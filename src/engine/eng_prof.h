@@ -28,8 +28,20 @@ void eng_prof_node(const g_graph *g, const g_node *n, const k_tensor *out0, doub
 /* A whole model run (static or dynamic) from t0 to t1. */
 void eng_prof_run(const g_graph *g, int dynamic, double t0, double t1);
 
-/* Writes the trace now (also done at exit); returns 0 on success. */
+/* Writes the trace now (also done at exit) and, beside it, the op summary
+ * (eng_prof_start); returns 0 on success. */
 int eng_prof_flush(void);
+
+/* Profile sessions besides OPENACL_PROFILE: the `profiler` section of the
+ * aclInit JSON and the aclprof API. start records from now on into
+ * dir/op_trace.json (the Chrome trace) and dir/op_summary.csv (per node:
+ * calls, total / mean / max / min time and share of all node time, like
+ * msprof's op summary), written by stop. One session at a time:
+ * ACL_ERROR_PROF_ALREADY_RUN when another is recording (OPENACL_PROFILE's
+ * included). stop by an owner that has no session is a no-op returning 0. */
+enum { ENG_PROF_BY_ENV = 0, ENG_PROF_BY_CONFIG = 1, ENG_PROF_BY_API = 2 };
+int eng_prof_start(const char *dir, int owner);
+int eng_prof_stop(int owner);
 
 #ifdef __cplusplus
 }

@@ -108,6 +108,8 @@ static int run_static(eng_model *m, char *work, const k_tensor *in, k_tensor *ou
         }
     }
     int threads = set_threads(m), cur = threads;
+    eng_dump *dump = m->dump;
+    if (__builtin_expect(dump != NULL, 0) && !eng_dump_begin(dump)) dump = NULL;
     for (int s = 0; s < m->n_steps; s++) {
         step *st = &m->steps[s];
         const g_node *n = st->n;
@@ -116,14 +118,18 @@ static int run_static(eng_model *m, char *work, const k_tensor *in, k_tensor *ou
         if (nt != cur) { omp_set_num_threads(nt); cur = nt; }
         k_ctx ctx = { .threads = nt, .scratch = st->scratch_bytes ? work + st->scratch_off : NULL,
                       .scratch_bytes = st->scratch_bytes };
+        if (__builtin_expect(dump != NULL, 0)) eng_dump_node(dump, m->g, s, n, st->in, 0);
         double t0 = eng_prof_on ? eng_prof_now() : 0;
         if ((rc = n->op->run(n, n->state, st->in, st->out, &ctx))) {
             if (cur != threads) omp_set_num_threads(threads);
+            if (dump) eng_dump_end(dump);
             return acl_fail(rc, "model execute: node '%s' (%s, opset %d) failed", n->name,
                             n->op_type, n->opset);
         }
         if (eng_prof_on) eng_prof_node(m->g, n, &st->out[0], t0, eng_prof_now());
+        if (__builtin_expect(dump != NULL, 0)) eng_dump_node(dump, m->g, s, n, st->out, 1);
     }
+    if (dump) eng_dump_end(dump);
     if (cur != threads) omp_set_num_threads(threads);
     for (int c = 0; c < m->n_copies; c++) {
         const out_copy *cp = &m->copies[c];
@@ -154,7 +160,7 @@ static int run_dynamic(eng_model *m, const k_tensor *in, k_tensor *out, eng_allo
         *v = in[i];
         v->layout = G_LAYOUT_PLAIN;
     }
-    rc = eng_dyn_run(m->dyn, m->vals, m->owned, set_threads(m));
+    rc = eng_dyn_run_dump(m->dyn, m->dump, m->vals, m->owned, set_threads(m));
     for (int o = 0; o < m->n_out && !rc; o++) {
         int t = m->out_t[o];
         k_tensor *v = &m->vals[t];

@@ -159,6 +159,7 @@ int eng_shapes_run(eng_model *m, const k_tensor *in, k_tensor *out, eng_alloc_fn
     e->last_use = ++s->clock;
     if (!e->prog) { s->st.dynamic_runs++; return 0; }
     *handled = 1;
+    e->prog->dump = m->dump;   /* the model's dump (not owned) covers its programs */
     return eng_run(e->prog, NULL, in, m->n_in, out, m->n_out, alloc, actx);
 }
 

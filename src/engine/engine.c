@@ -9,6 +9,7 @@
  * run (arena base + offset, weight base + offset, caller input/output
  * pointer); the run itself is eng_run.c. */
 #include "engine/eng_priv.h"
+#include "engine/eng_dump.h"
 #include "graph/aipp.h"
 #include "graph/errs.h"
 #include "graph/passes.h"
@@ -469,6 +470,7 @@ static void drop_borrowed(eng_model *m)
 void eng_free(eng_model *m)
 {
     if (!m) return;
+    eng_dump_detach(m);
     eng_shapes_free(m);
     if (m->vals && m->owned && m->g) eng_vals_release(m->g->n_t, m->vals, m->owned);
     eng_dyn_free(m->dyn);

@@ -25,6 +25,10 @@ void eng_dyn_set_const(eng_dyn *d, int t, const void *p);
  * are in vals[g->outputs[i]] (possibly aliasing an input or a constant).
  * Intermediates live in a pool owned by d, kept between runs. */
 int eng_dyn_run(eng_dyn *d, k_tensor *vals, unsigned char *owned, int threads);
+/* eng_dyn_run of a model's top-level graph with its operator dump (NULL:
+ * none; engine/eng_dump.h): one step folder per run. */
+struct eng_dump;
+int eng_dyn_run_dump(eng_dyn *d, struct eng_dump *dump, k_tensor *vals, unsigned char *owned, int threads);
 
 /* Frees every owned buffer in vals and clears owned. */
 void eng_vals_release(int n, k_tensor *vals, unsigned char *owned);

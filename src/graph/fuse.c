@@ -764,9 +764,10 @@ int graph_pass_fuse(g_graph *g)
     const char *off = getenv("OPENACL_NO_FUSE");   /* debugging and tests: pass disabled */
     if (off && *off && strcmp(off, "0")) return 0;
     fz f = { .g = g };
+    g_cover_snap snap = { 0 };
     f.dead = calloc((size_t)g->n_nodes, 1);
     if (!f.dead) return fz_oom();
-    int rc = 0;
+    int rc = graph_cover_snap(g, &snap);
     for (int i = 0; i < g->n_nodes && !rc; i++) {
         if (f.dead[i]) continue;
         g_node *n = &g->nodes[i];
@@ -800,8 +801,9 @@ int graph_pass_fuse(g_graph *g)
     if (!rc) rc = each_node(&f, fz_fuse_shuffle, 1, "OPENACL_NO_SHUFFLE_FUSE");
     if (!rc && f.nfused) {
         acl_log(1, "fusion pass: %d nodes absorbed into convolutions, matrix products and shuffles", f.nfused);
-        rc = graph_remove_nodes(g, f.dead);
+        rc = graph_remove_nodes_snap(g, f.dead, &snap);
     }
+    graph_cover_snap_free(&snap);
     free(f.dead);
     return rc;
 }

@@ -50,6 +50,17 @@ void graph_node_io(const g_graph *g, const g_node *n, k_tensor *in, k_tensor *ou
 
 int graph_remove_nodes(g_graph *g, const unsigned char *dead)
 {
+    return graph_remove_nodes_snap(g, dead, NULL);
+}
+
+int graph_remove_nodes_snap(g_graph *g, const unsigned char *dead, const g_cover_snap *snap)
+{
+    /* first credit what goes to the nodes that stay (dump index, cover.c) */
+    g_cover_snap now = { 0 };
+    int rc = snap ? 0 : graph_cover_snap(g, &now);
+    if (!rc) rc = graph_record_cover(g, dead, snap ? snap : &now);
+    graph_cover_snap_free(&now);
+    if (rc) return rc;
     int w = 0;
     for (int i = 0; i < g->n_nodes; i++) {
         g_node *n = &g->nodes[i];

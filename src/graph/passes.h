@@ -36,8 +36,26 @@ int graph_describe(g_graph *g);
  * and infers it with the dtypes/shapes its inputs and captures have now. */
 int graph_prepare_sub(g_graph *sub);
 
-/* Removes nodes with dead[i] != 0 (their kernel state is released) and relinks. */
+/* The fusion pass's record of the ONNX nodes a fused node stands for: a
+ * string list (the node's own name first, then each absorbed node's), set
+ * only on nodes that absorbed others. graph_record_cover writes it for the
+ * nodes marked dead before they are removed. */
+#define G_COVER_ATTR "_oa_onnx_nodes"
+/* Each node's inputs as they were before the fusion pass rewired them. */
+typedef struct g_cover_snap {
+    int *off, *in;            /* CSR: node i read in[off[i] .. off[i+1]) */
+    int n_nodes;
+} g_cover_snap;
+int graph_cover_snap(const g_graph *g, g_cover_snap *s);
+void graph_cover_snap_free(g_cover_snap *s);   /* a zeroed or freed snapshot is a no-op */
+int graph_record_cover(g_graph *g, const unsigned char *dead, const g_cover_snap *snap);
+
+/* Removes nodes with dead[i] != 0 (their kernel state is released) and relinks.
+ * Each removed node is first credited to the node that took over its work
+ * (G_COVER_ATTR); _snap gives the inputs as they were before the caller
+ * rewired them (NULL: as they are now). */
 int graph_remove_nodes(g_graph *g, const unsigned char *dead);
+int graph_remove_nodes_snap(g_graph *g, const unsigned char *dead, const g_cover_snap *snap);
 
 /* Argument arrays handed to kernels carry this many extra slots past n_in /
  * n_out, all reading as omitted (G_UNDEF, no data): a kernel that indexes

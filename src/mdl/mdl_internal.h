@@ -141,6 +141,10 @@ typedef struct mdl_load_req {
 
 int mdl_load(const mdl_load_req *req, uint32_t *model_id);
 
+/* Attaches the operator dump in force (rt_dump_current) to a model being
+ * loaded from `path` (NULL: from memory) when its dump_list selects it. */
+int mdl_dump_attach(mdl_model *m, const char *path);
+
 /* Reads a model file (mmap) for load / desc / size queries. *base_dir is a
  * malloc'd copy of the file's folder. Release with mdl_file_close. */
 typedef struct mdl_file {

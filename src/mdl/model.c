@@ -281,6 +281,8 @@ int mdl_load(const mdl_load_req *r, uint32_t *model_id)
     m->id = reg_reserve_id();
     if ((rc = mdl_info_build(api, m->eng, m->id, &m->info)))
         goto fail;
+    if ((rc = mdl_dump_attach(m, r->path)))
+        goto fail;
     if ((rc = reg_insert(m)))
         goto fail;
     rt_on_finalize(mdl_finalize_all);

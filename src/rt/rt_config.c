@@ -1,7 +1,8 @@
 /* aclInit configuration: defaults, the JSON file (parsed with cJSON) and
- * environment overrides. Keys are documented in docs/config.md. Keys CANN
- * defines for its own features (dump, profiler, err_msg_mode, ...) are
- * accepted and ignored; openacl's keys live in the "openacl" object. */
+ * environment overrides. Keys are documented in docs/config.md. openacl's
+ * keys live in the "openacl" object; the `dump` section is rt_dump.c's, the
+ * `profiler` section is read here; other keys CANN defines for its own
+ * features (err_msg_mode, ...) are accepted and ignored. */
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <limits.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "rt/rt_priv.h"
+#include "engine/eng_dump.h"
 
 #define CFG_MAX_FILE (16u << 20)
 #define CFG_MAX_DEPTH 10
@@ -76,6 +78,56 @@ static int level_from_name(const char *s)
     return -1;
 }
 
+/* CANN's profiler keys: all accepted; switch and output are the ones that
+ * mean something here (the others select device counters). */
+static const char *const g_prof_keys[] = {
+    "switch", "output", "storage_limit", "training_trace", "task_trace", "task_time", "aicpu",
+    "aic_metrics", "l2", "hccl", "msproftx", "runtime_api", "ge_api", "sys_hardware_mem_freq",
+    "llc_profiling", "sys_io_sampling_freq", "sys_interconnection_freq", "dvpp_freq", "host_sys",
+    "host_sys_usage", "host_sys_usage_freq", "instr_profiling_freq", "fp_point", "bp_point", NULL};
+
+static int cfg_profiler(const char *path, const cJSON *sec, rt_config *cfg)
+{
+    if (!cJSON_IsObject(sec))
+        return acl_fail(ACL_ERROR_INVALID_PROFILING_CONFIG, "aclInit: config file %s: \"profiler\" must be an object",
+                        path);
+    for (const cJSON *it = sec->child; it; it = it->next) {
+        int known = 0;
+        for (int i = 0; g_prof_keys[i]; i++) known |= !strcmp(it->string, g_prof_keys[i]);
+        if (!known)
+            return acl_fail(ACL_ERROR_INVALID_PROFILING_CONFIG, "aclInit: config file %s: unknown key profiler.%s",
+                            path, it->string);
+    }
+    const cJSON *sw = cJSON_GetObjectItemCaseSensitive(sec, "switch");
+    const cJSON *out = cJSON_GetObjectItemCaseSensitive(sec, "output");
+    if (sw && (!cJSON_IsString(sw) || (strcasecmp(sw->valuestring, "on") && strcasecmp(sw->valuestring, "off"))))
+        return acl_fail(ACL_ERROR_INVALID_PROFILING_CONFIG, "aclInit: config file %s: profiler.switch must be "
+                        "\"on\" or \"off\"", path);
+    if (out && (!cJSON_IsString(out) || !*out->valuestring || strlen(out->valuestring) >= sizeof cfg->prof_dir))
+        return acl_fail(ACL_ERROR_INVALID_PROFILING_CONFIG, "aclInit: config file %s: profiler.output must be a "
+                        "folder path", path);
+    cfg->prof_on = sw && !strcasecmp(sw->valuestring, "on");
+    if (!cfg->prof_on) return ACL_SUCCESS;
+    const char *dir = out ? out->valuestring : ".";
+    if (access(dir, W_OK | X_OK))
+        return acl_fail(ACL_ERROR_INVALID_PROFILING_CONFIG, "aclInit: config file %s: profiler.output \"%s\" is "
+                        "not a writable folder: %s", path, dir, strerror(errno));
+    strcpy(cfg->prof_dir, dir);
+    return ACL_SUCCESS;
+}
+
+/* The sections beside "openacl" (after it: dump_root is one of its keys). */
+static int cfg_sections(const char *path, const cJSON *root, rt_config *cfg)
+{
+    const cJSON *d = cJSON_GetObjectItemCaseSensitive(root, "dump");
+    char api[4200];
+    snprintf(api, sizeof api, "aclInit: config file %s", path);
+    int rc = d ? rt_dump_parse(api, d, cfg->dump_root, &cfg->dump) : 0;
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(root, "profiler");
+    if (!rc && p) rc = cfg_profiler(path, p, cfg);
+    return rc;
+}
+
 static int cfg_from_json(const char *path, const cJSON *root, rt_config *cfg)
 {
     if (!cJSON_IsObject(root))
@@ -85,7 +137,7 @@ static int cfg_from_json(const char *path, const cJSON *root, rt_config *cfg)
         return acl_fail(ACL_ERROR_PARSE_FILE, "aclInit: config file %s: nesting depth %d exceeds the limit of %d",
                         path, depth, CFG_MAX_DEPTH);
     const cJSON *oa = cJSON_GetObjectItemCaseSensitive(root, "openacl");
-    if (!oa) return ACL_SUCCESS;
+    if (!oa) return cfg_sections(path, root, cfg);
     if (!cJSON_IsObject(oa))
         return acl_fail(ACL_ERROR_FILE_ATTR_INVALID, "aclInit: config file %s: \"openacl\" must be an object", path);
     for (const cJSON *it = oa->child; it; it = it->next) {
@@ -135,36 +187,42 @@ static int cfg_from_json(const char *path, const cJSON *root, rt_config *cfg)
                 return acl_fail(ACL_ERROR_FILE_ATTR_INVALID,
                                 "aclInit: config file %s: openacl.spin_us must be a number in [0, 100000]", path);
             cfg->spin_us = (int)it->valuedouble;
+        } else if (strcmp(k, "dump_root") == 0) {
+            if (!cJSON_IsString(it) || !*it->valuestring || strlen(it->valuestring) >= sizeof cfg->dump_root)
+                return acl_fail(ACL_ERROR_FILE_ATTR_INVALID,
+                                "aclInit: config file %s: openacl.dump_root must be a folder path", path);
+            strcpy(cfg->dump_root, it->valuestring);
         } else {
             acl_log(ACL_WARNING, "aclInit: config file %s: unknown key openacl.%s ignored", path, k);
         }
     }
-    return ACL_SUCCESS;
+    return cfg_sections(path, root, cfg);
 }
 
-static int cfg_from_file(const char *path, rt_config *cfg)
+int rt_config_file_json(const char *api, const char *path, cJSON **root)
 {
+    *root = NULL;
     struct stat st;
     if (stat(path, &st) != 0)
-        return acl_fail(ACL_ERROR_INVALID_FILE, "aclInit: config file %s: %s", path, strerror(errno));
+        return acl_fail(ACL_ERROR_INVALID_FILE, "%s: config file %s: %s", api, path, strerror(errno));
     if (!S_ISREG(st.st_mode))
-        return acl_fail(ACL_ERROR_INVALID_FILE, "aclInit: config file %s is not a regular file", path);
+        return acl_fail(ACL_ERROR_INVALID_FILE, "%s: config file %s is not a regular file", api, path);
     if ((unsigned long long)st.st_size > CFG_MAX_FILE)
-        return acl_fail(ACL_ERROR_INVALID_FILE_SIZE, "aclInit: config file %s is %lld bytes, the limit is %u", path,
+        return acl_fail(ACL_ERROR_INVALID_FILE_SIZE, "%s: config file %s is %lld bytes, the limit is %u", api, path,
                         (long long)st.st_size, CFG_MAX_FILE);
     FILE *f = fopen(path, "rb");
-    if (!f) return acl_fail(ACL_ERROR_INVALID_FILE, "aclInit: cannot open config file %s: %s", path, strerror(errno));
+    if (!f) return acl_fail(ACL_ERROR_INVALID_FILE, "%s: cannot open config file %s: %s", api, path, strerror(errno));
     size_t n = (size_t)st.st_size;
     char *buf = malloc(n + 1);
     if (!buf) {
         fclose(f);
-        return acl_fail(ACL_ERROR_BAD_ALLOC, "aclInit: out of host memory reading %s", path);
+        return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of host memory reading %s", api, path);
     }
     size_t got = fread(buf, 1, n, f);
     fclose(f);
     if (got != n) {
         free(buf);
-        return acl_fail(ACL_ERROR_INVALID_FILE, "aclInit: short read of config file %s (%zu of %zu bytes)", path, got,
+        return acl_fail(ACL_ERROR_INVALID_FILE, "%s: short read of config file %s (%zu of %zu bytes)", api, path, got,
                         n);
     }
     buf[n] = '\0';
@@ -176,15 +234,23 @@ static int cfg_from_file(const char *path, rt_config *cfg)
         return ACL_SUCCESS;
     }
     const char *err = NULL;
-    cJSON *root = cJSON_ParseWithOpts(buf, &err, 1);
-    if (!root) {
+    *root = cJSON_ParseWithOpts(buf, &err, 1);
+    if (!*root) {
         long off = err ? (long)(err - buf) : -1;
         free(buf);
-        return acl_fail(ACL_ERROR_PARSE_FILE, "aclInit: config file %s is not valid JSON (error near byte %ld)", path,
+        return acl_fail(ACL_ERROR_PARSE_FILE, "%s: config file %s is not valid JSON (error near byte %ld)", api, path,
                         off);
     }
     free(buf);
-    int rc = cfg_from_json(path, root, cfg);
+    return ACL_SUCCESS;
+}
+
+static int cfg_from_file(const char *path, rt_config *cfg)
+{
+    cJSON *root = NULL;
+    int rc = rt_config_file_json("aclInit", path, &root);
+    if (rc || !root) return rc;
+    rc = cfg_from_json(path, root, cfg);
     cJSON_Delete(root);
     return rc;
 }
@@ -228,9 +294,18 @@ int rt_config_load(const char *path, rt_config *cfg)
     cfg->threads = ncpu > 0 ? (int)ncpu : 1;
     cfg->log_level = -1;
     cfg->spin_us = 20;
+    cfg->dump_root[0] = 0;
+    cfg->dump = NULL;
+    cfg->prof_on = 0;
+    cfg->prof_dir[0] = 0;
     int rc;
     /* CANN's samples call aclInit("") and mean "no configuration file", as
      * NULL does. */
-    if (path && *path && (rc = cfg_from_file(path, cfg)) != ACL_SUCCESS) return rc;
-    return cfg_from_env(cfg);
+    if (path && *path && (rc = cfg_from_file(path, cfg)) == ACL_SUCCESS) rc = cfg_from_env(cfg);
+    else if (!path || !*path) rc = cfg_from_env(cfg);
+    if (rc) {
+        eng_dump_cfg_unref(cfg->dump);
+        cfg->dump = NULL;
+    }
+    return rc;
 }

@@ -16,6 +16,20 @@
 extern "C" {
 #endif
 
+/* The operator data dump in force (engine/eng_dump.h): set by aclInit's
+ * `dump` section or aclmdlSetDump, cleared by aclmdlFinalizeDump and
+ * aclFinalize. current returns a new reference (release with
+ * eng_dump_cfg_unref) or NULL; install takes over the caller's reference
+ * (NULL clears) and stops the configuration it replaces. */
+struct eng_dump_cfg;
+struct eng_dump_cfg *rt_dump_current(void);
+void rt_dump_install(struct eng_dump_cfg *c);
+/* Parses the `dump` section of the JSON file `path` (aclmdlSetDump) into a
+ * new configuration in *out (NULL when the file has no dump section, or one
+ * whose dump_list is empty: no model dumps); *has_section says which.
+ * ACL_ERROR_INVALID_DUMP_CONFIG names the bad key or value. */
+int rt_dump_parse_file(const char *api, const char *path, struct eng_dump_cfg **out, int *has_section);
+
 /* 1 between a successful aclInit and aclFinalize, else 0. Lock-free. */
 int rt_initialized(void);
 

@@ -47,7 +47,19 @@ typedef struct rt_config {
     int threads;
     int log_level;        /* -1: leave as is */
     int spin_us;
+    char dump_root[4096];           /* openacl.dump_root: dump paths must lie inside ("" none) */
+    struct eng_dump_cfg *dump;      /* the `dump` section, owned (NULL none) */
+    int prof_on;                    /* the `profiler` section's switch */
+    char prof_dir[4096];            /* its output folder */
 } rt_config;
+
+/* Sections of the aclInit JSON beyond "openacl" (rt_dump.c, rt_config.c).
+ * sec is the section's cJSON object; root the dump root or NULL. */
+struct cJSON;
+int rt_dump_parse(const char *api, const struct cJSON *sec, const char *root, struct eng_dump_cfg **out);
+/* aclFinalize: a running aclprof session is stopped and written (rt_prof.c). */
+void rt_prof_finalize(void);
+int rt_config_file_json(const char *api, const char *path, struct cJSON **root);
 
 int rt_config_load(const char *path, rt_config *cfg); /* file + environment */
 

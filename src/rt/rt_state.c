@@ -10,6 +10,8 @@
 
 #include "core/log_internal.h"
 #include "rt/rt_priv.h"
+#include "engine/eng_dump.h"
+#include "engine/eng_prof.h"
 
 rt_global g_rt = {
     .lock = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP,
@@ -309,6 +311,13 @@ ACL_FUNC_VISIBILITY aclError aclInit(const char *configPath)
     }
     acl_log_reload_env();
     if (cfg.log_level >= 0 && !acl_log_env_level_set()) acl_log_set_level(cfg.log_level);
+    if (cfg.prof_on && (rc = eng_prof_start(cfg.prof_dir, ENG_PROF_BY_CONFIG))) {
+        eng_dump_cfg_unref(cfg.dump);
+        pthread_rwlock_unlock(&g_rt.lock);
+        return rc;
+    }
+    rt_dump_install(cfg.dump);   /* model loads attach it from now on */
+    cfg.dump = NULL;
     g_rt.cfg = cfg;
     g_rt.spin_ns = (uint64_t)cfg.spin_us * 1000u;
     memset(g_rt.devs, 0, sizeof(g_rt.devs));
@@ -330,6 +339,9 @@ static void rt_finalize_now(void)
     memcpy(hooks, g_rt.hooks, sizeof(hooks));
     pthread_rwlock_unlock(&g_rt.lock);
     for (int i = nh - 1; i >= 0; i--) hooks[i]();
+    rt_dump_install(NULL);
+    rt_prof_finalize();
+    eng_prof_stop(ENG_PROF_BY_CONFIG);   /* a profile the aclInit JSON started is written now */
 
     /* 2. unlink every context (and its streams) from the registry */
     pthread_rwlock_wrlock(&g_rt.lock);

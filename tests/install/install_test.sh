@@ -28,8 +28,9 @@ cmake --install "$BIN" --prefix "$P" >/dev/null
 
 # 1. the tree
 for f in runtime/include/acl/acl.h runtime/include/acl/acl_base.h runtime/include/acl/acl_rt.h \
-         runtime/include/acl/acl_mdl.h runtime/lib64/libascendcl.so runtime/lib64/stub/libascendcl.so \
-         bin/atc bin/openacl-run set_env.sh runtime/lib64/pkgconfig/ascendcl.pc \
+         runtime/include/acl/acl_mdl.h runtime/include/acl/acl_prof.h runtime/include/acl/ops/acl_dvpp.h \
+         runtime/include/acl/ops/acl_cblas.h runtime/lib64/libascendcl.so runtime/lib64/stub/libascendcl.so \
+         bin/atc bin/openacl-run bin/openacl-compare bin/openacl-server set_env.sh runtime/lib64/pkgconfig/ascendcl.pc \
          share/cmake/openacl/openaclConfig.cmake; do
   [ -e "$P/$f" ] || fail "missing $f in the installed tree"
 done

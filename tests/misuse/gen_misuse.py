@@ -63,7 +63,7 @@ DVPP_PLAIN_RE = re.compile(r'^(acldvpp|aclvdec|aclvenc)(Create|Destroy|Set|Get|C
 
 # Parameters for which NULL is documented as meaningful (no N case).
 NULL_OK = {
-    ('aclCreateDataBuffer', 'data'), ('aclUpdateDataBuffer', 'data'), ('aclInit', 'configPath'), ('aclFinalizeReference', 'refCount'),
+    ('aclCreateDataBuffer', 'data'), ('aclUpdateDataBuffer', 'data'), ('aclprofCreateConfig', 'aicoreEvents'), ('aclInit', 'configPath'), ('aclFinalizeReference', 'refCount'),
     ('aclSetTensorDescName', 'name'), ('aclmdlSetDatasetTensorDesc', 'tensorDesc'),
     ('aclDestroyTensorDesc', 'desc'), ('aclrtSetExceptionInfoCallback', 'callback'),
     ('aclmdlLoadFromFileWithMem', 'workPtr'), ('aclmdlLoadFromFileWithMem', 'weightPtr'),

@@ -14,6 +14,7 @@
 #define ENABLE_DVPP_INTERFACE
 #endif
 #include "acl/ops/acl_dvpp.h"
+#include "acl/acl_prof.h"
 
 /* Everything a case may pass: live objects, dangling and foreign ones. */
 typedef struct mx_fix {

@@ -131,8 +131,24 @@ def test_every_pyacl_name_exists():
 def test_unimplemented_rt_names_return_feature_unsupported(ctx):
     for n in set(RT_NAMES) - set(RT_IMPLEMENTED):
         assert getattr(acl.rt, n)(0, 1, 2) == C.ACL_ERROR_FEATURE_UNSUPPORTED, n
-    assert acl.prof.init("/nowhere") == C.ACL_ERROR_FEATURE_UNSUPPORTED
-    assert acl.prof.create_config([0], 0, 0, 0) == 0
+
+
+def test_prof_session(ctx, tmp_path):
+    # acl.prof drives acl_prof.h: a session writes its trace and op summary
+    assert acl.prof.init("/nowhere") == 100000  # ACL_ERROR_INVALID_PARAM: not a writable folder
+    assert acl.prof.init(str(tmp_path)) == 0
+    assert acl.prof.create_config([7], 1, 0, None, 0x2) == 0  # no device 7
+    cfg = acl.prof.create_config([0], 1, 0, None, 0x2)
+    assert cfg != 0
+    assert acl.prof.start(cfg) == 0
+    assert acl.prof.start(cfg) == 100042  # ACL_ERROR_PROF_ALREADY_RUN
+    assert acl.prof.stop(cfg) == 0
+    assert acl.prof.stop(cfg) == 100043  # ACL_ERROR_PROF_NOT_RUN
+    assert acl.prof.destroy_config(cfg) == 0
+    assert acl.prof.finalize() == 0
+    assert (tmp_path / "op_trace.json").exists()
+    assert (tmp_path / "op_summary.csv").read_text().startswith("Model,Op Name,OP Type,")
+    assert acl.prof.model_subscribe(0, 0) == C.ACL_ERROR_FEATURE_UNSUPPORTED
 
 
 def test_top_level_conventions(ctx):

@@ -116,7 +116,8 @@ static void test_config_errors(void)
 
 static void test_config_values(void)
 {
-    /* empty file, "{}", CANN keys ignored */
+    /* empty file, "{}", CANN keys ignored; a dump section with an empty
+     * dump_list dumps nothing and needs no dump_path (as in CANN) */
     OK(aclInit(write_file("empty.json", "")));
     OK(aclFinalize());
     /* an empty path is "no configuration", as CANN's samples use it */

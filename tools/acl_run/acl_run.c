@@ -1149,6 +1149,8 @@ int main(int argc, char **argv)
      * writes the trace when the process exits */
     if (o.profile_path)
         setenv("OPENACL_PROFILE", o.profile_path, 1);
+    if (run_write_debug_json(&o))
+        goto out;
     aclError arc = aclInit(o.acl_json_path);
     if (arc && arc != ACL_ERROR_REPEAT_INITIALIZE) {
         run_acl_err(arc, "aclInit(%s)", o.acl_json_path ? o.acl_json_path : "NULL");

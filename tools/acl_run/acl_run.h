@@ -52,6 +52,8 @@ typedef struct run_opts {
     const char *acl_json_path;        /* --acl_json_path: aclInit configuration */
     int debug;                        /* per-run times, as msame prints them */
     const char *profile_path;         /* --profile: Chrome trace of every operator (OPENACL_PROFILE) */
+    int dump, profiler;               /* --dump / --profiler (ais_bench): an aclInit JSON under --output */
+    char *gen_acl_json;               /* the aclInit JSON written for them (malloc'd), NULL none */
 } run_opts;
 
 /* Parses argv; on error prints a message and returns RUN_EXIT_USAGE; for
@@ -101,6 +103,9 @@ int run_write_output(const char *dir, const char *stem, int index, int fmt, aclD
                      const int64_t *dims, int ndim, const void *data, size_t size);
 /* Creates <output>/<name or time stamp>, returns it (malloc'd) or NULL. */
 char *run_make_output_dir(const char *output, const char *dirname);
+/* --dump / --profiler: writes OUTPUT/acl.json and points acl_json_path at it
+ * (debug_json.c); 0, or -1 after reporting why. */
+int run_write_debug_json(run_opts *o);
 
 /* Prints "openacl-run: error: ..." to stderr. */
 void run_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

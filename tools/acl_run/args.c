@@ -42,6 +42,11 @@ static const char usage_text[] =
     "  --json FILE           also write a machine-readable summary (FILE '-' = stdout;\n"
     "                        the human-readable report then goes to stderr)\n"
     "  --acl_json_path FILE  configuration passed to aclInit\n"
+    "  --dump true|false     dump every node's outputs as .npy (with dump_index.json) under\n"
+    "                        OUTPUT/dump (needs --output; the aclInit JSON written for it\n"
+    "                        is OUTPUT/acl.json)\n"
+    "  --profiler true|false per-operator trace and op summary under OUTPUT/profiler\n"
+    "                        (op_trace.json, op_summary.csv; needs --output)\n"
     "  --profile FILE        per-operator profile of every run as a Chrome trace\n"
     "                        (OPENACL_PROFILE; open in chrome://tracing or Perfetto)\n"
     "  --debug true|false    print the time of every run (as msame)\n"
@@ -210,7 +215,7 @@ int run_parse_shapes(const char *flag, const char *text, run_shape_spec **out, i
 
 /* Flags of msame / ais_bench that need hardware tools openacl does not
  * have: refused by name rather than as unknown. */
-static const char *const unsupported_flags[] = {"--profiler", "--dump", "--aipp_config", "--run_mode",
+static const char *const unsupported_flags[] = {"--aipp_config", "--run_mode",
                                                 "--pipeline", "--energy_consumption", NULL};
 
 int run_parse_args(int argc, char **argv, run_opts *o)
@@ -372,6 +377,12 @@ int run_parse_args(int argc, char **argv, run_opts *o)
         } else if (!strcmp(flag, "--debug")) {
             TAKE_VALUE();
             rc = parse_bool(flag, v, &o->debug);
+        } else if (!strcmp(flag, "--dump")) {
+            TAKE_VALUE();
+            rc = parse_bool(flag, v, &o->dump);
+        } else if (!strcmp(flag, "--profiler")) {
+            TAKE_VALUE();
+            rc = parse_bool(flag, v, &o->profiler);
         } else {
             return bad("flag", flag, "unknown flag");
         }
@@ -386,6 +397,13 @@ int run_parse_args(int argc, char **argv, run_opts *o)
         return bad("--dymBatch/--dymHW/--dymDims", NULL, "only one gear flag may be given (a model has one kind of gears)");
     if (o->output_dirname && !o->output)
         return bad("--output_dirname", o->output_dirname, "needs --output");
+    if ((o->dump || o->profiler) && !o->output)
+        return bad(o->dump ? "--dump" : "--profiler", "true", "needs --output (the files go under it)");
+    if ((o->dump || o->profiler) && o->acl_json_path)
+        return bad(o->dump ? "--dump" : "--profiler", "true", "writes its own aclInit configuration; give "
+                   "either it or --acl_json_path (put a dump or profiler section in that file instead)");
+    if (o->profiler && o->profile_path)
+        return bad("--profiler", "true", "and --profile both record a profile; give one");
     return 0;
 }
 
@@ -394,5 +412,6 @@ void run_free_opts(run_opts *o)
     free(o->input_list);
     free(o->dym_dims);
     free(o->dym_shape);
+    free(o->gen_acl_json);
     memset(o, 0, sizeof *o);
 }

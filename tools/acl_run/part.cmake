@@ -3,7 +3,8 @@
 add_executable(openacl-run
   ${CMAKE_CURRENT_LIST_DIR}/acl_run.c
   ${CMAKE_CURRENT_LIST_DIR}/args.c
-  ${CMAKE_CURRENT_LIST_DIR}/data.c)
+  ${CMAKE_CURRENT_LIST_DIR}/data.c
+  ${CMAKE_CURRENT_LIST_DIR}/debug_json.c)
 target_link_libraries(openacl-run PRIVATE ascendcl oa_npy Threads::Threads m)
 target_compile_options(openacl-run PRIVATE ${OA_WARN})
 target_compile_definitions(openacl-run PRIVATE OPENACL_RUN_VERSION="${PROJECT_VERSION}")
