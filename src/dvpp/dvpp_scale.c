@@ -162,15 +162,134 @@ AVX2 static void rows_avx2(const job_t *j)
     }
 }
 
-static void run_rows(const job_t *j)
+/* Horizontal pass first, for 1 or 2 channels when every 4 output elements
+ * read within 16 source bytes (shrinking up to ~4.6x for luma, ~6x for
+ * pairs): vpshufb places the two neighbours of each output element as 16-bit
+ * pairs, vpmaddwd weighs them; the rows are kept for the next output row,
+ * then blended vertically. Same sums as the other passes, rounded once. */
+typedef struct {
+    int n, chunks, safe; /* elements of a row, 4-element chunks, chunks loadable as 16 bytes */
+    int *base;           /* first source byte of each chunk */
+    uint8_t *mask;       /* 16 per chunk */
+    int16_t *wt;         /* 8 per chunk */
+    int *l, *r;          /* scalar tail: the neighbours of each element */
+} hplan_t;
+
+/* Builds the plan in mem; 0 when some chunk spans more than 16 bytes. */
+static int hplan_init(const job_t *j, int avail, hplan_t *h)
 {
-    if (__builtin_cpu_supports("avx2"))
-        rows_avx2(j);
-    else
+    for (int e = 0; e < h->n; e++) {
+        int x = e / j->cn, c = e % j->cn;
+        h->l[e] = j->xo[x] + c, h->r[e] = j->xr[x] + c;
+    }
+    h->safe = 0;
+    for (int k = 0; k < h->chunks; k++) {
+        int b = h->l[4 * k];
+        h->base[k] = b;
+        for (int i = 0; i < 4; i++) {
+            int e = 4 * k + i, in = e < h->n;
+            uint8_t *m = h->mask + 16 * k + 4 * i;
+            if (in && h->r[e] - b > 15) return 0;
+            m[0] = (uint8_t)(in ? h->l[e] - b : 0), m[1] = 0x80, m[2] = (uint8_t)(in ? h->r[e] - b : 0), m[3] = 0x80;
+            h->wt[8 * k + 2 * i] = (int16_t)(in ? COEF_ONE - j->cw[e / j->cn] : 0);
+            h->wt[8 * k + 2 * i + 1] = (int16_t)(in ? j->cw[e / j->cn] : 0);
+        }
+        if (b + 16 <= avail && h->safe == k) h->safe = k + 1;
+    }
+    return 1;
+}
+
+AVX2 static void hrow_avx2(const hplan_t *h, const uint8_t *src, const int16_t *cw1, int cn, int32_t *out)
+{
+    int k = 0;
+    for (; k + 2 <= h->safe; k += 2) {
+        __m256i v = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(src + h->base[k]))),
+                                            _mm_loadu_si128((const __m128i *)(src + h->base[k + 1])), 1);
+        __m256i m = _mm256_loadu_si256((const __m256i *)(h->mask + 16 * k));
+        __m256i w = _mm256_loadu_si256((const __m256i *)(h->wt + 8 * k));
+        _mm256_storeu_si256((__m256i *)(out + 4 * k), _mm256_madd_epi16(_mm256_shuffle_epi8(v, m), w));
+    }
+    for (int e = 4 * k; e < h->n; e++) {
+        int w1 = cw1[e / cn];
+        out[e] = src[h->l[e]] * (COEF_ONE - w1) + src[h->r[e]] * w1;
+    }
+}
+
+AVX2 static void vrow_avx2(const int32_t *a, const int32_t *b, int n, int w0, int w1, uint8_t *d)
+{
+    const __m256i rnd = _mm256_set1_epi32(1 << (2 * COEF_BITS - 1)), v0 = _mm256_set1_epi32(w0),
+                  v1 = _mm256_set1_epi32(w1);
+    int i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256i s = _mm256_add_epi32(_mm256_mullo_epi32(_mm256_loadu_si256((const __m256i *)(a + i)), v0),
+                                     _mm256_mullo_epi32(_mm256_loadu_si256((const __m256i *)(b + i)), v1));
+        s = _mm256_srai_epi32(_mm256_add_epi32(s, rnd), 2 * COEF_BITS);
+        __m128i w16 = _mm_packs_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
+        _mm_storel_epi64((__m128i *)(d + i), _mm_packus_epi16(w16, w16));
+    }
+    for (; i < n; i++) d[i] = (uint8_t)((a[i] * w0 + b[i] * w1 + (1 << (2 * COEF_BITS - 1))) >> (2 * COEF_BITS));
+}
+
+/* 1: done; 0: not applicable; -1: out of memory. */
+AVX2 static int hfirst_avx2(const job_t *j, int avail)
+{
+    hplan_t h;
+    h.n = j->dw * j->cn;
+    h.chunks = (h.n + 3) / 4;
+    size_t c = (size_t)h.chunks;
+    char *mem = malloc(c * (16 + 16 + sizeof(int)) + (size_t)h.n * 2 * sizeof(int) + 2 * c * 4 * sizeof(int32_t));
+    if (!mem) return -1;
+    int32_t *rows = (int32_t *)(void *)mem;
+    h.wt = (int16_t *)(rows + 8 * c);
+    h.mask = (uint8_t *)(h.wt + 8 * c);
+    h.base = (int *)(void *)(h.mask + 16 * c);
+    h.l = h.base + c, h.r = h.l + h.n;
+    if (!hplan_init(j, avail, &h)) {
+        free(mem);
+        return 0;
+    }
+    int32_t *buf[2] = {rows, rows + 4 * c};
+    int tag[2] = {-1, -1};
+    for (int y = 0; y < j->dh; y++) {
+        int at, w1;
+        coef(y, j->sy, j->sh, &at, &w1);
+        int want[2] = {at, at + 1 < j->sh ? at + 1 : at};
+        int32_t *use[2];
+        for (int t = 0; t < 2; t++) {
+            int slot = tag[0] == want[t] ? 0 : tag[1] == want[t] ? 1 : -1;
+            if (slot < 0) {
+                slot = t == 0 ? (tag[1] == want[1] ? 0 : 1) : (use[0] == buf[0] ? 1 : 0);
+                hrow_avx2(&h, j->src + (size_t)want[t] * j->ss + (size_t)j->first * j->cn, j->cw, j->cn, buf[slot]);
+                tag[slot] = want[t];
+            }
+            use[t] = buf[slot];
+        }
+        vrow_avx2(use[0], use[1], h.n, COEF_ONE - w1, w1, j->dst + (size_t)y * j->ds);
+    }
+    free(mem);
+    return 1;
+}
+
+static int run_rows(const job_t *j, int avail)
+{
+    if (!__builtin_cpu_supports("avx2")) {
         rows_any(j);
+        return 0;
+    }
+    if (j->cn <= 2) {
+        int r = hfirst_avx2(j, avail);
+        if (r) return r < 0 ? -1 : 0;
+    }
+    rows_avx2(j);
+    return 0;
 }
 #else
-static void run_rows(const job_t *j) { rows_any(j); }
+static int run_rows(const job_t *j, int avail)
+{
+    (void)avail;
+    rows_any(j);
+    return 0;
+}
 #endif
 
 int dv_scale_bilinear(const uint8_t *src, int ss, int sw, int sh, uint8_t *dst, int ds, int dw, int dh, int cn)
@@ -199,7 +318,8 @@ int dv_scale_bilinear(const uint8_t *src, int ss, int sw, int sh, uint8_t *dst, 
         wp[2 * x] = COEF_ONE - w1, wp[2 * x + 1] = w1;
     }
     job_t j = {src, dst, ss, sh, ds, dw, dh, cn, first, used, sy, row, xo, xr, cw, wp};
-    run_rows(&j);
+    /* bytes readable from the first column used on each source row */
+    int rc = run_rows(&j, (sw - first) * cn);
     free(mem);
-    return 0;
+    return rc;
 }
