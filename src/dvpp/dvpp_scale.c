@@ -217,12 +217,12 @@ AVX2 static void hrow_avx2(const hplan_t *h, const uint8_t *src, const int16_t *
 
 AVX2 static void vrow_avx2(const int32_t *a, const int32_t *b, int n, int w0, int w1, uint8_t *d)
 {
-    const __m256i rnd = _mm256_set1_epi32(1 << (2 * COEF_BITS - 1)), v0 = _mm256_set1_epi32(w0),
-                  v1 = _mm256_set1_epi32(w1);
+    /* a * w0 + b * w1 as (a << 11) + (b - a) * w1: one multiply */
+    const __m256i rnd = _mm256_set1_epi32(1 << (2 * COEF_BITS - 1)), v1 = _mm256_set1_epi32(w1);
     int i = 0;
     for (; i + 8 <= n; i += 8) {
-        __m256i s = _mm256_add_epi32(_mm256_mullo_epi32(_mm256_loadu_si256((const __m256i *)(a + i)), v0),
-                                     _mm256_mullo_epi32(_mm256_loadu_si256((const __m256i *)(b + i)), v1));
+        __m256i va = _mm256_loadu_si256((const __m256i *)(a + i)), vb = _mm256_loadu_si256((const __m256i *)(b + i));
+        __m256i s = _mm256_add_epi32(_mm256_slli_epi32(va, COEF_BITS), _mm256_mullo_epi32(_mm256_sub_epi32(vb, va), v1));
         s = _mm256_srai_epi32(_mm256_add_epi32(s, rnd), 2 * COEF_BITS);
         __m128i w16 = _mm_packs_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
         _mm_storel_epi64((__m128i *)(d + i), _mm_packus_epi16(w16, w16));
