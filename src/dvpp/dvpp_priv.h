@@ -199,6 +199,9 @@ typedef struct {
 
 /* Runs one job on the calling thread; returns an aclError (message left). */
 int dv_vpc_run(const char *api, const dv_vpc_job *job);
+/* Bilinear scaling (OpenCV INTER_LINEAR geometry and rounding) of an 8-bit
+ * plane of cn (1, 2 or 4) interleaved channels; -1 when out of memory. */
+int dv_scale_bilinear(const uint8_t *src, int ss, int sw, int sh, uint8_t *dst, int ds, int dw, int dh, int cn);
 
 /* Fills the output outside j->dst from the pixels inside it (or constants),
  * as OpenCV's copyMakeBorder does, plane by plane (semi-planar chroma at

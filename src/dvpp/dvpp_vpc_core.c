@@ -4,12 +4,12 @@
  * after dvpp_vpc.c has checked every argument.
  *
  * Scaling happens in the input's family, so a large picture is reduced
- * before it is converted, and always one 8-bit plane at a time with
- * libyuv's ScalePlane: its interleaved scalers (UVScale, ARGBScale) drop
- * the rounding of their filters, which darkened chroma by 1.5 levels on
- * average (measured against OpenCV), while ScalePlane rounds. Semi-planar
- * luma is scaled in place; chroma pairs and RGB pixels are split into
- * planes, scaled and merged back. YUV<->RGB uses the channel's matrix in
+ * before it is converted. Bilinear is dvpp_scale.c's (OpenCV's
+ * INTER_LINEAR), which scales interleaved chroma pairs and ARGB pixels as
+ * they are; nearest is libyuv's ScalePlane point sampling, one 8-bit plane
+ * at a time (chroma pairs and RGB pixels split into planes and merged back;
+ * libyuv's interleaved scalers drop their filters' rounding). Semi-planar
+ * luma is scaled in place. YUV<->RGB uses the channel's matrix in
  * 16.16 fixed point (libyuv's own YUV->RGB keeps 6-bit coefficients and
  * clips the blue one of narrow-range BT.709/BT.2020: up to 11 levels off on
  * saturated blues). */
@@ -21,9 +21,10 @@
 
 #include "dvpp/dvpp_priv.h"
 
-/* Interpolation of acldvppResizeConfig -> libyuv filter. DVPP's modes 1/3
- * (bilinear, OpenCV- and TensorFlow-like) and the default 0 are libyuv's
- * bilinear filter; 2/4 (nearest) its point sampling. */
+/* Interpolation of acldvppResizeConfig -> filter. DVPP's modes 1/3
+ * (bilinear, OpenCV- and TensorFlow-like) and the default 0 are bilinear
+ * (dv_scale_bilinear); 2/4 (nearest) libyuv's point sampling, the pixel
+ * under each destination centre (OpenCV's INTER_NEAREST_EXACT). */
 static enum FilterMode vpc_filter(int interp) { return (interp == 2 || interp == 4) ? kFilterNone : kFilterBilinear; }
 
 /* RGB -> YUV in 16.16 fixed point: rows Y, U, V of (R, G, B) weights and an
@@ -181,18 +182,29 @@ static int load_yuv(const dv_pic *in, dv_rect r, planes_t *pl, scratch_t *sc)
     return 0;
 }
 
-/* Scales src into dst (dst buffers and sizes set); gray sources give 128 chroma. */
-static void scale_planes(const planes_t *src, planes_t *dst, enum FilterMode fm)
+/* One 8-bit plane: bilinear with dv_scale_bilinear, nearest with libyuv. */
+static int scale1(const uint8_t *s, int ss, int sw, int sh, uint8_t *d, int ds, int dw, int dh, enum FilterMode fm)
 {
-    ScalePlane(src->p[0], src->s[0], src->w, src->h, dst->p[0], dst->s[0], dst->w, dst->h, fm);
-    if (!dst->p[1]) return;
+    if (fm == kFilterBilinear) return dv_scale_bilinear(s, ss, sw, sh, d, ds, dw, dh, 1);
+    ScalePlane(s, ss, sw, sh, d, ds, dw, dh, fm);
+    return 0;
+}
+
+/* Scales src into dst (dst buffers and sizes set); gray sources give 128
+ * chroma; -1 when out of memory. */
+static int scale_planes(const planes_t *src, planes_t *dst, enum FilterMode fm)
+{
+    if (scale1(src->p[0], src->s[0], src->w, src->h, dst->p[0], dst->s[0], dst->w, dst->h, fm)) return -1;
+    if (!dst->p[1]) return 0;
     for (int c = 1; c < 3; c++) {
         if (!src->p[1]) {
             for (int j = 0; j < ch_of(dst); j++) memset(dst->p[c] + (size_t)j * dst->s[c], 128, (size_t)cw_of(dst));
-        } else {
-            ScalePlane(src->p[c], src->s[c], cw_of(src), ch_of(src), dst->p[c], dst->s[c], cw_of(dst), ch_of(dst), fm);
+        } else if (scale1(src->p[c], src->s[c], cw_of(src), ch_of(src), dst->p[c], dst->s[c], cw_of(dst), ch_of(dst),
+                          fm)) {
+            return -1;
         }
     }
+    return 0;
 }
 
 /* Planes (already at the region's size and the output's subsampling, luma
@@ -280,9 +292,11 @@ static void argb_to_444(const uint8_t *argb, int stride, int w, int h, uint32_t 
     }
 }
 
-/* ARGB (sw x sh, packed) -> ARGB (dw x dh, packed), channel by channel. */
+/* ARGB (sw x sh, packed) -> ARGB (dw x dh, packed): bilinear as 4-channel
+ * pixels, nearest channel by channel with libyuv. */
 static int argb_scale(const uint8_t *a, int sw, int sh, uint8_t *b, int dw, int dh, enum FilterMode fm, scratch_t *sc)
 {
+    if (fm == kFilterBilinear) return dv_scale_bilinear(a, sw * 4, sw, sh, b, dw * 4, dw, dh, 4);
     size_t sn = (size_t)sw * sh, dn = (size_t)dw * dh;
     uint8_t *p = scratch(sc, 4 * (sn + dn));
     if (!p) return -1;
@@ -314,21 +328,35 @@ int dv_vpc_run(const char *api, const dv_vpc_job *j)
         /* both semi-planar: scale the luma and the interleaved chroma plane in place */
         const uint8_t *ys = in->data + (size_t)j->crop.y * in->ws + j->crop.x;
         uint8_t *yd = out->data + (size_t)j->dst.y * out->ws + j->dst.x;
-        ScalePlane(ys, (int)in->ws, (int)j->crop.w, (int)j->crop.h, yd, (int)out->ws, dw, dh, fm);
-        uint8_t *uvd = sp_chroma(out, j->dst.x, j->dst.y);
         int ocw = dw >> fo->sx, och = dh >> fo->sy, icw = (int)j->crop.w >> fi->sx, ich = (int)j->crop.h >> fi->sy;
+        const uint8_t *uvs = sp_chroma(in, j->crop.x, j->crop.y);
+        uint8_t *uvd = sp_chroma(out, j->dst.x, j->dst.y);
+        int ics = (int)dv_cstride(fi, in->ws), ocs = (int)dv_cstride(fo, out->ws);
+        if (fm == kFilterBilinear && fi->vu == fo->vu) {
+            /* the interleaved pairs scaled as they are */
+            if (dv_scale_bilinear(ys, (int)in->ws, (int)j->crop.w, (int)j->crop.h, yd, (int)out->ws, dw, dh, 1) ||
+                dv_scale_bilinear(uvs, ics, icw, ich, uvd, ocs, ocw, och, 2))
+                goto oom;
+            goto done;
+        }
+        if (fm == kFilterBilinear) {
+            if (dv_scale_bilinear(ys, (int)in->ws, (int)j->crop.w, (int)j->crop.h, yd, (int)out->ws, dw, dh, 1))
+                goto oom;
+        } else {
+            ScalePlane(ys, (int)in->ws, (int)j->crop.w, (int)j->crop.h, yd, (int)out->ws, dw, dh, fm);
+        }
         size_t in_n = (size_t)icw * ich, out_n = (size_t)ocw * och;
         uint8_t *c = scratch(&sc, 2 * (in_n + out_n));
         if (!c) goto oom;
         uint8_t *iu = c, *iv = c + in_n, *ou = c + 2 * in_n, *ov = c + 2 * in_n + out_n;
-        SplitUVPlane(sp_chroma(in, j->crop.x, j->crop.y), (int)dv_cstride(fi, in->ws), iu, icw, iv, icw, icw, ich);
-        ScalePlane(iu, icw, icw, ich, ou, ocw, ocw, och, fm);
-        ScalePlane(iv, icw, icw, ich, ov, ocw, ocw, och, fm);
+        SplitUVPlane(uvs, ics, iu, icw, iv, icw, icw, ich);
+        if (scale1(iu, icw, icw, ich, ou, ocw, ocw, och, fm) || scale1(iv, icw, icw, ich, ov, ocw, ocw, och, fm))
+            goto oom;
         if (fi->vu != fo->vu) {
             uint8_t *t = ou;
             ou = ov, ov = t;
         }
-        MergeUVPlane(ou, ocw, ov, ocw, uvd, (int)dv_cstride(fo, out->ws), ocw, och);
+        MergeUVPlane(ou, ocw, ov, ocw, uvd, ocs, ocw, och);
     } else if (!in_rgb) {
         planes_t src, dst;
         if (load_yuv(in, j->crop, &src, &sc)) goto oom;
@@ -341,7 +369,7 @@ int dv_vpc_run(const char *api, const dv_vpc_job *j)
             if (!buf || !argb) goto oom;
             dst.p[0] = buf, dst.p[1] = buf + n, dst.p[2] = buf + 2 * n;
             dst.s[0] = dst.s[1] = dst.s[2] = dw;
-            scale_planes(&src, &dst, fm);
+            if (scale_planes(&src, &dst, fm)) goto oom;
             yuv444_to_argb(dst.p[0], dst.p[1], dst.p[2], dw, dh, j->csc, argb);
             store_rgb(argb, dw * 4, out, j->dst);
         } else {
@@ -360,7 +388,7 @@ int dv_vpc_run(const char *api, const dv_vpc_job *j)
                 if (!dst.p[1] || !dst.p[2]) goto oom;
                 dst.s[1] = dst.s[2] = cw_of(&dst);
             }
-            scale_planes(&src, &dst, fm);
+            if (scale_planes(&src, &dst, fm)) goto oom;
             store_yuv(&dst, out, j->dst);
         }
     } else {

@@ -2,7 +2,7 @@
 """Compares the VPC outputs dvpp_test_vpc wrote (DIR/manifest.txt, DIR/*.raw)
 with references computed here by OpenCV and numpy from the same input.
 
-Tolerances and why (libyuv does the work in openacl; the references are
+Tolerances and why (libyuv and dvpp_scale.c do the work in openacl; the references are
 independent implementations of the same arithmetic):
   nearest (interpolation 2, 4) vs numpy: the source pixel under the
       destination pixel's centre, floor((i + 0.5) * src / dst) (OpenCV 4.6's
@@ -10,12 +10,11 @@ independent implementations of the same arithmetic):
       where a centre falls on a pixel edge (within 0.02 px) libyuv's 16.16
       fixed-point step may take either neighbour, so both are accepted:
       every sample must match.
-  bilinear (0, 1, 3) when shrinking (and when exactly doubling, libyuv's 2x
-      path) vs cv2.INTER_LINEAR: same half-pixel-centre 2-tap filter; libyuv
-      keeps 7-8 bits of weight, OpenCV 11: max |diff| <= 4, mean <= 0.5.
-  bilinear when otherwise enlarging vs a numpy corner-aligned bilinear
-      filter: libyuv maps the first and last pixels onto each other
-      (x_src = x_dst * (w_src - 1) / (w_dst - 1)); same bounds.
+  bilinear (0, 1, 3), shrinking or enlarging, vs cv2.INTER_LINEAR: the same
+      half-pixel-centre 2-tap filter with 11-bit weights (dvpp_scale.c);
+      openacl rounds the sum once, OpenCV's SIMD path truncates the vertical
+      products to 16 bits first, so it may be 1 level lower: max |diff| <= 1,
+      mean <= 0.2 (measured up to 0.12).
   YUV -> RGB vs the float BT.601/709/2020 matrices (full and narrow range),
       chroma brought to full resolution by the same filter: the matrix is
       16.16 fixed point, but a chroma sample one level off after the
@@ -56,25 +55,6 @@ def load(path, fmt, w, h):
     return rgb[:, :, ::-1] if fmt == BGR else rgb
 
 
-def bilinear_corners(img, dw, dh):
-    """Corner-aligned bilinear (libyuv's enlarging mapping), per direction
-    falling back to half-pixel centres where that direction shrinks."""
-    h, w = img.shape[:2]
-    def coords(n_src, n_dst):
-        if n_dst > n_src and n_dst > 1:
-            return np.arange(n_dst) * (n_src - 1) / (n_dst - 1)
-        return np.clip((np.arange(n_dst) + 0.5) * n_src / n_dst - 0.5, 0, n_src - 1)
-    ys, xs = coords(h, dh), coords(w, dw)
-    y0 = np.floor(ys).astype(int); y1 = np.minimum(y0 + 1, h - 1); wy = (ys - y0)[:, None]
-    x0 = np.floor(xs).astype(int); x1 = np.minimum(x0 + 1, w - 1); wx = (xs - x0)[None, :]
-    f = img.astype(np.float64)
-    if f.ndim == 3:
-        wy, wx = wy[..., None], wx[..., None]
-    top = f[y0][:, x0] * (1 - wx) + f[y0][:, x1] * wx
-    bot = f[y1][:, x0] * (1 - wx) + f[y1][:, x1] * wx
-    return np.clip(np.rint(top * (1 - wy) + bot * wy), 0, 255)
-
-
 def nearest_centres(n_src, n_dst, eps):
     return np.minimum(np.floor((np.arange(n_dst) + 0.5) * n_src / n_dst + eps).astype(int), n_src - 1)
 
@@ -82,16 +62,12 @@ def nearest_centres(n_src, n_dst, eps):
 def resize_ref(img, dw, dh, nearest):
     """Nearest: the pixel under each centre; where a centre lies within 0.02
     px of a pixel edge either neighbour is right (the four choices are returned).
-    Bilinear: cv2.INTER_LINEAR (half-pixel centres) when shrinking or when
-    exactly doubling both sides (libyuv's 2x path); corner-aligned when
-    otherwise enlarging."""
+    Bilinear: cv2.INTER_LINEAR (half-pixel centres)."""
     h, w = img.shape[:2]
     if nearest:
         return tuple(img[nearest_centres(h, dh, ey)][:, nearest_centres(w, dw, ex)].astype(np.float64)
                      for ey in (-0.02, 0.02) for ex in (-0.02, 0.02))
-    if (dw <= w and dh <= h) or ((dw + 1) // 2 == w and (dh + 1) // 2 == h):
-        return cv2.resize(img, (dw, dh), interpolation=cv2.INTER_LINEAR).astype(np.float64)
-    return bilinear_corners(img, dw, dh)
+    return cv2.resize(img, (dw, dh), interpolation=cv2.INTER_LINEAR).astype(np.float64)
 
 
 def near_diff(got, ref):
@@ -143,7 +119,7 @@ def main():
                    resize_ref(vs, dw // 2, dh // 2, nearest)]
             got = [p.astype(np.float64) for p in o]
             kind = 'nearest' if nearest else 'bilinear'
-            tol = (0, 0.0) if nearest else (4, 0.5)
+            tol = (0, 0.0) if nearest else (1, 0.2)
         elif sfmt in (NV12, NV21):
             y, u, v = s
             ys = y[cy:cy + ch, cx:cx + cw]
@@ -167,7 +143,7 @@ def main():
             ref = [resize_ref(s[cy:cy + ch, cx:cx + cw], dw, dh, nearest)]
             got = [o.astype(np.float64)]
             kind = 'rgb ' + ('nearest' if nearest else 'bilinear')
-            tol = (0, 0.0) if nearest else (4, 0.5)
+            tol = (0, 0.0) if nearest else (1, 0.2)
         diffs = np.concatenate([near_diff(g, r).ravel() for g, r in zip(got, ref)])
         mx, mean, frac = diffs.max(), diffs.mean(), (diffs > 0).mean()
         if tol[0] is None:

@@ -6,6 +6,7 @@
 #   dvpp_vpc    resize/crop/paste/batch/colour conversion: exact checks in C,
 #               then OpenCV/numpy references (check_vpc.py) with stated tolerances
 #   dvpp_bad    truncated, corrupt, huge, bomb, wrong-format inputs, bad strides
+#   dvpp_scale  the bilinear scaler's SIMD passes == its portable loops
 # Test material: a real photograph from Debian's matplotlib data (installed by
 # scripts/setup.sh with python3-matplotlib).
 find_file(OA_DVPP_PHOTO grace_hopper.jpg PATHS /usr/share/matplotlib/mpl-data/sample_data NO_DEFAULT_PATH)
@@ -33,6 +34,15 @@ foreach(t api jpeg png vpc bad)
       ENVIRONMENT "ASCEND_GLOBAL_LOG_LEVEL=4")
   endif()
 endforeach()
+
+# The scaler's source compiled into its test, so both of its paths run here.
+add_executable(dvpp_test_scale ${CMAKE_CURRENT_LIST_DIR}/test_dvpp_scale.c)
+target_include_directories(dvpp_test_scale PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/include)
+target_compile_definitions(dvpp_test_scale PRIVATE FUNC_VISIBILITY)
+target_compile_options(dvpp_test_scale PRIVATE ${OA_WARN})
+target_link_libraries(dvpp_test_scale PRIVATE m)
+add_test(NAME dvpp_scale COMMAND dvpp_test_scale)
+set_tests_properties(dvpp_scale PROPERTIES LABELS "dvpp;sanitize" TIMEOUT 300)
 
 # OpenCV / numpy references over the pictures dvpp_vpc wrote
 find_program(OA_DVPP_PY3 python3 PATHS /usr/bin NO_DEFAULT_PATH)

@@ -4,10 +4,10 @@ JPEG decode is compared with Pillow's decode of the same file, which runs
 the same IDCT but through libjpeg's own colour pipeline: Pillow asked for
 YCbCr (draft mode) returns the luma plane untouched, and at half scale
 libjpeg reconstructs the 4:2:0 chroma planes by IDCT alone (no upsampling),
-so Y, U and V are compared exactly. Resize is compared exactly
-with libyuv (the scaler docs/dvpp.md names, called through ctypes) and,
-within stated bounds, with OpenCV's formulas in numpy (and cv2.resize where
-installed). Crop and paste move
+so Y, U and V are compared exactly. Nearest resize is compared exactly
+with libyuv (the scaler docs/dvpp.md names, called through ctypes); bilinear
+resize, within stated bounds, with OpenCV's formula in numpy (and cv2.resize
+where installed). Crop and paste move
 pixels and are exact. Error paths check the documented codes.
 
 The photographs are Pillow re-encodings of matplotlib's sample photograph
@@ -392,25 +392,23 @@ def test_vpc_resize_nearest(dv, photo, src, dst):
 
 @pytest.mark.parametrize("src,dst", SIZES)
 def test_vpc_resize_bilinear(dv, photo, src, dst):
-    """Bilinear (1): exactly libyuv's bilinear filter (ScalePlane, one plane
-    at a time); against OpenCV's INTER_LINEAR formula (float, half-pixel
-    centres) on a photograph within a mean |diff| of 0.75 level when
-    downscaling (same sample positions) and 2.5 when upscaling (libyuv
-    aligns the corners there, OpenCV the pixel centres)."""
+    """Bilinear (1): OpenCV's INTER_LINEAR (half-pixel centres, shrinking
+    and enlarging alike), luma and the interleaved chroma pairs. openacl's
+    scaler keeps OpenCV's 11-bit weights and rounds once, so against the
+    float formula every sample is within 1 level (weight quantisation and
+    the final rounding) and the mean is small; cv2.resize (where installed)
+    is within 1 level too (its SIMD path truncates before rounding)."""
     y, uv, oy, ouv = run_resize(dv, photo, src, dst, 1)
-    np.testing.assert_array_equal(oy, yuv_scale(y, dst[0], dst[1], 2))
-    np.testing.assert_array_equal(ouv, yuv_scale(uv, dst[0] // 2, dst[1] // 2, 2, uv=True))
-    up = dst[0] > src[0]
     for got, plane, ow, oh, what in ((oy, y, dst[0], dst[1], "Y"), (ouv, uv, dst[0] // 2, dst[1] // 2, "UV")):
-        bound = 2.5 if up else 0.75
         diff = np.abs(got.astype(int) - cv_bilinear(plane, ow, oh))
-        assert diff.mean() <= bound, "%s: mean diff %.3f against OpenCV's bilinear" % (what, diff.mean())
+        assert diff.max() <= 1 and diff.mean() <= 0.3, "%s: max %.3f mean %.3f against OpenCV's bilinear" % (
+            what, diff.max(), diff.mean())
         try:
             import cv2
         except ImportError:
             continue
         cv = cv2.resize(plane, (ow, oh), interpolation=cv2.INTER_LINEAR)
-        assert np.abs(got.astype(int) - cv).mean() <= bound, what
+        assert np.abs(got.astype(int) - cv).max() <= 1, what
 
 
 def test_vpc_crop_exact(dv, photo):

@@ -315,10 +315,13 @@ ACL_FUNC_VISIBILITY aclError acldvppSetRoiConfig(acldvppRoiConfig *config, uint3
                                                  uint32_t bottom);
 
 /* ---- resize configuration ----
- * interpolation: 0 default (bilinear here), 1 bilinear (OpenCV-like), 2
- * nearest (OpenCV-like), 3 bilinear (TensorFlow-like), 4 nearest
- * (TensorFlow-like); larger values are refused. docs/dvpp.md gives the
- * arithmetic of each. */
+ * interpolation: 0 default, 1 bilinear (OpenCV-like), 3 bilinear
+ * (TensorFlow-like): here all three are OpenCV's INTER_LINEAR (half-pixel
+ * centres); 2 nearest (OpenCV-like), 4 nearest (TensorFlow-like): here both
+ * take the source pixel under each destination pixel's centre,
+ * floor((i + 0.5) * in / out), i.e. OpenCV's INTER_NEAREST_EXACT, not its
+ * INTER_NEAREST (floor(i * in / out)); larger values are refused.
+ * docs/dvpp.md gives the arithmetic of each. */
 ACL_FUNC_VISIBILITY acldvppResizeConfig *acldvppCreateResizeConfig(void);
 ACL_FUNC_VISIBILITY aclError acldvppDestroyResizeConfig(acldvppResizeConfig *resizeConfig);
 ACL_FUNC_VISIBILITY aclError acldvppSetResizeConfigInterpolation(acldvppResizeConfig *resizeConfig,
