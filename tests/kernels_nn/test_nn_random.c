@@ -299,7 +299,7 @@ static void test_conv_dw(void)
         in6[4] = (k_tensor){ .dtype = G_F32, .shape = dws, .data = c.g->t[tdw].data };
         in6[5] = (k_tensor){ .dtype = has_db ? G_F32 : G_UNDEF, .shape = bs,
                              .data = has_db ? c.g->t[tdb].data : NULL };
-        const k_op *ref = find_impl(n, "ref"), *dn = find_impl(n, "dnnl");
+        const k_op *ref = find_impl(n, "ref"), *dn = accepting_impl(c.g, c.node, "dnnl");
         k_tensor yr[1], yd[1];
         int rr = drive(ref, c.g, c.node, in6, yr, 0), rd = drive(dn, c.g, c.node, in6, yd, 1);
         char what[160];
@@ -719,13 +719,22 @@ static void test_stem(void)
                  bf16_out && use ? " bf16" : "", (long long)k[0], (long long)k[1], (long long)st[0],
                  (long long)st[1], (long long)pads[0], (long long)pads[1], (long long)pads[2], (long long)pads[3],
                  has_bias);
-        const k_op *dn = find_impl(n, "dnnl"), *ref = find_impl(n, "ref");
+        const k_op *dn = accepting_impl(c.g, c.node, "dnnl"), *ref = find_impl(n, "ref");
         CHECK(dn && ref, "%s: kernels missing", what);
         if (!dn || !ref) { io_free(&c); continue; }
         long long pbytes = planned_bytes(dn, c.g, c.node, c.in);
         long long want = (long long)dn_align(dn_stem_packed_bytes(C, M, k[0], k[1])) +
                          (has_bias ? dn_stem_mpad(M) * 4 : 0);
         CHECK(!use || pbytes == want, "%s: packed %lld bytes, the direct loop packs %lld", what, pbytes, want);
+        if (use) {
+            /* the direct loop is an implementation of its own: OPENACL_NO_STEM
+             * makes it decline, and the oneDNN Conv takes the layer */
+            setenv("OPENACL_NO_STEM", "1", 1);
+            const k_op *alt = accepting_impl(c.g, c.node, "dnnl");
+            unsetenv("OPENACL_NO_STEM");
+            CHECK(alt && alt != dn && alt->priority < dn->priority, "%s: OPENACL_NO_STEM did not hand the layer "
+                  "to the oneDNN Conv", what);
+        }
         direct += use;
         if (!(bf16_out && use)) {
             if (compare_impls(&c, what, 2e-4, 1e-3) == 1) compared++;

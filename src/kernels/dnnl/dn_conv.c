@@ -5,7 +5,6 @@
  * area; bias and fused post-ops (activations, residual add as a binary
  * post-op, a following depthwise 3x3 convolution) run inside the primitive. */
 #include "kernels/dnnl/dn_common.h"
-#include "kernels/dnnl/dn_stem.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,8 +19,6 @@ typedef struct dconv {
     nn_post po_dn;    /* the chain oneDNN applies (po without that SiLU) */
     int silu_div;     /* the SiLU pass's division forms (dn_silu_div at load) */
     int wino_ok;      /* Winograd allowed (dn_winograd at load) */
-    int stem;         /* few input channels: dn_stem.c's direct loop instead of oneDNN */
-    dn_stem_geo sg;
     /* the configuration the primitives were built for */
     int built, fallback, nthr;
     nn_win w;
@@ -92,23 +89,11 @@ static int dconv_init_common(g_graph *g, g_node *n, void **state, int transposed
     s->has_bias = n->n_in > 2 && n->in[2] >= 0;
     /* constant folding computes exactly; a fused depthwise step stays f32 */
     s->bf16 = graph_node_bf16(n) && !nn_is_const(g, n, 0) && !s->dw.on && dn_has_bf16();
-    /* few input channels (an image model's first layer): the direct loop of
-     * dn_stem.c, decided here from the weights' shape and the attributes so
-     * that the precision pass can ask (dn_conv_bf16_io); it computes in
-     * float32 and may store a bf16 output for a bf16 convolution to read */
-    const g_tensor *wt = &g->t[n->in[1]];
-    s->stem = !transposed && !s->dw.on && s->w0.group == 1 && wt->shape.rank == 4 && wt->shape.d[1] >= 1 &&
-              wt->shape.d[1] <= DN_STEM_MAX_C && s->w0.d[0] == 1 && s->w0.d[1] == 1 && !in_bf16 &&
-              dn_stem_post_ok(&s->po) && !dn_stem_disabled() && dn_stem_supported();
-    /* (the direct loop's bf16 output serves bf16 convolutions: only where
-     * the CPU computes bf16, else a compiled model's bf16 activations are
-     * float32 again at load, eng_om.c widen_bf16) */
     /* (a residual convolution too: its sum post-op then reads and writes
-     * bf16, dn_conv_bf16_addend) */
-    s->out_bf16 = (s->bf16 || (s->stem && dn_has_bf16())) && !s->transposed &&
-                  (!s->po.has_add || s->bf16) && g_attr_int(n, G_ATTR_BF16_OUT, 0);
+     * bf16, dconv_bf16_addend; few-channel layers are dn_conv_stem.c's) */
+    s->out_bf16 = s->bf16 && !s->transposed && g_attr_int(n, G_ATTR_BF16_OUT, 0);
     s->po_dn = s->po;
-    s->silu_tail = !s->stem && !s->dw.on && s->po.n > 0 && s->po.kind[s->po.n - 1] == NN_PO_SILU &&
+    s->silu_tail = !s->dw.on && s->po.n > 0 && s->po.kind[s->po.n - 1] == NN_PO_SILU &&
                    s->po.a[s->po.n - 1] == 1.0f && !getenv("OPENACL_DNNL_SWISH");
     if (s->silu_tail) s->po_dn.n--;
     s->silu_div = dn_silu_div();
@@ -233,38 +218,6 @@ static dnnl_status_t conv_pd(const g_node *n, const dconv *s, dnnl_alg_kind_t al
     return st;
 }
 
-/* The direct loop's geometry for these shapes and layouts; the packed area
- * holds its weights and a bias padded to whole 16-channel groups. */
-static int stem_build(const g_node *n, dconv *s, const k_tensor *in, const k_tensor *out, int nthr)
-{
-    dn_stem_geo *g = &s->sg;
-    const g_shape *x = &s->xs;
-    if (x->rank != 4 || s->ys.rank != 4 || s->ws.rank != 4)
-        return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (%s): input rank %d, weights rank %d; expected 4",
-                        n->name, n->op_type, x->rank, s->ws.rank);
-    memset(g, 0, sizeof *g);
-    g->N = x->d[0]; g->C = x->d[1]; g->H = x->d[2]; g->W = x->d[3];
-    g->xs_n = g->C * g->H * g->W;
-    if (in[0].layout == G_LAYOUT_NHWC) { g->xs_c = 1; g->xs_w = g->C; g->xs_h = g->W * g->C; }
-    else { g->xs_c = g->H * g->W; g->xs_h = g->W; g->xs_w = 1; }
-    g->M = s->ys.d[1]; g->OH = s->ys.d[2]; g->OW = s->ys.d[3];
-    g->KH = s->ws.d[2]; g->KW = s->ws.d[3];
-    g->SH = s->w.s[0]; g->SW = s->w.s[1];
-    g->PT = s->w.pb[0]; g->PL = s->w.pb[1];
-    g->out_nhwc = out[0].layout == G_LAYOUT_NHWC;
-    g->out_bf16 = s->out_bf16;
-    g->silu_div = s->silu_div;
-    s->xl = in[0].layout; s->yl = out[0].layout;
-    s->al = 0;
-    s->nthr = nthr;
-    s->wbytes = dn_stem_packed_bytes(g->C, g->M, g->KH, g->KW);
-    s->bbytes = s->has_bias ? (size_t)dn_stem_mpad(g->M) * sizeof(float) : 0;
-    s->dwwbytes = s->dwbbytes = 0;
-    s->scratch = dn_stem_scratch_bytes(g, nthr);
-    s->built = 1;
-    return 0;
-}
-
 /* Creates the primitives for the given shapes and layouts. The weight format
  * stays the one first packed, so a rebuild (other shapes or thread count)
  * never needs the original weights. */
@@ -278,7 +231,6 @@ static int dconv_build(const g_node *n, dconv *s, const k_tensor *in, const k_te
     if (!r) r = nn_conv_dw_shape(n, &s->dw, in, &ys);
     if (r) return r;
     s->xs = in[0].shape; s->ys = ys; s->ws = in[1].shape;
-    if (s->stem) return stem_build(n, s, in, out, nthr);
     if (s->bf16 && !s->have_wmd && in[0].dtype == G_F32 && !s->out_bf16 &&
         2.0 * (double)g_shape_numel(&ys) * (double)g_shape_numel(&in[1].shape) /
             (double)(in[1].shape.d[s->transposed ? 1 : 0] > 0 ? in[1].shape.d[s->transposed ? 1 : 0] : 1) <
@@ -535,19 +487,6 @@ static int dconv_pack_into(const g_node *n, dconv *s, const k_tensor *in, void *
     if (!in[1].data)
         return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s' (%s, impl dnnl): weights not "
                         "available for packing", n->name, n->op_type);
-    if (s->stem) {
-        dn_stem_pack(in[1].data, s->sg.C, s->sg.M, s->sg.KH, s->sg.KW, packed);
-        if (s->has_bias) {
-            if (!in[2].data)
-                return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s' (%s, impl dnnl): bias not "
-                                "available for packing", n->name, n->op_type);
-            memset((char *)packed + off_b(s), 0, s->bbytes);
-            memcpy((char *)packed + off_b(s), in[2].data, (size_t)s->sg.M * sizeof(float));
-        }
-        s->pk.packed = packed;
-        s->pk.packed_ok = 1;
-        return 0;
-    }
     if (s->fallback) {
         memcpy(packed, in[1].data, s->wbytes);
     } else {
@@ -620,10 +559,6 @@ static int dconv_run(const g_node *n, void *state, const k_tensor *in, k_tensor 
     char *scr;
     if ((r = dn_pk_scratch(n, &s->pk, ctx, s->scratch, &scr))) return r;
     const float *bias = s->has_bias ? (const float *)((char *)s->pk.packed + off_b(s)) : NULL;
-    if (s->stem) {
-        dn_stem_run(&s->sg, in[0].data, s->pk.packed, bias, &s->po, out[0].data, scr, nthr);
-        return 0;
-    }
     if (s->fallback && s->dw.on)
         return nn_conv_dw_f32(n, &s->w, &s->po, &s->dw, &in[0].shape, in[0].layout, in[0].data,
                               s->pk.packed, bias, (const float *)((char *)s->pk.packed + off_dww(s)),
@@ -725,8 +660,6 @@ static int dconv_bf16_io(const g_node *n, void *state, int as_producer)
 {
     (void)n;
     const dconv *s = state;
-    /* the direct loop reads float32 and may write bf16 (it has no add) */
-    if (s->stem) return as_producer;
     if (!s->bf16 || s->dw.on || s->transposed) return 0;
     return as_producer ? !s->po.has_add || dn_bf16_residual() : 1;
 }
@@ -746,7 +679,7 @@ static int dconv_bf16_addend(const g_node *n, void *state, int j)
     (void)n;
     if (j != NN_ADD_INPUT) return 0;
     const dconv *s = state;
-    return s->bf16 && s->po.has_add && !s->dw.on && !s->transposed && !s->stem && dn_bf16_residual();
+    return s->bf16 && s->po.has_add && !s->dw.on && !s->transposed && dn_bf16_residual();
 }
 
 /* For the fusion pass (k_op.fuse_dw): whether oneDNN runs a 1x1 convolution C -> M on an
