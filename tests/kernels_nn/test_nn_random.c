@@ -133,9 +133,31 @@ static void add_post_ops(g_node *n, int allow_add, int *has_add)
     attr_floats(n, "_oa_post_beta", b, m);
 }
 
+static long long planned_bytes(const k_op *op, g_graph *g, int ni, const k_tensor *in);
+
+/* Winograd is an implementation of its own on its configurations: bound
+ * before the oneDNN Conv, which OPENACL_WINOGRAD=0 hands the layer to.
+ * Returns 1 when it planned the Winograd algorithm, whose weights have a
+ * format of their own: the packed sizes differ (oneDNN may refuse it for
+ * some post-op chains, and has it only with AVX-512; the caller checks some
+ * layers took it). */
+static int check_wino(cfg_io *c, const char *what)
+{
+    const k_op *wk = accepting_impl(c->g, c->node, "dnnl");
+    long long pw = wk ? planned_bytes(wk, c->g, c->node, c->in) : -1;
+    setenv("OPENACL_WINOGRAD", "0", 1);
+    const k_op *dk = accepting_impl(c->g, c->node, "dnnl");
+    long long pd = dk ? planned_bytes(dk, c->g, c->node, c->in) : -1;
+    unsetenv("OPENACL_WINOGRAD");
+    CHECK(wk && dk && wk != dk && wk->priority > dk->priority, "%s: OPENACL_WINOGRAD=0 did not hand the "
+          "layer from the Winograd implementation to the oneDNN Conv", what);
+    CHECK(pw > 0 && pd > 0, "%s: planning failed (%lld, %lld packed bytes)", what, pw, pd);
+    return pw > 0 && pd > 0 && pw != pd;
+}
+
 static void test_conv(int transposed)
 {
-    int compared = 0, refused = 0;
+    int compared = 0, refused = 0, wino_planned = 0;
     for (int it = 0; it < iters; it++) {
         cfg_io c;
         memset(&c, 0, sizeof c);
@@ -241,6 +263,7 @@ static void test_conv(int transposed)
                  (long long)pads[2 * nsp - 1], ap, has_bias);
         /* Winograd (dn_winograd, on by default) on its configurations: planes
          * of 28x28 and more; the others run with it off, as a user can ask */
+        if (wino) wino_planned += check_wino(&c, what);
         if (!wino && rnd() % 2) setenv("OPENACL_WINOGRAD", "0", 1);
         int r = compare_impls(&c, what, 2e-4, 1e-3);
         unsetenv("OPENACL_WINOGRAD");
@@ -248,8 +271,9 @@ static void test_conv(int transposed)
         else if (r == 0) refused++;
         io_free(&c);
     }
-    printf("%s: %d compared, %d configurations refused by the reference\n",
-           transposed ? "ConvTranspose" : "Conv", compared, refused);
+    printf("%s: %d compared, %d configurations refused by the reference, %d planned by Winograd\n",
+           transposed ? "ConvTranspose" : "Conv", compared, refused, wino_planned);
+    CHECK(transposed || !dn_has_avx512() || wino_planned > 0, "no convolution was planned by Winograd");
     CHECK(compared > iters / 3, "too few %s configurations compared", transposed ? "ConvTranspose" : "Conv");
 }
 

@@ -18,7 +18,7 @@ typedef struct dconv {
     int silu_tail;    /* the chain's final SiLU runs as dn_silu_f32 over the output */
     nn_post po_dn;    /* the chain oneDNN applies (po without that SiLU) */
     int silu_div;     /* the SiLU pass's division forms (dn_silu_div at load) */
-    int wino_ok;      /* Winograd allowed (dn_winograd at load) */
+    int wino;         /* the Winograd implementation's state (dwino_init) */
     /* the configuration the primitives were built for */
     int built, fallback, nthr;
     nn_win w;
@@ -97,7 +97,6 @@ static int dconv_init_common(g_graph *g, g_node *n, void **state, int transposed
                    s->po.a[s->po.n - 1] == 1.0f && !getenv("OPENACL_DNNL_SWISH");
     if (s->silu_tail) s->po_dn.n--;
     s->silu_div = dn_silu_div();
-    s->wino_ok = dn_winograd();
     *state = s;
     return 0;
 }
@@ -122,6 +121,42 @@ int dn_winograd(void)
 #define DN_WINO_MIN_PLANE (28 * 28)
 
 static int dconv_init(g_graph *g, g_node *n, void **st) { return dconv_init_common(g, n, st, 0); }
+
+/* The Winograd implementation (k_conv_wino): float32 2-D convolutions, 3x3
+ * stride 1 without dilation, one group, multiples of 16 channels in and out,
+ * no fused depthwise step, whose output plane (known at init: a static plan,
+ * or a dynamic model's program with its inputs fixed) has at least
+ * DN_WINO_MIN_PLANE pixels; declined under OPENACL_WINOGRAD=0. Its state is
+ * the oneDNN Conv's, built with the Winograd algorithm first (dconv_build:
+ * the direct one where oneDNN refuses it or for later, smaller planes). */
+static int dwino_init(g_graph *g, g_node *n, void **st)
+{
+    if (!dn_winograd() || !dn_engine() || n->n_in < 2 || n->in[0] < 0 || n->in[1] < 0) return K_DECLINE;
+    const g_tensor *wt = &g->t[n->in[1]];
+    if (wt->shape.rank != 4 || wt->shape.d[0] % 16 || wt->shape.d[1] % 16 || wt->shape.d[2] != 3 ||
+        wt->shape.d[3] != 3 || g->t[n->in[0]].shape.rank != 4 || !g_shape_known(&g->t[n->in[0]].shape))
+        return K_DECLINE;
+    int r = dconv_init_common(g, n, st, 0);
+    if (r) return r;
+    dconv *s = *st;
+    k_tensor in[3];
+    memset(in, 0, sizeof in);
+    for (int i = 0; i < 3 && i < n->n_in; i++)
+        if (n->in[i] >= 0) in[i].shape = g->t[n->in[i]].shape;
+    nn_win w = s->w0;
+    g_shape ys;
+    int ok = !s->bf16 && !s->dw.on && w.nsp == 2 && w.group == 1 && !nn_conv_infer_shape(n, &w, 0, in, &ys) &&
+             ys.d[2] * ys.d[3] >= DN_WINO_MIN_PLANE;
+    for (int i = 0; i < w.nsp && ok; i++)
+        if (w.k[i] != 3 || w.s[i] != 1 || w.d[i] != 1) ok = 0;
+    if (!ok) {
+        dconv_fini(s);
+        *st = NULL;
+        return K_DECLINE;
+    }
+    s->wino = 1;
+    return 0;
+}
 static int dconvt_init(g_graph *g, g_node *n, void **st) { return dconv_init_common(g, n, st, 1); }
 
 static int dconv_infer(const g_node *n, void *state, const k_tensor *in, k_tensor *out)
@@ -293,8 +328,8 @@ static int dconv_build(const g_node *n, dconv *s, const k_tensor *in, const k_te
          * 2-3x fewer operations, but oneDNN offers it only on the 16-channel
          * blocked layout, so activations are reordered around it through
          * scratch */
-        int wino = !s->bf16 && !s->transposed && !s->dw.on && nsp == 2 && s->w.group == 1 && C % 16 == 0 && M % 16 == 0 &&
-                   s->wino_ok;
+        int wino = s->wino && !s->bf16 && !s->transposed && !s->dw.on && nsp == 2 && s->w.group == 1 && C % 16 == 0 &&
+                   M % 16 == 0;
         for (int i = 0; i < nsp; i++)
             if (s->w.k[i] != 3 || s->w.s[i] != 1 || s->w.d[i] != 1) wino = 0;
         if (nsp == 2 && ys.d[2] * ys.d[3] < DN_WINO_MIN_PLANE) wino = 0;
@@ -728,6 +763,18 @@ static const k_op k_conv_dnnl = {
     .bf16_addend = dconv_bf16_addend, .fuse_dw = dconv_fuse_dw, .flops = k_flops_conv,
 };
 K_REGISTER(k_conv_dnnl);
+
+/* Between the direct loop for few channels (dn_conv_stem.c, 20) and the
+ * oneDNN Conv (10); the two take disjoint configurations. */
+static const k_op k_conv_wino = {
+    .op_type = "Conv", .domain = "", .since = 1, .until = 0, .impl = "dnnl", .priority = 15,
+    .init = dwino_init, .infer = dconv_infer, .plan = dconv_plan, .pack = dconv_pack,
+    .run = dconv_run, .fini = dconv_fini, .accepts_layout = dconv_accepts,
+    .packed_inputs = (1u << 1) | (1u << 2) | (1u << NN_DW_W) | (1u << NN_DW_B),
+    .adopt = dconv_adopt, .inplace = dconv_inplace, .bf16_io = dconv_bf16_io,
+    .bf16_addend = dconv_bf16_addend, .flops = k_flops_conv,
+};
+K_REGISTER(k_conv_wino);
 
 static const k_op k_convt_dnnl = {
     .op_type = "ConvTranspose", .domain = "", .since = 1, .until = 0, .impl = "dnnl",
