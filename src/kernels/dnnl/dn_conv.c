@@ -221,36 +221,299 @@ static int same_cfg(const dconv *s, const k_tensor *in, const k_tensor *out, int
     return 1;
 }
 
+/* The descriptors one build works with: the node's output ys and the first
+ * convolution's ya (they differ with a fused depthwise step); activations
+ * in the compute layouts (x_c, y_c, ya_c) and as the graph stores them
+ * (x_u, y_u, a_u: input, output, addend); weights as ONNX stores them
+ * (w_user) and as the primitive may choose them (w_any); the bias. */
+typedef struct conv_mds {
+    g_shape ys, ya;
+    dnnl_memory_desc_t x_c, y_c, ya_c, x_u, y_u, a_u, w_user, w_any, b_md;
+    dnnl_dims_t strides, dil, pl, pr;
+    dnnl_data_type_t cdt;   /* compute type of the source and weights */
+    int neg_pad;            /* a transposed convolution's output padding exceeds its end padding */
+} conv_mds;
+
 /* One attempt at a primitive descriptor for an algorithm and the compute
- * layouts x_c/y_c; add_sum: the fused residual add as a sum post-op. */
-static dnnl_status_t conv_pd(const g_node *n, const dconv *s, dnnl_alg_kind_t alg,
-                             const dnnl_memory_desc_t *x_c, const dnnl_memory_desc_t *w,
-                             const dnnl_memory_desc_t *b, const dnnl_memory_desc_t *y_c,
-                             const dnnl_dim_t *strides, const dnnl_dim_t *dil, const dnnl_dim_t *pl,
-                             const dnnl_dim_t *pr, int add_sum, const char *prefer,
-                             dnnl_primitive_desc_t *pd, int *add_idx)
+ * layouts x_c/y_c; add_sum: the fused residual add as a sum post-op (else
+ * a binary one, whose index lands in s->add_idx). */
+static dnnl_status_t conv_pd(const g_node *n, dconv *s, dnnl_alg_kind_t alg, const conv_mds *m,
+                             const dnnl_memory_desc_t *x_c, const dnnl_memory_desc_t *y_c, int add_sum,
+                             const char *prefer, dnnl_primitive_desc_t *pd)
 {
     union { dnnl_convolution_desc_t c; dnnl_deconvolution_desc_t d; } desc;
     dnnl_status_t st;
+    const dnnl_memory_desc_t *b = s->has_bias ? &m->b_md : NULL;
     *pd = NULL;
     if (!s->transposed)
         st = dnnl_dilated_convolution_forward_desc_init(&desc.c, dnnl_forward_inference, alg, x_c,
-                 w, s->has_bias ? b : NULL, y_c, strides, dil, pl, pr);
+                 &m->w_any, b, y_c, m->strides, m->dil, m->pl, m->pr);
     else
         st = dnnl_dilated_deconvolution_forward_desc_init(&desc.d, dnnl_forward_inference, alg, x_c,
-                 w, s->has_bias ? b : NULL, y_c, strides, dil, pl, pr);
+                 &m->w_any, b, y_c, m->strides, m->dil, m->pl, m->pr);
     if (st != dnnl_success) return st;
     dnnl_primitive_attr_t attr = NULL;
     st = dnnl_primitive_attr_create(&attr);
     if (st == dnnl_success) st = dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
     if (st == dnnl_success && !s->dw.on &&
-        dn_post_ops(n, &s->po_dn, add_sum ? NULL : y_c, NULL, attr, add_idx))
+        dn_post_ops(n, &s->po_dn, add_sum ? NULL : y_c, NULL, attr, &s->add_idx))
         st = dnnl_unimplemented;
     if (st == dnnl_success && s->dw.on && dn_dw_post_ops(n, &s->po, &s->dw, attr))
         st = dnnl_unimplemented;
     if (st == dnnl_success) st = dn_pd_create(pd, &desc, attr, prefer);
     if (attr) dnnl_primitive_attr_destroy(attr);
     return st;
+}
+
+/* Shapes, layouts and sizes of this build and the descriptors of m; 0 when
+ * some descriptor cannot be made (the reference loops then run). */
+static int conv_mds_init(const g_node *n, dconv *s, const k_tensor *in, const k_tensor *out, conv_mds *m)
+{
+    g_shape *ys = &m->ys, *ya = &m->ya;
+    s->xs = in[0].shape; s->ys = *ys; s->ws = in[1].shape;
+    if (s->bf16 && !s->have_wmd && in[0].dtype == G_F32 && !s->out_bf16 &&
+        2.0 * (double)g_shape_numel(ys) * (double)g_shape_numel(&in[1].shape) /
+            (double)(in[1].shape.d[s->transposed ? 1 : 0] > 0 ? in[1].shape.d[s->transposed ? 1 : 0] : 1) <
+            DN_BF16_MIN_FLOPS)
+        s->bf16 = 0;   /* too small: converting costs more than bf16 saves */
+    s->xl = in[0].layout; s->yl = out[0].layout;
+    s->al = s->po.has_add ? in[NN_ADD_INPUT].layout : 0;
+    s->a_es = s->po.has_add && in[NN_ADD_INPUT].dtype == G_BF16 ? 2 : 4;
+    int64_t C = s->xs.d[1], M = ys->d[1];
+    s->bbytes = s->has_bias ? (size_t)M * sizeof(float) : 0;
+    s->dwwbytes = s->dw.on ? (size_t)M * 9 * sizeof(float) : 0;
+    s->dwbbytes = s->dw.on && s->dw.has_bias ? (size_t)M * sizeof(float) : 0;
+    /* bf16: the source is converted in the reorder to the compute layout,
+     * the destination stays f32 (post-ops and the next node read f32) */
+    m->cdt = s->bf16 ? dnnl_bf16 : dnnl_f32;
+    int ok = !dn_md_act(&m->x_c, &s->xs, 1, m->cdt) &&
+             !dn_md_act(&m->y_c, ys, 1, s->bf16 && s->out_bf16 ? dnnl_bf16 : dnnl_f32) &&
+             !dn_md_act(&m->x_u, &s->xs, s->xl == G_LAYOUT_NHWC, in[0].dtype == G_BF16 ? dnnl_bf16 : dnnl_f32) &&
+             !dn_md_act(&m->y_u, ys, s->yl == G_LAYOUT_NHWC, s->out_bf16 ? dnnl_bf16 : dnnl_f32) &&
+             !dn_md_act(&m->a_u, ys, s->al == G_LAYOUT_NHWC, s->a_es == 2 ? dnnl_bf16 : dnnl_f32) &&
+             !dn_md_act(&m->ya_c, ya, 1, dnnl_f32) && !user_wmd(s, C, M, &m->w_user);
+    if (ok && s->dw.on) {
+        /* oneDNN 2.6 fuses the depthwise step correctly only on the 16-channel
+         * blocked layout (channels-last gives wrong results) */
+        dnnl_dims_t xd = { s->xs.d[0], C, s->xs.d[2], s->xs.d[3] };
+        dnnl_dims_t ad = { ya->d[0], M, ya->d[2], ya->d[3] }, fd = { ys->d[0], M, ys->d[2], ys->d[3] };
+        ok = C % 16 == 0 && M % 16 == 0 && s->xs.rank == 4 &&
+             dnnl_memory_desc_init_by_tag(&m->x_c, 4, xd, dnnl_f32, dnnl_nChw16c) == dnnl_success &&
+             dnnl_memory_desc_init_by_tag(&m->ya_c, 4, ad, dnnl_f32, dnnl_nChw16c) == dnnl_success &&
+             dnnl_memory_desc_init_by_tag(&m->y_c, 4, fd, dnnl_f32, dnnl_nChw16c) == dnnl_success;
+    }
+    m->neg_pad = 0;
+    for (int i = 0; i < s->w.nsp; i++) {
+        m->strides[i] = s->w.s[i];
+        m->dil[i] = s->w.d[i] - 1;
+        m->pl[i] = s->w.pb[i];
+        m->pr[i] = s->transposed ? s->w.pe[i] - s->w.opad[i] : s->w.pe[i];
+        if (m->pr[i] < 0) m->neg_pad = 1;
+    }
+    if (s->have_wmd) m->w_any = s->wmd;
+    else {
+        dnnl_dims_t wd;
+        for (int i = 0; i < m->w_user.ndims; i++) wd[i] = m->w_user.dims[i];
+        dnnl_memory_desc_init_by_tag(&m->w_any, m->w_user.ndims, wd, m->cdt, dnnl_format_tag_any);
+    }
+    dnnl_dims_t bd = { M };
+    dnnl_memory_desc_init_by_tag(&m->b_md, 1, bd, dnnl_f32, dnnl_x);
+    return ok;
+}
+
+/* The Winograd implementation's first choice (s->wino, dwino_init): 3x3
+ * stride-1 convolutions by oneDNN's F(4x4,3x3) kernel, 2-3x fewer
+ * operations, offered only on the 16-channel blocked layout, so activations
+ * are reordered around it through scratch (x_c, y_c become that layout).
+ * Not for later shapes it does not suit, nor once the packed weights have
+ * the direct format. */
+static dnnl_status_t wino_pd(const g_node *n, dconv *s, conv_mds *m, dnnl_primitive_desc_t *pd)
+{
+    int64_t C = s->xs.d[1], M = m->ys.d[1];
+    int nsp = s->w.nsp;
+    int wino = s->wino && !s->bf16 && !s->transposed && !s->dw.on && nsp == 2 && s->w.group == 1 && C % 16 == 0 &&
+               M % 16 == 0;
+    for (int i = 0; i < nsp; i++)
+        if (s->w.k[i] != 3 || s->w.s[i] != 1 || s->w.d[i] != 1) wino = 0;
+    if (nsp == 2 && m->ys.d[2] * m->ys.d[3] < DN_WINO_MIN_PLANE) wino = 0;
+    if (s->have_wmd && (s->wmd.format_kind == dnnl_format_kind_wino) != wino) wino = 0;
+    *pd = NULL;
+    if (!wino) return dnnl_unimplemented;
+    dnnl_memory_desc_t x_b, y_b;
+    dnnl_dims_t xd = { s->xs.d[0], C, s->xs.d[2], s->xs.d[3] };
+    dnnl_dims_t yd = { m->ys.d[0], M, m->ys.d[2], m->ys.d[3] };
+    dnnl_memory_desc_init_by_tag(&x_b, 4, xd, dnnl_f32, dnnl_nChw16c);
+    dnnl_memory_desc_init_by_tag(&y_b, 4, yd, dnnl_f32, dnnl_nChw16c);
+    dnnl_status_t st = dnnl_unimplemented;
+    for (int add_sum = s->sum_kept; add_sum < 1 + s->po.has_add; add_sum++) {
+        st = conv_pd(n, s, dnnl_convolution_winograd, m, &x_b, &y_b, add_sum, "jit_wino_4x3", pd);
+        if (st == dnnl_success) { s->add_sum = add_sum; break; }
+    }
+    if (st == dnnl_success) { m->x_c = x_b; m->y_c = y_b; }
+    return st;
+}
+
+static void pd_drop(dnnl_primitive_desc_t *pd)
+{
+    if (*pd) dnnl_primitive_desc_destroy(*pd);
+    *pd = NULL;
+}
+
+/* The direct algorithm (every other convolution, and Winograd's where
+ * oneDNN refuses it). */
+static dnnl_status_t direct_pd(const g_node *n, dconv *s, const conv_mds *m, dnnl_primitive_desc_t *pd)
+{
+    dnnl_status_t st = dnnl_unimplemented;
+    int64_t C = s->xs.d[1], M = m->ys.d[1];
+    *pd = NULL;
+    /* depthwise: oneDNN 2.6's jit_dw beats the brdgmm kernel it
+     * lists first for channels-last (10-40% on MobileNet layers) */
+    int dw = s->w.group > 1 && s->w.group == C && C == M && s->w.nsp == 2;
+    /* with a fused depthwise step the descriptor names the first
+     * convolution's output; the primitive writes the second's */
+    /* oneDNN 2.6's brgemm kernels take a residual add only as a sum
+     * post-op: with the full-tensor binary one it falls back to the
+     * older jit kernels, in bfloat16 about half as fast (ResNet-50's
+     * expanding 1x1 layers at 56x56: 1.12 -> 0.55 ms). The sum reads
+     * the addend from the destination, which the memory plan lets be
+     * the addend's own storage (dconv_inplace), so nothing is copied.
+     * So a residual convolution asks for the sum first and keeps it
+     * when oneDNN's first choice is brgemm (one descriptor; walking
+     * the whole implementation list costs a millisecond a layer).
+     * In float32 too: on the Zen 5 benchmark machine brgemm's 1x1
+     * layers beat the jit ones (ResNet-50 fp32 end to end -3.0 % at
+     * 1 thread, -2.7 % at 2), where an earlier machine had them level
+     * (21.6 ms for those layers against 23.0). */
+    int keep = s->sum_kept && s->po.has_add;
+    if (keep || (s->po.has_add && !s->transposed && !s->dw.on)) {
+        st = conv_pd(n, s, dnnl_convolution_direct, m, &m->x_c, &m->y_c, 1, NULL, pd);
+        if (st == dnnl_success && (keep || dn_impl_has(*pd, "brg"))) {
+            s->add_sum = 1;
+        } else {
+            pd_drop(pd);
+            st = dnnl_unimplemented;
+        }
+    }
+    /* (never the binary post-op once the output shares the addend's
+     * storage: without a sum descriptor the reference loops run,
+     * which read each addend value before writing its output) */
+    if (!s->add_sum && !keep)
+        st = conv_pd(n, s, s->transposed ? dnnl_deconvolution_direct : dnnl_convolution_direct, m, &m->x_c,
+                     s->dw.on ? &m->ya_c : &m->y_c, 0, dw ? "jit_dw" : NULL, pd);
+    if (st == dnnl_success && s->dw.on &&
+        (!dn_impl_has(*pd, "jit_1x1") || dn_is_ref_impl(*pd) ||
+         !dnnl_memory_desc_equal(dnnl_primitive_desc_query_md(*pd, dnnl_query_dst_md, 0), &m->y_c))) {
+        pd_drop(pd);
+        st = dnnl_unimplemented;
+    }
+    /* oneDNN 2.6's gemm-based convolution gets binary post-ops wrong
+     * (grouped convolutions): there the residual add is a sum post-op */
+    if (st == dnnl_success && s->po.has_add && !s->add_sum && dn_impl_has(*pd, "gemm")) {
+        pd_drop(pd);
+        s->add_sum = 1;
+        st = conv_pd(n, s, dnnl_convolution_direct, m, &m->x_c, &m->y_c, 1, NULL, pd);
+    }
+    return st;
+}
+
+static int dconv_build(const g_node *n, dconv *s, const k_tensor *in, const k_tensor *out, int nthr);
+
+/* No primitive for this configuration: f32 for a bf16 one, a repack for
+ * packed weights the new shapes do not fit, else reference loops inside
+ * this kernel with the weights kept as given. */
+static int build_declined(const g_node *n, dconv *s, const k_tensor *in, const k_tensor *out, int nthr,
+                          int neg_pad)
+{
+    if (s->bf16 && !s->have_wmd) {
+        acl_log(1, "node '%s' (%s): no bfloat16 primitive, float32 used", n->name, n->op_type);
+        s->bf16 = 0;
+        return dconv_build(n, s, in, out, nthr);
+    }
+    if (s->have_wmd && !s->fallback) {
+        /* new shapes do not fit the packed weight format: repack from the
+         * original weights when the run still has them */
+        if (!in[1].data)
+            return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s' (%s, impl dnnl): no oneDNN "
+                            "primitive for this input shape with the packed weight format",
+                            n->name, n->op_type);
+        s->have_wmd = 0;
+        s->pk.packed_ok = 0;
+        return dconv_build(n, s, in, out, nthr);
+    }
+    if (in[0].dtype == G_BF16 || s->out_bf16 || s->a_es == 2)
+        return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "node '%s' (%s, impl dnnl): no oneDNN "
+                        "primitive for this configuration with bfloat16 activations", n->name,
+                        n->op_type);
+    acl_log(1, "node '%s' (%s): oneDNN declined the configuration (%s), reference loops "
+            "used", n->name, n->op_type, neg_pad ? "output padding exceeds end padding" :
+            s->fallback ? "kept" : "no primitive");
+    s->fallback = 1;
+    s->wbytes = (size_t)g_shape_numel(&in[1].shape) * sizeof(float);
+    s->scratch = 0;   /* with a fused depthwise step: two reference steps, no plane scratch */
+    if (!s->dw.on) {
+        size_t plane = 1;
+        for (int i = 0; i < s->w.nsp; i++) plane *= (size_t)s->w.out[i];
+        s->scratch = plane * sizeof(float);
+    }
+    s->built = 1;
+    return 0;
+}
+
+/* The packed formats pd chose (weights and fused depthwise weights, the
+ * first kept for the state's life) and its fused depthwise bias (*dwbmd). */
+static int take_formats(const g_node *n, dconv *s, dnnl_primitive_desc_t pd, dnnl_memory_desc_t *dwbmd)
+{
+    if (!s->have_wmd) {
+        s->wmd = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+        s->have_wmd = 1;
+        s->wbytes = dnnl_memory_desc_get_size(&s->wmd);
+    }
+    if (!s->dw.on) return 0;
+    const dnnl_memory_desc_t *q = dnnl_primitive_desc_query_md(pd, dnnl_query_exec_arg_md,
+                                                               DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_WEIGHTS);
+    if (s->pk.packed_ok && !dnnl_memory_desc_equal(q, &s->dwwmd))
+        return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s' (%s, impl dnnl): the fused "
+                        "depthwise weights changed format on a rebuild", n->name, n->op_type);
+    s->dwwmd = *q;
+    s->dwwbytes = dnnl_memory_desc_get_size(q);
+    *dwbmd = *dnnl_primitive_desc_query_md(pd, dnnl_query_exec_arg_md, DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_BIAS);
+    return 0;
+}
+
+/* Scratch layout (reordered input, output and addend, then oneDNN's
+ * scratchpad), the reorders, and the memory objects of a built pd. */
+static int build_mems(const g_node *n, dconv *s, dnnl_primitive_desc_t pd, const conv_mds *m,
+                      const dnnl_memory_desc_t *dwbmd)
+{
+    size_t sp = dn_scratch_size(pd), off = 0;
+    dnnl_memory_desc_t spmd = *dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+    int rc = 0;
+    if (!dnnl_memory_desc_equal(&m->x_u, &m->x_c)) {
+        s->off_x = off; off = dn_align(off + dnnl_memory_desc_get_size(&m->x_c));
+        if (!rc) rc = dn_reorder_prim(n, &m->x_u, &m->x_c, &s->re_x);
+        if (!rc) rc = dn_mem(n, &m->x_u, &s->m_xu);
+    }
+    if (!dnnl_memory_desc_equal(&m->y_u, &m->y_c)) {
+        s->off_y = off; off = dn_align(off + dnnl_memory_desc_get_size(&m->y_c));
+        if (!rc) rc = dn_reorder_prim(n, &m->y_c, &m->y_u, &s->re_y);
+        if (!rc) rc = dn_mem(n, &m->y_u, &s->m_yu);
+    }
+    if (s->po.has_add && !dnnl_memory_desc_equal(&m->a_u, &m->y_c)) {
+        s->off_a = off; off = dn_align(off + dnnl_memory_desc_get_size(&m->y_c));
+        if (!rc) rc = dn_reorder_prim(n, &m->a_u, &m->y_c, &s->re_a);
+        if (!rc) rc = dn_mem(n, &m->a_u, &s->m_au);
+    }
+    s->off_sp = off;
+    s->scratch = off + sp;
+    if (!rc) rc = dn_mem(n, &m->x_c, &s->m_x);
+    if (!rc) rc = dn_mem(n, &s->wmd, &s->m_w);
+    if (!rc && s->has_bias) rc = dn_mem(n, &m->b_md, &s->m_b);
+    if (!rc) rc = dn_mem(n, &m->y_c, &s->m_y);
+    if (!rc && sp) rc = dn_mem(n, &spmd, &s->m_sp);
+    if (!rc && s->po.has_add) rc = dn_mem(n, &m->y_c, &s->m_a);
+    if (!rc && s->dw.on) rc = dn_mem(n, &s->dwwmd, &s->m_dww);
+    if (!rc && s->dw.on && s->dw.has_bias) rc = dn_mem(n, dwbmd, &s->m_dwb);
+    return rc;
 }
 
 /* Creates the primitives for the given shapes and layouts. The weight format
@@ -260,247 +523,36 @@ static int dconv_build(const g_node *n, dconv *s, const k_tensor *in, const k_te
 {
     dconv_release(s);
     s->w = s->w0;
-    g_shape ys, ya;   /* the node's output; the first convolution's */
-    int r = nn_conv_infer_shape(n, &s->w, s->transposed, in, &ya);
-    ys = ya;
-    if (!r) r = nn_conv_dw_shape(n, &s->dw, in, &ys);
+    conv_mds m;
+    int r = nn_conv_infer_shape(n, &s->w, s->transposed, in, &m.ya);
+    m.ys = m.ya;
+    if (!r) r = nn_conv_dw_shape(n, &s->dw, in, &m.ys);
     if (r) return r;
-    s->xs = in[0].shape; s->ys = ys; s->ws = in[1].shape;
-    if (s->bf16 && !s->have_wmd && in[0].dtype == G_F32 && !s->out_bf16 &&
-        2.0 * (double)g_shape_numel(&ys) * (double)g_shape_numel(&in[1].shape) /
-            (double)(in[1].shape.d[s->transposed ? 1 : 0] > 0 ? in[1].shape.d[s->transposed ? 1 : 0] : 1) <
-            DN_BF16_MIN_FLOPS)
-        s->bf16 = 0;   /* too small: converting costs more than bf16 saves */
-    s->xl = in[0].layout; s->yl = out[0].layout;
-    s->al = s->po.has_add ? in[NN_ADD_INPUT].layout : 0;
-    s->a_es = s->po.has_add && in[NN_ADD_INPUT].dtype == G_BF16 ? 2 : 4;
     s->nthr = nthr;
-    int nsp = s->w.nsp;
-    int64_t C = s->xs.d[1], M = ys.d[1];
-    int64_t wn = g_shape_numel(&in[1].shape);
-    s->bbytes = s->has_bias ? (size_t)M * sizeof(float) : 0;
-    s->dwwbytes = s->dw.on ? (size_t)M * 9 * sizeof(float) : 0;
-    s->dwbbytes = s->dw.on && s->dw.has_bias ? (size_t)M * sizeof(float) : 0;
-
-    dnnl_memory_desc_t x_c, y_c, x_u, y_u, a_u, w_any, b_md, w_user, ya_c;
-    dnnl_dims_t strides, dil, pl, pr;
-    /* bf16: the source is converted in the reorder to the compute layout,
-     * the destination stays f32 (post-ops and the next node read f32) */
-    dnnl_data_type_t cdt = s->bf16 ? dnnl_bf16 : dnnl_f32;
-    int ok = !dn_md_act(&x_c, &s->xs, 1, cdt) &&
-             !dn_md_act(&y_c, &ys, 1, s->bf16 && s->out_bf16 ? dnnl_bf16 : dnnl_f32) &&
-             !dn_md_act(&x_u, &s->xs, s->xl == G_LAYOUT_NHWC, in[0].dtype == G_BF16 ? dnnl_bf16 : dnnl_f32) &&
-             !dn_md_act(&y_u, &ys, s->yl == G_LAYOUT_NHWC, s->out_bf16 ? dnnl_bf16 : dnnl_f32) &&
-             !dn_md_act(&a_u, &ys, s->al == G_LAYOUT_NHWC, s->a_es == 2 ? dnnl_bf16 : dnnl_f32) &&
-             !dn_md_act(&ya_c, &ya, 1, dnnl_f32) && !user_wmd(s, C, M, &w_user);
-    if (ok && s->dw.on) {
-        /* oneDNN 2.6 fuses the depthwise step correctly only on the 16-channel
-         * blocked layout (channels-last gives wrong results) */
-        dnnl_dims_t xd = { s->xs.d[0], C, s->xs.d[2], s->xs.d[3] };
-        dnnl_dims_t ad = { ya.d[0], M, ya.d[2], ya.d[3] }, fd = { ys.d[0], M, ys.d[2], ys.d[3] };
-        ok = C % 16 == 0 && M % 16 == 0 && s->xs.rank == 4 &&
-             dnnl_memory_desc_init_by_tag(&x_c, 4, xd, dnnl_f32, dnnl_nChw16c) == dnnl_success &&
-             dnnl_memory_desc_init_by_tag(&ya_c, 4, ad, dnnl_f32, dnnl_nChw16c) == dnnl_success &&
-             dnnl_memory_desc_init_by_tag(&y_c, 4, fd, dnnl_f32, dnnl_nChw16c) == dnnl_success;
-    }
-    int neg_pad = 0;
-    for (int i = 0; i < nsp; i++) {
-        strides[i] = s->w.s[i];
-        dil[i] = s->w.d[i] - 1;
-        pl[i] = s->w.pb[i];
-        pr[i] = s->transposed ? s->w.pe[i] - s->w.opad[i] : s->w.pe[i];
-        if (pr[i] < 0) neg_pad = 1;
-    }
+    int ok = conv_mds_init(n, s, in, out, &m);
     dnnl_status_t st = dnnl_unimplemented;
     dnnl_primitive_desc_t pd = NULL;
     /* once on reference loops (weights packed raw), stay there */
-    if (ok && !neg_pad && !(s->fallback && s->pk.packed_ok)) {
-        if (s->have_wmd) w_any = s->wmd;
-        else {
-            dnnl_dims_t wd;
-            for (int i = 0; i < w_user.ndims; i++) wd[i] = w_user.dims[i];
-            dnnl_memory_desc_init_by_tag(&w_any, w_user.ndims, wd, cdt, dnnl_format_tag_any);
-        }
-        dnnl_dims_t bd = { M };
-        dnnl_memory_desc_init_by_tag(&b_md, 1, bd, dnnl_f32, dnnl_x);
+    if (ok && !m.neg_pad && !(s->fallback && s->pk.packed_ok)) {
         s->add_sum = 0;
-        /* 3x3 stride-1 convolutions by Winograd (dn_winograd()):
-         * 2-3x fewer operations, but oneDNN offers it only on the 16-channel
-         * blocked layout, so activations are reordered around it through
-         * scratch */
-        int wino = s->wino && !s->bf16 && !s->transposed && !s->dw.on && nsp == 2 && s->w.group == 1 && C % 16 == 0 &&
-                   M % 16 == 0;
-        for (int i = 0; i < nsp; i++)
-            if (s->w.k[i] != 3 || s->w.s[i] != 1 || s->w.d[i] != 1) wino = 0;
-        if (nsp == 2 && ys.d[2] * ys.d[3] < DN_WINO_MIN_PLANE) wino = 0;
-        if (s->have_wmd && (s->wmd.format_kind == dnnl_format_kind_wino) != wino) wino = 0;
-        if (wino) {
-            dnnl_memory_desc_t x_b, y_b;
-            dnnl_dims_t xd = { s->xs.d[0], C, s->xs.d[2], s->xs.d[3] };
-            dnnl_dims_t yd = { ys.d[0], M, ys.d[2], ys.d[3] };
-            dnnl_memory_desc_init_by_tag(&x_b, 4, xd, dnnl_f32, dnnl_nChw16c);
-            dnnl_memory_desc_init_by_tag(&y_b, 4, yd, dnnl_f32, dnnl_nChw16c);
-            /* F(4x4,3x3) */
-            const char *pref = "jit_wino_4x3";
-            for (int add_sum = s->sum_kept; add_sum < 1 + s->po.has_add; add_sum++) {
-                st = conv_pd(n, s, dnnl_convolution_winograd, &x_b, &w_any, &b_md, &y_b, strides,
-                             dil, pl, pr, add_sum, pref, &pd, &s->add_idx);
-                if (st == dnnl_success) { s->add_sum = add_sum; break; }
-            }
-            if (st == dnnl_success) { x_c = x_b; y_c = y_b; }
-        }
-        if (st != dnnl_success) {
-            /* depthwise: oneDNN 2.6's jit_dw beats the brdgmm kernel it
-             * lists first for channels-last (10-40% on MobileNet layers) */
-            int dw = s->w.group > 1 && s->w.group == C && C == M && nsp == 2;
-            /* with a fused depthwise step the descriptor names the first
-             * convolution's output; the primitive writes the second's */
-            /* oneDNN 2.6's brgemm kernels take a residual add only as a sum
-             * post-op: with the full-tensor binary one it falls back to the
-             * older jit kernels, in bfloat16 about half as fast (ResNet-50's
-             * expanding 1x1 layers at 56x56: 1.12 -> 0.55 ms). The sum reads
-             * the addend from the destination, which the memory plan lets be
-             * the addend's own storage (dconv_inplace), so nothing is copied.
-             * So a residual convolution asks for the sum first and keeps it
-             * when oneDNN's first choice is brgemm (one descriptor; walking
-             * the whole implementation list costs a millisecond a layer).
-             * In float32 too: on the Zen 5 benchmark machine brgemm's 1x1
-             * layers beat the jit ones (ResNet-50 fp32 end to end -3.0 % at
-             * 1 thread, -2.7 % at 2), where an earlier machine had them level
-             * (21.6 ms for those layers against 23.0). */
-            int keep = s->sum_kept && s->po.has_add;
-            if (keep || (s->po.has_add && !s->transposed && !s->dw.on)) {
-                st = conv_pd(n, s, dnnl_convolution_direct, &x_c, &w_any, &b_md, &y_c, strides, dil, pl, pr, 1,
-                             NULL, &pd, &s->add_idx);
-                if (st == dnnl_success && (keep || dn_impl_has(pd, "brg"))) {
-                    s->add_sum = 1;
-                } else {
-                    if (pd) dnnl_primitive_desc_destroy(pd);
-                    pd = NULL;
-                    st = dnnl_unimplemented;
-                }
-            }
-            /* (never the binary post-op once the output shares the addend's
-             * storage: without a sum descriptor the reference loops run,
-             * which read each addend value before writing its output) */
-            if (!s->add_sum && !keep)
-                st = conv_pd(n, s, s->transposed ? dnnl_deconvolution_direct : dnnl_convolution_direct,
-                             &x_c, &w_any, &b_md, s->dw.on ? &ya_c : &y_c, strides, dil, pl, pr, 0,
-                             dw ? "jit_dw" : NULL, &pd, &s->add_idx);
-            if (st == dnnl_success && s->dw.on &&
-                (!dn_impl_has(pd, "jit_1x1") || dn_is_ref_impl(pd) ||
-                 !dnnl_memory_desc_equal(dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0), &y_c))) {
-                dnnl_primitive_desc_destroy(pd);
-                pd = NULL;
-                st = dnnl_unimplemented;
-            }
-            /* oneDNN 2.6's gemm-based convolution gets binary post-ops wrong
-             * (grouped convolutions): there the residual add is a sum post-op */
-            if (st == dnnl_success && s->po.has_add && !s->add_sum && dn_impl_has(pd, "gemm")) {
-                dnnl_primitive_desc_destroy(pd);
-                pd = NULL;
-                s->add_sum = 1;
-                st = conv_pd(n, s, dnnl_convolution_direct, &x_c, &w_any, &b_md, &y_c, strides,
-                             dil, pl, pr, 1, NULL, &pd, &s->add_idx);
-            }
-        }
-    }
-    if (st != dnnl_success && s->bf16 && !s->have_wmd) {
-        /* no bf16 primitive for this one: compute it in f32 */
-        if (pd) dnnl_primitive_desc_destroy(pd);
-        acl_log(1, "node '%s' (%s): no bfloat16 primitive, float32 used", n->name, n->op_type);
-        s->bf16 = 0;
-        return dconv_build(n, s, in, out, nthr);
+        st = wino_pd(n, s, &m, &pd);
+        if (st != dnnl_success) st = direct_pd(n, s, &m, &pd);
     }
     if (st != dnnl_success) {
-        /* oneDNN cannot do this configuration: reference loops inside this
-         * kernel, weights kept as given */
-        if (pd) dnnl_primitive_desc_destroy(pd);
-        if (s->have_wmd && !s->fallback) {
-            /* new shapes do not fit the packed weight format: repack from the
-             * original weights when the run still has them */
-            if (!in[1].data)
-                return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s' (%s, impl dnnl): no oneDNN "
-                                "primitive for this input shape with the packed weight format",
-                                n->name, n->op_type);
-            s->have_wmd = 0;
-            s->pk.packed_ok = 0;
-            return dconv_build(n, s, in, out, nthr);
-        }
-        if (in[0].dtype == G_BF16 || s->out_bf16 || s->a_es == 2)
-            return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "node '%s' (%s, impl dnnl): no oneDNN "
-                            "primitive for this configuration with bfloat16 activations", n->name,
-                            n->op_type);
-        acl_log(1, "node '%s' (%s): oneDNN declined the configuration (%s), reference loops "
-                "used", n->name, n->op_type, neg_pad ? "output padding exceeds end padding" :
-                s->fallback ? "kept" : "no primitive");
-        s->fallback = 1;
-        s->wbytes = (size_t)wn * sizeof(float);
-        if (s->dw.on) {   /* two reference steps: no plane scratch needed */
-            s->scratch = 0;
-            s->built = 1;
-            return 0;
-        }
-        size_t plane = 1;
-        for (int i = 0; i < nsp; i++) plane *= (size_t)s->w.out[i];
-        s->scratch = plane * sizeof(float);
-        s->built = 1;
-        return 0;
+        pd_drop(&pd);
+        return build_declined(n, s, in, out, nthr, m.neg_pad);
     }
     if (dn_is_ref_impl(pd))
         acl_log(1, "node '%s' (%s): oneDNN uses its reference implementation", n->name, n->op_type);
-    if (!s->have_wmd) {
-        s->wmd = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
-        s->have_wmd = 1;
-        s->wbytes = dnnl_memory_desc_get_size(&s->wmd);
-    }
     dnnl_memory_desc_t dwbmd;
-    if (s->dw.on) {
-        const dnnl_memory_desc_t *q = dnnl_primitive_desc_query_md(pd, dnnl_query_exec_arg_md,
-                                                                   DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_WEIGHTS);
-        if (s->pk.packed_ok && !dnnl_memory_desc_equal(q, &s->dwwmd)) {
-            dnnl_primitive_desc_destroy(pd);
-            return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s' (%s, impl dnnl): the fused "
-                            "depthwise weights changed format on a rebuild", n->name, n->op_type);
-        }
-        s->dwwmd = *q;
-        s->dwwbytes = dnnl_memory_desc_get_size(q);
-        dwbmd = *dnnl_primitive_desc_query_md(pd, dnnl_query_exec_arg_md,
-                                              DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_BIAS);
+    if ((r = take_formats(n, s, pd, &dwbmd))) {
+        dnnl_primitive_desc_destroy(pd);
+        return r;
     }
-    size_t sp = dn_scratch_size(pd);
-    dnnl_memory_desc_t spmd = *dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
     /* the primitive (and its JIT code) is made at the first run, with the
      * run's thread count: planning may happen under another one */
     s->pd = pd;
-    size_t off = 0;
-    int rc = 0;
-    if (!dnnl_memory_desc_equal(&x_u, &x_c)) {
-        s->off_x = off; off = dn_align(off + dnnl_memory_desc_get_size(&x_c));
-        if (!rc) rc = dn_reorder_prim(n, &x_u, &x_c, &s->re_x);
-        if (!rc) rc = dn_mem(n, &x_u, &s->m_xu);
-    }
-    if (!dnnl_memory_desc_equal(&y_u, &y_c)) {
-        s->off_y = off; off = dn_align(off + dnnl_memory_desc_get_size(&y_c));
-        if (!rc) rc = dn_reorder_prim(n, &y_c, &y_u, &s->re_y);
-        if (!rc) rc = dn_mem(n, &y_u, &s->m_yu);
-    }
-    if (s->po.has_add && !dnnl_memory_desc_equal(&a_u, &y_c)) {
-        s->off_a = off; off = dn_align(off + dnnl_memory_desc_get_size(&y_c));
-        if (!rc) rc = dn_reorder_prim(n, &a_u, &y_c, &s->re_a);
-        if (!rc) rc = dn_mem(n, &a_u, &s->m_au);
-    }
-    s->off_sp = off;
-    s->scratch = off + sp;
-    if (!rc) rc = dn_mem(n, &x_c, &s->m_x);
-    if (!rc) rc = dn_mem(n, &s->wmd, &s->m_w);
-    if (!rc && s->has_bias) rc = dn_mem(n, &b_md, &s->m_b);
-    if (!rc) rc = dn_mem(n, &y_c, &s->m_y);
-    if (!rc && sp) rc = dn_mem(n, &spmd, &s->m_sp);
-    if (!rc && s->po.has_add) rc = dn_mem(n, &y_c, &s->m_a);
-    if (!rc && s->dw.on) rc = dn_mem(n, &s->dwwmd, &s->m_dww);
-    if (!rc && s->dw.on && s->dw.has_bias) rc = dn_mem(n, &dwbmd, &s->m_dwb);
-    if (rc) { dconv_release(s); return rc; }
+    if ((r = build_mems(n, s, pd, &m, &dwbmd))) { dconv_release(s); return r; }
     s->built = 1;
     return 0;
 }
