@@ -3,7 +3,10 @@
  * outputs the graph keeps plain are reordered through scratch. Weights are
  * reordered once into the primitive's preferred format inside the packed
  * area; bias and fused post-ops (activations, residual add as a binary
- * post-op, a following depthwise 3x3 convolution) run inside the primitive. */
+ * post-op, a following depthwise 3x3 convolution) run inside the primitive.
+ * Two Conv implementations share this state: the oneDNN Conv (priority 10)
+ * and the Winograd one (k_conv_wino, 15); layers with few input channels are
+ * dn_conv_stem.c's (20). */
 #include "kernels/dnnl/dn_common.h"
 #include <stdlib.h>
 #include <string.h>
