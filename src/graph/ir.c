@@ -331,9 +331,3 @@ int graph_node_bf16(const g_node *n)
     return g_attr_int(n, G_ATTR_BF16, 0) != 0;
 }
 
-int g_is_capture(const g_graph *sub, int t)
-{
-    if (t < 0 || t >= sub->n_t || sub->t[t].kind != G_TK_INPUT) return 0;
-    for (int i = 0; i < sub->n_inputs; i++) if (sub->inputs[i] == t) return 0;
-    return 1;
-}

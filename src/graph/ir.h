@@ -71,6 +71,9 @@ typedef struct g_tensor {
     int nuse;                 /* consumer slots; computed by g_graph_link() */
     int layout;               /* enum g_layout, chosen by the layout pass */
     int64_t mem_offset;       /* planner: offset in the work arena, -1 none */
+    int is_capture;           /* in a subgraph: a value of an enclosing graph the body
+                                 reads by name (G_TK_INPUT, not one of the body's formal
+                                 inputs), marked by the importer that built the body */
 } g_tensor;
 
 /* Attribute types use ONNX AttributeProto numbering. */
@@ -149,11 +152,6 @@ int g_attr_floats(const g_node *n, const char *name, const float **v);
  * by compiled models. */
 #define G_ATTR_BF16 "_oa_bf16"
 #define G_ATTR_BF16_OUT "_oa_bf16_out"
-/* Whether tensor t of a subgraph is a capture: a value of an enclosing
- * graph the body reads by name (an input tensor that is not one of the
- * body's formal inputs; every importer builds bodies so). */
-int g_is_capture(const g_graph *sub, int t);
-
 /* Whether n carries the G_ATTR_BF16 mark. */
 int graph_node_bf16(const g_node *n);
 

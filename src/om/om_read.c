@@ -332,6 +332,13 @@ int om_read_graph(om_rdctx *c, int depth, int main_graph, g_graph **out, om_rec 
             if (k && !g->t[v[i]].is_output) return om_malformed(c, "graph output is not flagged as an output");
         }
     }
+    /* the format stores a body's captures as input tensors that are not
+     * among its formal inputs: marked as the ONNX importer marks them */
+    for (uint32_t t = 0; !main_graph && t < nt; t++) {
+        int listed = g->t[t].kind != G_TK_INPUT;
+        for (int i = 0; !listed && i < g->n_inputs; i++) listed = g->inputs[i] == (int)t;
+        g->t[t].is_capture = !listed;
+    }
     uint32_t flagged = 0;
     for (uint32_t t = 0; t < nt; t++) flagged += g->t[t].is_output ? 1u : 0u;
     for (int i = 0; i < g->n_outputs; i++)

@@ -430,6 +430,7 @@ static int resolve(scope *sc, const char *name)
     const g_tensor *pt = &sc->parent->g->t[pi];
     g_tensor *t = &sc->g->t[ti];
     t->kind = G_TK_INPUT;
+    t->is_capture = 1;
     t->dtype = pt->dtype;
     t->shape = pt->shape;
     if (map_put(&sc->names, t->name, ti)) return -2;

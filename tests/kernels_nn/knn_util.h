@@ -133,6 +133,25 @@ static inline const k_op *find_impl(const g_node *n, const char *impl)
     return NULL;
 }
 
+/* The implementation named impl the engine would bind to node ni: the
+ * first of that name, best first, whose init() takes the node (several
+ * implementations may share a backend's name, each declining what it does
+ * not handle). NULL when none takes it. */
+static inline const k_op *accepting_impl(g_graph *g, int ni, const char *impl)
+{
+    g_node *n = &g->nodes[ni];
+    const k_op *ops[8];
+    int c = k_find(n->op_type, n->domain, n->opset, ops, 8);
+    for (int i = 0; i < c; i++) {
+        if (strcmp(ops[i]->impl, impl)) continue;
+        void *st = NULL;
+        int r = ops[i]->init(g, n, &st);
+        if (st && ops[i]->fini) ops[i]->fini(st);
+        if (r != K_DECLINE) return ops[i];
+    }
+    return NULL;
+}
+
 /* Runs one kernel on node ni. in[] carries data (layouts set); out[0..n_out)
  * get freshly allocated buffers with guards (caller frees). Returns the
  * kernel's status, K_DECLINE, or -100 for a guard overrun. reruns: extra

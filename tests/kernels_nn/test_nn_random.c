@@ -133,9 +133,31 @@ static void add_post_ops(g_node *n, int allow_add, int *has_add)
     attr_floats(n, "_oa_post_beta", b, m);
 }
 
+static long long planned_bytes(const k_op *op, g_graph *g, int ni, const k_tensor *in);
+
+/* Winograd is an implementation of its own on its configurations: bound
+ * before the oneDNN Conv, which OPENACL_WINOGRAD=0 hands the layer to.
+ * Returns 1 when it planned the Winograd algorithm, whose weights have a
+ * format of their own: the packed sizes differ (oneDNN may refuse it for
+ * some post-op chains, and has it only with AVX-512; the caller checks some
+ * layers took it). */
+static int check_wino(cfg_io *c, const char *what)
+{
+    const k_op *wk = accepting_impl(c->g, c->node, "dnnl");
+    long long pw = wk ? planned_bytes(wk, c->g, c->node, c->in) : -1;
+    setenv("OPENACL_WINOGRAD", "0", 1);
+    const k_op *dk = accepting_impl(c->g, c->node, "dnnl");
+    long long pd = dk ? planned_bytes(dk, c->g, c->node, c->in) : -1;
+    unsetenv("OPENACL_WINOGRAD");
+    CHECK(wk && dk && wk != dk && wk->priority > dk->priority, "%s: OPENACL_WINOGRAD=0 did not hand the "
+          "layer from the Winograd implementation to the oneDNN Conv", what);
+    CHECK(pw > 0 && pd > 0, "%s: planning failed (%lld, %lld packed bytes)", what, pw, pd);
+    return pw > 0 && pd > 0 && pw != pd;
+}
+
 static void test_conv(int transposed)
 {
-    int compared = 0, refused = 0;
+    int compared = 0, refused = 0, wino_planned = 0;
     for (int it = 0; it < iters; it++) {
         cfg_io c;
         memset(&c, 0, sizeof c);
@@ -241,6 +263,7 @@ static void test_conv(int transposed)
                  (long long)pads[2 * nsp - 1], ap, has_bias);
         /* Winograd (dn_winograd, on by default) on its configurations: planes
          * of 28x28 and more; the others run with it off, as a user can ask */
+        if (wino) wino_planned += check_wino(&c, what);
         if (!wino && rnd() % 2) setenv("OPENACL_WINOGRAD", "0", 1);
         int r = compare_impls(&c, what, 2e-4, 1e-3);
         unsetenv("OPENACL_WINOGRAD");
@@ -248,8 +271,9 @@ static void test_conv(int transposed)
         else if (r == 0) refused++;
         io_free(&c);
     }
-    printf("%s: %d compared, %d configurations refused by the reference\n",
-           transposed ? "ConvTranspose" : "Conv", compared, refused);
+    printf("%s: %d compared, %d configurations refused by the reference, %d planned by Winograd\n",
+           transposed ? "ConvTranspose" : "Conv", compared, refused, wino_planned);
+    CHECK(transposed || !dn_has_avx512() || wino_planned > 0, "no convolution was planned by Winograd");
     CHECK(compared > iters / 3, "too few %s configurations compared", transposed ? "ConvTranspose" : "Conv");
 }
 
@@ -299,7 +323,7 @@ static void test_conv_dw(void)
         in6[4] = (k_tensor){ .dtype = G_F32, .shape = dws, .data = c.g->t[tdw].data };
         in6[5] = (k_tensor){ .dtype = has_db ? G_F32 : G_UNDEF, .shape = bs,
                              .data = has_db ? c.g->t[tdb].data : NULL };
-        const k_op *ref = find_impl(n, "ref"), *dn = find_impl(n, "dnnl");
+        const k_op *ref = find_impl(n, "ref"), *dn = accepting_impl(c.g, c.node, "dnnl");
         k_tensor yr[1], yd[1];
         int rr = drive(ref, c.g, c.node, in6, yr, 0), rd = drive(dn, c.g, c.node, in6, yd, 1);
         char what[160];
@@ -536,7 +560,7 @@ static void test_gemv(void)
                  gemm ? "Gemm" : "MatMul", it, g_shape_str(&as, sa, sizeof sa),
                  g_shape_str(&bs, sb, sizeof sb), ta, tb, alpha, beta, ck);
         ref = find_impl(n, "ref");
-        dn = find_impl(n, "dnnl");
+        dn = accepting_impl(c.g, c.node, "dnnl");
         CHECK(ref && dn, "%s: kernels missing", what);
         if (!ref || !dn) { io_free(&c); continue; }
         long long pb = planned_bytes(dn, c.g, c.node, c.in);
@@ -616,7 +640,7 @@ static void test_gemv(void)
         io_borrow(&c, 1, t_b);
         io_set(&c, 2, cc, shp(1, cd), G_LAYOUT_PLAIN);
         io_borrow(&c, 2, t_c);
-        dn = find_impl(n, "dnnl");
+        dn = accepting_impl(c.g, c.node, "dnnl");
         ref = find_impl(n, "ref");
         long long pb = dn ? planned_bytes(dn, c.g, c.node, c.in) : -1;
         long long want = (long long)dn_align(dn_gemv_packed_bytes(K, N, 1)) + N * 4;
@@ -624,8 +648,11 @@ static void test_gemv(void)
               (long long)K, (long long)N, pb, want);
         k_tensor yg[2], yo[2], yr[2];
         int r1 = dn ? drive(dn, c.g, c.node, c.in, yg, 1) : -1;
+        /* the streamed form is an implementation of its own: OPENACL_NO_GEMV
+         * makes it decline, and oneDNN's product takes the node */
         setenv("OPENACL_NO_GEMV", "1", 1);
-        int r2 = dn ? drive(dn, c.g, c.node, c.in, yo, 1) : -1;
+        const k_op *alt = accepting_impl(c.g, c.node, "dnnl");
+        int r2 = alt && alt != dn ? drive(alt, c.g, c.node, c.in, yo, 1) : -1;
         unsetenv("OPENACL_NO_GEMV");
         int r3 = drive(ref, c.g, c.node, c.in, yr, 0);
         CHECK(!r1 && !r2 && !r3, "gemv bf16: runs %d %d %d", r1, r2, r3);
@@ -719,13 +746,22 @@ static void test_stem(void)
                  bf16_out && use ? " bf16" : "", (long long)k[0], (long long)k[1], (long long)st[0],
                  (long long)st[1], (long long)pads[0], (long long)pads[1], (long long)pads[2], (long long)pads[3],
                  has_bias);
-        const k_op *dn = find_impl(n, "dnnl"), *ref = find_impl(n, "ref");
+        const k_op *dn = accepting_impl(c.g, c.node, "dnnl"), *ref = find_impl(n, "ref");
         CHECK(dn && ref, "%s: kernels missing", what);
         if (!dn || !ref) { io_free(&c); continue; }
         long long pbytes = planned_bytes(dn, c.g, c.node, c.in);
         long long want = (long long)dn_align(dn_stem_packed_bytes(C, M, k[0], k[1])) +
                          (has_bias ? dn_stem_mpad(M) * 4 : 0);
         CHECK(!use || pbytes == want, "%s: packed %lld bytes, the direct loop packs %lld", what, pbytes, want);
+        if (use) {
+            /* the direct loop is an implementation of its own: OPENACL_NO_STEM
+             * makes it decline, and the oneDNN Conv takes the layer */
+            setenv("OPENACL_NO_STEM", "1", 1);
+            const k_op *alt = accepting_impl(c.g, c.node, "dnnl");
+            unsetenv("OPENACL_NO_STEM");
+            CHECK(alt && alt != dn && alt->priority < dn->priority, "%s: OPENACL_NO_STEM did not hand the layer "
+                  "to the oneDNN Conv", what);
+        }
         direct += use;
         if (!(bf16_out && use)) {
             if (compare_impls(&c, what, 2e-4, 1e-3) == 1) compared++;

@@ -38,8 +38,9 @@ void dn_silu_bf16(uint16_t *y, size_t n, int threads, int div);
  * fewer instructions): for outputs of convolutions computed in bfloat16,
  * whose own error is ten times larger. */
 void dn_silu_f32_fast(float *y, size_t n, int threads, int div);
-/* OPENACL_WINOGRAD=1 (dn_conv.c): 3x3 stride-1 float32 convolutions by
- * oneDNN's Winograd kernel (off by default; part of the kernel ABI). */
+/* Whether the Winograd Conv implementation (dn_conv.c, k_conv_wino) takes
+ * 3x3 stride-1 float32 convolutions: on unless OPENACL_WINOGRAD=0; part of
+ * the kernel ABI. */
 int dn_winograd(void);
 /* OPENACL_BF16_RESIDUAL=0 (dn_conv.c): residual adds of bf16 convolutions
  * keep their stream in float32 (default: bf16, read by the precision pass

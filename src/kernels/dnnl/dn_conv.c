@@ -3,9 +3,11 @@
  * outputs the graph keeps plain are reordered through scratch. Weights are
  * reordered once into the primitive's preferred format inside the packed
  * area; bias and fused post-ops (activations, residual add as a binary
- * post-op, a following depthwise 3x3 convolution) run inside the primitive. */
+ * post-op, a following depthwise 3x3 convolution) run inside the primitive.
+ * Two Conv implementations share this state: the oneDNN Conv (priority 10)
+ * and the Winograd one (k_conv_wino, 15); layers with few input channels are
+ * dn_conv_stem.c's (20). */
 #include "kernels/dnnl/dn_common.h"
-#include "kernels/dnnl/dn_stem.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,9 +21,7 @@ typedef struct dconv {
     int silu_tail;    /* the chain's final SiLU runs as dn_silu_f32 over the output */
     nn_post po_dn;    /* the chain oneDNN applies (po without that SiLU) */
     int silu_div;     /* the SiLU pass's division forms (dn_silu_div at load) */
-    int wino_ok;      /* Winograd allowed (dn_winograd at load) */
-    int stem;         /* few input channels: dn_stem.c's direct loop instead of oneDNN */
-    dn_stem_geo sg;
+    int wino;         /* the Winograd implementation's state (dwino_init) */
     /* the configuration the primitives were built for */
     int built, fallback, nthr;
     nn_win w;
@@ -92,27 +92,14 @@ static int dconv_init_common(g_graph *g, g_node *n, void **state, int transposed
     s->has_bias = n->n_in > 2 && n->in[2] >= 0;
     /* constant folding computes exactly; a fused depthwise step stays f32 */
     s->bf16 = graph_node_bf16(n) && !nn_is_const(g, n, 0) && !s->dw.on && dn_has_bf16();
-    /* few input channels (an image model's first layer): the direct loop of
-     * dn_stem.c, decided here from the weights' shape and the attributes so
-     * that the precision pass can ask (dn_conv_bf16_io); it computes in
-     * float32 and may store a bf16 output for a bf16 convolution to read */
-    const g_tensor *wt = &g->t[n->in[1]];
-    s->stem = !transposed && !s->dw.on && s->w0.group == 1 && wt->shape.rank == 4 && wt->shape.d[1] >= 1 &&
-              wt->shape.d[1] <= DN_STEM_MAX_C && s->w0.d[0] == 1 && s->w0.d[1] == 1 && !in_bf16 &&
-              dn_stem_post_ok(&s->po) && !dn_stem_disabled() && dn_stem_supported();
-    /* (the direct loop's bf16 output serves bf16 convolutions: only where
-     * the CPU computes bf16, else a compiled model's bf16 activations are
-     * float32 again at load, eng_om.c widen_bf16) */
     /* (a residual convolution too: its sum post-op then reads and writes
-     * bf16, dn_conv_bf16_addend) */
-    s->out_bf16 = (s->bf16 || (s->stem && dn_has_bf16())) && !s->transposed &&
-                  (!s->po.has_add || s->bf16) && g_attr_int(n, G_ATTR_BF16_OUT, 0);
+     * bf16, dconv_bf16_addend; few-channel layers are dn_conv_stem.c's) */
+    s->out_bf16 = s->bf16 && !s->transposed && g_attr_int(n, G_ATTR_BF16_OUT, 0);
     s->po_dn = s->po;
-    s->silu_tail = !s->stem && !s->dw.on && s->po.n > 0 && s->po.kind[s->po.n - 1] == NN_PO_SILU &&
+    s->silu_tail = !s->dw.on && s->po.n > 0 && s->po.kind[s->po.n - 1] == NN_PO_SILU &&
                    s->po.a[s->po.n - 1] == 1.0f && !getenv("OPENACL_DNNL_SWISH");
     if (s->silu_tail) s->po_dn.n--;
     s->silu_div = dn_silu_div();
-    s->wino_ok = dn_winograd();
     *state = s;
     return 0;
 }
@@ -137,6 +124,42 @@ int dn_winograd(void)
 #define DN_WINO_MIN_PLANE (28 * 28)
 
 static int dconv_init(g_graph *g, g_node *n, void **st) { return dconv_init_common(g, n, st, 0); }
+
+/* The Winograd implementation (k_conv_wino): float32 2-D convolutions, 3x3
+ * stride 1 without dilation, one group, multiples of 16 channels in and out,
+ * no fused depthwise step, whose output plane (known at init: a static plan,
+ * or a dynamic model's program with its inputs fixed) has at least
+ * DN_WINO_MIN_PLANE pixels; declined under OPENACL_WINOGRAD=0. Its state is
+ * the oneDNN Conv's, built with the Winograd algorithm first (dconv_build:
+ * the direct one where oneDNN refuses it or for later, smaller planes). */
+static int dwino_init(g_graph *g, g_node *n, void **st)
+{
+    if (!dn_winograd() || !dn_engine() || n->n_in < 2 || n->in[0] < 0 || n->in[1] < 0) return K_DECLINE;
+    const g_tensor *wt = &g->t[n->in[1]];
+    if (wt->shape.rank != 4 || wt->shape.d[0] % 16 || wt->shape.d[1] % 16 || wt->shape.d[2] != 3 ||
+        wt->shape.d[3] != 3 || g->t[n->in[0]].shape.rank != 4 || !g_shape_known(&g->t[n->in[0]].shape))
+        return K_DECLINE;
+    int r = dconv_init_common(g, n, st, 0);
+    if (r) return r;
+    dconv *s = *st;
+    k_tensor in[3];
+    memset(in, 0, sizeof in);
+    for (int i = 0; i < 3 && i < n->n_in; i++)
+        if (n->in[i] >= 0) in[i].shape = g->t[n->in[i]].shape;
+    nn_win w = s->w0;
+    g_shape ys;
+    int ok = !s->bf16 && !s->dw.on && w.nsp == 2 && w.group == 1 && !nn_conv_infer_shape(n, &w, 0, in, &ys) &&
+             ys.d[2] * ys.d[3] >= DN_WINO_MIN_PLANE;
+    for (int i = 0; i < w.nsp && ok; i++)
+        if (w.k[i] != 3 || w.s[i] != 1 || w.d[i] != 1) ok = 0;
+    if (!ok) {
+        dconv_fini(s);
+        *st = NULL;
+        return K_DECLINE;
+    }
+    s->wino = 1;
+    return 0;
+}
 static int dconvt_init(g_graph *g, g_node *n, void **st) { return dconv_init_common(g, n, st, 1); }
 
 static int dconv_infer(const g_node *n, void *state, const k_tensor *in, k_tensor *out)
@@ -201,30 +224,42 @@ static int same_cfg(const dconv *s, const k_tensor *in, const k_tensor *out, int
     return 1;
 }
 
+/* The descriptors one build works with: the node's output ys and the first
+ * convolution's ya (they differ with a fused depthwise step); activations
+ * in the compute layouts (x_c, y_c, ya_c) and as the graph stores them
+ * (x_u, y_u, a_u: input, output, addend); weights as ONNX stores them
+ * (w_user) and as the primitive may choose them (w_any); the bias. */
+typedef struct conv_mds {
+    g_shape ys, ya;
+    dnnl_memory_desc_t x_c, y_c, ya_c, x_u, y_u, a_u, w_user, w_any, b_md;
+    dnnl_dims_t strides, dil, pl, pr;
+    dnnl_data_type_t cdt;   /* compute type of the source and weights */
+    int neg_pad;            /* a transposed convolution's output padding exceeds its end padding */
+} conv_mds;
+
 /* One attempt at a primitive descriptor for an algorithm and the compute
- * layouts x_c/y_c; add_sum: the fused residual add as a sum post-op. */
-static dnnl_status_t conv_pd(const g_node *n, const dconv *s, dnnl_alg_kind_t alg,
-                             const dnnl_memory_desc_t *x_c, const dnnl_memory_desc_t *w,
-                             const dnnl_memory_desc_t *b, const dnnl_memory_desc_t *y_c,
-                             const dnnl_dim_t *strides, const dnnl_dim_t *dil, const dnnl_dim_t *pl,
-                             const dnnl_dim_t *pr, int add_sum, const char *prefer,
-                             dnnl_primitive_desc_t *pd, int *add_idx)
+ * layouts x_c/y_c; add_sum: the fused residual add as a sum post-op (else
+ * a binary one, whose index lands in s->add_idx). */
+static dnnl_status_t conv_pd(const g_node *n, dconv *s, dnnl_alg_kind_t alg, const conv_mds *m,
+                             const dnnl_memory_desc_t *x_c, const dnnl_memory_desc_t *y_c, int add_sum,
+                             const char *prefer, dnnl_primitive_desc_t *pd)
 {
     union { dnnl_convolution_desc_t c; dnnl_deconvolution_desc_t d; } desc;
     dnnl_status_t st;
+    const dnnl_memory_desc_t *b = s->has_bias ? &m->b_md : NULL;
     *pd = NULL;
     if (!s->transposed)
         st = dnnl_dilated_convolution_forward_desc_init(&desc.c, dnnl_forward_inference, alg, x_c,
-                 w, s->has_bias ? b : NULL, y_c, strides, dil, pl, pr);
+                 &m->w_any, b, y_c, m->strides, m->dil, m->pl, m->pr);
     else
         st = dnnl_dilated_deconvolution_forward_desc_init(&desc.d, dnnl_forward_inference, alg, x_c,
-                 w, s->has_bias ? b : NULL, y_c, strides, dil, pl, pr);
+                 &m->w_any, b, y_c, m->strides, m->dil, m->pl, m->pr);
     if (st != dnnl_success) return st;
     dnnl_primitive_attr_t attr = NULL;
     st = dnnl_primitive_attr_create(&attr);
     if (st == dnnl_success) st = dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
     if (st == dnnl_success && !s->dw.on &&
-        dn_post_ops(n, &s->po_dn, add_sum ? NULL : y_c, NULL, attr, add_idx))
+        dn_post_ops(n, &s->po_dn, add_sum ? NULL : y_c, NULL, attr, &s->add_idx))
         st = dnnl_unimplemented;
     if (st == dnnl_success && s->dw.on && dn_dw_post_ops(n, &s->po, &s->dw, attr))
         st = dnnl_unimplemented;
@@ -233,36 +268,255 @@ static dnnl_status_t conv_pd(const g_node *n, const dconv *s, dnnl_alg_kind_t al
     return st;
 }
 
-/* The direct loop's geometry for these shapes and layouts; the packed area
- * holds its weights and a bias padded to whole 16-channel groups. */
-static int stem_build(const g_node *n, dconv *s, const k_tensor *in, const k_tensor *out, int nthr)
+/* Shapes, layouts and sizes of this build and the descriptors of m; 0 when
+ * some descriptor cannot be made (the reference loops then run). */
+static int conv_mds_init(const g_node *n, dconv *s, const k_tensor *in, const k_tensor *out, conv_mds *m)
 {
-    dn_stem_geo *g = &s->sg;
-    const g_shape *x = &s->xs;
-    if (x->rank != 4 || s->ys.rank != 4 || s->ws.rank != 4)
-        return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (%s): input rank %d, weights rank %d; expected 4",
-                        n->name, n->op_type, x->rank, s->ws.rank);
-    memset(g, 0, sizeof *g);
-    g->N = x->d[0]; g->C = x->d[1]; g->H = x->d[2]; g->W = x->d[3];
-    g->xs_n = g->C * g->H * g->W;
-    if (in[0].layout == G_LAYOUT_NHWC) { g->xs_c = 1; g->xs_w = g->C; g->xs_h = g->W * g->C; }
-    else { g->xs_c = g->H * g->W; g->xs_h = g->W; g->xs_w = 1; }
-    g->M = s->ys.d[1]; g->OH = s->ys.d[2]; g->OW = s->ys.d[3];
-    g->KH = s->ws.d[2]; g->KW = s->ws.d[3];
-    g->SH = s->w.s[0]; g->SW = s->w.s[1];
-    g->PT = s->w.pb[0]; g->PL = s->w.pb[1];
-    g->out_nhwc = out[0].layout == G_LAYOUT_NHWC;
-    g->out_bf16 = s->out_bf16;
-    g->silu_div = s->silu_div;
+    g_shape *ys = &m->ys, *ya = &m->ya;
+    s->xs = in[0].shape; s->ys = *ys; s->ws = in[1].shape;
+    if (s->bf16 && !s->have_wmd && in[0].dtype == G_F32 && !s->out_bf16 &&
+        2.0 * (double)g_shape_numel(ys) * (double)g_shape_numel(&in[1].shape) /
+            (double)(in[1].shape.d[s->transposed ? 1 : 0] > 0 ? in[1].shape.d[s->transposed ? 1 : 0] : 1) <
+            DN_BF16_MIN_FLOPS)
+        s->bf16 = 0;   /* too small: converting costs more than bf16 saves */
     s->xl = in[0].layout; s->yl = out[0].layout;
-    s->al = 0;
-    s->nthr = nthr;
-    s->wbytes = dn_stem_packed_bytes(g->C, g->M, g->KH, g->KW);
-    s->bbytes = s->has_bias ? (size_t)dn_stem_mpad(g->M) * sizeof(float) : 0;
-    s->dwwbytes = s->dwbbytes = 0;
-    s->scratch = dn_stem_scratch_bytes(g, nthr);
+    s->al = s->po.has_add ? in[NN_ADD_INPUT].layout : 0;
+    s->a_es = s->po.has_add && in[NN_ADD_INPUT].dtype == G_BF16 ? 2 : 4;
+    int64_t C = s->xs.d[1], M = ys->d[1];
+    s->bbytes = s->has_bias ? (size_t)M * sizeof(float) : 0;
+    s->dwwbytes = s->dw.on ? (size_t)M * 9 * sizeof(float) : 0;
+    s->dwbbytes = s->dw.on && s->dw.has_bias ? (size_t)M * sizeof(float) : 0;
+    /* bf16: the source is converted in the reorder to the compute layout,
+     * the destination stays f32 (post-ops and the next node read f32) */
+    m->cdt = s->bf16 ? dnnl_bf16 : dnnl_f32;
+    int ok = !dn_md_act(&m->x_c, &s->xs, 1, m->cdt) &&
+             !dn_md_act(&m->y_c, ys, 1, s->bf16 && s->out_bf16 ? dnnl_bf16 : dnnl_f32) &&
+             !dn_md_act(&m->x_u, &s->xs, s->xl == G_LAYOUT_NHWC, in[0].dtype == G_BF16 ? dnnl_bf16 : dnnl_f32) &&
+             !dn_md_act(&m->y_u, ys, s->yl == G_LAYOUT_NHWC, s->out_bf16 ? dnnl_bf16 : dnnl_f32) &&
+             !dn_md_act(&m->a_u, ys, s->al == G_LAYOUT_NHWC, s->a_es == 2 ? dnnl_bf16 : dnnl_f32) &&
+             !dn_md_act(&m->ya_c, ya, 1, dnnl_f32) && !user_wmd(s, C, M, &m->w_user);
+    if (ok && s->dw.on) {
+        /* oneDNN 2.6 fuses the depthwise step correctly only on the 16-channel
+         * blocked layout (channels-last gives wrong results) */
+        dnnl_dims_t xd = { s->xs.d[0], C, s->xs.d[2], s->xs.d[3] };
+        dnnl_dims_t ad = { ya->d[0], M, ya->d[2], ya->d[3] }, fd = { ys->d[0], M, ys->d[2], ys->d[3] };
+        ok = C % 16 == 0 && M % 16 == 0 && s->xs.rank == 4 &&
+             dnnl_memory_desc_init_by_tag(&m->x_c, 4, xd, dnnl_f32, dnnl_nChw16c) == dnnl_success &&
+             dnnl_memory_desc_init_by_tag(&m->ya_c, 4, ad, dnnl_f32, dnnl_nChw16c) == dnnl_success &&
+             dnnl_memory_desc_init_by_tag(&m->y_c, 4, fd, dnnl_f32, dnnl_nChw16c) == dnnl_success;
+    }
+    m->neg_pad = 0;
+    for (int i = 0; i < s->w.nsp; i++) {
+        m->strides[i] = s->w.s[i];
+        m->dil[i] = s->w.d[i] - 1;
+        m->pl[i] = s->w.pb[i];
+        m->pr[i] = s->transposed ? s->w.pe[i] - s->w.opad[i] : s->w.pe[i];
+        if (m->pr[i] < 0) m->neg_pad = 1;
+    }
+    if (s->have_wmd) m->w_any = s->wmd;
+    else {
+        dnnl_dims_t wd;
+        for (int i = 0; i < m->w_user.ndims; i++) wd[i] = m->w_user.dims[i];
+        dnnl_memory_desc_init_by_tag(&m->w_any, m->w_user.ndims, wd, m->cdt, dnnl_format_tag_any);
+    }
+    dnnl_dims_t bd = { M };
+    dnnl_memory_desc_init_by_tag(&m->b_md, 1, bd, dnnl_f32, dnnl_x);
+    return ok;
+}
+
+/* The Winograd implementation's first choice (s->wino, dwino_init): 3x3
+ * stride-1 convolutions by oneDNN's F(4x4,3x3) kernel, 2-3x fewer
+ * operations, offered only on the 16-channel blocked layout, so activations
+ * are reordered around it through scratch (x_c, y_c become that layout).
+ * Not for later shapes it does not suit, nor once the packed weights have
+ * the direct format. */
+static dnnl_status_t wino_pd(const g_node *n, dconv *s, conv_mds *m, dnnl_primitive_desc_t *pd)
+{
+    int64_t C = s->xs.d[1], M = m->ys.d[1];
+    int nsp = s->w.nsp;
+    int wino = s->wino && !s->bf16 && !s->transposed && !s->dw.on && nsp == 2 && s->w.group == 1 && C % 16 == 0 &&
+               M % 16 == 0;
+    for (int i = 0; i < nsp; i++)
+        if (s->w.k[i] != 3 || s->w.s[i] != 1 || s->w.d[i] != 1) wino = 0;
+    if (nsp == 2 && m->ys.d[2] * m->ys.d[3] < DN_WINO_MIN_PLANE) wino = 0;
+    if (s->have_wmd && (s->wmd.format_kind == dnnl_format_kind_wino) != wino) wino = 0;
+    *pd = NULL;
+    if (!wino) return dnnl_unimplemented;
+    dnnl_memory_desc_t x_b, y_b;
+    dnnl_dims_t xd = { s->xs.d[0], C, s->xs.d[2], s->xs.d[3] };
+    dnnl_dims_t yd = { m->ys.d[0], M, m->ys.d[2], m->ys.d[3] };
+    dnnl_memory_desc_init_by_tag(&x_b, 4, xd, dnnl_f32, dnnl_nChw16c);
+    dnnl_memory_desc_init_by_tag(&y_b, 4, yd, dnnl_f32, dnnl_nChw16c);
+    dnnl_status_t st = dnnl_unimplemented;
+    for (int add_sum = s->sum_kept; add_sum < 1 + s->po.has_add; add_sum++) {
+        st = conv_pd(n, s, dnnl_convolution_winograd, m, &x_b, &y_b, add_sum, "jit_wino_4x3", pd);
+        if (st == dnnl_success) { s->add_sum = add_sum; break; }
+    }
+    if (st == dnnl_success) { m->x_c = x_b; m->y_c = y_b; }
+    return st;
+}
+
+static void pd_drop(dnnl_primitive_desc_t *pd)
+{
+    if (*pd) dnnl_primitive_desc_destroy(*pd);
+    *pd = NULL;
+}
+
+/* The direct algorithm (every other convolution, and Winograd's where
+ * oneDNN refuses it). */
+static dnnl_status_t direct_pd(const g_node *n, dconv *s, const conv_mds *m, dnnl_primitive_desc_t *pd)
+{
+    dnnl_status_t st = dnnl_unimplemented;
+    int64_t C = s->xs.d[1], M = m->ys.d[1];
+    *pd = NULL;
+    /* depthwise: oneDNN 2.6's jit_dw beats the brdgmm kernel it
+     * lists first for channels-last (10-40% on MobileNet layers) */
+    int dw = s->w.group > 1 && s->w.group == C && C == M && s->w.nsp == 2;
+    /* with a fused depthwise step the descriptor names the first
+     * convolution's output; the primitive writes the second's */
+    /* oneDNN 2.6's brgemm kernels take a residual add only as a sum
+     * post-op: with the full-tensor binary one it falls back to the
+     * older jit kernels, in bfloat16 about half as fast (ResNet-50's
+     * expanding 1x1 layers at 56x56: 1.12 -> 0.55 ms). The sum reads
+     * the addend from the destination, which the memory plan lets be
+     * the addend's own storage (dconv_inplace), so nothing is copied.
+     * So a residual convolution asks for the sum first and keeps it
+     * when oneDNN's first choice is brgemm (one descriptor; walking
+     * the whole implementation list costs a millisecond a layer).
+     * In float32 too: on the Zen 5 benchmark machine brgemm's 1x1
+     * layers beat the jit ones (ResNet-50 fp32 end to end -3.0 % at
+     * 1 thread, -2.7 % at 2), where an earlier machine had them level
+     * (21.6 ms for those layers against 23.0). */
+    int keep = s->sum_kept && s->po.has_add;
+    if (keep || (s->po.has_add && !s->transposed && !s->dw.on)) {
+        st = conv_pd(n, s, dnnl_convolution_direct, m, &m->x_c, &m->y_c, 1, NULL, pd);
+        if (st == dnnl_success && (keep || dn_impl_has(*pd, "brg"))) {
+            s->add_sum = 1;
+        } else {
+            pd_drop(pd);
+            st = dnnl_unimplemented;
+        }
+    }
+    /* (never the binary post-op once the output shares the addend's
+     * storage: without a sum descriptor the reference loops run,
+     * which read each addend value before writing its output) */
+    if (!s->add_sum && !keep)
+        st = conv_pd(n, s, s->transposed ? dnnl_deconvolution_direct : dnnl_convolution_direct, m, &m->x_c,
+                     s->dw.on ? &m->ya_c : &m->y_c, 0, dw ? "jit_dw" : NULL, pd);
+    if (st == dnnl_success && s->dw.on &&
+        (!dn_impl_has(*pd, "jit_1x1") || dn_is_ref_impl(*pd) ||
+         !dnnl_memory_desc_equal(dnnl_primitive_desc_query_md(*pd, dnnl_query_dst_md, 0), &m->y_c))) {
+        pd_drop(pd);
+        st = dnnl_unimplemented;
+    }
+    /* oneDNN 2.6's gemm-based convolution gets binary post-ops wrong
+     * (grouped convolutions): there the residual add is a sum post-op */
+    if (st == dnnl_success && s->po.has_add && !s->add_sum && dn_impl_has(*pd, "gemm")) {
+        pd_drop(pd);
+        s->add_sum = 1;
+        st = conv_pd(n, s, dnnl_convolution_direct, m, &m->x_c, &m->y_c, 1, NULL, pd);
+    }
+    return st;
+}
+
+static int dconv_build(const g_node *n, dconv *s, const k_tensor *in, const k_tensor *out, int nthr);
+
+/* No primitive for this configuration: f32 for a bf16 one, a repack for
+ * packed weights the new shapes do not fit, else reference loops inside
+ * this kernel with the weights kept as given. */
+static int build_declined(const g_node *n, dconv *s, const k_tensor *in, const k_tensor *out, int nthr,
+                          int neg_pad)
+{
+    if (s->bf16 && !s->have_wmd) {
+        acl_log(1, "node '%s' (%s): no bfloat16 primitive, float32 used", n->name, n->op_type);
+        s->bf16 = 0;
+        return dconv_build(n, s, in, out, nthr);
+    }
+    if (s->have_wmd && !s->fallback) {
+        /* new shapes do not fit the packed weight format: repack from the
+         * original weights when the run still has them */
+        if (!in[1].data)
+            return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s' (%s, impl dnnl): no oneDNN "
+                            "primitive for this input shape with the packed weight format",
+                            n->name, n->op_type);
+        s->have_wmd = 0;
+        s->pk.packed_ok = 0;
+        return dconv_build(n, s, in, out, nthr);
+    }
+    if (in[0].dtype == G_BF16 || s->out_bf16 || s->a_es == 2)
+        return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "node '%s' (%s, impl dnnl): no oneDNN "
+                        "primitive for this configuration with bfloat16 activations", n->name,
+                        n->op_type);
+    acl_log(1, "node '%s' (%s): oneDNN declined the configuration (%s), reference loops "
+            "used", n->name, n->op_type, neg_pad ? "output padding exceeds end padding" :
+            s->fallback ? "kept" : "no primitive");
+    s->fallback = 1;
+    s->wbytes = (size_t)g_shape_numel(&in[1].shape) * sizeof(float);
+    s->scratch = 0;   /* with a fused depthwise step: two reference steps, no plane scratch */
+    if (!s->dw.on) {
+        size_t plane = 1;
+        for (int i = 0; i < s->w.nsp; i++) plane *= (size_t)s->w.out[i];
+        s->scratch = plane * sizeof(float);
+    }
     s->built = 1;
     return 0;
+}
+
+/* The packed formats pd chose (weights and fused depthwise weights, the
+ * first kept for the state's life) and its fused depthwise bias (*dwbmd). */
+static int take_formats(const g_node *n, dconv *s, dnnl_primitive_desc_t pd, dnnl_memory_desc_t *dwbmd)
+{
+    if (!s->have_wmd) {
+        s->wmd = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+        s->have_wmd = 1;
+        s->wbytes = dnnl_memory_desc_get_size(&s->wmd);
+    }
+    if (!s->dw.on) return 0;
+    const dnnl_memory_desc_t *q = dnnl_primitive_desc_query_md(pd, dnnl_query_exec_arg_md,
+                                                               DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_WEIGHTS);
+    if (s->pk.packed_ok && !dnnl_memory_desc_equal(q, &s->dwwmd))
+        return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s' (%s, impl dnnl): the fused "
+                        "depthwise weights changed format on a rebuild", n->name, n->op_type);
+    s->dwwmd = *q;
+    s->dwwbytes = dnnl_memory_desc_get_size(q);
+    *dwbmd = *dnnl_primitive_desc_query_md(pd, dnnl_query_exec_arg_md, DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_BIAS);
+    return 0;
+}
+
+/* Scratch layout (reordered input, output and addend, then oneDNN's
+ * scratchpad), the reorders, and the memory objects of a built pd. */
+static int build_mems(const g_node *n, dconv *s, dnnl_primitive_desc_t pd, const conv_mds *m,
+                      const dnnl_memory_desc_t *dwbmd)
+{
+    size_t sp = dn_scratch_size(pd), off = 0;
+    dnnl_memory_desc_t spmd = *dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+    int rc = 0;
+    if (!dnnl_memory_desc_equal(&m->x_u, &m->x_c)) {
+        s->off_x = off; off = dn_align(off + dnnl_memory_desc_get_size(&m->x_c));
+        if (!rc) rc = dn_reorder_prim(n, &m->x_u, &m->x_c, &s->re_x);
+        if (!rc) rc = dn_mem(n, &m->x_u, &s->m_xu);
+    }
+    if (!dnnl_memory_desc_equal(&m->y_u, &m->y_c)) {
+        s->off_y = off; off = dn_align(off + dnnl_memory_desc_get_size(&m->y_c));
+        if (!rc) rc = dn_reorder_prim(n, &m->y_c, &m->y_u, &s->re_y);
+        if (!rc) rc = dn_mem(n, &m->y_u, &s->m_yu);
+    }
+    if (s->po.has_add && !dnnl_memory_desc_equal(&m->a_u, &m->y_c)) {
+        s->off_a = off; off = dn_align(off + dnnl_memory_desc_get_size(&m->y_c));
+        if (!rc) rc = dn_reorder_prim(n, &m->a_u, &m->y_c, &s->re_a);
+        if (!rc) rc = dn_mem(n, &m->a_u, &s->m_au);
+    }
+    s->off_sp = off;
+    s->scratch = off + sp;
+    if (!rc) rc = dn_mem(n, &m->x_c, &s->m_x);
+    if (!rc) rc = dn_mem(n, &s->wmd, &s->m_w);
+    if (!rc && s->has_bias) rc = dn_mem(n, &m->b_md, &s->m_b);
+    if (!rc) rc = dn_mem(n, &m->y_c, &s->m_y);
+    if (!rc && sp) rc = dn_mem(n, &spmd, &s->m_sp);
+    if (!rc && s->po.has_add) rc = dn_mem(n, &m->y_c, &s->m_a);
+    if (!rc && s->dw.on) rc = dn_mem(n, &s->dwwmd, &s->m_dww);
+    if (!rc && s->dw.on && s->dw.has_bias) rc = dn_mem(n, dwbmd, &s->m_dwb);
+    return rc;
 }
 
 /* Creates the primitives for the given shapes and layouts. The weight format
@@ -272,248 +526,36 @@ static int dconv_build(const g_node *n, dconv *s, const k_tensor *in, const k_te
 {
     dconv_release(s);
     s->w = s->w0;
-    g_shape ys, ya;   /* the node's output; the first convolution's */
-    int r = nn_conv_infer_shape(n, &s->w, s->transposed, in, &ya);
-    ys = ya;
-    if (!r) r = nn_conv_dw_shape(n, &s->dw, in, &ys);
+    conv_mds m;
+    int r = nn_conv_infer_shape(n, &s->w, s->transposed, in, &m.ya);
+    m.ys = m.ya;
+    if (!r) r = nn_conv_dw_shape(n, &s->dw, in, &m.ys);
     if (r) return r;
-    s->xs = in[0].shape; s->ys = ys; s->ws = in[1].shape;
-    if (s->stem) return stem_build(n, s, in, out, nthr);
-    if (s->bf16 && !s->have_wmd && in[0].dtype == G_F32 && !s->out_bf16 &&
-        2.0 * (double)g_shape_numel(&ys) * (double)g_shape_numel(&in[1].shape) /
-            (double)(in[1].shape.d[s->transposed ? 1 : 0] > 0 ? in[1].shape.d[s->transposed ? 1 : 0] : 1) <
-            DN_BF16_MIN_FLOPS)
-        s->bf16 = 0;   /* too small: converting costs more than bf16 saves */
-    s->xl = in[0].layout; s->yl = out[0].layout;
-    s->al = s->po.has_add ? in[NN_ADD_INPUT].layout : 0;
-    s->a_es = s->po.has_add && in[NN_ADD_INPUT].dtype == G_BF16 ? 2 : 4;
     s->nthr = nthr;
-    int nsp = s->w.nsp;
-    int64_t C = s->xs.d[1], M = ys.d[1];
-    int64_t wn = g_shape_numel(&in[1].shape);
-    s->bbytes = s->has_bias ? (size_t)M * sizeof(float) : 0;
-    s->dwwbytes = s->dw.on ? (size_t)M * 9 * sizeof(float) : 0;
-    s->dwbbytes = s->dw.on && s->dw.has_bias ? (size_t)M * sizeof(float) : 0;
-
-    dnnl_memory_desc_t x_c, y_c, x_u, y_u, a_u, w_any, b_md, w_user, ya_c;
-    dnnl_dims_t strides, dil, pl, pr;
-    /* bf16: the source is converted in the reorder to the compute layout,
-     * the destination stays f32 (post-ops and the next node read f32) */
-    dnnl_data_type_t cdt = s->bf16 ? dnnl_bf16 : dnnl_f32;
-    int ok = !dn_md_act(&x_c, &s->xs, 1, cdt) &&
-             !dn_md_act(&y_c, &ys, 1, s->bf16 && s->out_bf16 ? dnnl_bf16 : dnnl_f32) &&
-             !dn_md_act(&x_u, &s->xs, s->xl == G_LAYOUT_NHWC, in[0].dtype == G_BF16 ? dnnl_bf16 : dnnl_f32) &&
-             !dn_md_act(&y_u, &ys, s->yl == G_LAYOUT_NHWC, s->out_bf16 ? dnnl_bf16 : dnnl_f32) &&
-             !dn_md_act(&a_u, &ys, s->al == G_LAYOUT_NHWC, s->a_es == 2 ? dnnl_bf16 : dnnl_f32) &&
-             !dn_md_act(&ya_c, &ya, 1, dnnl_f32) && !user_wmd(s, C, M, &w_user);
-    if (ok && s->dw.on) {
-        /* oneDNN 2.6 fuses the depthwise step correctly only on the 16-channel
-         * blocked layout (channels-last gives wrong results) */
-        dnnl_dims_t xd = { s->xs.d[0], C, s->xs.d[2], s->xs.d[3] };
-        dnnl_dims_t ad = { ya.d[0], M, ya.d[2], ya.d[3] }, fd = { ys.d[0], M, ys.d[2], ys.d[3] };
-        ok = C % 16 == 0 && M % 16 == 0 && s->xs.rank == 4 &&
-             dnnl_memory_desc_init_by_tag(&x_c, 4, xd, dnnl_f32, dnnl_nChw16c) == dnnl_success &&
-             dnnl_memory_desc_init_by_tag(&ya_c, 4, ad, dnnl_f32, dnnl_nChw16c) == dnnl_success &&
-             dnnl_memory_desc_init_by_tag(&y_c, 4, fd, dnnl_f32, dnnl_nChw16c) == dnnl_success;
-    }
-    int neg_pad = 0;
-    for (int i = 0; i < nsp; i++) {
-        strides[i] = s->w.s[i];
-        dil[i] = s->w.d[i] - 1;
-        pl[i] = s->w.pb[i];
-        pr[i] = s->transposed ? s->w.pe[i] - s->w.opad[i] : s->w.pe[i];
-        if (pr[i] < 0) neg_pad = 1;
-    }
+    int ok = conv_mds_init(n, s, in, out, &m);
     dnnl_status_t st = dnnl_unimplemented;
     dnnl_primitive_desc_t pd = NULL;
     /* once on reference loops (weights packed raw), stay there */
-    if (ok && !neg_pad && !(s->fallback && s->pk.packed_ok)) {
-        if (s->have_wmd) w_any = s->wmd;
-        else {
-            dnnl_dims_t wd;
-            for (int i = 0; i < w_user.ndims; i++) wd[i] = w_user.dims[i];
-            dnnl_memory_desc_init_by_tag(&w_any, w_user.ndims, wd, cdt, dnnl_format_tag_any);
-        }
-        dnnl_dims_t bd = { M };
-        dnnl_memory_desc_init_by_tag(&b_md, 1, bd, dnnl_f32, dnnl_x);
+    if (ok && !m.neg_pad && !(s->fallback && s->pk.packed_ok)) {
         s->add_sum = 0;
-        /* 3x3 stride-1 convolutions by Winograd (dn_winograd()):
-         * 2-3x fewer operations, but oneDNN offers it only on the 16-channel
-         * blocked layout, so activations are reordered around it through
-         * scratch */
-        int wino = !s->bf16 && !s->transposed && !s->dw.on && nsp == 2 && s->w.group == 1 && C % 16 == 0 && M % 16 == 0 &&
-                   s->wino_ok;
-        for (int i = 0; i < nsp; i++)
-            if (s->w.k[i] != 3 || s->w.s[i] != 1 || s->w.d[i] != 1) wino = 0;
-        if (nsp == 2 && ys.d[2] * ys.d[3] < DN_WINO_MIN_PLANE) wino = 0;
-        if (s->have_wmd && (s->wmd.format_kind == dnnl_format_kind_wino) != wino) wino = 0;
-        if (wino) {
-            dnnl_memory_desc_t x_b, y_b;
-            dnnl_dims_t xd = { s->xs.d[0], C, s->xs.d[2], s->xs.d[3] };
-            dnnl_dims_t yd = { ys.d[0], M, ys.d[2], ys.d[3] };
-            dnnl_memory_desc_init_by_tag(&x_b, 4, xd, dnnl_f32, dnnl_nChw16c);
-            dnnl_memory_desc_init_by_tag(&y_b, 4, yd, dnnl_f32, dnnl_nChw16c);
-            /* F(4x4,3x3) */
-            const char *pref = "jit_wino_4x3";
-            for (int add_sum = s->sum_kept; add_sum < 1 + s->po.has_add; add_sum++) {
-                st = conv_pd(n, s, dnnl_convolution_winograd, &x_b, &w_any, &b_md, &y_b, strides,
-                             dil, pl, pr, add_sum, pref, &pd, &s->add_idx);
-                if (st == dnnl_success) { s->add_sum = add_sum; break; }
-            }
-            if (st == dnnl_success) { x_c = x_b; y_c = y_b; }
-        }
-        if (st != dnnl_success) {
-            /* depthwise: oneDNN 2.6's jit_dw beats the brdgmm kernel it
-             * lists first for channels-last (10-40% on MobileNet layers) */
-            int dw = s->w.group > 1 && s->w.group == C && C == M && nsp == 2;
-            /* with a fused depthwise step the descriptor names the first
-             * convolution's output; the primitive writes the second's */
-            /* oneDNN 2.6's brgemm kernels take a residual add only as a sum
-             * post-op: with the full-tensor binary one it falls back to the
-             * older jit kernels, in bfloat16 about half as fast (ResNet-50's
-             * expanding 1x1 layers at 56x56: 1.12 -> 0.55 ms). The sum reads
-             * the addend from the destination, which the memory plan lets be
-             * the addend's own storage (dconv_inplace), so nothing is copied.
-             * So a residual convolution asks for the sum first and keeps it
-             * when oneDNN's first choice is brgemm (one descriptor; walking
-             * the whole implementation list costs a millisecond a layer).
-             * In float32 too: on the Zen 5 benchmark machine brgemm's 1x1
-             * layers beat the jit ones (ResNet-50 fp32 end to end -3.0 % at
-             * 1 thread, -2.7 % at 2), where an earlier machine had them level
-             * (21.6 ms for those layers against 23.0). */
-            int keep = s->sum_kept && s->po.has_add;
-            if (keep || (s->po.has_add && !s->transposed && !s->dw.on)) {
-                st = conv_pd(n, s, dnnl_convolution_direct, &x_c, &w_any, &b_md, &y_c, strides, dil, pl, pr, 1,
-                             NULL, &pd, &s->add_idx);
-                if (st == dnnl_success && (keep || dn_impl_has(pd, "brg"))) {
-                    s->add_sum = 1;
-                } else {
-                    if (pd) dnnl_primitive_desc_destroy(pd);
-                    pd = NULL;
-                    st = dnnl_unimplemented;
-                }
-            }
-            /* (never the binary post-op once the output shares the addend's
-             * storage: without a sum descriptor the reference loops run,
-             * which read each addend value before writing its output) */
-            if (!s->add_sum && !keep)
-                st = conv_pd(n, s, s->transposed ? dnnl_deconvolution_direct : dnnl_convolution_direct,
-                             &x_c, &w_any, &b_md, s->dw.on ? &ya_c : &y_c, strides, dil, pl, pr, 0,
-                             dw ? "jit_dw" : NULL, &pd, &s->add_idx);
-            if (st == dnnl_success && s->dw.on &&
-                (!dn_impl_has(pd, "jit_1x1") || dn_is_ref_impl(pd) ||
-                 !dnnl_memory_desc_equal(dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0), &y_c))) {
-                dnnl_primitive_desc_destroy(pd);
-                pd = NULL;
-                st = dnnl_unimplemented;
-            }
-            /* oneDNN 2.6's gemm-based convolution gets binary post-ops wrong
-             * (grouped convolutions): there the residual add is a sum post-op */
-            if (st == dnnl_success && s->po.has_add && !s->add_sum && dn_impl_has(pd, "gemm")) {
-                dnnl_primitive_desc_destroy(pd);
-                pd = NULL;
-                s->add_sum = 1;
-                st = conv_pd(n, s, dnnl_convolution_direct, &x_c, &w_any, &b_md, &y_c, strides,
-                             dil, pl, pr, 1, NULL, &pd, &s->add_idx);
-            }
-        }
-    }
-    if (st != dnnl_success && s->bf16 && !s->have_wmd) {
-        /* no bf16 primitive for this one: compute it in f32 */
-        if (pd) dnnl_primitive_desc_destroy(pd);
-        acl_log(1, "node '%s' (%s): no bfloat16 primitive, float32 used", n->name, n->op_type);
-        s->bf16 = 0;
-        return dconv_build(n, s, in, out, nthr);
+        st = wino_pd(n, s, &m, &pd);
+        if (st != dnnl_success) st = direct_pd(n, s, &m, &pd);
     }
     if (st != dnnl_success) {
-        /* oneDNN cannot do this configuration: reference loops inside this
-         * kernel, weights kept as given */
-        if (pd) dnnl_primitive_desc_destroy(pd);
-        if (s->have_wmd && !s->fallback) {
-            /* new shapes do not fit the packed weight format: repack from the
-             * original weights when the run still has them */
-            if (!in[1].data)
-                return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s' (%s, impl dnnl): no oneDNN "
-                                "primitive for this input shape with the packed weight format",
-                                n->name, n->op_type);
-            s->have_wmd = 0;
-            s->pk.packed_ok = 0;
-            return dconv_build(n, s, in, out, nthr);
-        }
-        if (in[0].dtype == G_BF16 || s->out_bf16 || s->a_es == 2)
-            return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "node '%s' (%s, impl dnnl): no oneDNN "
-                            "primitive for this configuration with bfloat16 activations", n->name,
-                            n->op_type);
-        acl_log(1, "node '%s' (%s): oneDNN declined the configuration (%s), reference loops "
-                "used", n->name, n->op_type, neg_pad ? "output padding exceeds end padding" :
-                s->fallback ? "kept" : "no primitive");
-        s->fallback = 1;
-        s->wbytes = (size_t)wn * sizeof(float);
-        if (s->dw.on) {   /* two reference steps: no plane scratch needed */
-            s->scratch = 0;
-            s->built = 1;
-            return 0;
-        }
-        size_t plane = 1;
-        for (int i = 0; i < nsp; i++) plane *= (size_t)s->w.out[i];
-        s->scratch = plane * sizeof(float);
-        s->built = 1;
-        return 0;
+        pd_drop(&pd);
+        return build_declined(n, s, in, out, nthr, m.neg_pad);
     }
     if (dn_is_ref_impl(pd))
         acl_log(1, "node '%s' (%s): oneDNN uses its reference implementation", n->name, n->op_type);
-    if (!s->have_wmd) {
-        s->wmd = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
-        s->have_wmd = 1;
-        s->wbytes = dnnl_memory_desc_get_size(&s->wmd);
-    }
     dnnl_memory_desc_t dwbmd;
-    if (s->dw.on) {
-        const dnnl_memory_desc_t *q = dnnl_primitive_desc_query_md(pd, dnnl_query_exec_arg_md,
-                                                                   DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_WEIGHTS);
-        if (s->pk.packed_ok && !dnnl_memory_desc_equal(q, &s->dwwmd)) {
-            dnnl_primitive_desc_destroy(pd);
-            return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s' (%s, impl dnnl): the fused "
-                            "depthwise weights changed format on a rebuild", n->name, n->op_type);
-        }
-        s->dwwmd = *q;
-        s->dwwbytes = dnnl_memory_desc_get_size(q);
-        dwbmd = *dnnl_primitive_desc_query_md(pd, dnnl_query_exec_arg_md,
-                                              DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_BIAS);
+    if ((r = take_formats(n, s, pd, &dwbmd))) {
+        dnnl_primitive_desc_destroy(pd);
+        return r;
     }
-    size_t sp = dn_scratch_size(pd);
-    dnnl_memory_desc_t spmd = *dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
     /* the primitive (and its JIT code) is made at the first run, with the
      * run's thread count: planning may happen under another one */
     s->pd = pd;
-    size_t off = 0;
-    int rc = 0;
-    if (!dnnl_memory_desc_equal(&x_u, &x_c)) {
-        s->off_x = off; off = dn_align(off + dnnl_memory_desc_get_size(&x_c));
-        if (!rc) rc = dn_reorder_prim(n, &x_u, &x_c, &s->re_x);
-        if (!rc) rc = dn_mem(n, &x_u, &s->m_xu);
-    }
-    if (!dnnl_memory_desc_equal(&y_u, &y_c)) {
-        s->off_y = off; off = dn_align(off + dnnl_memory_desc_get_size(&y_c));
-        if (!rc) rc = dn_reorder_prim(n, &y_c, &y_u, &s->re_y);
-        if (!rc) rc = dn_mem(n, &y_u, &s->m_yu);
-    }
-    if (s->po.has_add && !dnnl_memory_desc_equal(&a_u, &y_c)) {
-        s->off_a = off; off = dn_align(off + dnnl_memory_desc_get_size(&y_c));
-        if (!rc) rc = dn_reorder_prim(n, &a_u, &y_c, &s->re_a);
-        if (!rc) rc = dn_mem(n, &a_u, &s->m_au);
-    }
-    s->off_sp = off;
-    s->scratch = off + sp;
-    if (!rc) rc = dn_mem(n, &x_c, &s->m_x);
-    if (!rc) rc = dn_mem(n, &s->wmd, &s->m_w);
-    if (!rc && s->has_bias) rc = dn_mem(n, &b_md, &s->m_b);
-    if (!rc) rc = dn_mem(n, &y_c, &s->m_y);
-    if (!rc && sp) rc = dn_mem(n, &spmd, &s->m_sp);
-    if (!rc && s->po.has_add) rc = dn_mem(n, &y_c, &s->m_a);
-    if (!rc && s->dw.on) rc = dn_mem(n, &s->dwwmd, &s->m_dww);
-    if (!rc && s->dw.on && s->dw.has_bias) rc = dn_mem(n, &dwbmd, &s->m_dwb);
-    if (rc) { dconv_release(s); return rc; }
+    if ((r = build_mems(n, s, pd, &m, &dwbmd))) { dconv_release(s); return r; }
     s->built = 1;
     return 0;
 }
@@ -535,19 +577,6 @@ static int dconv_pack_into(const g_node *n, dconv *s, const k_tensor *in, void *
     if (!in[1].data)
         return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s' (%s, impl dnnl): weights not "
                         "available for packing", n->name, n->op_type);
-    if (s->stem) {
-        dn_stem_pack(in[1].data, s->sg.C, s->sg.M, s->sg.KH, s->sg.KW, packed);
-        if (s->has_bias) {
-            if (!in[2].data)
-                return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s' (%s, impl dnnl): bias not "
-                                "available for packing", n->name, n->op_type);
-            memset((char *)packed + off_b(s), 0, s->bbytes);
-            memcpy((char *)packed + off_b(s), in[2].data, (size_t)s->sg.M * sizeof(float));
-        }
-        s->pk.packed = packed;
-        s->pk.packed_ok = 1;
-        return 0;
-    }
     if (s->fallback) {
         memcpy(packed, in[1].data, s->wbytes);
     } else {
@@ -620,10 +649,6 @@ static int dconv_run(const g_node *n, void *state, const k_tensor *in, k_tensor 
     char *scr;
     if ((r = dn_pk_scratch(n, &s->pk, ctx, s->scratch, &scr))) return r;
     const float *bias = s->has_bias ? (const float *)((char *)s->pk.packed + off_b(s)) : NULL;
-    if (s->stem) {
-        dn_stem_run(&s->sg, in[0].data, s->pk.packed, bias, &s->po, out[0].data, scr, nthr);
-        return 0;
-    }
     if (s->fallback && s->dw.on)
         return nn_conv_dw_f32(n, &s->w, &s->po, &s->dw, &in[0].shape, in[0].layout, in[0].data,
                               s->pk.packed, bias, (const float *)((char *)s->pk.packed + off_dww(s)),
@@ -725,8 +750,6 @@ static int dconv_bf16_io(const g_node *n, void *state, int as_producer)
 {
     (void)n;
     const dconv *s = state;
-    /* the direct loop reads float32 and may write bf16 (it has no add) */
-    if (s->stem) return as_producer;
     if (!s->bf16 || s->dw.on || s->transposed) return 0;
     return as_producer ? !s->po.has_add || dn_bf16_residual() : 1;
 }
@@ -746,7 +769,7 @@ static int dconv_bf16_addend(const g_node *n, void *state, int j)
     (void)n;
     if (j != NN_ADD_INPUT) return 0;
     const dconv *s = state;
-    return s->bf16 && s->po.has_add && !s->dw.on && !s->transposed && !s->stem && dn_bf16_residual();
+    return s->bf16 && s->po.has_add && !s->dw.on && !s->transposed && dn_bf16_residual();
 }
 
 /* For the fusion pass (k_op.fuse_dw): whether oneDNN runs a 1x1 convolution C -> M on an
@@ -795,6 +818,18 @@ static const k_op k_conv_dnnl = {
     .bf16_addend = dconv_bf16_addend, .fuse_dw = dconv_fuse_dw, .flops = k_flops_conv,
 };
 K_REGISTER(k_conv_dnnl);
+
+/* Between the direct loop for few channels (dn_conv_stem.c, 20) and the
+ * oneDNN Conv (10); the two take disjoint configurations. */
+static const k_op k_conv_wino = {
+    .op_type = "Conv", .domain = "", .since = 1, .until = 0, .impl = "dnnl", .priority = 15,
+    .init = dwino_init, .infer = dconv_infer, .plan = dconv_plan, .pack = dconv_pack,
+    .run = dconv_run, .fini = dconv_fini, .accepts_layout = dconv_accepts,
+    .packed_inputs = (1u << 1) | (1u << 2) | (1u << NN_DW_W) | (1u << NN_DW_B),
+    .adopt = dconv_adopt, .inplace = dconv_inplace, .bf16_io = dconv_bf16_io,
+    .bf16_addend = dconv_bf16_addend, .flops = k_flops_conv,
+};
+K_REGISTER(k_conv_wino);
 
 static const k_op k_convt_dnnl = {
     .op_type = "ConvTranspose", .domain = "", .since = 1, .until = 0, .impl = "dnnl",

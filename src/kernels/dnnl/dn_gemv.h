@@ -1,12 +1,12 @@
 /* Matrix-vector products with a constant matrix packed as one sequential
- * stream (dn_gemv.c): the M = 1 path of the oneDNN MatMul / Gemm kernel
- * (dn_matmul.c). */
+ * stream (dn_gemv.c): the MatMul / Gemm implementation of dn_mm_gemv.c,
+ * tried before the oneDNN one (dn_matmul.c). */
 #ifndef OPENACL_DN_GEMV_H
 #define OPENACL_DN_GEMV_H
 #include <stddef.h>
 #include <stdint.h>
 
-/* OPENACL_NO_GEMV=1 (dn_matmul.c): one-row products stay with oneDNN. */
+/* OPENACL_NO_GEMV=1 (dn_mm_gemv.c): one-row products stay with oneDNN. */
 int dn_gemv_disabled(void);
 /* Whether this CPU runs the packed loops (AVX-512; AVX512-BF16 for bf16). */
 int dn_gemv_supported(int bf16);

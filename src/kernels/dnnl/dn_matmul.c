@@ -5,12 +5,10 @@
  * dims broadcast as in NumPy. What oneDNN refuses runs the reference math
  * inside this kernel on copies packed at load.
  *
- * A product with a constant B whose first build sees one row of A (the
- * batch-1 classifier) packs B for dn_gemv.c instead, which streams it
- * sequentially; the state keeps that layout for its life, running later
- * shapes one row at a time. OPENACL_NO_GEMV=1 keeps oneDNN for these. */
+ * Products of one row of A with a constant B (the batch-1 classifier) are
+ * the implementation of dn_mm_gemv.c, tried first; this one takes them
+ * under OPENACL_NO_GEMV. */
 #include "kernels/dnnl/dn_common.h"
-#include "kernels/dnnl/dn_gemv.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,10 +31,6 @@ typedef struct dmm {
     size_t wbytes, bbytes, scratch;
     int add_idx;
     dn_pk pk;                 /* packed area, own memory for unplanned runs */
-    int gemv;           /* B packed for dn_gemv (decided at the first build, kept) */
-    int gemv_decided;
-    int64_t rows;       /* gemv: rows of A (batch dims times M) */
-    int64_t bias_n;     /* gemv: bias values (1 or N) */
 } dmm;
 
 static void dmm_release(dmm *s)
@@ -55,14 +49,6 @@ static void dmm_fini(void *state)
     dmm_release(s);
     dn_pk_free(&s->pk);
     free(s);
-}
-
-/* OPENACL_NO_GEMV=1: products with one row stay with oneDNN (A/B runs;
- * part of the compiled-model kernel ABI, dn_backend.c). */
-int dn_gemv_disabled(void)
-{
-    const char *e = getenv("OPENACL_NO_GEMV");   /* read per load: mdl_bench --ab */
-    return e && *e && strcmp(e, "0") != 0;
 }
 
 static int has_in(const g_node *n, int i) { return n->n_in > i && n->in[i] >= 0; }
@@ -165,30 +151,6 @@ static void md_mat(dnnl_memory_desc_t *md, int r, const g_shape *s, int is_b, in
     md_mat_dt(md, r, s, trans, rows, cols, any, dnnl_f32);
 }
 
-/* The streamed matrix-vector form's sizes (B is a constant: its [K, N]
- * shape, checked when deciding, holds). */
-static int gemv_build(const g_node *n, dmm *s, const g_shape *ys)
-{
-    int64_t M = s->M, K = s->K, N = s->N;
-    s->rows = N ? g_shape_numel(ys) / N : 0;
-    s->wbytes = dn_gemv_packed_bytes(K, N, s->bf16);
-    s->bias_n = 1;
-    if (s->c_kind == C_BIAS) {
-        s->bias_n = g_shape_numel(&s->cs);
-        const g_shape *cs = &s->cs;
-        int64_t cr = cs->rank >= 2 ? cs->d[cs->rank - 2] : 1;
-        if (s->bias_n != N && s->bias_n != 1 && !(cr == s->rows && s->bias_n == s->rows * N))
-            return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (%s): C has %lld values for an "
-                            "output of %lld x %lld", n->name, n->op_type, (long long)s->bias_n,
-                            (long long)s->rows, (long long)N);
-    }
-    s->bbytes = s->c_kind == C_BIAS ? (size_t)s->bias_n * sizeof(float) : 0;
-    s->off_a = dn_align(dn_gemv_scratch_bytes(K, s->bf16));
-    s->scratch = s->off_a + (s->ta && M > 1 ? (size_t)K * sizeof(float) : 0);
-    s->built = 1;
-    return 0;
-}
-
 /* A[..., M, K] x a constant B[K, N] (transformers' projections): one 2-D
  * product over all rows of A (*rr, *y2 and *M become the 2-D ones). oneDNN
  * leaves the weights of a batched product with broadcast B in the plain
@@ -268,14 +230,6 @@ static int dmm_build(const g_node *n, dmm *s, const k_tensor *in, const k_tensor
     int64_t M = s->M, K = s->K, N = s->N;
     if (s->bf16 && !s->have_wmd && 2.0 * (double)g_shape_numel(&ys) * (double)K < DN_BF16_MIN_FLOPS)
         s->bf16 = 0;   /* too small: converting costs more than bf16 saves */
-    if (!s->gemv_decided) {
-        /* one row of A, a constant 2-D B, C none or constant: the streamed
-         * matrix-vector form (decided once: the packed layout follows) */
-        s->gemv = s->b_const && s->c_kind != C_BINARY && g_shape_numel(&ys) == N && N > 0 && K > 0 &&
-                  g_shape_numel(&in[1].shape) == K * N && !dn_gemv_disabled() && dn_gemv_supported(s->bf16);
-        s->gemv_decided = 1;
-    }
-    if (s->gemv) return gemv_build(n, s, &ys);
     int rr = ys.rank;   /* matmul rank: the output's, at least 2 */
     g_shape y2 = ys;
     if (!s->gemm) {
@@ -397,10 +351,7 @@ static int dmm_pack_into(const g_node *n, dmm *s, const k_tensor *in, void *pack
             for (size_t i = 0; i < cnt; i++) tmp[i] = b[i] * s->alpha;
             b = tmp;
         }
-        if (s->gemv) {
-            dn_gemv_pack(b, s->tb, s->K, s->N, 1.f, s->bf16, packed);
-            r = 0;
-        } else if (s->fallback) {
+        if (s->fallback) {
             memcpy(packed, b, cnt * sizeof(float));
             r = 0;
         } else {
@@ -419,7 +370,7 @@ static int dmm_pack_into(const g_node *n, dmm *s, const k_tensor *in, void *pack
         const float *c = in[2].data;
         size_t cnt = s->bbytes / sizeof(float);
         /* the fallback applies beta itself */
-        float k = (s->gemm && (!s->fallback || s->gemv)) ? s->beta : 1.f;
+        float k = (s->gemm && !s->fallback) ? s->beta : 1.f;
         for (size_t i = 0; i < cnt; i++) dst[i] = c[i] * k;
     }
     dn_pk_adopt(&s->pk, packed);
@@ -447,38 +398,6 @@ static int dmm_adopt(const g_node *n, void *state, const k_tensor *in, const k_t
     return 0;
 }
 
-/* The streamed matrix-vector form, one row of A at a time. */
-static int gemv_run(const g_node *n, dmm *s, const k_tensor *in, k_tensor *out, const k_ctx *ctx,
-                    const char *pk)
-{
-    int64_t M = s->M, K = s->K, N = s->N;
-    char *scr;
-    int r = dn_pk_scratch(n, &s->pk, ctx, s->scratch, &scr);
-    if (r) return r;
-    /* scratch: x rounded to bf16 (dn_gemv), then a gathered row of A */
-    float *row = scr ? (float *)(scr + s->off_a) : NULL;   /* only with transposed A and M > 1 */
-    const float *a = in[0].data;
-    float *y = out[0].data;
-    const float *bias = s->c_kind == C_BIAS ? (const float *)(pk + dn_align(s->wbytes)) : NULL;
-    const float *add = s->po.has_add ? in[NN_ADD_INPUT].data : NULL;
-    int threads = ctx && ctx->threads > 0 ? ctx->threads : 1;
-    for (int64_t q = 0; q < s->rows; q++) {
-        const float *x = a + q * K;
-        if (s->ta && M > 1) {
-            /* A stored [K, M] per batch: gather row m */
-            const float *ab = a + (q / M) * M * K;
-            for (int64_t k = 0; k < K; k++) row[k] = ab[k * M + q % M];
-            x = row;
-        }
-        /* C per row when it has M rows (Gemm's C [M, N]) */
-        const float *br = bias && s->bias_n == s->rows * N ? bias + q * N : bias;
-        int64_t bn = s->bias_n == s->rows * N ? N : s->bias_n;
-        dn_gemv_run(x, pk, K, N, s->bf16, br, bn, y + q * N, scr, threads);
-        if (s->po.n) nn_post_apply(&s->po, y + q * N, (size_t)N, add ? add + q * N : NULL);
-    }
-    return 0;
-}
-
 static int dmm_run(const g_node *n, void *state, const k_tensor *in, k_tensor *out,
                    const k_ctx *ctx)
 {
@@ -495,7 +414,6 @@ static int dmm_run(const g_node *n, void *state, const k_tensor *in, k_tensor *o
             return r;
     }
     const char *pk = s->pk.packed;
-    if (s->gemv) return gemv_run(n, s, in, out, ctx, pk);
     if (s->fallback) {
         k_tensor t[4];
         int nin = n->n_in < 4 ? n->n_in : 4;

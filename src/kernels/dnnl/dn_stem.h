@@ -1,7 +1,8 @@
 /* Direct convolution for layers with few input channels (the first layer of
  * an image model: 3 -> 32 channels, 3x3 stride 2 in EfficientNet and
- * MobileNet, 7x7 stride 2 in ResNet), behind the oneDNN Conv kernel
- * (dn_conv.c). See dn_stem.c for why and how. */
+ * MobileNet, 7x7 stride 2 in ResNet), tried before the oneDNN Conv kernel
+ * (dn_conv.c): the Conv implementation dn_conv_stem.c. See dn_stem.c for
+ * why and how. */
 #ifndef OPENACL_DN_STEM_H
 #define OPENACL_DN_STEM_H
 #include "kernels/ref/nn_common.h"

@@ -108,13 +108,13 @@ static g_graph *body_attr(const g_node *n, const char *name)
 static int sub_setup(g_graph *g, g_node *n, cf_state *s, cf_sub *b, g_graph *body)
 {
     b->g = body;
-    for (int t = 0; t < body->n_t; t++) if (g_is_capture(body, t)) b->ncap++;
+    for (int t = 0; t < body->n_t; t++) if (body->t[t].is_capture) b->ncap++;
     b->cap_t = calloc((size_t)b->ncap + 1, sizeof(int));
     b->cap_in = calloc((size_t)b->ncap + 1, sizeof(int));
     if (!b->cap_t || !b->cap_in) return acl_fail(ACL_ERROR_BAD_ALLOC, "control flow: out of memory");
     int c = 0;
     for (int t = 0; t < body->n_t; t++) {
-        if (!g_is_capture(body, t)) continue;
+        if (!body->t[t].is_capture) continue;
         int found = -1;
         for (int j = s->n_formal; j < n->n_in && found < 0; j++)
             if (n->in[j] >= 0 && !strcmp(g->t[n->in[j]].name, body->t[t].name)) found = j;
@@ -133,6 +133,7 @@ static int sub_setup(g_graph *g, g_node *n, cf_state *s, cf_sub *b, g_graph *bod
             if (!copy) return acl_fail(ACL_ERROR_BAD_ALLOC, "control flow: out of memory");
             memcpy(copy, pt->data, pt->nbytes);
             body->t[t].kind = G_TK_CONST;
+            body->t[t].is_capture = 0;   /* the body's own from now on */
             body->t[t].data = copy;
             body->t[t].nbytes = pt->nbytes;
             continue;
