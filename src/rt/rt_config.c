@@ -301,8 +301,8 @@ int rt_config_load(const char *path, rt_config *cfg)
     int rc;
     /* CANN's samples call aclInit("") and mean "no configuration file", as
      * NULL does. */
-    if (path && *path && (rc = cfg_from_file(path, cfg)) == ACL_SUCCESS) rc = cfg_from_env(cfg);
-    else if (!path || !*path) rc = cfg_from_env(cfg);
+    rc = path && *path ? cfg_from_file(path, cfg) : ACL_SUCCESS;
+    if (rc == ACL_SUCCESS) rc = cfg_from_env(cfg);
     if (rc) {
         eng_dump_cfg_unref(cfg->dump);
         cfg->dump = NULL;
