@@ -7,6 +7,7 @@
 #include "acl/acl_base.h"
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 int aipp_input_shape(int f, int64_t n, int64_t w, int64_t h, g_shape *o)
@@ -252,8 +253,12 @@ int aipp_dyn_cfg(const char *who, const unsigned char *p, size_t len, int b, int
     if (!c->crop) c->crop_x = c->crop_y = c->crop_w = c->crop_h = 0;
     if (!c->pad) c->pad_t = c->pad_b = c->pad_l = c->pad_r = 0;
     for (int i = 0; i < 4; i++) { c->mean[i] = q.mean[i]; c->min[i] = q.min[i]; c->var_reci[i] = q.var_reci[i]; }
-    int64_t need = (int64_t)c->src_w * c->src_h * f2 / 2 * n;
-    if (c->src_w < 2 || c->src_w > 4096 || c->src_h < 1 || c->src_h > 4096 || need > (int64_t)img_bytes)
+    /* the sizes are checked before they are multiplied: they come from the
+     * application's parameter bytes */
+    int size_ok = c->src_w >= 2 && c->src_w <= 4096 && c->src_h >= 1 && c->src_h <= 4096 && n >= 0 &&
+                  n <= INT64_MAX / (4096LL * 4096 * 4);
+    int64_t need = size_ok ? (int64_t)c->src_w * c->src_h * f2 / 2 * n : -1;
+    if (!size_ok || need > (int64_t)img_bytes)
         return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %lld images of %dx%d %s are %lld bytes; the image input holds "
                         "%zu (max_src_image_size)", who, (long long)n, c->src_w, c->src_h,
                         aipp_format_name(c->format), (long long)need, img_bytes);
