@@ -148,12 +148,12 @@ static int fit(const char *src, aipp_cfg *c, const g_tensor *x, const g_shape *s
     if (!c->src_w || !c->src_h)
         return acl_fail(ACL_ERROR_INVALID_PARAM, "--insert_op_conf: %s line %d: give both src_image_size_w and "
                         "src_image_size_h (or neither)", src, ln);
-    if (c->crop && (c->crop_x + c->crop_w > c->src_w || c->crop_y + c->crop_h > c->src_h || !c->crop_w || !c->crop_h))
+    if (c->crop && ((int64_t)c->crop_x + c->crop_w > c->src_w || (int64_t)c->crop_y + c->crop_h > c->src_h || !c->crop_w || !c->crop_h))
         return acl_fail(ACL_ERROR_INVALID_PARAM, "--insert_op_conf: %s line %d: the crop (%d,%d)+%dx%d lies outside "
                         "the %dx%d source image", src, ln, c->crop_x, c->crop_y, c->crop_w, c->crop_h, c->src_w,
                         c->src_h);
-    int64_t ow = (c->crop ? c->crop_w : c->src_w) + c->pad_l + c->pad_r;
-    int64_t oh = (c->crop ? c->crop_h : c->src_h) + c->pad_t + c->pad_b;
+    int64_t ow = (int64_t)(c->crop ? c->crop_w : c->src_w) + c->pad_l + c->pad_r;
+    int64_t oh = (int64_t)(c->crop ? c->crop_h : c->src_h) + c->pad_t + c->pad_b;
     if (ow != W || oh != H)
         return acl_fail(ACL_ERROR_INVALID_PARAM, "--insert_op_conf: %s line %d: AIPP gives %lldx%lld images (crop "
                         "and padding of the %dx%d source) but input '%s' reads %lldx%lld (W x H)", src, ln,
@@ -263,7 +263,7 @@ int aipp_dyn_cfg(const char *who, const unsigned char *p, size_t len, int b, int
                         "%zu (max_src_image_size)", who, (long long)n, c->src_w, c->src_h,
                         aipp_format_name(c->format), (long long)need, img_bytes);
     if (c->crop && (c->crop_x < 0 || c->crop_y < 0 || c->crop_w < 1 || c->crop_h < 1 ||
-                    c->crop_x + c->crop_w > c->src_w || c->crop_y + c->crop_h > c->src_h))
+                    (int64_t)c->crop_x + c->crop_w > c->src_w || (int64_t)c->crop_y + c->crop_h > c->src_h))
         return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: batch %d: the crop (%d,%d)+%dx%d lies outside the %dx%d image",
                         who, b, c->crop_x, c->crop_y, c->crop_w, c->crop_h, c->src_w, c->src_h);
     if (c->pad_t < 0 || c->pad_t > 32 || c->pad_b < 0 || c->pad_b > 32 || c->pad_l < 0 || c->pad_l > 32 ||
@@ -276,8 +276,8 @@ int aipp_dyn_cfg(const char *who, const unsigned char *p, size_t len, int b, int
         (c->csc && c->format == AIPP_YUV400_U8))
         return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: batch %d: %s needs even sizes and crop offsets and no CSC for "
                         "YUV400", who, b, aipp_format_name(c->format));
-    int64_t ow = (c->crop ? c->crop_w : c->src_w) + c->pad_l + c->pad_r;
-    int64_t oh = (c->crop ? c->crop_h : c->src_h) + c->pad_t + c->pad_b;
+    int64_t ow = (int64_t)(c->crop ? c->crop_w : c->src_w) + c->pad_l + c->pad_r;
+    int64_t oh = (int64_t)(c->crop ? c->crop_h : c->src_h) + c->pad_t + c->pad_b;
     int want_c = c->format == AIPP_YUV400_U8 ? 1 : 3;
     if (ow != net_w || oh != net_h || want_c != net_c)
         return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: batch %d: the dynamic AIPP gives %lldx%lld images of %d "

@@ -241,7 +241,7 @@ static int check_block(const lexer *L, aipp_cfg *c, const unsigned char *seen)
         return bad(L, ln, "YUV420SP_U8 needs an even load_start_pos_w and load_start_pos_h%s%s", "", "");
     if ((c->format == AIPP_YUV422SP_U8 || c->format == AIPP_YUYV_U8) && ((c->src_w & 1) || (c->crop && (c->crop_x & 1))))
         return bad(L, ln, "%s needs an even src_image_size_w and load_start_pos_w%s", aipp_format_name(c->format), "");
-    if (c->crop && c->src_w && (c->crop_x + c->crop_w > c->src_w || c->crop_y + c->crop_h > c->src_h)) {
+    if (c->crop && c->src_w && ((int64_t)c->crop_x + c->crop_w > c->src_w || (int64_t)c->crop_y + c->crop_h > c->src_h)) {
         char m[160];
         snprintf(m, sizeof m, "(%d,%d)+%dx%d", c->crop_x, c->crop_y, c->crop_w, c->crop_h);
         char s[64];

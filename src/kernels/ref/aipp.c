@@ -88,8 +88,8 @@ static int aipp_infer(const g_node *n, void *st, const k_tensor *in, k_tensor *o
     out[0].shape.rank = 4;
     out[0].shape.d[0] = in[0].shape.d[0];
     out[0].shape.d[1] = s->cout;
-    out[0].shape.d[2] = (c->crop ? c->crop_h : c->src_h) + c->pad_t + c->pad_b;
-    out[0].shape.d[3] = (c->crop ? c->crop_w : c->src_w) + c->pad_l + c->pad_r;
+    out[0].shape.d[2] = (int64_t)(c->crop ? c->crop_h : c->src_h) + c->pad_t + c->pad_b;
+    out[0].shape.d[3] = (int64_t)(c->crop ? c->crop_w : c->src_w) + c->pad_l + c->pad_r;
     return 0;
 }
 
