@@ -141,6 +141,31 @@ static int vdec_param(aclvdecChannelDesc *c, aclvdecChannelDescParamType t, void
     return 0;
 }
 
+/* The set / get halves shared by the VDEC and VENC channel parameters: field
+ * is NULL when paramType names no parameter of that kind. */
+static aclError param_put(const char *api, const char *kind, int type, void *field, size_t len, size_t length,
+                          const void *param)
+{
+    if (!field) return DV_FAIL(ACL_ERROR_INVALID_PARAM, "%s: paramType %d is not a %s parameter", api, type, kind);
+    if (!param || length != len)
+        return DV_FAIL(ACL_ERROR_INVALID_PARAM, "%s: paramType %d needs %zu bytes at param (length %zu, param %p)",
+                       api, type, len, length, param);
+    memcpy(field, param, len);
+    return ACL_SUCCESS;
+}
+
+static aclError param_take(const char *api, const char *kind, int type, const void *field, size_t len,
+                           size_t length, size_t *ret_size, void *param)
+{
+    if (!field) return DV_FAIL(ACL_ERROR_INVALID_PARAM, "%s: paramType %d is not a %s parameter", api, type, kind);
+    if (!param || !ret_size || length < len)
+        return DV_FAIL(ACL_ERROR_INVALID_PARAM, "%s: paramType %d needs %zu bytes at param (length %zu)", api, type,
+                       len, length);
+    memcpy(param, field, len);
+    *ret_size = len;
+    return ACL_SUCCESS;
+}
+
 ACL_FUNC_VISIBILITY aclError aclvdecSetChannelDescParam(aclvdecChannelDesc *channelDesc,
                                                         aclvdecChannelDescParamType paramType, size_t length,
                                                         const void *param)
@@ -148,15 +173,10 @@ ACL_FUNC_VISIBILITY aclError aclvdecSetChannelDescParam(aclvdecChannelDesc *chan
     static const char api[] = "aclvdecSetChannelDescParam";
     aclvdecChannelDesc *c = VOBJ(api, aclvdecChannelDesc, DV_MAGIC_VDEC, channelDesc);
     if (!c) return ACL_ERROR_INVALID_PARAM;
-    void *field;
-    size_t len;
-    if (!vdec_param(c, paramType, &field, &len))
-        return DV_FAIL(ACL_ERROR_INVALID_PARAM, "%s: paramType %d is not a VDEC parameter", api, (int)paramType);
-    if (!param || length != len)
-        return DV_FAIL(ACL_ERROR_INVALID_PARAM, "%s: paramType %d needs %zu bytes at param (length %zu, param %p)",
-                       api, (int)paramType, len, length, param);
-    memcpy(field, param, len);
-    return ACL_SUCCESS;
+    void *field = NULL;
+    size_t len = 0;
+    vdec_param(c, paramType, &field, &len); /* leaves field NULL for an unknown type */
+    return param_put(api, "VDEC", (int)paramType, field, len, length, param);
 }
 
 ACL_FUNC_VISIBILITY aclError aclvdecGetChannelDescParam(const aclvdecChannelDesc *channelDesc,
@@ -166,16 +186,10 @@ ACL_FUNC_VISIBILITY aclError aclvdecGetChannelDescParam(const aclvdecChannelDesc
     static const char api[] = "aclvdecGetChannelDescParam";
     aclvdecChannelDesc *c = VOBJ(api, aclvdecChannelDesc, DV_MAGIC_VDEC, channelDesc);
     if (!c) return ACL_ERROR_INVALID_PARAM;
-    void *field;
-    size_t len;
-    if (!vdec_param(c, paramType, &field, &len))
-        return DV_FAIL(ACL_ERROR_INVALID_PARAM, "%s: paramType %d is not a VDEC parameter", api, (int)paramType);
-    if (!param || !paramRetSize || length < len)
-        return DV_FAIL(ACL_ERROR_INVALID_PARAM, "%s: paramType %d needs %zu bytes at param (length %zu)", api,
-                       (int)paramType, len, length);
-    memcpy(param, field, len);
-    *paramRetSize = len;
-    return ACL_SUCCESS;
+    void *field = NULL;
+    size_t len = 0;
+    vdec_param(c, paramType, &field, &len); /* leaves field NULL for an unknown type */
+    return param_take(api, "VDEC", (int)paramType, field, len, length, paramRetSize, param);
 }
 
 ACL_FUNC_VISIBILITY aclvdecFrameConfig *aclvdecCreateFrameConfig(void)
@@ -344,15 +358,10 @@ ACL_FUNC_VISIBILITY aclError aclvencSetChannelDescParam(aclvencChannelDesc *chan
     static const char api[] = "aclvencSetChannelDescParam";
     aclvencChannelDesc *c = VOBJ(api, aclvencChannelDesc, DV_MAGIC_VENC, channelDesc);
     if (!c) return ACL_ERROR_INVALID_PARAM;
-    void *field;
-    size_t len;
-    if (!venc_param(c, paramType, &field, &len))
-        return DV_FAIL(ACL_ERROR_INVALID_PARAM, "%s: paramType %d is not a VENC parameter", api, (int)paramType);
-    if (!param || length != len)
-        return DV_FAIL(ACL_ERROR_INVALID_PARAM, "%s: paramType %d needs %zu bytes at param (length %zu, param %p)",
-                       api, (int)paramType, len, length, param);
-    memcpy(field, param, len);
-    return ACL_SUCCESS;
+    void *field = NULL;
+    size_t len = 0;
+    venc_param(c, paramType, &field, &len); /* leaves field NULL for an unknown type */
+    return param_put(api, "VENC", (int)paramType, field, len, length, param);
 }
 
 ACL_FUNC_VISIBILITY aclError aclvencGetChannelDescParam(const aclvencChannelDesc *channelDesc,
@@ -362,16 +371,10 @@ ACL_FUNC_VISIBILITY aclError aclvencGetChannelDescParam(const aclvencChannelDesc
     static const char api[] = "aclvencGetChannelDescParam";
     aclvencChannelDesc *c = VOBJ(api, aclvencChannelDesc, DV_MAGIC_VENC, channelDesc);
     if (!c) return ACL_ERROR_INVALID_PARAM;
-    void *field;
-    size_t len;
-    if (!venc_param(c, paramType, &field, &len))
-        return DV_FAIL(ACL_ERROR_INVALID_PARAM, "%s: paramType %d is not a VENC parameter", api, (int)paramType);
-    if (!param || !paramRetSize || length < len)
-        return DV_FAIL(ACL_ERROR_INVALID_PARAM, "%s: paramType %d needs %zu bytes at param (length %zu)", api,
-                       (int)paramType, len, length);
-    memcpy(param, field, len);
-    *paramRetSize = len;
-    return ACL_SUCCESS;
+    void *field = NULL;
+    size_t len = 0;
+    venc_param(c, paramType, &field, &len); /* leaves field NULL for an unknown type */
+    return param_take(api, "VENC", (int)paramType, field, len, length, paramRetSize, param);
 }
 
 ACL_FUNC_VISIBILITY aclvencFrameConfig *aclvencCreateFrameConfig(void)
