@@ -20,23 +20,6 @@ ACL_FUNC_VISIBILITY aclError acldvppMalloc(void **devPtr, size_t size)
 
 ACL_FUNC_VISIBILITY aclError acldvppFree(void *devPtr) { return openacl_ext_dvpp_free("acldvppFree", devPtr); }
 
-/* A checked cast for the getters and setters below: NULL or an object of
- * another kind leaves a message and yields NULL. */
-#define DV_OBJ(api, type, magicv, p, what)                                                                     \
-    ((p) && (p)->magic == (magicv)                                                                            \
-         ? (type *)(p)                                                                                         \
-         : ((p) ? (void)DV_FAIL(ACL_ERROR_INVALID_PARAM, "%s: %s %p is not a live " #type, api, what,         \
-                                (const void *)(p))                                                                \
-                : (void)DV_FAIL(ACL_ERROR_INVALID_PARAM, "%s: %s is NULL", api, what),                         \
-            (type *)NULL))
-
-static void *dv_calloc(const char *api, size_t n)
-{
-    void *p = calloc(1, n);
-    if (!p) DV_FAIL(ACL_ERROR_BAD_ALLOC, "%s: out of host memory (%zu bytes)", api, n);
-    return p;
-}
-
 /* ------------------------------------------------------------ channels */
 
 static _Atomic uint64_t g_channel_ids;

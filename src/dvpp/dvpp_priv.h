@@ -8,6 +8,7 @@
 #ifndef ENABLE_DVPP_INTERFACE
 #define ENABLE_DVPP_INTERFACE
 #endif
+#include <stdlib.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -217,6 +218,23 @@ void dv_pyr_down(const dv_pic *in, const dv_pic *out);
 uint64_t dv_next_channel_id(void);
 
 #define DV_FAIL(code, ...) openacl_ext_fail((code), __VA_ARGS__)
+
+/* A checked cast for the media objects' calls: NULL or an object of
+ * another kind leaves a message and yields NULL. */
+#define DV_OBJ(api, type, magicv, p, what)                                                                     \
+    ((p) && (p)->magic == (magicv)                                                                            \
+         ? (type *)(p)                                                                                         \
+         : ((p) ? (void)DV_FAIL(ACL_ERROR_INVALID_PARAM, "%s: %s %p is not a live " #type, api, what,         \
+                                (const void *)(p))                                                                \
+                : (void)DV_FAIL(ACL_ERROR_INVALID_PARAM, "%s: %s is NULL", api, what),                         \
+            (type *)NULL))
+
+static inline void *dv_calloc(const char *api, size_t n)
+{
+    void *p = calloc(1, n);
+    if (!p) DV_FAIL(ACL_ERROR_BAD_ALLOC, "%s: out of host memory (%zu bytes)", api, n);
+    return p;
+}
 
 /* Declared-but-unsupported calls: scripts/api_coverage.py lists a function
  * whose body says OA_UNSUPPORTED(name) as unsupported. */

@@ -37,21 +37,15 @@ struct aclvencFrameConfig {
     uint8_t force_i_frame, eos;
 };
 
-#define VOBJ(api, type, magicv, p)                                                                         \
-    ((p) && (p)->magic == (magicv) ? (type *)(p)                                                          \
-                                   : ((void)DV_FAIL(ACL_ERROR_INVALID_PARAM, "%s: %p is not a live " #type, api, \
-                                                    (const void *)(p)),                                     \
-                                      (type *)NULL))
+/* the checked cast of dvpp_priv.h, naming the argument */
+#define VOBJ(api, type, magicv, p) DV_OBJ(api, type, magicv, p, #p)
 
 /* ------------------------------------------------------------ VDEC descriptions */
 
 ACL_FUNC_VISIBILITY aclvdecChannelDesc *aclvdecCreateChannelDesc(void)
 {
-    aclvdecChannelDesc *c = calloc(1, sizeof(*c));
-    if (!c) {
-        DV_FAIL(ACL_ERROR_BAD_ALLOC, "aclvdecCreateChannelDesc: out of host memory");
-        return NULL;
-    }
+    aclvdecChannelDesc *c = dv_calloc("aclvdecCreateChannelDesc", sizeof(*c));
+    if (!c) return NULL;
     c->magic = DV_MAGIC_VDEC;
     c->en_type = H265_MAIN_LEVEL;
     c->out_format = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
@@ -194,11 +188,8 @@ ACL_FUNC_VISIBILITY aclError aclvdecGetChannelDescParam(const aclvdecChannelDesc
 
 ACL_FUNC_VISIBILITY aclvdecFrameConfig *aclvdecCreateFrameConfig(void)
 {
-    aclvdecFrameConfig *f = calloc(1, sizeof(*f));
-    if (!f) {
-        DV_FAIL(ACL_ERROR_BAD_ALLOC, "aclvdecCreateFrameConfig: out of host memory");
-        return NULL;
-    }
+    aclvdecFrameConfig *f = dv_calloc("aclvdecCreateFrameConfig", sizeof(*f));
+    if (!f) return NULL;
     f->magic = DV_MAGIC_VDECFC;
     return f;
 }
@@ -243,11 +234,8 @@ ACL_FUNC_VISIBILITY aclError aclvdecSendSkippedFrame(aclvdecChannelDesc *channel
 
 ACL_FUNC_VISIBILITY aclvencChannelDesc *aclvencCreateChannelDesc(void)
 {
-    aclvencChannelDesc *c = calloc(1, sizeof(*c));
-    if (!c) {
-        DV_FAIL(ACL_ERROR_BAD_ALLOC, "aclvencCreateChannelDesc: out of host memory");
-        return NULL;
-    }
+    aclvencChannelDesc *c = dv_calloc("aclvencCreateChannelDesc", sizeof(*c));
+    if (!c) return NULL;
     c->magic = DV_MAGIC_VENC;
     c->en_type = H265_MAIN_LEVEL;
     c->pic_format = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
@@ -379,11 +367,8 @@ ACL_FUNC_VISIBILITY aclError aclvencGetChannelDescParam(const aclvencChannelDesc
 
 ACL_FUNC_VISIBILITY aclvencFrameConfig *aclvencCreateFrameConfig(void)
 {
-    aclvencFrameConfig *f = calloc(1, sizeof(*f));
-    if (!f) {
-        DV_FAIL(ACL_ERROR_BAD_ALLOC, "aclvencCreateFrameConfig: out of host memory");
-        return NULL;
-    }
+    aclvencFrameConfig *f = dv_calloc("aclvencCreateFrameConfig", sizeof(*f));
+    if (!f) return NULL;
     f->magic = DV_MAGIC_VENCFC;
     return f;
 }
