@@ -106,10 +106,19 @@ if(EXISTS ${CMAKE_SOURCE_DIR}/src/dvpp/part.cmake)
   set_target_properties(sample_aipp_dvpp PROPERTIES OUTPUT_NAME aipp_dvpp RUNTIME_OUTPUT_DIRECTORY
                         ${CMAKE_BINARY_DIR}/samples)
   if(OPENACL_BUILD_TESTS)
+    set(aipp_check /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/aipp_dvpp/check.py $<TARGET_FILE:atc>
+        $<TARGET_FILE:openacl-run> ${CMAKE_SOURCE_DIR}/models
+        /usr/share/matplotlib/mpl-data/sample_data/grace_hopper.jpg)
     add_test(NAME sample_c_aipp_dvpp
-      COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/aipp_dvpp/check.py $<TARGET_FILE:atc>
-              $<TARGET_FILE:openacl-run> $<TARGET_FILE:sample_aipp_dvpp> ${CMAKE_SOURCE_DIR}/models
-              /usr/share/matplotlib/mpl-data/sample_data/grace_hopper.jpg ${OA_SAMPLE_SCRATCH}/aipp_dvpp)
-    set_tests_properties(sample_c_aipp_dvpp PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 LABELS "samples")
+      COMMAND ${aipp_check} ${OA_SAMPLE_SCRATCH}/aipp_dvpp -- $<TARGET_FILE:sample_aipp_dvpp>)
+    set(tests sample_c_aipp_dvpp)
+    if(TARGET pyacl)
+      add_test(NAME sample_py_aipp_dvpp
+        COMMAND ${aipp_check} ${OA_SAMPLE_SCRATCH}/py_aipp_dvpp --
+                /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/python/aipp_dvpp.py)
+      list(APPEND tests sample_py_aipp_dvpp)
+    endif()
+    set_tests_properties(${tests} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 LABELS "samples"
+      ENVIRONMENT "PYTHONPATH=${CMAKE_BINARY_DIR}/python;PYTHONDONTWRITEBYTECODE=1")
   endif()
 endif()

@@ -11,14 +11,19 @@ scripts/models.sh; skipped, 77, without it):
      classes are shared (VPC resizes the YUV planes, the float pipeline the
      RGB image, so equality is not expected; the models' random weights give
      flat logits, so the top-1 alone is not a fair test).
-Run: check.py <atc> <openacl-run> <sample> <models dir> <photo.jpg> <scratch>"""
+The sample is either the C program or the Python twin
+(samples/python/aipp_dvpp.py); both take <model.om> <image> <out dir>.
+Run: check.py <atc> <openacl-run> <models dir> <photo.jpg> <scratch> -- <sample command...>"""
 import os
 import subprocess
 import sys
 
 import numpy as np
 
-ATC, RUN, SAMPLE, MODELS, PHOTO, OUT = sys.argv[1:7]
+if len(sys.argv) < 8 or sys.argv[6] != "--":
+    sys.exit("usage: check.py <atc> <openacl-run> <models dir> <photo.jpg> <scratch> -- <sample command...>")
+ATC, RUN, MODELS, PHOTO, OUT = sys.argv[1:6]
+SAMPLE = sys.argv[7:]
 onnx_path = os.path.join(MODELS, "mobilenet_v2.onnx")
 if not os.path.exists(onnx_path) or not os.path.exists(PHOTO):
     print("skipped: %s or %s missing (scripts/models.sh, python-matplotlib-data)" % (onnx_path, PHOTO))
@@ -49,7 +54,7 @@ def run(*cmd):
 
 run(ATC, "--model=" + onnx_path, "--framework=5", "--output=" + os.path.join(OUT, "m_aipp"),
     "--insert_op_conf=" + cfg)
-print(run(SAMPLE, os.path.join(OUT, "m_aipp.om"), PHOTO, OUT).strip())
+print(run(*SAMPLE, os.path.join(OUT, "m_aipp.om"), PHOTO, OUT).strip())
 logits = np.fromfile(os.path.join(OUT, "logits.bin"), np.float32)
 yuv = np.fromfile(os.path.join(OUT, "yuv.bin"), np.uint8)
 

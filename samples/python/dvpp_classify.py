@@ -10,8 +10,8 @@ the way Ascend's pyACL image samples are):
     -> dvpp_jpeg_decode_async (NV12) -> dvpp_vpc_crop_resize_paste_async into
        a black NV12 canvas of the model's size -> copy back on the same
        stream -> synchronize
-    -> NV12 -> RGB -> (x / 255 - mean) / std, NCHW float32 with numpy (AIPP
-       would do this on Ascend; openacl has none yet)
+    -> NV12 -> RGB -> (x / 255 - mean) / std, NCHW float32 with numpy (a
+       model compiled with AIPP does this itself: see aipp_dvpp.py)
     -> copy into the model input -> execute_async -> copy the output back
        -> synchronize -> top-5
   -> release in reverse order.
