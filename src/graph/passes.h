@@ -5,7 +5,8 @@
  * (name, function, switch); OPENACL_PRINT_PASSES=1 prints it as it runs.
  * In order: toposort, elim_identity, dce, supported (every node has a
  * kernel), fold (choose kernels, infer types/shapes, fold constants), dce,
- * fuse, layout, bf16_act and bf16_se (only for bf16-marked graphs), dce.
+ * qmatmul (int8 products, graph/qmatmul.c), fuse, layout, bf16_act and
+ * bf16_se (only for bf16-marked graphs), dce.
  * The passes after fold are followed by a rebind (toposort, then bind and
  * infer what they changed) when they ran.
  */
@@ -83,6 +84,8 @@ int graph_dump_wanted(void);
  * pairs, squeeze-excite blocks, channel shuffles), storage layouts and the
  * squeeze-excite bf16 step (layout.c); graph_pass_bf16_act: precision.h. */
 int graph_pass_fuse(g_graph *g);
+/* graph/qmatmul.c: ONNX Runtime's dynamic int8 products as openacl.DynQMatMul. */
+int graph_pass_qmatmul(g_graph *g);
 int graph_pass_layout(g_graph *g);
 int graph_pass_bf16_se(g_graph *g);
 

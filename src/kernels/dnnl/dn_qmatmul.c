@@ -1,0 +1,371 @@
+/* openacl.DynQMatMul on oneDNN (the op: kernels/ref/nn_dynqmm.c; the pass
+ * that writes it: graph/qmatmul.c). Per run the float activation is
+ * quantised to uint8 over the whole tensor (AVX-512 min/max and quantise
+ * loops, DynamicQuantizeLinear's arithmetic), then one u8 x s8 oneDNN
+ * matmul (VNNI) writes float32 directly: its runtime per-column output
+ * scale is x_scale * w_scale[n], and a first binary post-op adds the
+ * per-column vector bias[n] - scale[n] * zp * colsum(W)[n], which takes the
+ * activation's zero point out of the product; the fused post-ops follow.
+ * W is packed once at load (with its column sums, bias and w_scale) and a
+ * compiled model keeps it packed (adopt). */
+#include "kernels/dnnl/dn_common.h"
+#include "kernels/ref/nn_dynqmm.h"
+#include "core/par.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define DQ_X86 1
+#endif
+
+typedef struct dq {
+    nn_post po;
+    int has_bias, per_col, fallback, built, nthr;
+    int64_t M, K, N;
+    dnnl_primitive_t prim;
+    dnnl_memory_t m_a, m_w, m_y, m_sc, m_vec, m_add, m_sp;
+    dnnl_memory_desc_t wmd;
+    int have_wmd, add_idx;
+    size_t wbytes, vbytes;     /* packed W; one aligned per-column vector */
+    size_t off_sc, off_vec, off_sp, scratch;
+    dn_pk pk;
+} dq;
+
+static int has_in(const g_node *n, int i) { return n->n_in > i && n->in[i] >= 0; }
+
+/* u8 x s8 products need VNNI: without it oneDNN's int8 kernels pair
+ * products in saturating 16-bit sums (255*127*2 overflows) */
+static int dq_vnni(void)
+{
+    dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
+    return isa == dnnl_cpu_isa_avx512_core_vnni || isa == dnnl_cpu_isa_avx512_core_bf16 ||
+           isa == dnnl_cpu_isa_avx512_core_amx || isa == dnnl_cpu_isa_avx2_vnni;
+}
+
+static void dq_release(dq *s)
+{
+    dn_prim_free(&s->prim);
+    dn_mem_free(&s->m_a); dn_mem_free(&s->m_w); dn_mem_free(&s->m_y); dn_mem_free(&s->m_sc);
+    dn_mem_free(&s->m_vec); dn_mem_free(&s->m_add); dn_mem_free(&s->m_sp);
+    s->built = 0;
+}
+
+static void dq_fini(void *state)
+{
+    dq *s = state;
+    if (!s) return;
+    dq_release(s);
+    dn_pk_free(&s->pk);
+    free(s);
+}
+
+static int dq_init(g_graph *g, g_node *n, void **state)
+{
+    if (!dn_engine() || !dq_vnni()) return K_DECLINE;
+    int r = nn_dynqmm_check(g, n);
+    if (r) return r;
+    if ((has_in(n, 2) && !nn_is_const(g, n, 2)) || !nn_is_const(g, n, DQ_WSCALE)) return K_DECLINE;
+    dq *s = calloc(1, sizeof *s);
+    if (!s) return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): out of memory", n->name, n->op_type);
+    if ((r = nn_post_parse(n, &s->po))) { free(s); return r; }
+    s->has_bias = has_in(n, 2);
+    *state = s;
+    return 0;
+}
+
+static int dq_infer(const g_node *n, void *state, const k_tensor *in, k_tensor *out)
+{
+    (void)state;
+    return nn_dynqmm_infer(n, in, out);
+}
+
+/* The packed area: W in the primitive's format, then per column the sums of
+ * W (int32), the bias and w_scale (float). */
+static size_t dq_packed_bytes(const dq *s) { return dn_align(s->wbytes) + 3 * s->vbytes; }
+static int32_t *dq_colsum(const dq *s, const char *pk) { return (int32_t *)(pk + dn_align(s->wbytes)); }
+static float *dq_bias(const dq *s, const char *pk) { return (float *)(pk + dn_align(s->wbytes) + s->vbytes); }
+static float *dq_wscale(const dq *s, const char *pk) { return (float *)(pk + dn_align(s->wbytes) + 2 * s->vbytes); }
+
+static int dq_build(const g_node *n, dq *s, const k_tensor *in, int nthr)
+{
+    dq_release(s);
+    s->K = in[1].shape.d[0];
+    s->N = in[1].shape.d[1];
+    int64_t cnt = g_shape_numel(&in[0].shape);
+    s->M = s->K > 0 ? cnt / s->K : 0;
+    s->per_col = g_shape_numel(&in[DQ_WSCALE].shape) == s->N && s->N != 1;
+    s->nthr = nthr;
+    s->vbytes = dn_align((size_t)(s->N > 0 ? s->N : 1) * sizeof(float));
+    int64_t M = s->M, K = s->K, N = s->N;
+    dnnl_status_t st = dnnl_unimplemented;
+    dnnl_primitive_desc_t pd = NULL;
+    dnnl_memory_desc_t a_md, w_md, y_md, sc_md, vec_md;
+    if (M > 0 && K > 0 && N > 0 && !(s->fallback && s->pk.packed_ok)) {
+        dnnl_dims_t da = { M, K }, dw = { K, N }, dy = { M, N }, dv = { 1, N }, ds = { s->per_col ? N : 1 };
+        dnnl_memory_desc_init_by_tag(&a_md, 2, da, dnnl_u8, dnnl_ab);
+        dnnl_memory_desc_init_by_tag(&w_md, 2, dw, dnnl_s8, dnnl_format_tag_any);
+        dnnl_memory_desc_init_by_tag(&y_md, 2, dy, dnnl_f32, dnnl_ab);
+        dnnl_memory_desc_init_by_tag(&vec_md, 2, dv, dnnl_f32, dnnl_ab);
+        dnnl_memory_desc_init_by_tag(&sc_md, 1, ds, dnnl_f32, dnnl_a);
+        dnnl_matmul_desc_t md;
+        dnnl_primitive_attr_t attr = NULL;
+        st = dnnl_matmul_desc_init(&md, &a_md, s->have_wmd ? &s->wmd : &w_md, NULL, &y_md);
+        if (st == dnnl_success) st = dnnl_primitive_attr_create(&attr);
+        if (st == dnnl_success) st = dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
+        if (st == dnnl_success)
+            st = dnnl_primitive_attr_set_output_scales(attr, 1, s->per_col ? 1 << 1 : 0, &DNNL_RUNTIME_F32_VAL);
+        if (st == dnnl_success && dn_post_ops(n, &s->po, &y_md, &vec_md, attr, &s->add_idx))
+            st = dnnl_unimplemented;
+        if (st == dnnl_success) st = dnnl_primitive_desc_create(&pd, &md, attr, dn_engine(), NULL);
+        if (attr) dnnl_primitive_attr_destroy(attr);
+        if (st == dnnl_success && dn_is_ref_impl(pd)) st = dnnl_unimplemented;
+    }
+    if (st != dnnl_success) {
+        if (pd) dnnl_primitive_desc_destroy(pd);
+        if (s->have_wmd && !s->fallback)
+            return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s' (%s, impl dnnl): no oneDNN "
+                            "primitive for these rows with the packed weight format", n->name, n->op_type);
+        /* the reference math on the plain W kept in the packed area */
+        s->fallback = 1;
+        s->wbytes = (size_t)(K * N);
+        s->scratch = 0;
+        s->built = 1;
+        return 0;
+    }
+    if (!s->have_wmd) {
+        s->wmd = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+        s->have_wmd = 1;
+        s->wbytes = dnnl_memory_desc_get_size(&s->wmd);
+    }
+    s->off_sc = dn_align((size_t)(M * K));
+    s->off_vec = s->off_sc + s->vbytes;
+    s->off_sp = s->off_vec + s->vbytes;
+    s->scratch = s->off_sp + dn_scratch_size(pd);
+    const dnnl_memory_desc_t *spmd = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+    int rc = dn_check(dnnl_primitive_create(&s->prim, pd), n, "int8 matmul primitive creation");
+    if (!rc) rc = dn_mem(n, &a_md, &s->m_a);
+    if (!rc) rc = dn_mem(n, &s->wmd, &s->m_w);
+    if (!rc) rc = dn_mem(n, &y_md, &s->m_y);
+    if (!rc) rc = dn_mem(n, &sc_md, &s->m_sc);
+    if (!rc) rc = dn_mem(n, &vec_md, &s->m_vec);
+    if (!rc && s->po.has_add) rc = dn_mem(n, &y_md, &s->m_add);
+    if (!rc && dn_scratch_size(pd)) rc = dn_mem(n, spmd, &s->m_sp);
+    dnnl_primitive_desc_destroy(pd);
+    if (rc) { dq_release(s); return rc; }
+    s->built = 1;
+    return 0;
+}
+
+static int dq_plan(const g_node *n, void *state, const k_tensor *in, const k_tensor *out,
+                   size_t *packed_bytes, size_t *scratch_bytes)
+{
+    dq *s = state;
+    (void)out;
+    int r = dq_build(n, s, in, dn_threads(NULL));
+    if (r) return r;
+    *packed_bytes = dq_packed_bytes(s);
+    *scratch_bytes = s->scratch;
+    return 0;
+}
+
+static int dq_pack_into(const g_node *n, dq *s, const k_tensor *in, void *packed)
+{
+    if (!in[1].data || !in[DQ_WSCALE].data || (s->has_bias && !in[2].data))
+        return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s' (%s, impl dnnl): weights not "
+                        "available for packing", n->name, n->op_type);
+    const int8_t *w = in[1].data;
+    int64_t K = s->K, N = s->N;
+    int r = 0;
+    if (s->fallback) {
+        memcpy(packed, w, (size_t)(K * N));
+    } else {
+        dnnl_memory_desc_t w_md;
+        dnnl_dims_t dw = { K, N };
+        dnnl_memory_desc_init_by_tag(&w_md, 2, dw, dnnl_s8, dnnl_ab);
+        if ((r = dn_reorder_once(n, &w_md, (void *)w, &s->wmd, packed))) return r;
+    }
+    int32_t *cs = dq_colsum(s, packed);
+    float *b = dq_bias(s, packed), *ws = dq_wscale(s, packed);
+    const float *wsrc = in[DQ_WSCALE].data;
+    for (int64_t j = 0; j < N; j++) {
+        cs[j] = 0;
+        b[j] = s->has_bias ? ((const float *)in[2].data)[j] : 0.f;
+        ws[j] = wsrc[s->per_col ? j : 0];
+    }
+    for (int64_t k = 0; k < K; k++)
+        for (int64_t j = 0; j < N; j++) cs[j] += w[k * N + j];
+    dn_pk_adopt(&s->pk, packed);
+    return 0;
+}
+
+static int dq_pack(const g_node *n, void *state, const k_tensor *in, const k_tensor *out, void *packed)
+{
+    dq *s = state;
+    int r;
+    (void)out;
+    if (!s->built && (r = dq_build(n, s, in, dn_threads(NULL)))) return r;
+    return dq_pack_into(n, s, in, packed);
+}
+
+/* A compiled model's packed area (kernel.h adopt): only read. */
+static int dq_adopt(const g_node *n, void *state, const k_tensor *in, const k_tensor *out, void *packed)
+{
+    dq *s = state;
+    int r;
+    (void)out;
+    if (!s->built && (r = dq_build(n, s, in, dn_threads(NULL)))) return r;
+    dn_pk_adopt(&s->pk, packed);
+    return 0;
+}
+
+/* ---- per-run quantisation (DynamicQuantizeLinear's arithmetic: the
+ * range widened to include 0, x / scale rounded half to even, plus the
+ * zero point, saturated; NaN becomes 0 as in the reference) ---- */
+
+#ifdef DQ_X86
+__attribute__((target("avx512f")))
+static void minmax_avx512(const float *x, size_t n, float *lo, float *hi)
+{
+    __m512 l = _mm512_setzero_ps(), h = l;
+    size_t i = 0;
+    /* min(v, l) keeps l where v is NaN, as the reference's comparisons do */
+    for (; i + 16 <= n; i += 16) {
+        __m512 v = _mm512_loadu_ps(x + i);
+        l = _mm512_min_ps(v, l);
+        h = _mm512_max_ps(v, h);
+    }
+    if (i < n) {
+        __m512 v = _mm512_maskz_loadu_ps((__mmask16)((1u << (n - i)) - 1), x + i);
+        l = _mm512_min_ps(v, l);
+        h = _mm512_max_ps(v, h);
+    }
+    *lo = _mm512_reduce_min_ps(l);
+    *hi = _mm512_reduce_max_ps(h);
+}
+
+__attribute__((target("avx512f")))
+static void quant_avx512(const float *x, size_t n, float scale, float zp, uint8_t *q)
+{
+    const __m512 s = _mm512_set1_ps(scale), z = _mm512_set1_ps(zp), top = _mm512_set1_ps(255.f);
+    const __m512 zero = _mm512_setzero_ps();
+    for (size_t i = 0; i < n; i += 16) {
+        __mmask16 m = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);
+        __m512 v = _mm512_div_ps(_mm512_maskz_loadu_ps(m, x + i), s);
+        v = _mm512_add_ps(_mm512_roundscale_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), z);
+        v = _mm512_min_ps(_mm512_max_ps(v, zero), top);   /* max(NaN, 0) is 0 */
+        _mm512_mask_cvtepi32_storeu_epi8(q + i, m, _mm512_cvtps_epi32(v));
+    }
+}
+#endif
+
+static void dq_quantise(const float *x, size_t n, uint8_t *q, float *scale, uint8_t *zp, int nthr)
+{
+#ifdef DQ_X86
+    if (dn_has_avx512()) {
+        float lo, hi;
+        minmax_avx512(x, n, &lo, &hi);
+        float s = (hi - lo) / 255.f;
+        float z = s != 0.f ? rintf(0.f - lo / s) : 0.f;
+        z = z < 0.f ? 0.f : z > 255.f ? 255.f : z;
+        *scale = s;
+        *zp = (uint8_t)z;
+        if (s == 0.f) { memset(q, (int)z, n); return; }
+        /* chunks of 64 KiB values per thread */
+        size_t chunk = (size_t)1 << 16, nch = (n + chunk - 1) / chunk;
+        int nt = nch < (size_t)nthr ? (int)nch : nthr;
+        OA_PAR_FOR(nt, for (int64_t c = 0; c < (int64_t)nch; c++) {
+            size_t at = (size_t)c * chunk, len = n - at < chunk ? n - at : chunk;
+            quant_avx512(x + at, len, s, z, q + at);
+        });
+        return;
+    }
+#endif
+    (void)nthr;
+    nn_dynq_params(x, n, scale, zp);
+    for (size_t i = 0; i < n; i++) {
+        float v = *scale != 0.f ? rintf(x[i] / *scale) + (float)*zp : (float)*zp;
+        q[i] = (uint8_t)(v >= 0.f ? (v > 255.f ? 255.f : v) : 0.f);
+    }
+}
+
+static int dq_exec(const g_node *n, dq *s, const k_tensor *in, k_tensor *out, char *scr)
+{
+    const char *pk = s->pk.packed;
+    float xs;
+    uint8_t zp;
+    dq_quantise(in[0].data, (size_t)(s->M * s->K), (uint8_t *)scr, &xs, &zp, s->nthr);
+    float *sc = (float *)(scr + s->off_sc), *vec = (float *)(scr + s->off_vec);
+    const int32_t *cs = dq_colsum(s, pk);
+    const float *b = dq_bias(s, pk), *ws = dq_wscale(s, pk);
+    for (int64_t j = 0; j < s->N; j++) {
+        float k = xs * ws[j];
+        if (j < (s->per_col ? s->N : 1)) sc[j] = k;
+        vec[j] = b[j] - (float)((double)k * (double)zp * (double)cs[j]);
+    }
+    dnnl_stream_t strm = dn_stream();
+    if (!strm) return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s': no oneDNN stream", n->name);
+    int r;
+    if ((r = dn_set_handle(n, s->m_a, scr)) || (r = dn_set_handle(n, s->m_w, pk)) ||
+        (r = dn_set_handle(n, s->m_y, out[0].data)) || (r = dn_set_handle(n, s->m_sc, sc)) ||
+        (r = dn_set_handle(n, s->m_vec, vec)))
+        return r;
+    dnnl_exec_arg_t a[7] = {
+        { DNNL_ARG_SRC, s->m_a }, { DNNL_ARG_WEIGHTS, s->m_w }, { DNNL_ARG_DST, s->m_y },
+        { DNNL_ARG_ATTR_OUTPUT_SCALES, s->m_sc },
+        { DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, s->m_vec },
+    };
+    int na = 5;
+    if (s->po.has_add) {
+        if ((r = dn_set_handle(n, s->m_add, in[NN_ADD_INPUT].data))) return r;
+        a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_ATTR_MULTIPLE_POST_OP(s->add_idx) | DNNL_ARG_SRC_1, s->m_add };
+    }
+    if (s->m_sp) {
+        if ((r = dn_set_handle(n, s->m_sp, scr + s->off_sp))) return r;
+        a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_SCRATCHPAD, s->m_sp };
+    }
+    if ((r = dn_check(dnnl_primitive_execute(s->prim, strm, na, a), n, "int8 matmul"))) return r;
+    return dn_check(dnnl_stream_wait(strm), n, "stream wait");
+}
+
+static int dq_run(const g_node *n, void *state, const k_tensor *in, k_tensor *out, const k_ctx *ctx)
+{
+    dq *s = state;
+    int r, nthr = dn_threads(ctx);
+    int64_t cnt = g_shape_numel(&in[0].shape);
+    if (!s->built || s->nthr != nthr || (s->K > 0 && cnt / s->K != s->M))
+        if ((r = dq_build(n, s, in, nthr))) return r;
+    if (!s->pk.packed_ok) {
+        void *own;
+        if ((r = dn_pk_own_packed(n, &s->pk, dq_packed_bytes(s), &own)) ||
+            (r = dq_pack_into(n, s, in, own)))
+            return r;
+    }
+    if (s->fallback) {
+        const char *pk = s->pk.packed;
+        if (s->K == 0 || s->M == 0) {
+            size_t rows = s->N ? (size_t)g_shape_numel(&out[0].shape) / (size_t)s->N : 0;
+            float *y = out[0].data;
+            for (size_t m = 0; m < rows; m++) {
+                memcpy(y + m * s->N, dq_bias(s, pk), (size_t)s->N * sizeof(float));
+                nn_post_apply(&s->po, y + m * s->N, (size_t)s->N,
+                              s->po.has_add ? (const float *)in[NN_ADD_INPUT].data + m * s->N : NULL);
+            }
+            return 0;
+        }
+        return nn_dynqmm_compute(n, &s->po, in[0].data, (size_t)cnt, (const int8_t *)pk, s->K, s->N,
+                                 dq_wscale(s, pk), 1, s->has_bias ? dq_bias(s, pk) : NULL,
+                                 s->po.has_add ? in[NN_ADD_INPUT].data : NULL, out[0].data);
+    }
+    char *scr;
+    if ((r = dn_pk_scratch(n, &s->pk, ctx, s->scratch, &scr))) return r;
+    return dq_exec(n, s, in, out, scr);
+}
+
+static const k_op k_dynqmm_dnnl = {
+    .op_type = "DynQMatMul", .domain = "openacl", .since = 1, .until = 0, .impl = "dnnl",
+    .priority = 10, .init = dq_init, .infer = dq_infer, .plan = dq_plan, .pack = dq_pack,
+    .run = dq_run, .fini = dq_fini, .adopt = dq_adopt, .flops = k_flops_matmul,
+    .packed_inputs = (1u << 1) | (1u << 2) | (1u << DQ_WSCALE),
+};
+K_REGISTER(k_dynqmm_dnnl);

@@ -1,0 +1,162 @@
+/* openacl.DynQMatMul, reference: ONNX Runtime's dynamic int8 product
+ * (DynamicQuantizeLinear -> MatMulInteger -> Cast -> Mul by x_scale *
+ * w_scale) as one node, written by the pass in graph/qmatmul.c; the fusion
+ * pass may then give it a bias and post-ops as it does a MatMul.
+ *   inputs:  0 X float [..., K]; 1 W int8 constant [K, N]; 2 bias float [N]
+ *            (optional); 3 addend (NN_ADD_INPUT, optional); 4 w_scale float,
+ *            [N] (per column) or one value
+ *   output:  float [..., N] = post((q(X) - zp) @ W * (x_scale * w_scale[n]) + bias[n])
+ * q(X), x_scale and zp are DynamicQuantizeLinear's over the whole of X, so
+ * this is the ground truth the fast kernel (kernels/dnnl/dn_qmatmul.c) is
+ * tested against, and the path OPENACL_FORCE_REF takes. */
+#include "kernels/ref/nn_common.h"
+#include "kernels/ref/nn_dynqmm.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct dqm_st {
+    nn_post po;
+} dqm_st;
+
+static int has_in(const g_node *n, int i) { return n->n_in > i && n->in[i] >= 0; }
+
+int nn_dynqmm_check(const g_graph *g, const g_node *n)
+{
+    if (n->n_in <= DQ_WSCALE || n->in[0] < 0 || n->in[1] < 0 || n->in[DQ_WSCALE] < 0 || n->n_out < 1)
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (%s.%s): expected inputs X, W, "
+                        "[bias], [addend], w_scale", n->name, n->domain, n->op_type);
+    static const int want[5] = { G_F32, G_I8, G_F32, G_F32, G_F32 };
+    for (int i = 0; i <= DQ_WSCALE; i++) {
+        if (!has_in(n, i)) continue;
+        int dt = g->t[n->in[i]].dtype;
+        if (dt != G_UNDEF && dt != want[i]) return nn_fail_dtype(n, i, dt);
+    }
+    const g_tensor *w = &g->t[n->in[1]];
+    if (!nn_is_const(g, n, 1) || w->shape.rank != 2)
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (%s.%s): W must be a constant 2-D "
+                        "int8 tensor", n->name, n->domain, n->op_type);
+    return 0;
+}
+
+int nn_dynqmm_infer(const g_node *n, const k_tensor *in, k_tensor *out)
+{
+    const g_shape *xs = &in[0].shape, *ws = &in[1].shape;
+    out[0].dtype = G_F32;
+    if (xs->rank < 1 || ws->rank != 2) return 0;   /* rank not known yet */
+    int64_t K = ws->d[0], N = ws->d[1], xk = xs->d[xs->rank - 1];
+    char b1[96], b2[96];
+    if (xk >= 0 && xk != K)
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (%s.%s): X %s and W %s disagree on K",
+                        n->name, n->domain, n->op_type, g_shape_str(xs, b1, sizeof b1),
+                        g_shape_str(ws, b2, sizeof b2));
+    int64_t ns = g_shape_numel(&in[DQ_WSCALE].shape);
+    if (ns >= 0 && ns != 1 && ns != N)
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (%s.%s): w_scale %s must hold 1 or "
+                        "%lld values", n->name, n->domain, n->op_type,
+                        g_shape_str(&in[DQ_WSCALE].shape, b1, sizeof b1), (long long)N);
+    if (has_in(n, 2) && g_shape_numel(&in[2].shape) >= 0 && g_shape_numel(&in[2].shape) != N)
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (%s.%s): bias %s must hold %lld values",
+                        n->name, n->domain, n->op_type, g_shape_str(&in[2].shape, b1, sizeof b1),
+                        (long long)N);
+    out[0].shape = *xs;
+    out[0].shape.d[xs->rank - 1] = N;
+    out[0].dtype = G_F32;
+    if (has_in(n, NN_ADD_INPUT) && g_shape_known(&out[0].shape) &&
+        !g_shape_eq(&in[NN_ADD_INPUT].shape, &out[0].shape))
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (%s.%s): fused addend %s differs from "
+                        "the output %s", n->name, n->domain, n->op_type,
+                        g_shape_str(&in[NN_ADD_INPUT].shape, b1, sizeof b1),
+                        g_shape_str(&out[0].shape, b2, sizeof b2));
+    return 0;
+}
+
+void nn_dynq_params(const float *x, size_t cnt, float *scale, uint8_t *zp)
+{
+    float lo = 0.f, hi = 0.f;
+    for (size_t i = 0; i < cnt; i++) {
+        lo = x[i] < lo ? x[i] : lo;
+        hi = x[i] > hi ? x[i] : hi;
+    }
+    float s = (hi - lo) / 255.f;
+    float z = s != 0.f ? rintf(0.f - lo / s) : 0.f;
+    z = z < 0.f ? 0.f : z > 255.f ? 255.f : z;
+    *scale = s;
+    *zp = (uint8_t)z;
+}
+
+static int dqm_init(g_graph *g, g_node *n, void **state)
+{
+    int r = nn_dynqmm_check(g, n);
+    if (r) return r;
+    dqm_st *s = calloc(1, sizeof *s);
+    if (!s) return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s': out of memory", n->name);
+    if ((r = nn_post_parse(n, &s->po))) { free(s); return r; }
+    *state = s;
+    return 0;
+}
+
+static int dqm_infer(const g_node *n, void *state, const k_tensor *in, k_tensor *out)
+{
+    (void)state;
+    return nn_dynqmm_infer(n, in, out);
+}
+
+int nn_dynqmm_compute(const g_node *n, const nn_post *po, const float *x, size_t cnt,
+                      const int8_t *w, int64_t K, int64_t N, const float *ws, int per_col,
+                      const float *bias, const float *add, float *y)
+{
+    int64_t M = K ? (int64_t)cnt / K : 0;
+    float xs;
+    uint8_t zp;
+    nn_dynq_params(x, cnt, &xs, &zp);
+    uint8_t *q = malloc(K ? (size_t)K : 1);
+    if (!q) return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s': out of memory", n->name);
+    for (int64_t m = 0; m < M; m++) {
+        for (int64_t k = 0; k < K; k++) {
+            float v = xs != 0.f ? rintf(x[m * K + k] / xs) + (float)zp : (float)zp;
+            q[k] = (uint8_t)(v >= 0.f ? (v > 255.f ? 255.f : v) : 0.f);   /* NaN: 0 */
+        }
+        float *yr = y + m * N;
+        for (int64_t j = 0; j < N; j++) {
+            int32_t acc = 0;
+            for (int64_t k = 0; k < K; k++) acc += ((int32_t)q[k] - zp) * w[k * N + j];
+            yr[j] = (float)acc * (xs * ws[per_col ? j : 0]) + (bias ? bias[j] : 0.f);
+        }
+        nn_post_apply(po, yr, (size_t)N, add ? add + m * N : NULL);
+    }
+    free(q);
+    return 0;
+}
+
+static int dqm_run(const g_node *n, void *state, const k_tensor *in, k_tensor *out,
+                   const k_ctx *ctx)
+{
+    dqm_st *s = state;
+    int64_t K = in[1].shape.d[0], N = in[1].shape.d[1];
+    size_t cnt = (size_t)g_shape_numel(&in[0].shape);
+    int per_col = g_shape_numel(&in[DQ_WSCALE].shape) == N && N != 1;
+    (void)ctx;
+    if (K == 0) {   /* an empty sum: bias and post-ops over zeros */
+        size_t rows = N ? (size_t)g_shape_numel(&out[0].shape) / (size_t)N : 0;
+        float *y = out[0].data;
+        for (size_t m = 0; m < rows; m++) {
+            for (int64_t j = 0; j < N; j++) y[m * N + j] = has_in(n, 2) ? ((const float *)in[2].data)[j] : 0.f;
+            nn_post_apply(&s->po, y + m * N, (size_t)N,
+                          s->po.has_add ? (const float *)in[NN_ADD_INPUT].data + m * N : NULL);
+        }
+        return 0;
+    }
+    return nn_dynqmm_compute(n, &s->po, in[0].data, cnt, in[1].data, K, N, in[DQ_WSCALE].data,
+                             per_col, has_in(n, 2) ? in[2].data : NULL,
+                             s->po.has_add ? in[NN_ADD_INPUT].data : NULL, out[0].data);
+}
+
+static void dqm_fini(void *state) { free(state); }
+
+static const k_op k_dynqmm_ref = {
+    .op_type = "DynQMatMul", .domain = "openacl", .since = 1, .until = 0, .impl = "ref",
+    .priority = 0, .init = dqm_init, .infer = dqm_infer, .run = dqm_run, .fini = dqm_fini,
+    .flops = k_flops_matmul,
+};
+K_REGISTER(k_dynqmm_ref);

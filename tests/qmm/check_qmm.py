@@ -1,0 +1,212 @@
+#!/usr/bin/python3
+"""The int8 matrix-product path (graph/qmatmul.c, openacl.DynQMatMul) against
+ONNX Runtime on the same files, through the public API (mdl_run):
+
+  graphs   hand-built ONNX Runtime dynamic int8 chains (DynamicQuantizeLinear ->
+           MatMulInteger -> Cast -> Mul(x_scale * w_scale) [-> Add bias]
+           [-> Relu / exact GELU] [-> residual Add]): M = 1, K not a multiple
+           of 4, 3-D and 4-D activations, per-column and per-tensor w_scale,
+           negative and all-positive activations (nonzero zero points). Each
+           runs with the fast kernel, the reference (OPENACL_FORCE_REF=1) and
+           the pass off (OPENACL_NO_QMATMUL=1); float outputs within one
+           quantisation step (x_scale * max w_scale) of ORT's.
+  bert4    the BERT-4 encoder in the dynamic form (make_dyn.py): hidden states
+           cosine >= 0.99 to ORT's float32 model and >= 0.999 to ORT on the same
+           dynamic file; the products must run as DynQMatMul [dnnl].
+
+Exit 0 pass, 1 fail, 77 skipped (ORT through node or the model set absent).
+Usage: check_qmm.py --mdl-run BIN [--models DIR] [--only graphs|bert4]"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+ORTREF = os.path.join(REPO, "tools", "ortref", "ortref.js")
+sys.path.insert(0, HERE)
+import make_dyn  # noqa: E402
+
+SKIP = 77
+
+
+def run_ort(model, inputs, outdir):
+    os.makedirs(outdir, exist_ok=True)
+    p = subprocess.run(["node", ORTREF, "--model", model, "--inputs", ",".join(inputs), "--outdir", outdir],
+                       capture_output=True, text=True)
+    if p.returncode:
+        raise RuntimeError(f"ortref failed on {model}: {p.stderr.strip()}")
+    return outs(outdir)
+
+
+def outs(d):
+    r, i = [], 0
+    while os.path.exists(os.path.join(d, f"output_{i}.npy")):
+        r.append(np.load(os.path.join(d, f"output_{i}.npy")))
+        i += 1
+    return r
+
+
+def run_acl(mdl_run, model, inputs, outdir, env=None, dump=False):
+    os.makedirs(outdir, exist_ok=True)
+    e = dict(os.environ, OPENACL_THREADS="1", **(env or {}))
+    if dump:
+        e["OPENACL_DUMP_GRAPH"] = "1"
+    p = subprocess.run([mdl_run, "--model", model, "--inputs", ",".join(inputs), "--outdir", outdir],
+                       capture_output=True, text=True, env=e)
+    if p.returncode:
+        raise RuntimeError(f"mdl_run failed on {model} ({env}): {p.stdout}{p.stderr}")
+    return outs(outdir), p.stdout + p.stderr
+
+
+def dyn_graph(rng, xshape, N, per_col, bias, act, residual):
+    """A float MatMul (+ bias, activation, residual) in ORT's dynamic int8
+    form, written by make_dyn.convert from the float graph."""
+    K = xshape[-1]
+    yshape = list(xshape[:-1]) + [N]
+    w = rng.standard_normal((K, N)).astype(np.float32) * 0.2
+    nodes = [helper.make_node("MatMul", ["x", "W"], ["mm"])]
+    inits = [numpy_helper.from_array(w, "W")]
+    t = "mm"
+    if bias:
+        inits.append(numpy_helper.from_array(rng.standard_normal(N).astype(np.float32), "B"))
+        nodes.append(helper.make_node("Add", ["B", t], ["biased"]))
+        t = "biased"
+    if act == "relu":
+        nodes.append(helper.make_node("Relu", [t], ["act"]))
+        t = "act"
+    elif act == "gelu":
+        inits += [numpy_helper.from_array(np.array(np.sqrt(2.0), np.float32), "r2"),
+                  numpy_helper.from_array(np.array(1.0, np.float32), "one"),
+                  numpy_helper.from_array(np.array(0.5, np.float32), "half")]
+        nodes += [helper.make_node("Div", [t, "r2"], ["g0"]), helper.make_node("Erf", ["g0"], ["g1"]),
+                  helper.make_node("Add", ["g1", "one"], ["g2"]), helper.make_node("Mul", [t, "g2"], ["g3"]),
+                  helper.make_node("Mul", ["g3", "half"], ["act"])]
+        t = "act"
+    ins = [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(xshape))]
+    if residual:
+        ins.append(helper.make_tensor_value_info("r", TensorProto.FLOAT, yshape))
+        nodes.append(helper.make_node("Add", [t, "r"], ["res"]))
+        t = "res"
+    nodes.append(helper.make_node("Identity", [t], ["y"]))
+    g = helper.make_graph(nodes, "dynq", ins, [helper.make_tensor_value_info("y", TensorProto.FLOAT, yshape)],
+                          inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    m = make_dyn.convert(m, per_tensor=not per_col)
+    onnx.checker.check_model(m)
+    return m, w
+
+
+CASES = [
+    # xshape, N, per_col, bias, act, residual, x offset (all-positive x: zp 0)
+    ((1, 64), 32, True, False, None, False, 0.0),
+    ((7, 13), 5, True, True, None, False, 0.0),
+    ((2, 9, 30), 17, True, True, "relu", False, 0.0),
+    ((2, 3, 5, 20), 24, False, True, None, False, 0.0),
+    ((1, 128, 256), 256, True, True, None, True, 0.0),
+    ((1, 16, 96), 384, True, True, "gelu", False, 0.0),
+    ((4, 33), 63, False, False, "relu", False, 3.0),
+    ((5, 64), 16, True, True, None, False, -1.5),
+]
+
+
+def quant_step(x, w, per_col):
+    lo, hi = min(0.0, float(x.min())), max(0.0, float(x.max()))
+    xs = (hi - lo) / 255.0
+    ws = np.abs(w).max(axis=0 if per_col else None) / 127.0
+    return xs * float(np.max(ws))
+
+
+def check_graphs(a, tmp):
+    rng = np.random.default_rng(7)
+    fails = 0
+    for ci, (xs, N, per_col, bias, act, res, off) in enumerate(CASES):
+        m, w = dyn_graph(rng, xs, N, per_col, bias, act, res)
+        d = os.path.join(tmp, f"g{ci}")
+        os.makedirs(d, exist_ok=True)
+        mp = os.path.join(d, "m.onnx")
+        onnx.save(m, mp)
+        x = (rng.standard_normal(xs) + off).astype(np.float32)
+        inputs = [os.path.join(d, "x.npy")]
+        np.save(inputs[0], x)
+        if res:
+            inputs.append(os.path.join(d, "r.npy"))
+            np.save(inputs[1], rng.standard_normal(list(xs[:-1]) + [N]).astype(np.float32))
+        ref = run_ort(mp, inputs, os.path.join(d, "ort"))[0]
+        step = quant_step(x, w, per_col)
+        for tag, env in (("dnnl", {}), ("ref", {"OPENACL_FORCE_REF": "1"}),
+                         ("unfused", {"OPENACL_NO_QMATMUL": "1"})):
+            got, log = run_acl(a.mdl_run, mp, inputs, os.path.join(d, tag), env, dump=True)
+            got = got[0]
+            want_impl = {"dnnl": "DynQMatMul", "ref": "DynQMatMul", "unfused": "MatMulInteger"}[tag]
+            err = float(np.abs(got.astype(np.float64) - ref).max()) if got.shape == ref.shape else float("inf")
+            tol = step + 1e-5 * float(np.abs(ref).max())
+            ok = err <= tol and want_impl in log
+            if tag == "dnnl":
+                ok = ok and "DynQMatMul" in log and "[dnnl]" in log.split("DynQMatMul", 1)[1][:200]
+            print(f"{'ok  ' if ok else 'FAIL'} case {ci} x{list(xs)} N={N} per_col={per_col} bias={bias} "
+                  f"act={act} res={res} [{tag}]: max|diff| {err:.3g} (one step {step:.3g})")
+            fails += not ok
+    return fails
+
+
+def cosine(a, b):
+    a, b = a.ravel().astype(np.float64), b.ravel().astype(np.float64)
+    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
+def check_bert(a, tmp):
+    model = os.path.join(a.models, "bert4.onnx")
+    data = os.path.join(a.models, "data", "bert4")
+    inputs = [os.path.join(data, f"input_{i}.npy") for i in range(2)]
+    if not os.path.exists(model) or not all(map(os.path.exists, inputs)):
+        print("skip bert4: run scripts/models.sh")
+        return None
+    dyn = os.path.join(tmp, "bert4_dyn.onnx")
+    m = make_dyn.convert(onnx.load(model))
+    onnx.save(m, dyn)
+    f32 = run_ort(model, inputs, os.path.join(tmp, "b_f32"))
+    ortd = run_ort(dyn, inputs, os.path.join(tmp, "b_ortd"))
+    got, log = run_acl(a.mdl_run, dyn, inputs, os.path.join(tmp, "b_acl"), dump=True)
+    nfast = log.count("DynQMatMul") and sum(1 for ln in log.splitlines() if "DynQMatMul" in ln and "[dnnl]" in ln)
+    c32, cdyn = cosine(got[0], f32[0]), cosine(got[0], ortd[0])
+    e = float(np.abs(got[0] - ortd[0]).max())
+    ok = c32 >= 0.99 and cdyn >= 0.999 and nfast == 24
+    print(f"{'ok  ' if ok else 'FAIL'} bert4 dynamic: cosine to ORT float32 {c32:.5f}, to ORT on the "
+          f"dynamic file {cdyn:.6f} (max|diff| {e:.3g}), {nfast} of 24 products as DynQMatMul [dnnl]")
+    return 0 if ok else 1
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mdl-run", required=True)
+    ap.add_argument("--models", default=os.path.join(REPO, "models"))
+    ap.add_argument("--only", default="")
+    a = ap.parse_args()
+    if subprocess.run(["node", "-e", "1"], capture_output=True).returncode or not os.path.exists(ORTREF):
+        print("skip: node / ONNX Runtime not available")
+        return SKIP
+    fails, ran = 0, False
+    with tempfile.TemporaryDirectory() as tmp:
+        if a.only in ("", "graphs"):
+            fails += check_graphs(a, tmp)
+            ran = True
+        if a.only in ("", "bert4"):
+            r = check_bert(a, tmp)
+            if r is not None:
+                fails += r
+                ran = True
+    if not ran:
+        return SKIP
+    print("FAIL" if fails else "PASS", f"({fails} failures)")
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
