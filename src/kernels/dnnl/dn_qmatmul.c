@@ -2,9 +2,10 @@
  * that writes it: graph/qmatmul.c). Per run the float activation is
  * quantised to uint8 over the whole tensor (AVX-512 min/max and quantise
  * loops, DynamicQuantizeLinear's arithmetic), then one u8 x s8 oneDNN
- * matmul (VNNI) writes float32 directly: its runtime per-column output
- * scale is x_scale * w_scale[n], and a first binary post-op adds the
- * per-column vector bias[n] - scale[n] * zp * colsum(W)[n], which takes the
+ * matmul (VNNI, oneDNN's brgemm kernel) writes float32 directly: a first
+ * binary post-op multiplies by the run's per-column scale
+ * s[n] = x_scale * w_scale[n], a second adds bias[n] - s[n] * zp * colsum(W)[n],
+ * which takes the
  * activation's zero point out of the product; the fused post-ops follow.
  * W is packed once at load (with its column sums, bias and w_scale) and a
  * compiled model keeps it packed (adopt). */
@@ -87,6 +88,44 @@ static int32_t *dq_colsum(const dq *s, const char *pk) { return (int32_t *)(pk +
 static float *dq_bias(const dq *s, const char *pk) { return (float *)(pk + dn_align(s->wbytes) + s->vbytes); }
 static float *dq_wscale(const dq *s, const char *pk) { return (float *)(pk + dn_align(s->wbytes) + 2 * s->vbytes); }
 
+/* The primitive's attributes: post-op 0 multiplies by the run's per-column
+ * scale x_scale * w_scale[n] (a [1,N] operand; runtime output scales would
+ * keep oneDNN 2.6 off its brgemm kernel), post-op 1 adds the run's
+ * per-column vector, then the fused list (dn_post_ops, entries copied). */
+static dnnl_status_t dq_attr(const g_node *n, dq *s, dnnl_primitive_attr_t attr,
+                             const dnnl_memory_desc_t *y_md, const dnnl_memory_desc_t *vec_md)
+{
+    dnnl_status_t st = dnnl_success;
+    dnnl_primitive_attr_t tmp = NULL;
+    dnnl_post_ops_t po = NULL;
+    const_dnnl_post_ops_t src = NULL;
+    int add_idx = -1;
+    if (st == dnnl_success) st = dnnl_primitive_attr_create(&tmp);
+    if (st == dnnl_success && dn_post_ops(n, &s->po, y_md, vec_md, tmp, &add_idx)) st = dnnl_unimplemented;
+    if (st == dnnl_success) st = dnnl_primitive_attr_get_post_ops(tmp, &src);
+    if (st == dnnl_success) st = dnnl_post_ops_create(&po);
+    if (st == dnnl_success) st = dnnl_post_ops_append_binary(po, dnnl_binary_mul, vec_md);
+    for (int i = 0; st == dnnl_success && i < dnnl_post_ops_len(src); i++) {
+        dnnl_alg_kind_t alg;
+        if (dnnl_post_ops_get_kind(src, i) == dnnl_eltwise) {
+            float k, a, b;
+            st = dnnl_post_ops_get_params_eltwise(src, i, &k, &alg, &a, &b);
+            if (st == dnnl_success) st = dnnl_post_ops_append_eltwise(po, k, alg, a, b);
+        } else if (dnnl_post_ops_get_kind(src, i) == dnnl_binary) {
+            const dnnl_memory_desc_t *md;
+            st = dnnl_post_ops_get_params_binary(src, i, &alg, &md);
+            if (st == dnnl_success) st = dnnl_post_ops_append_binary(po, alg, md);
+        } else {
+            st = dnnl_unimplemented;
+        }
+    }
+    if (st == dnnl_success) st = dnnl_primitive_attr_set_post_ops(attr, po);
+    s->add_idx = add_idx >= 0 ? add_idx + 1 : -1;
+    if (po) dnnl_post_ops_destroy(po);
+    if (tmp) dnnl_primitive_attr_destroy(tmp);
+    return st;
+}
+
 static int dq_build(const g_node *n, dq *s, const k_tensor *in, int nthr)
 {
     dq_release(s);
@@ -102,22 +141,19 @@ static int dq_build(const g_node *n, dq *s, const k_tensor *in, int nthr)
     dnnl_primitive_desc_t pd = NULL;
     dnnl_memory_desc_t a_md, w_md, y_md, sc_md, vec_md;
     if (M > 0 && K > 0 && N > 0 && !(s->fallback && s->pk.packed_ok)) {
-        dnnl_dims_t da = { M, K }, dw = { K, N }, dy = { M, N }, dv = { 1, N }, ds = { s->per_col ? N : 1 };
+        dnnl_dims_t da = { M, K }, dw = { K, N }, dy = { M, N }, dv = { 1, N };
         dnnl_memory_desc_init_by_tag(&a_md, 2, da, dnnl_u8, dnnl_ab);
         dnnl_memory_desc_init_by_tag(&w_md, 2, dw, dnnl_s8, dnnl_format_tag_any);
         dnnl_memory_desc_init_by_tag(&y_md, 2, dy, dnnl_f32, dnnl_ab);
         dnnl_memory_desc_init_by_tag(&vec_md, 2, dv, dnnl_f32, dnnl_ab);
-        dnnl_memory_desc_init_by_tag(&sc_md, 1, ds, dnnl_f32, dnnl_a);
+        sc_md = vec_md;
         dnnl_matmul_desc_t md;
         dnnl_primitive_attr_t attr = NULL;
         st = dnnl_matmul_desc_init(&md, &a_md, s->have_wmd ? &s->wmd : &w_md, NULL, &y_md);
         if (st == dnnl_success) st = dnnl_primitive_attr_create(&attr);
         if (st == dnnl_success) st = dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
-        if (st == dnnl_success)
-            st = dnnl_primitive_attr_set_output_scales(attr, 1, s->per_col ? 1 << 1 : 0, &DNNL_RUNTIME_F32_VAL);
-        if (st == dnnl_success && dn_post_ops(n, &s->po, &y_md, &vec_md, attr, &s->add_idx))
-            st = dnnl_unimplemented;
-        if (st == dnnl_success) st = dnnl_primitive_desc_create(&pd, &md, attr, dn_engine(), NULL);
+        if (st == dnnl_success) st = dq_attr(n, s, attr, &y_md, &vec_md);
+        if (st == dnnl_success) st = dn_pd_create(&pd, (const_dnnl_op_desc_t)&md, attr, "brg");
         if (attr) dnnl_primitive_attr_destroy(attr);
         if (st == dnnl_success && dn_is_ref_impl(pd)) st = dnnl_unimplemented;
     }
@@ -244,14 +280,29 @@ static void minmax_avx512(const float *x, size_t n, float *lo, float *hi)
     *hi = _mm512_reduce_max_ps(h);
 }
 
+/* x / scale as x * (1 / scale), except in the lanes where the product
+ * lies within a few ulps of a rounding tie: there the division (what
+ * DynamicQuantizeLinear and ONNX Runtime compute) is done, so the rounded
+ * values are the division's at a fifth of its cost. div_all: the reciprocal
+ * is not finite, every lane divides. */
 __attribute__((target("avx512f")))
-static void quant_avx512(const float *x, size_t n, float scale, float zp, uint8_t *q)
+static void quant_avx512(const float *x, size_t n, float scale, float zp, uint8_t *q, int div_all)
 {
-    const __m512 s = _mm512_set1_ps(scale), z = _mm512_set1_ps(zp), top = _mm512_set1_ps(255.f);
-    const __m512 zero = _mm512_setzero_ps();
+    const __m512 s = _mm512_set1_ps(scale), inv = _mm512_set1_ps(1.f / scale), z = _mm512_set1_ps(zp);
+    const __m512 top = _mm512_set1_ps(255.f), zero = _mm512_setzero_ps(), half = _mm512_set1_ps(0.5f);
+    const __m512 rel = _mm512_set1_ps(1.f / (1 << 20));
     for (size_t i = 0; i < n; i += 16) {
         __mmask16 m = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);
-        __m512 v = _mm512_div_ps(_mm512_maskz_loadu_ps(m, x + i), s);
+        __m512 xv = _mm512_maskz_loadu_ps(m, x + i), v;
+        if (div_all) {
+            v = _mm512_div_ps(xv, s);
+        } else {
+            v = _mm512_mul_ps(xv, inv);
+            __m512 fr = _mm512_sub_ps(v, _mm512_roundscale_ps(v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC));
+            __m512 gap = _mm512_abs_ps(_mm512_sub_ps(fr, half));
+            __mmask16 tie = _mm512_cmp_ps_mask(gap, _mm512_mul_ps(_mm512_abs_ps(v), rel), _CMP_LE_OQ);
+            if (tie) v = _mm512_mask_div_ps(v, tie, xv, s);
+        }
         v = _mm512_add_ps(_mm512_roundscale_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), z);
         v = _mm512_min_ps(_mm512_max_ps(v, zero), top);   /* max(NaN, 0) is 0 */
         _mm512_mask_cvtepi32_storeu_epi8(q + i, m, _mm512_cvtps_epi32(v));
@@ -274,9 +325,11 @@ static void dq_quantise(const float *x, size_t n, uint8_t *q, float *scale, uint
         /* chunks of 64 KiB values per thread */
         size_t chunk = (size_t)1 << 16, nch = (n + chunk - 1) / chunk;
         int nt = nch < (size_t)nthr ? (int)nch : nthr;
+        float inv = 1.f / s;
+        int div_all = !(inv <= 3.0e38f);
         OA_PAR_FOR(nt, for (int64_t c = 0; c < (int64_t)nch; c++) {
             size_t at = (size_t)c * chunk, len = n - at < chunk ? n - at : chunk;
-            quant_avx512(x + at, len, s, z, q + at);
+            quant_avx512(x + at, len, s, z, q + at, div_all);
         });
         return;
     }
@@ -299,9 +352,8 @@ static int dq_exec(const g_node *n, dq *s, const k_tensor *in, k_tensor *out, ch
     const int32_t *cs = dq_colsum(s, pk);
     const float *b = dq_bias(s, pk), *ws = dq_wscale(s, pk);
     for (int64_t j = 0; j < s->N; j++) {
-        float k = xs * ws[j];
-        if (j < (s->per_col ? s->N : 1)) sc[j] = k;
-        vec[j] = b[j] - (float)((double)k * (double)zp * (double)cs[j]);
+        sc[j] = xs * ws[j];   /* as ONNX Runtime's Mul(x_scale, w_scale) */
+        vec[j] = b[j] - (float)((double)sc[j] * (double)zp * (double)cs[j]);
     }
     dnnl_stream_t strm = dn_stream();
     if (!strm) return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s': no oneDNN stream", n->name);
@@ -312,8 +364,8 @@ static int dq_exec(const g_node *n, dq *s, const k_tensor *in, k_tensor *out, ch
         return r;
     dnnl_exec_arg_t a[7] = {
         { DNNL_ARG_SRC, s->m_a }, { DNNL_ARG_WEIGHTS, s->m_w }, { DNNL_ARG_DST, s->m_y },
-        { DNNL_ARG_ATTR_OUTPUT_SCALES, s->m_sc },
-        { DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, s->m_vec },
+        { DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, s->m_sc },
+        { DNNL_ARG_ATTR_MULTIPLE_POST_OP(1) | DNNL_ARG_SRC_1, s->m_vec },
     };
     int na = 5;
     if (s->po.has_add) {
