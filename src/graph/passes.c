@@ -638,6 +638,7 @@ static const graph_pass g_pipeline[] = {
     { "elim_identity", graph_elim_identity, NULL, "always", 0, 1 },
     { "dce", graph_dce, NULL, "always", 0, 1 },
     { "supported", supported, NULL, "always", 0, 1 },
+    { "qdq_matmul", graph_pass_qdq_matmul, qmatmul_on, "unless OPENACL_NO_QMATMUL", 0, 0 },
     { "fold", fold, NULL, "always", 0, 1 },
     { "dce", graph_dce, NULL, "always", 0, 1 },
     { "qmatmul", graph_pass_qmatmul, qmatmul_on, "unless OPENACL_NO_QMATMUL", 1, 0 },

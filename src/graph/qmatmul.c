@@ -10,10 +10,22 @@
  * this one gives it the bias Add and activation chain that follow it as it
  * does a MatMul. A chain that does not match exactly stays as it is and
  * runs op by op. The DynamicQuantizeLinear and scale Mul go when nothing
- * else reads them. OPENACL_NO_QMATMUL=1 turns the pass off. */
+ * else reads them.
+ *
+ * Before constant folding (which would turn DequantizeLinear(W) into float
+ * weights), graph_pass_qdq_matmul folds a QDQ model's products
+ *     MatMul(DequantizeLinear(X_u8, x_scale, x_zp), DequantizeLinear(W_s8 constant, w_scale))
+ *     Gemm(the same, transA 0, alpha 1, transB either, C a float constant or
+ *          DequantizeLinear(int32 constant, scale) of one value per column)
+ * into openacl.QMatMul(X_u8, W [K,N], bias, -, w_scale, x_scale, x_zp): an
+ * int8 product on the quantised activation, float out, that the fusion pass
+ * extends the same way (kernels/ref/nn_dynqmm.c). Weights symmetric (zero
+ * points 0), per tensor or per output column; activations per tensor.
+ * OPENACL_NO_QMATMUL=1 turns both passes off. */
 #include "graph/passes.h"
 #include "core/core.h"
 #include "acl/acl_base.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -160,5 +172,164 @@ int graph_pass_qmatmul(g_graph *g)
     }
     graph_cover_snap_free(&snap);
     free(dead);
+    return rc;
+}
+
+/* ---- QDQ products (before folding) ---- */
+
+static const g_node *producer(const g_graph *g, int t)
+{
+    return t >= 0 && g->t[t].producer >= 0 ? &g->nodes[g->t[t].producer] : NULL;
+}
+
+/* A per-tensor DequantizeLinear of a uint8 activation: its x, scale, zp. */
+static int dq_act(const g_graph *g, int t, int *xq, int *xs, int *xz)
+{
+    const g_node *d = producer(g, t);
+    if (!d || !is_op(d, "DequantizeLinear") || d->n_in < 3 || d->in[0] < 0 || cst(g, d->in[0]) ||
+        g_attr_int(d, "block_size", 0))
+        return 0;
+    const g_tensor *s = cst(g, d->in[1]), *z = cst(g, d->in[2]);
+    if (!s || s->dtype != G_F32 || g_shape_numel(&s->shape) != 1 || !z || z->dtype != G_U8 ||
+        g_shape_numel(&z->shape) != 1)
+        return 0;
+    *xq = d->in[0]; *xs = d->in[1]; *xz = d->in[2];
+    return 1;
+}
+
+/* A DequantizeLinear of a constant int8 2-D weight, symmetric, per tensor
+ * or per slice along `axis` (the output channels): its W and scale. */
+static int dq_weight(const g_graph *g, int t, int axis, int *wq, int *ws)
+{
+    const g_node *d = producer(g, t);
+    if (!d || !is_op(d, "DequantizeLinear") || d->n_in < 2 || g_attr_int(d, "block_size", 0)) return 0;
+    const g_tensor *w = cst(g, d->in[0]), *s = cst(g, d->in[1]);
+    if (!w || w->dtype != G_I8 || w->shape.rank != 2 || !s || s->dtype != G_F32) return 0;
+    if (d->n_in > 2 && d->in[2] >= 0 && (!cst(g, d->in[2]) || !all_zero(cst(g, d->in[2])))) return 0;
+    int64_t cnt = g_shape_numel(&s->shape), a = g_attr_int(d, "axis", 1);
+    if (a < 0) a += 2;
+    if (cnt != 1 && !(s->shape.rank == 1 && a == axis && cnt == w->shape.d[axis])) return 0;
+    *wq = d->in[0]; *ws = d->in[1];
+    return 1;
+}
+
+/* A new constant tensor (data owned by the graph from now on); -1 on OOM. */
+static int add_const(g_graph *g, const char *base, const char *what, int dtype, const g_shape *sh,
+                     void *data, size_t nbytes)
+{
+    char name[256];
+    for (int k = 0;; k++) {
+        snprintf(name, sizeof name, "%s/_oa_%s%d", base, what, k);
+        if (g_tensor_find(g, name) < 0) break;
+    }
+    int t = g_tensor_add(g, name);
+    if (t < 0) return -1;
+    g_tensor *x = &g->t[t];
+    x->kind = G_TK_CONST;
+    x->dtype = dtype;
+    x->shape = *sh;
+    x->data = data;
+    x->nbytes = nbytes;
+    return t;
+}
+
+/* Gemm's B stored [N, K] (transB 1): the [K, N] copy a product reads. */
+static int transpose_w(g_graph *g, const char *base, int wt)
+{
+    int64_t N = g->t[wt].shape.d[0], K = g->t[wt].shape.d[1];
+    int8_t *d = malloc((size_t)(K * N) + 1);
+    if (!d) return -1;
+    const int8_t *w = g->t[wt].data;
+    for (int64_t k = 0; k < K; k++)
+        for (int64_t j = 0; j < N; j++) d[k * N + j] = w[j * K + k];
+    g_shape sh = { .rank = 2, .d = { K, N } };
+    int t = add_const(g, base, "wT", G_I8, &sh, d, (size_t)(K * N));
+    if (t < 0) free(d);
+    return t;
+}
+
+/* Gemm's C as a float bias of N values times beta: a float constant or a
+ * DequantizeLinear of an int32 constant. -2: not applicable, -1: OOM. */
+static int gemm_bias(g_graph *g, const g_node *n, int64_t N)
+{
+    int ct = n->n_in > 2 ? n->in[2] : -1;
+    if (ct < 0) return -3;   /* none */
+    const g_tensor *c = cst(g, ct), *sc = NULL, *z = NULL;
+    const g_node *d = c ? NULL : producer(g, ct);
+    if (d && is_op(d, "DequantizeLinear") && d->n_in >= 2 && !g_attr_int(d, "block_size", 0)) {
+        c = cst(g, d->in[0]);
+        sc = cst(g, d->in[1]);
+        z = d->n_in > 2 && d->in[2] >= 0 ? cst(g, d->in[2]) : NULL;
+        if (!c || c->dtype != G_I32 || !sc || sc->dtype != G_F32 ||
+            (g_shape_numel(&sc->shape) != 1 && g_shape_numel(&sc->shape) != N) ||
+            (d->n_in > 2 && d->in[2] >= 0 && (!z || !all_zero(z))))
+            return -2;
+    } else if (!c || c->dtype != G_F32) {
+        return -2;
+    }
+    if (g_shape_numel(&c->shape) != N || c->shape.rank < 1 || c->shape.d[c->shape.rank - 1] != N) return -2;
+    float beta = g_attr_float(n, "beta", 1.f), *b = malloc((size_t)N * sizeof(float) + 1);
+    if (!b) return -1;
+    for (int64_t j = 0; j < N; j++) {
+        float v = sc ? (float)((const int32_t *)c->data)[j] * ((const float *)sc->data)[g_shape_numel(&sc->shape) > 1 ? j : 0]
+                     : ((const float *)c->data)[j];
+        b[j] = v * beta;
+    }
+    g_shape sh = { .rank = 1, .d = { N } };
+    int t = add_const(g, n->name, "qbias", G_F32, &sh, b, (size_t)N * sizeof(float));
+    if (t < 0) free(b);
+    return t;
+}
+
+/* MatMul or Gemm node i over DequantizeLinear inputs: the QMatMul inputs
+ * (in[7]), 1 when it applies, 0 when not, < 0 an error. */
+static int qdq_inputs(g_graph *g, int i, int in[7])
+{
+    const g_node *n = &g->nodes[i];
+    int gemm = is_op(n, "Gemm");
+    if (!(gemm || is_op(n, "MatMul")) || n->n_in < 2 || n->n_out != 1) return 0;
+    int tb = gemm ? (int)g_attr_int(n, "transB", 0) : 0;
+    if (gemm && (g_attr_int(n, "transA", 0) || g_attr_float(n, "alpha", 1.f) != 1.f)) return 0;
+    int xq, xs, xz, wq, ws;
+    if (!dq_act(g, n->in[0], &xq, &xs, &xz) || !dq_weight(g, n->in[1], tb ? 0 : 1, &wq, &ws)) return 0;
+    int64_t N = g->t[wq].shape.d[tb ? 0 : 1];
+    int bt = -3;
+    if (gemm && (bt = gemm_bias(g, n, N)) == -2) return 0;
+    if (bt == -1) return -1;
+    if (tb && (wq = transpose_w(g, g->nodes[i].name, wq)) < 0) return -1;
+    int v[7] = { xq, wq, bt >= 0 ? bt : -1, -1, ws, xs, xz };
+    memcpy(in, v, sizeof v);
+    return 1;
+}
+
+int graph_pass_qdq_matmul(g_graph *g)
+{
+    if (!g || !g->n_nodes) return 0;
+    int rc = g_graph_link(g), done = 0;
+    for (int i = 0; i < g->n_nodes && !rc; i++) {
+        int in[7], r = qdq_inputs(g, i, in);
+        if (r < 0) rc = acl_fail(ACL_ERROR_BAD_ALLOC, "int8 matmul pass: out of memory");
+        if (r <= 0) continue;
+        g_node *n = &g->nodes[i];
+        int *ni = realloc(n->in, sizeof in);
+        char *o = strdup("QMatMul"), *d = strdup("openacl");
+        if (ni) n->in = ni;
+        if (!ni || !o || !d) {
+            free(o); free(d);
+            rc = acl_fail(ACL_ERROR_BAD_ALLOC, "int8 matmul pass: out of memory");
+            break;
+        }
+        memcpy(n->in, in, sizeof in);
+        n->n_in = 7;
+        free(n->op_type); free(n->domain);
+        n->op_type = o; n->domain = d; n->opset = 1;
+        for (int j = 0; j < n->n_attr; j++) g_attr_clear(&n->attr[j]);
+        n->n_attr = 0;
+        done++;
+    }
+    if (!rc && done) {
+        acl_log(1, "int8 matmul pass: %d QDQ products as openacl.QMatMul", done);
+        rc = graph_dce(g);   /* the weights' and biases' DequantizeLinear */
+    }
     return rc;
 }

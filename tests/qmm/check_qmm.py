@@ -15,7 +15,13 @@ ONNX Runtime on the same files, through the public API (mdl_run):
            dynamic file; the products must run as DynQMatMul [dnnl].
 
 Exit 0 pass, 1 fail, 77 skipped (ORT through node or the model set absent).
-Usage: check_qmm.py --mdl-run BIN [--models DIR] [--only graphs|bert4]"""
+  qdq      QDQ models as ORT's quantiser writes them (x -> Q -> DQ -> MatMul or
+           Gemm over DQ(W_s8) [+ bias, float or int32 through DQ] [-> Relu] ->
+           Q -> DQ): per-column and per-tensor weights, Gemm with transB 0/1;
+           outputs within one output quantisation step of ORT's; the products
+           must run as openacl.QMatMul [dnnl].
+
+Usage: check_qmm.py --mdl-run BIN [--models DIR] [--only graphs|qdq|bert4]"""
 import argparse
 import os
 import subprocess
@@ -156,6 +162,106 @@ def check_graphs(a, tmp):
     return fails
 
 
+def qparams(lo, hi):
+    lo, hi = min(lo, 0.0), max(hi, 0.0)
+    s = (hi - lo) / 255.0 or 1.0
+    return np.float32(s), np.uint8(np.clip(np.rint(-lo / s), 0, 255))
+
+
+def qdq_graph(rng, xshape, N, per_col, kind, bias, act):
+    """A QDQ model as ORT's quantiser writes it (docs: the QDQ contract):
+    x -> Q -> DQ -> MatMul/Gemm(DQ(W_s8)) [+ bias] [-> Relu] -> Q -> DQ -> y."""
+    K = xshape[-1]
+    w = (rng.standard_normal((K, N)) * 0.3).astype(np.float32)
+    amax = np.abs(w).max(axis=0) if per_col else np.abs(w).max()
+    ws = np.atleast_1d(amax / 127.0).astype(np.float32)
+    wq = np.clip(np.rint(w / ws), -127, 127).astype(np.int8)
+    x = rng.standard_normal(xshape).astype(np.float32)
+    xs, xz = qparams(float(x.min()), float(x.max()))
+    xd = (np.clip(np.rint(x / xs) + xz, 0, 255) - xz) * xs
+    b = rng.standard_normal(N).astype(np.float32) if bias else np.zeros(N, np.float32)
+    y = xd @ (wq * ws) + b
+    if act:
+        y = np.maximum(y, 0)
+    ys, yz = qparams(float(y.min()), float(y.max()))
+    def sc(v):
+        return np.array(v, np.float32)
+    inits = [numpy_helper.from_array(sc(xs), "xs"), numpy_helper.from_array(np.array(xz, np.uint8), "xz"),
+             numpy_helper.from_array(sc(ys), "ys"), numpy_helper.from_array(np.array(yz, np.uint8), "yz"),
+             numpy_helper.from_array(ws if per_col else sc(ws[0]), "ws")]
+    nodes = [helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
+             helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xd"])]
+    tb = kind == "gemmT"
+    inits.append(numpy_helper.from_array(wq.T.copy() if tb else wq, "wq"))
+    nodes.append(helper.make_node("DequantizeLinear", ["wq", "ws"], ["wd"], axis=0 if tb else 1))
+    if kind == "matmul":
+        nodes.append(helper.make_node("MatMul", ["xd", "wd"], ["mm"]))
+        t = "mm"
+        if bias:
+            inits.append(numpy_helper.from_array(b, "B"))
+            nodes.append(helper.make_node("Add", ["mm", "B"], ["mb"]))
+            t = "mb"
+    else:
+        cin = []
+        if bias:
+            bq = np.rint(b / (xs * ws)).astype(np.int32)
+            inits += [numpy_helper.from_array(bq, "bq"), numpy_helper.from_array((xs * ws).astype(np.float32), "bs")]
+            nodes.append(helper.make_node("DequantizeLinear", ["bq", "bs"], ["bd"], axis=0))
+            cin = ["bd"]
+        nodes.append(helper.make_node("Gemm", ["xd", "wd"] + cin, ["mm"], transB=int(tb)))
+        t = "mm"
+    if act:
+        nodes.append(helper.make_node("Relu", [t], ["act"]))
+        t = "act"
+    nodes += [helper.make_node("QuantizeLinear", [t, "ys", "yz"], ["yq"]),
+              helper.make_node("DequantizeLinear", ["yq", "ys", "yz"], ["y"])]
+    yshape = list(xshape[:-1]) + [N]
+    g = helper.make_graph(nodes, "qdq", [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(xshape))],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, yshape)], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.checker.check_model(m)
+    return m, x, float(ys)
+
+
+QDQ_CASES = [
+    # xshape, N, per_col, kind, bias, relu
+    ((1, 64), 32, True, "matmul", False, False),
+    ((7, 13), 5, True, "matmul", True, True),
+    ((2, 9, 30), 17, False, "matmul", True, False),
+    ((2, 3, 5, 20), 24, True, "matmul", False, True),
+    ((16, 96), 40, True, "gemmT", True, True),
+    ((3, 33), 64, False, "gemm", True, False),
+    ((1, 256), 1000, True, "gemmT", True, False),
+]
+
+
+def check_qdq(a, tmp):
+    rng = np.random.default_rng(11)
+    fails = 0
+    for ci, (xs, N, per_col, kind, bias, act) in enumerate(QDQ_CASES):
+        m, x, ystep = qdq_graph(rng, xs, N, per_col, kind, bias, act)
+        d = os.path.join(tmp, f"q{ci}")
+        os.makedirs(d, exist_ok=True)
+        mp = os.path.join(d, "m.onnx")
+        onnx.save(m, mp)
+        inputs = [os.path.join(d, "x.npy")]
+        np.save(inputs[0], x)
+        ref = run_ort(mp, inputs, os.path.join(d, "ort"))[0]
+        for tag, env in (("dnnl", {}), ("ref", {"OPENACL_FORCE_REF": "1"}),
+                         ("unfused", {"OPENACL_NO_QMATMUL": "1"})):
+            got, log = run_acl(a.mdl_run, mp, inputs, os.path.join(d, tag), env, dump=True)
+            got = got[0]
+            err = float(np.abs(got.astype(np.float64) - ref).max()) if got.shape == ref.shape else float("inf")
+            ok = err <= ystep * 1.001
+            if tag != "unfused":
+                ok = ok and "QMatMul" in log and (tag == "ref" or "[dnnl]" in log.split("QMatMul", 1)[1][:200])
+            print(f"{'ok  ' if ok else 'FAIL'} qdq case {ci} x{list(xs)} N={N} per_col={per_col} {kind} "
+                  f"bias={bias} relu={act} [{tag}]: max|diff| {err:.3g} (one step {ystep:.3g})")
+            fails += not ok
+    return fails
+
+
 def cosine(a, b):
     a, b = a.ravel().astype(np.float64), b.ravel().astype(np.float64)
     return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
@@ -196,6 +302,9 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         if a.only in ("", "graphs"):
             fails += check_graphs(a, tmp)
+            ran = True
+        if a.only in ("", "qdq"):
+            fails += check_qdq(a, tmp)
             ran = True
         if a.only in ("", "bert4"):
             r = check_bert(a, tmp)

@@ -13,3 +13,9 @@ if(QMM_PYTHON)
   set_tests_properties(qmm_dynamic_graphs qmm_dynamic_bert4 PROPERTIES
     LABELS "kernels;models" SKIP_RETURN_CODE 77 TIMEOUT 600)
 endif()
+if(QMM_PYTHON)
+  add_test(NAME qmm_qdq_graphs
+    COMMAND ${QMM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/check_qmm.py
+            --mdl-run $<TARGET_FILE:mdl_run> --only qdq)
+  set_tests_properties(qmm_qdq_graphs PROPERTIES LABELS "kernels" SKIP_RETURN_CODE 77 TIMEOUT 600)
+endif()

@@ -1,12 +1,13 @@
-/* openacl.DynQMatMul on oneDNN (the op: kernels/ref/nn_dynqmm.c; the pass
- * that writes it: graph/qmatmul.c). Per run the float activation is
- * quantised to uint8 over the whole tensor (AVX-512 min/max and quantise
+/* openacl.DynQMatMul and openacl.QMatMul on oneDNN (the ops:
+ * kernels/ref/nn_dynqmm.c; the pass that writes them: graph/qmatmul.c).
+ * QMatMul's activation arrives quantised; DynQMatMul's float one is
+ * quantised per run to uint8 over the whole tensor (AVX-512 min/max and quantise
  * loops, DynamicQuantizeLinear's arithmetic), then one u8 x s8 oneDNN
  * matmul (VNNI, oneDNN's brgemm kernel) writes float32 directly: a first
  * binary post-op multiplies by the run's per-column scale
- * s[n] = x_scale * w_scale[n], a second adds bias[n] - s[n] * zp * colsum(W)[n],
- * which takes the
- * activation's zero point out of the product; the fused post-ops follow.
+ * s[n] = x_scale * w_scale[n], a second adds bias[n] - s[n] * zp * colsum(W)[n]
+ * (which takes the activation's zero point out of the product); the fused
+ * post-ops follow.
  * W is packed once at load (with its column sums, bias and w_scale) and a
  * compiled model keeps it packed (adopt). */
 #include "kernels/dnnl/dn_common.h"
@@ -23,6 +24,7 @@
 typedef struct dq {
     nn_post po;
     int has_bias, per_col, fallback, built, nthr;
+    int stat;                  /* openacl.QMatMul: X arrives quantised */
     int64_t M, K, N;
     dnnl_primitive_t prim;
     dnnl_memory_t m_a, m_w, m_y, m_sc, m_vec, m_add, m_sp;
@@ -71,6 +73,7 @@ static int dq_init(g_graph *g, g_node *n, void **state)
     if (!s) return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): out of memory", n->name, n->op_type);
     if ((r = nn_post_parse(n, &s->po))) { free(s); return r; }
     s->has_bias = has_in(n, 2);
+    s->stat = nn_qmm_static(n);
     *state = s;
     return 0;
 }
@@ -174,7 +177,7 @@ static int dq_build(const g_node *n, dq *s, const k_tensor *in, int nthr)
         s->have_wmd = 1;
         s->wbytes = dnnl_memory_desc_get_size(&s->wmd);
     }
-    s->off_sc = dn_align((size_t)(M * K));
+    s->off_sc = s->stat ? 0 : dn_align((size_t)(M * K));
     s->off_vec = s->off_sc + s->vbytes;
     s->off_sp = s->off_vec + s->vbytes;
     s->scratch = s->off_sp + dn_scratch_size(pd);
@@ -347,7 +350,8 @@ static int dq_exec(const g_node *n, dq *s, const k_tensor *in, k_tensor *out, ch
     const char *pk = s->pk.packed;
     float xs;
     uint8_t zp;
-    dq_quantise(in[0].data, (size_t)(s->M * s->K), (uint8_t *)scr, &xs, &zp, s->nthr);
+    if (s->stat) nn_qmm_xparams(n, in, &xs, &zp);
+    else dq_quantise(in[0].data, (size_t)(s->M * s->K), (uint8_t *)scr, &xs, &zp, s->nthr);
     float *sc = (float *)(scr + s->off_sc), *vec = (float *)(scr + s->off_vec);
     const int32_t *cs = dq_colsum(s, pk);
     const float *b = dq_bias(s, pk), *ws = dq_wscale(s, pk);
@@ -358,7 +362,7 @@ static int dq_exec(const g_node *n, dq *s, const k_tensor *in, k_tensor *out, ch
     dnnl_stream_t strm = dn_stream();
     if (!strm) return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s': no oneDNN stream", n->name);
     int r;
-    if ((r = dn_set_handle(n, s->m_a, scr)) || (r = dn_set_handle(n, s->m_w, pk)) ||
+    if ((r = dn_set_handle(n, s->m_a, s->stat ? in[0].data : scr)) || (r = dn_set_handle(n, s->m_w, pk)) ||
         (r = dn_set_handle(n, s->m_y, out[0].data)) || (r = dn_set_handle(n, s->m_sc, sc)) ||
         (r = dn_set_handle(n, s->m_vec, vec)))
         return r;
@@ -405,9 +409,12 @@ static int dq_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
             }
             return 0;
         }
+        nn_qx qx = { .q = in[0].data };
+        if (s->stat) nn_qmm_xparams(n, in, &qx.scale, &qx.zp);
         return nn_dynqmm_compute(n, &s->po, in[0].data, (size_t)cnt, (const int8_t *)pk, s->K, s->N,
                                  dq_wscale(s, pk), 1, s->has_bias ? dq_bias(s, pk) : NULL,
-                                 s->po.has_add ? in[NN_ADD_INPUT].data : NULL, out[0].data);
+                                 s->po.has_add ? in[NN_ADD_INPUT].data : NULL, out[0].data,
+                                 s->stat ? &qx : NULL);
     }
     char *scr;
     if ((r = dn_pk_scratch(n, &s->pk, ctx, s->scratch, &scr))) return r;
@@ -421,3 +428,11 @@ static const k_op k_dynqmm_dnnl = {
     .packed_inputs = (1u << 1) | (1u << 2) | (1u << DQ_WSCALE),
 };
 K_REGISTER(k_dynqmm_dnnl);
+
+static const k_op k_qmm_dnnl = {
+    .op_type = "QMatMul", .domain = "openacl", .since = 1, .until = 0, .impl = "dnnl",
+    .priority = 10, .init = dq_init, .infer = dq_infer, .plan = dq_plan, .pack = dq_pack,
+    .run = dq_run, .fini = dq_fini, .adopt = dq_adopt, .flops = k_flops_matmul,
+    .packed_inputs = (1u << 1) | (1u << 2) | (1u << DQ_WSCALE),
+};
+K_REGISTER(k_qmm_dnnl);

@@ -6,8 +6,14 @@
  *            (optional); 3 addend (NN_ADD_INPUT, optional); 4 w_scale float,
  *            [N] (per column) or one value
  *   output:  float [..., N] = post((q(X) - zp) @ W * (x_scale * w_scale[n]) + bias[n])
- * q(X), x_scale and zp are DynamicQuantizeLinear's over the whole of X, so
- * this is the ground truth the fast kernel (kernels/dnnl/dn_qmatmul.c) is
+ * q(X), x_scale and zp are DynamicQuantizeLinear's over the whole of X.
+ * openacl.QMatMul is the same product of an activation quantised before it
+ * (a QDQ model's DequantizeLinear(X_u8) -> MatMul <- DequantizeLinear(W_s8)):
+ *   inputs:  0 X uint8 [..., K]; 1-4 as above; 5 x_scale float constant (one
+ *            value); 6 x_zero_point uint8 constant (one value, optional)
+ *   output:  float [..., N] = post((X - x_zp) @ W * (x_scale * w_scale[n]) + bias[n])
+ * Both are
+ * the ground truth the fast kernel (kernels/dnnl/dn_qmatmul.c) is
  * tested against, and the path OPENACL_FORCE_REF takes. */
 #include "kernels/ref/nn_common.h"
 #include "kernels/ref/nn_dynqmm.h"
@@ -23,11 +29,14 @@ static int has_in(const g_node *n, int i) { return n->n_in > i && n->in[i] >= 0;
 
 int nn_dynqmm_check(const g_graph *g, const g_node *n)
 {
-    if (n->n_in <= DQ_WSCALE || n->in[0] < 0 || n->in[1] < 0 || n->in[DQ_WSCALE] < 0 || n->n_out < 1)
+    int stat = nn_qmm_static(n);
+    if (n->n_in <= (stat ? DQ_XSCALE : DQ_WSCALE) || n->in[0] < 0 || n->in[1] < 0 ||
+        n->in[DQ_WSCALE] < 0 || n->n_out < 1 || (stat && n->in[DQ_XSCALE] < 0))
         return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (%s.%s): expected inputs X, W, "
-                        "[bias], [addend], w_scale", n->name, n->domain, n->op_type);
-    static const int want[5] = { G_F32, G_I8, G_F32, G_F32, G_F32 };
-    for (int i = 0; i <= DQ_WSCALE; i++) {
+                        "[bias], [addend], w_scale%s", n->name, n->domain, n->op_type,
+                        stat ? ", x_scale, [x_zero_point]" : "");
+    int want[7] = { stat ? G_U8 : G_F32, G_I8, G_F32, G_F32, G_F32, G_F32, G_U8 };
+    for (int i = 0; i <= (stat ? DQ_XZP : DQ_WSCALE); i++) {
         if (!has_in(n, i)) continue;
         int dt = g->t[n->in[i]].dtype;
         if (dt != G_UNDEF && dt != want[i]) return nn_fail_dtype(n, i, dt);
@@ -36,7 +45,19 @@ int nn_dynqmm_check(const g_graph *g, const g_node *n)
     if (!nn_is_const(g, n, 1) || w->shape.rank != 2)
         return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (%s.%s): W must be a constant 2-D "
                         "int8 tensor", n->name, n->domain, n->op_type);
+    for (int i = DQ_XSCALE; stat && i <= DQ_XZP; i++)
+        if (has_in(n, i) && (!nn_is_const(g, n, i) || g_shape_numel(&g->t[n->in[i]].shape) != 1))
+            return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (%s.%s): input %d must be a "
+                            "constant with one value", n->name, n->domain, n->op_type, i);
     return 0;
+}
+
+int nn_qmm_static(const g_node *n) { return !strcmp(n->op_type, "QMatMul"); }
+
+void nn_qmm_xparams(const g_node *n, const k_tensor *in, float *scale, uint8_t *zp)
+{
+    *scale = *(const float *)in[DQ_XSCALE].data;
+    *zp = has_in(n, DQ_XZP) && in[DQ_XZP].data ? *(const uint8_t *)in[DQ_XZP].data : 0;
 }
 
 int nn_dynqmm_infer(const g_node *n, const k_tensor *in, k_tensor *out)
@@ -104,16 +125,18 @@ static int dqm_infer(const g_node *n, void *state, const k_tensor *in, k_tensor 
 
 int nn_dynqmm_compute(const g_node *n, const nn_post *po, const float *x, size_t cnt,
                       const int8_t *w, int64_t K, int64_t N, const float *ws, int per_col,
-                      const float *bias, const float *add, float *y)
+                      const float *bias, const float *add, float *y, const nn_qx *qx)
 {
     int64_t M = K ? (int64_t)cnt / K : 0;
     float xs;
     uint8_t zp;
-    nn_dynq_params(x, cnt, &xs, &zp);
+    if (qx) { xs = qx->scale; zp = qx->zp; }
+    else nn_dynq_params(x, cnt, &xs, &zp);
     uint8_t *q = malloc(K ? (size_t)K : 1);
     if (!q) return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s': out of memory", n->name);
     for (int64_t m = 0; m < M; m++) {
-        for (int64_t k = 0; k < K; k++) {
+        for (int64_t k = 0; k < K && qx; k++) q[k] = qx->q[m * K + k];
+        for (int64_t k = 0; k < K && !qx; k++) {
             float v = xs != 0.f ? rintf(x[m * K + k] / xs) + (float)zp : (float)zp;
             q[k] = (uint8_t)(v >= 0.f ? (v > 255.f ? 255.f : v) : 0.f);   /* NaN: 0 */
         }
@@ -147,9 +170,12 @@ static int dqm_run(const g_node *n, void *state, const k_tensor *in, k_tensor *o
         }
         return 0;
     }
+    nn_qx qx = { .q = in[0].data };
+    if (nn_qmm_static(n)) nn_qmm_xparams(n, in, &qx.scale, &qx.zp);
     return nn_dynqmm_compute(n, &s->po, in[0].data, cnt, in[1].data, K, N, in[DQ_WSCALE].data,
                              per_col, has_in(n, 2) ? in[2].data : NULL,
-                             s->po.has_add ? in[NN_ADD_INPUT].data : NULL, out[0].data);
+                             s->po.has_add ? in[NN_ADD_INPUT].data : NULL, out[0].data,
+                             nn_qmm_static(n) ? &qx : NULL);
 }
 
 static void dqm_fini(void *state) { free(state); }
@@ -160,3 +186,10 @@ static const k_op k_dynqmm_ref = {
     .flops = k_flops_matmul,
 };
 K_REGISTER(k_dynqmm_ref);
+
+static const k_op k_qmm_ref = {
+    .op_type = "QMatMul", .domain = "openacl", .since = 1, .until = 0, .impl = "ref",
+    .priority = 0, .init = dqm_init, .infer = dqm_infer, .run = dqm_run, .fini = dqm_fini,
+    .flops = k_flops_matmul,
+};
+K_REGISTER(k_qmm_ref);

@@ -5,6 +5,19 @@
 #include "kernels/post.h"
 
 #define DQ_WSCALE 4           /* input index of w_scale */
+#define DQ_XSCALE 5           /* openacl.QMatMul: x_scale, x_zero_point */
+#define DQ_XZP 6
+
+/* 1 for openacl.QMatMul (X quantised before), 0 for openacl.DynQMatMul. */
+int nn_qmm_static(const g_node *n);
+/* openacl.QMatMul's x_scale and x_zero_point (inputs known). */
+void nn_qmm_xparams(const g_node *n, const k_tensor *in, float *scale, uint8_t *zp);
+/* A quantised X given to nn_dynqmm_compute. */
+typedef struct nn_qx {
+    const uint8_t *q;
+    float scale;
+    uint8_t zp;
+} nn_qx;
 
 /* init(): inputs and dtypes (W a constant 2-D int8 tensor). */
 int nn_dynqmm_check(const g_graph *g, const g_node *n);
@@ -14,10 +27,11 @@ int nn_dynqmm_infer(const g_node *n, const k_tensor *in, k_tensor *out);
  * to include 0; zero point rounded half to even and saturated). */
 void nn_dynq_params(const float *x, size_t cnt, float *scale, uint8_t *zp);
 /* The product over cnt values of X (cnt / K rows, K > 0) with plain W
- * [K, N]; add: the addend (NULL when po has none). The reference math, also
+ * [K, N]; add: the addend (NULL when po has none); qx: X already quantised
+ * (openacl.QMatMul; x unused), NULL to quantise x. The reference math, also
  * the fast kernel's path where oneDNN declines. */
 int nn_dynqmm_compute(const g_node *n, const nn_post *po, const float *x, size_t cnt,
                       const int8_t *w, int64_t K, int64_t N, const float *ws, int per_col,
-                      const float *bias, const float *add, float *y);
+                      const float *bias, const float *add, float *y, const nn_qx *qx);
 
 #endif
