@@ -21,7 +21,10 @@ Exit 0 pass, 1 fail, 77 skipped (ORT through node or the model set absent).
            outputs within one output quantisation step of ORT's; the products
            must run as openacl.QMatMul [dnnl].
 
-Usage: check_qmm.py --mdl-run BIN [--models DIR] [--only graphs|qdq|bert4]"""
+  qop      MatMulInteger and QLinearMatMul (uint8 A with a zero point, int8 B,
+           constant or not): integer outputs equal to ORT's, on the dnnl kernels.
+
+Usage: check_qmm.py --mdl-run BIN [--models DIR] [--only graphs|qdq|qop|bert4]"""
 import argparse
 import os
 import subprocess
@@ -262,6 +265,76 @@ def check_qdq(a, tmp):
     return fails
 
 
+QOP_CASES = [
+    # op, A shape, N, B constant, per-column b scale
+    ("MatMulInteger", (1, 64), 32, True, False),
+    ("MatMulInteger", (7, 13), 5, False, False),
+    ("MatMulInteger", (2, 9, 30), 17, True, False),
+    ("QLinearMatMul", (2, 3, 5, 20), 24, True, True),
+    ("QLinearMatMul", (16, 96), 40, False, False),
+    ("QLinearMatMul", (1, 255), 33, True, True),
+]
+
+
+def qop_graph(rng, op, ashape, N, b_const, per_col):
+    K = ashape[-1]
+    a = rng.integers(0, 256, ashape).astype(np.uint8)
+    b = rng.integers(-127, 128, (K, N)).astype(np.int8)
+    azp = np.array(rng.integers(0, 256), np.uint8)
+    ins = [helper.make_tensor_value_info("a", TensorProto.UINT8, list(ashape))]
+    feeds = {"a": a}
+    inits = [numpy_helper.from_array(azp, "azp")]
+    if b_const:
+        inits.append(numpy_helper.from_array(b, "b"))
+    else:
+        ins.append(helper.make_tensor_value_info("b", TensorProto.INT8, [K, N]))
+        feeds["b"] = b
+    yshape = list(ashape[:-1]) + [N]
+    if op == "MatMulInteger":
+        node = helper.make_node(op, ["a", "b", "azp"], ["y"])
+        out = helper.make_tensor_value_info("y", TensorProto.INT32, yshape)
+    else:
+        bs = (rng.random(N if per_col else 1) * 0.01 + 0.001).astype(np.float32)
+        inits += [numpy_helper.from_array(np.array(0.02, np.float32), "as"),
+                  numpy_helper.from_array(bs if per_col else np.array(bs[0], np.float32), "bs"),
+                  numpy_helper.from_array(np.zeros(N if per_col else (), np.int8), "bzp"),
+                  numpy_helper.from_array(np.array(float(K) * 0.02, np.float32), "ys"),
+                  numpy_helper.from_array(np.array(128, np.uint8), "yzp")]
+        node = helper.make_node(op, ["a", "as", "azp", "b", "bs", "bzp", "ys", "yzp"], ["y"])
+        out = helper.make_tensor_value_info("y", TensorProto.UINT8, yshape)
+    g = helper.make_graph([node], "qop", ins, [out], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 7
+    onnx.checker.check_model(m)
+    return m, feeds
+
+
+def check_qop(a, tmp):
+    """QOperator products: integer outputs equal to ORT's, on the dnnl kernels."""
+    rng = np.random.default_rng(5)
+    fails = 0
+    for ci, (op, ashape, N, b_const, per_col) in enumerate(QOP_CASES):
+        m, feeds = qop_graph(rng, op, ashape, N, b_const, per_col)
+        d = os.path.join(tmp, f"o{ci}")
+        os.makedirs(d, exist_ok=True)
+        mp = os.path.join(d, "m.onnx")
+        onnx.save(m, mp)
+        inputs = []
+        for k, v in feeds.items():
+            inputs.append(os.path.join(d, k + ".npy"))
+            np.save(inputs[-1], v)
+        ref = run_ort(mp, inputs, os.path.join(d, "ort"))[0]
+        got, log = run_acl(a.mdl_run, mp, inputs, os.path.join(d, "acl"), dump=True)
+        got = got[0]
+        same = got.dtype == ref.dtype and got.shape == ref.shape and np.array_equal(got, ref)
+        ok = same and "[dnnl]" in log.split(op, 1)[-1][:300]
+        nd = int((got != ref).sum()) if got.shape == ref.shape else -1
+        print(f"{'ok  ' if ok else 'FAIL'} {op} a{list(ashape)} N={N} b_const={b_const} per_col={per_col}: "
+              f"{'exact' if same else f'{nd} values differ'}")
+        fails += not ok
+    return fails
+
+
 def cosine(a, b):
     a, b = a.ravel().astype(np.float64), b.ravel().astype(np.float64)
     return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
@@ -302,6 +375,9 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         if a.only in ("", "graphs"):
             fails += check_graphs(a, tmp)
+            ran = True
+        if a.only in ("", "qop"):
+            fails += check_qop(a, tmp)
             ran = True
         if a.only in ("", "qdq"):
             fails += check_qdq(a, tmp)

@@ -19,3 +19,9 @@ if(QMM_PYTHON)
             --mdl-run $<TARGET_FILE:mdl_run> --only qdq)
   set_tests_properties(qmm_qdq_graphs PROPERTIES LABELS "kernels" SKIP_RETURN_CODE 77 TIMEOUT 600)
 endif()
+if(QMM_PYTHON)
+  add_test(NAME qmm_qoperator
+    COMMAND ${QMM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/check_qmm.py
+            --mdl-run $<TARGET_FILE:mdl_run> --only qop)
+  set_tests_properties(qmm_qoperator PROPERTIES LABELS "kernels" SKIP_RETURN_CODE 77 TIMEOUT 600)
+endif()
