@@ -21,6 +21,11 @@
  * int8 product on the quantised activation, float out, that the fusion pass
  * extends the same way (kernels/ref/nn_dynqmm.c). Weights symmetric (zero
  * points 0), per tensor or per output column; activations per tensor.
+ *
+ * After fusion, graph_pass_qmatmul_out folds the QuantizeLinear (uint8, per
+ * tensor) that alone reads such a product's output (its bias and activation
+ * chain now inside) into it: the product then writes uint8 (inputs 7 and 8
+ * y_scale, y_zero_point), so activations stay int8 between int8 products.
  * OPENACL_NO_QMATMUL=1 turns both passes off. */
 #include "graph/passes.h"
 #include "core/core.h"
@@ -331,5 +336,63 @@ int graph_pass_qdq_matmul(g_graph *g)
         acl_log(1, "int8 matmul pass: %d QDQ products as openacl.QMatMul", done);
         rc = graph_dce(g);   /* the weights' and biases' DequantizeLinear */
     }
+    return rc;
+}
+
+/* ---- the QuantizeLinear behind an int8 product (after fusion) ---- */
+
+/* A QuantizeLinear to uint8, per tensor, reading only t: its node index
+ * (scale and zero point constants), or -1. */
+static int quantizer_of(const g_graph *g, int t)
+{
+    int slot = -1, ci = single_use(g, t, &slot);
+    if (ci < 0 || slot != 0) return -1;
+    const g_node *q = &g->nodes[ci];
+    if (!is_op(q, "QuantizeLinear") || q->n_in < 2 || q->n_out != 1 || g_attr_int(q, "block_size", 0) ||
+        g_node_attr(q, "output_dtype"))
+        return -1;
+    const g_tensor *s = cst(g, q->in[1]), *z = q->n_in > 2 && q->in[2] >= 0 ? cst(g, q->in[2]) : NULL;
+    if (!s || s->dtype != G_F32 || g_shape_numel(&s->shape) != 1) return -1;
+    if (q->n_in > 2 && q->in[2] >= 0 && (!z || z->dtype != G_U8 || g_shape_numel(&z->shape) != 1)) return -1;
+    if (!(q->n_in > 2 && q->in[2] >= 0) && g->t[q->out[0]].dtype != G_U8) return -1;
+    return ci;
+}
+
+int graph_pass_qmatmul_out(g_graph *g)
+{
+    if (!g || !g->n_nodes) return 0;
+    int rc = g_graph_link(g), done = 0;
+    unsigned char *dead = calloc((size_t)g->n_nodes + 1, 1);
+    if (!dead) return acl_fail(ACL_ERROR_BAD_ALLOC, "int8 matmul pass: out of memory");
+    g_cover_snap snap = { 0 };
+    if (!rc) rc = graph_cover_snap(g, &snap);
+    for (int i = 0; i < g->n_nodes && !rc; i++) {
+        g_node *n = &g->nodes[i];
+        if (strcmp(n->domain, "openacl") || (strcmp(n->op_type, "QMatMul") && strcmp(n->op_type, "DynQMatMul")) ||
+            n->n_out != 1 || n->out[0] < 0 || (n->n_in > 7 && n->in[7] >= 0))
+            continue;
+        int qi = quantizer_of(g, n->out[0]);
+        if (qi < 0 || dead[qi]) continue;
+        int *in = realloc(n->in, 9 * sizeof *in);
+        if (!in) { rc = acl_fail(ACL_ERROR_BAD_ALLOC, "int8 matmul pass: out of memory"); break; }
+        for (int j = n->n_in; j < 9; j++) in[j] = -1;
+        n->in = in;
+        n->n_in = 9;
+        const g_node *q = &g->nodes[qi];
+        in[7] = q->in[1];
+        in[8] = q->n_in > 2 ? q->in[2] : -1;
+        n->out[0] = q->out[0];
+        if (n->op && n->op->fini && n->state) n->op->fini(n->state);
+        n->op = NULL;
+        n->state = NULL;
+        dead[qi] = 1;
+        done++;
+    }
+    if (!rc && done) {
+        acl_log(1, "int8 matmul pass: %d QuantizeLinear folded into int8 products", done);
+        rc = graph_remove_nodes_snap(g, dead, &snap);
+    }
+    graph_cover_snap_free(&snap);
+    free(dead);
     return rc;
 }

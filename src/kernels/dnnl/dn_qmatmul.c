@@ -25,6 +25,8 @@ typedef struct dq {
     nn_post po;
     int has_bias, per_col, fallback, built, nthr;
     int stat;                  /* openacl.QMatMul: X arrives quantised */
+    int qout;                  /* a QuantizeLinear folded behind: float result in scratch */
+    size_t off_yf;
     int64_t M, K, N;
     dnnl_primitive_t prim;
     dnnl_memory_t m_a, m_w, m_y, m_sc, m_vec, m_add, m_sp;
@@ -74,6 +76,7 @@ static int dq_init(g_graph *g, g_node *n, void **state)
     if ((r = nn_post_parse(n, &s->po))) { free(s); return r; }
     s->has_bias = has_in(n, 2);
     s->stat = nn_qmm_static(n);
+    s->qout = nn_qmm_qout(n);
     *state = s;
     return 0;
 }
@@ -180,7 +183,8 @@ static int dq_build(const g_node *n, dq *s, const k_tensor *in, int nthr)
     s->off_sc = s->stat ? 0 : dn_align((size_t)(M * K));
     s->off_vec = s->off_sc + s->vbytes;
     s->off_sp = s->off_vec + s->vbytes;
-    s->scratch = s->off_sp + dn_scratch_size(pd);
+    s->off_yf = dn_align(s->off_sp + dn_scratch_size(pd));
+    s->scratch = s->qout ? s->off_yf + (size_t)(M * N) * sizeof(float) : s->off_sp + dn_scratch_size(pd);
     const dnnl_memory_desc_t *spmd = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
     int rc = dn_check(dnnl_primitive_create(&s->prim, pd), n, "int8 matmul primitive creation");
     if (!rc) rc = dn_mem(n, &a_md, &s->m_a);
@@ -313,6 +317,26 @@ static void quant_avx512(const float *x, size_t n, float scale, float zp, uint8_
 }
 #endif
 
+/* rint(x / s) + z saturated, in chunks of 64 Ki values per thread */
+static void quant_fixed(const float *x, size_t n, float s, uint8_t z, uint8_t *q, int nthr)
+{
+#ifdef DQ_X86
+    if (dn_has_avx512()) {
+        size_t chunk = (size_t)1 << 16, nch = (n + chunk - 1) / chunk;
+        int nt = nch < (size_t)nthr ? (int)nch : nthr;
+        float inv = 1.f / s;
+        int div_all = !(inv <= 3.0e38f);
+        OA_PAR_FOR(nt, for (int64_t c = 0; c < (int64_t)nch; c++) {
+            size_t at = (size_t)c * chunk, len = n - at < chunk ? n - at : chunk;
+            quant_avx512(x + at, len, s, (float)z, q + at, div_all);
+        });
+        return;
+    }
+#endif
+    (void)nthr;
+    nn_qmm_quantise(x, n, s, z, q);
+}
+
 static void dq_quantise(const float *x, size_t n, uint8_t *q, float *scale, uint8_t *zp, int nthr)
 {
 #ifdef DQ_X86
@@ -324,16 +348,8 @@ static void dq_quantise(const float *x, size_t n, uint8_t *q, float *scale, uint
         z = z < 0.f ? 0.f : z > 255.f ? 255.f : z;
         *scale = s;
         *zp = (uint8_t)z;
-        if (s == 0.f) { memset(q, (int)z, n); return; }
-        /* chunks of 64 KiB values per thread */
-        size_t chunk = (size_t)1 << 16, nch = (n + chunk - 1) / chunk;
-        int nt = nch < (size_t)nthr ? (int)nch : nthr;
-        float inv = 1.f / s;
-        int div_all = !(inv <= 3.0e38f);
-        OA_PAR_FOR(nt, for (int64_t c = 0; c < (int64_t)nch; c++) {
-            size_t at = (size_t)c * chunk, len = n - at < chunk ? n - at : chunk;
-            quant_avx512(x + at, len, s, z, q + at, div_all);
-        });
+        if (s == 0.f) memset(q, (int)z, n);
+        else quant_fixed(x, n, s, *zp, q, nthr);
         return;
     }
 #endif
@@ -363,7 +379,7 @@ static int dq_exec(const g_node *n, dq *s, const k_tensor *in, k_tensor *out, ch
     if (!strm) return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s': no oneDNN stream", n->name);
     int r;
     if ((r = dn_set_handle(n, s->m_a, s->stat ? in[0].data : scr)) || (r = dn_set_handle(n, s->m_w, pk)) ||
-        (r = dn_set_handle(n, s->m_y, out[0].data)) || (r = dn_set_handle(n, s->m_sc, sc)) ||
+        (r = dn_set_handle(n, s->m_y, s->qout ? scr + s->off_yf : out[0].data)) || (r = dn_set_handle(n, s->m_sc, sc)) ||
         (r = dn_set_handle(n, s->m_vec, vec)))
         return r;
     dnnl_exec_arg_t a[7] = {
@@ -380,8 +396,36 @@ static int dq_exec(const g_node *n, dq *s, const k_tensor *in, k_tensor *out, ch
         if ((r = dn_set_handle(n, s->m_sp, scr + s->off_sp))) return r;
         a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_SCRATCHPAD, s->m_sp };
     }
-    if ((r = dn_check(dnnl_primitive_execute(s->prim, strm, na, a), n, "int8 matmul"))) return r;
-    return dn_check(dnnl_stream_wait(strm), n, "stream wait");
+    if ((r = dn_check(dnnl_primitive_execute(s->prim, strm, na, a), n, "int8 matmul")) ||
+        (r = dn_check(dnnl_stream_wait(strm), n, "stream wait")))
+        return r;
+    if (s->qout) {   /* the folded QuantizeLinear */
+        float ys;
+        uint8_t yz;
+        nn_qmm_yparams(n, in, &ys, &yz);
+        quant_fixed((const float *)(scr + s->off_yf), (size_t)(s->M * s->N), ys, yz, out[0].data, s->nthr);
+    }
+    return 0;
+}
+
+/* oneDNN declined (or the product is empty): the reference math on the
+ * plain W kept in the packed area, float result into y. */
+static int dq_fallback(const g_node *n, dq *s, const k_tensor *in, float *y, size_t rows)
+{
+    const char *pk = s->pk.packed;
+    const float *add = s->po.has_add ? in[NN_ADD_INPUT].data : NULL;
+    if (s->K == 0 || s->M == 0) {
+        for (size_t m = 0; m < rows; m++) {
+            memcpy(y + m * s->N, dq_bias(s, pk), (size_t)s->N * sizeof(float));
+            nn_post_apply(&s->po, y + m * s->N, (size_t)s->N, add ? add + m * s->N : NULL);
+        }
+        return 0;
+    }
+    nn_qx qx = { .q = in[0].data };
+    if (s->stat) nn_qmm_xparams(n, in, &qx.scale, &qx.zp);
+    return nn_dynqmm_compute(n, &s->po, in[0].data, (size_t)(s->M * s->K), (const int8_t *)pk, s->K,
+                             s->N, dq_wscale(s, pk), 1, s->has_bias ? dq_bias(s, pk) : NULL, add, y,
+                             s->stat ? &qx : NULL);
 }
 
 static int dq_run(const g_node *n, void *state, const k_tensor *in, k_tensor *out, const k_ctx *ctx)
@@ -398,23 +442,16 @@ static int dq_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
             return r;
     }
     if (s->fallback) {
-        const char *pk = s->pk.packed;
-        if (s->K == 0 || s->M == 0) {
-            size_t rows = s->N ? (size_t)g_shape_numel(&out[0].shape) / (size_t)s->N : 0;
-            float *y = out[0].data;
-            for (size_t m = 0; m < rows; m++) {
-                memcpy(y + m * s->N, dq_bias(s, pk), (size_t)s->N * sizeof(float));
-                nn_post_apply(&s->po, y + m * s->N, (size_t)s->N,
-                              s->po.has_add ? (const float *)in[NN_ADD_INPUT].data + m * s->N : NULL);
-            }
-            return 0;
-        }
-        nn_qx qx = { .q = in[0].data };
-        if (s->stat) nn_qmm_xparams(n, in, &qx.scale, &qx.zp);
-        return nn_dynqmm_compute(n, &s->po, in[0].data, (size_t)cnt, (const int8_t *)pk, s->K, s->N,
-                                 dq_wscale(s, pk), 1, s->has_bias ? dq_bias(s, pk) : NULL,
-                                 s->po.has_add ? in[NN_ADD_INPUT].data : NULL, out[0].data,
-                                 s->stat ? &qx : NULL);
+        size_t cnt_y = (size_t)g_shape_numel(&out[0].shape), rows = s->N ? cnt_y / (size_t)s->N : 0;
+        if (!s->qout) return dq_fallback(n, s, in, out[0].data, rows);
+        float *y = malloc(cnt_y * sizeof(float) + 1), ys;
+        uint8_t yz;
+        if (!y) return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s': out of memory", n->name);
+        r = dq_fallback(n, s, in, y, rows);
+        nn_qmm_yparams(n, in, &ys, &yz);
+        if (!r) nn_qmm_quantise(y, cnt_y, ys, yz, out[0].data);
+        free(y);
+        return r;
     }
     char *scr;
     if ((r = dn_pk_scratch(n, &s->pk, ctx, s->scratch, &scr))) return r;

@@ -12,6 +12,9 @@
  *   inputs:  0 X uint8 [..., K]; 1-4 as above; 5 x_scale float constant (one
  *            value); 6 x_zero_point uint8 constant (one value, optional)
  *   output:  float [..., N] = post((X - x_zp) @ W * (x_scale * w_scale[n]) + bias[n])
+ * Either may carry a QuantizeLinear folded behind it (graph/qmatmul.c): inputs
+ * 7 y_scale (float, one value) and 8 y_zero_point (uint8, one value,
+ * optional), output uint8 = QuantizeLinear(the float result above).
  * Both are
  * the ground truth the fast kernel (kernels/dnnl/dn_qmatmul.c) is
  * tested against, and the path OPENACL_FORCE_REF takes. */
@@ -45,14 +48,34 @@ int nn_dynqmm_check(const g_graph *g, const g_node *n)
     if (!nn_is_const(g, n, 1) || w->shape.rank != 2)
         return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (%s.%s): W must be a constant 2-D "
                         "int8 tensor", n->name, n->domain, n->op_type);
-    for (int i = DQ_XSCALE; stat && i <= DQ_XZP; i++)
-        if (has_in(n, i) && (!nn_is_const(g, n, i) || g_shape_numel(&g->t[n->in[i]].shape) != 1))
+    for (int i = DQ_XSCALE; i <= DQ_YZP; i++) {
+        if (!has_in(n, i) || (i <= DQ_XZP && !stat)) continue;
+        int dt = g->t[n->in[i]].dtype;
+        if (dt != ((i == DQ_XSCALE || i == DQ_YSCALE) ? G_F32 : G_U8)) return nn_fail_dtype(n, i, dt);
+        if (!nn_is_const(g, n, i) || g_shape_numel(&g->t[n->in[i]].shape) != 1)
             return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (%s.%s): input %d must be a "
                             "constant with one value", n->name, n->domain, n->op_type, i);
+    }
     return 0;
 }
 
 int nn_qmm_static(const g_node *n) { return !strcmp(n->op_type, "QMatMul"); }
+
+int nn_qmm_qout(const g_node *n) { return has_in(n, DQ_YSCALE); }
+
+void nn_qmm_yparams(const g_node *n, const k_tensor *in, float *scale, uint8_t *zp)
+{
+    *scale = *(const float *)in[DQ_YSCALE].data;
+    *zp = has_in(n, DQ_YZP) && in[DQ_YZP].data ? *(const uint8_t *)in[DQ_YZP].data : 0;
+}
+
+void nn_qmm_quantise(const float *y, size_t cnt, float scale, uint8_t zp, uint8_t *q)
+{
+    for (size_t i = 0; i < cnt; i++) {
+        float v = rintf(y[i] / scale) + (float)zp;
+        q[i] = (uint8_t)(v >= 0.f ? (v > 255.f ? 255.f : v) : 0.f);   /* NaN: 0 */
+    }
+}
 
 void nn_qmm_xparams(const g_node *n, const k_tensor *in, float *scale, uint8_t *zp)
 {
@@ -63,7 +86,7 @@ void nn_qmm_xparams(const g_node *n, const k_tensor *in, float *scale, uint8_t *
 int nn_dynqmm_infer(const g_node *n, const k_tensor *in, k_tensor *out)
 {
     const g_shape *xs = &in[0].shape, *ws = &in[1].shape;
-    out[0].dtype = G_F32;
+    out[0].dtype = nn_qmm_qout(n) ? G_U8 : G_F32;
     if (xs->rank < 1 || ws->rank != 2) return 0;   /* rank not known yet */
     int64_t K = ws->d[0], N = ws->d[1], xk = xs->d[xs->rank - 1];
     char b1[96], b2[96];
@@ -82,7 +105,6 @@ int nn_dynqmm_infer(const g_node *n, const k_tensor *in, k_tensor *out)
                         (long long)N);
     out[0].shape = *xs;
     out[0].shape.d[xs->rank - 1] = N;
-    out[0].dtype = G_F32;
     if (has_in(n, NN_ADD_INPUT) && g_shape_known(&out[0].shape) &&
         !g_shape_eq(&in[NN_ADD_INPUT].shape, &out[0].shape))
         return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (%s.%s): fused addend %s differs from "
@@ -152,14 +174,34 @@ int nn_dynqmm_compute(const g_node *n, const nn_post *po, const float *x, size_t
     return 0;
 }
 
+static int dqm_run_f32(const g_node *n, dqm_st *s, const k_tensor *in, k_tensor *out);
+
 static int dqm_run(const g_node *n, void *state, const k_tensor *in, k_tensor *out,
                    const k_ctx *ctx)
 {
-    dqm_st *s = state;
+    (void)ctx;
+    if (!nn_qmm_qout(n)) return dqm_run_f32(n, state, in, out);
+    /* the folded QuantizeLinear: the float result, then quantised */
+    size_t cnt = (size_t)g_shape_numel(&out[0].shape);
+    k_tensor y = out[0];
+    y.dtype = G_F32;
+    y.nbytes = cnt * sizeof(float);
+    if (!(y.data = malloc(y.nbytes + 1)))
+        return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s': out of memory", n->name);
+    int r = dqm_run_f32(n, state, in, &y);
+    float ys;
+    uint8_t yz;
+    nn_qmm_yparams(n, in, &ys, &yz);
+    if (!r) nn_qmm_quantise(y.data, cnt, ys, yz, out[0].data);
+    free(y.data);
+    return r;
+}
+
+static int dqm_run_f32(const g_node *n, dqm_st *s, const k_tensor *in, k_tensor *out)
+{
     int64_t K = in[1].shape.d[0], N = in[1].shape.d[1];
     size_t cnt = (size_t)g_shape_numel(&in[0].shape);
     int per_col = g_shape_numel(&in[DQ_WSCALE].shape) == N && N != 1;
-    (void)ctx;
     if (K == 0) {   /* an empty sum: bias and post-ops over zeros */
         size_t rows = N ? (size_t)g_shape_numel(&out[0].shape) / (size_t)N : 0;
         float *y = out[0].data;

@@ -7,7 +7,16 @@
 #define DQ_WSCALE 4           /* input index of w_scale */
 #define DQ_XSCALE 5           /* openacl.QMatMul: x_scale, x_zero_point */
 #define DQ_XZP 6
+#define DQ_YSCALE 7           /* both ops: a QuantizeLinear folded behind (uint8 out) */
+#define DQ_YZP 8
 
+/* 1 when the node writes uint8 through a folded QuantizeLinear (inputs 7, 8). */
+int nn_qmm_qout(const g_node *n);
+/* QuantizeLinear's arithmetic on cnt floats: rint(y / scale) + zp, saturated
+ * to uint8 (NaN: zp 0's 0), as the reference QuantizeLinear. */
+void nn_qmm_quantise(const float *y, size_t cnt, float scale, uint8_t zp, uint8_t *q);
+/* The folded QuantizeLinear's scale and zero point (inputs known). */
+void nn_qmm_yparams(const g_node *n, const k_tensor *in, float *scale, uint8_t *zp);
 /* 1 for openacl.QMatMul (X quantised before), 0 for openacl.DynQMatMul. */
 int nn_qmm_static(const g_node *n);
 /* openacl.QMatMul's x_scale and x_zero_point (inputs known). */
