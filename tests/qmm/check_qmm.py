@@ -22,7 +22,9 @@ Exit 0 pass, 1 fail, 77 skipped (ORT through node or the model set absent).
            must run as openacl.QMatMul [dnnl].
 
   qop      MatMulInteger and QLinearMatMul (uint8 A with a zero point, int8 B,
-           constant or not): integer outputs equal to ORT's, on the dnnl kernels.
+           constant or not): integer outputs equal to ORT's, on the dnnl kernels;
+           per-tensor QuantizeLinear/DequantizeLinear (AVX-512): equal to ORT's
+           and, on NaN and infinities, to the reference kernels.
 
 Usage: check_qmm.py --mdl-run BIN [--models DIR] [--only graphs|qdq|qop|bert4]"""
 import argparse
@@ -337,6 +339,49 @@ def check_qop(a, tmp):
     return fails
 
 
+def check_qdq_ops(a, tmp):
+    """Per-tensor QuantizeLinear / DequantizeLinear (kernels/dnnl/dn_qdq.c):
+    equal to the reference kernels on ties, NaN, infinities and odd lengths,
+    and to ORT on the finite values."""
+    rng = np.random.default_rng(3)
+    fails = 0
+    for ci, (dt, scale, zp, n) in enumerate([(TensorProto.UINT8, 0.25, 128, 1001), (TensorProto.INT8, 0.1, -3, 77),
+                                             (TensorProto.UINT8, 0.0173, 0, 40000), (TensorProto.INT8, 1e-3, 0, 15)]):
+        npdt = np.uint8 if dt == TensorProto.UINT8 else np.int8
+        x = (rng.standard_normal(n) * 60 * scale).astype(np.float32)
+        x[: n // 4] = ((rng.integers(-200, 200, n // 4) + 0.5) * scale).astype(np.float32)   # ties
+        inits = [numpy_helper.from_array(np.array(scale, np.float32), "s"),
+                 numpy_helper.from_array(np.array(zp, npdt), "z")]
+        nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"]),
+                 helper.make_node("DequantizeLinear", ["q", "s", "z"], ["y"])]
+        g = helper.make_graph(nodes, "qd", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [n])],
+                              [helper.make_tensor_value_info("q", dt, [n]),
+                               helper.make_tensor_value_info("y", TensorProto.FLOAT, [n])], inits)
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+        m.ir_version = 7
+        d = os.path.join(tmp, f"qd{ci}")
+        os.makedirs(d, exist_ok=True)
+        mp = os.path.join(d, "m.onnx")
+        onnx.save(m, mp)
+        xs = os.path.join(d, "x.npy")
+        np.save(xs, x)
+        ref = run_ort(mp, [xs], os.path.join(d, "ort"))
+        fast, log = run_acl(a.mdl_run, mp, [xs], os.path.join(d, "fast"), dump=True)
+        ok = all(np.array_equal(f, r) for f, r in zip(fast, ref)) and log.count("[avx512]") == 2
+        # special values against the reference kernels
+        x2 = x.copy()
+        x2[1::7] = np.nan
+        x2[2::11] = np.inf
+        x2[3::13] = -np.inf
+        np.save(xs, x2)
+        f2, _ = run_acl(a.mdl_run, mp, [xs], os.path.join(d, "fast2"))
+        r2, _ = run_acl(a.mdl_run, mp, [xs], os.path.join(d, "ref2"), {"OPENACL_FORCE_REF": "1"})
+        ok = ok and np.array_equal(f2[0], r2[0]) and np.array_equal(f2[1], r2[1])
+        print(f"{'ok  ' if ok else 'FAIL'} Quantize/DequantizeLinear {npdt.__name__} scale {scale} zp {zp} n={n}")
+        fails += not ok
+    return fails
+
+
 def cosine(a, b):
     a, b = a.ravel().astype(np.float64), b.ravel().astype(np.float64)
     return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
@@ -379,7 +424,7 @@ def main():
             fails += check_graphs(a, tmp)
             ran = True
         if a.only in ("", "qop"):
-            fails += check_qop(a, tmp)
+            fails += check_qop(a, tmp) + check_qdq_ops(a, tmp)
             ran = True
         if a.only in ("", "qdq"):
             fails += check_qdq(a, tmp)
