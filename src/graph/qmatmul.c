@@ -19,7 +19,10 @@
  *          DequantizeLinear(int32 constant, scale) of one value per column)
  * into openacl.QMatMul(X_u8, W [K,N], bias, -, w_scale, x_scale, x_zp): an
  * int8 product on the quantised activation, float out, that the fusion pass
- * extends the same way (kernels/ref/nn_dynqmm.c). Weights symmetric (zero
+ * extends the same way (kernels/ref/nn_dynqmm.c). ONNX Runtime's
+ * com.microsoft QGemm over a uint8 A and a constant int8 B becomes the same
+ * node (its int32 C scaled into the float bias, a quantised output through
+ * inputs 7 and 8, as graph_pass_qmatmul_out writes them). Weights symmetric (zero
  * points 0), per tensor or per output column; activations per tensor.
  *
  * After fusion, graph_pass_qmatmul_out folds the QuantizeLinear (uint8, per
@@ -307,16 +310,80 @@ static int qdq_inputs(g_graph *g, int i, int in[7])
     return 1;
 }
 
+/* A constant float vector of N values v[j] = k * a[j or 0] * (b ? b[j or 0] : 1)
+ * (nb: b's count); -1 on OOM. */
+static int scaled_vec(g_graph *g, const char *base, const char *what, int64_t N, float k,
+                      const g_tensor *a, int64_t na, const float *b, int64_t nb, int a_i32)
+{
+    float *v = malloc((size_t)N * sizeof(float) + 1);
+    if (!v) return -1;
+    for (int64_t j = 0; j < N; j++) {
+        float x = a_i32 ? (float)((const int32_t *)a->data)[na > 1 ? j : 0]
+                        : ((const float *)a->data)[na > 1 ? j : 0];
+        v[j] = b ? x * (k * b[nb > 1 ? j : 0]) : x * k;
+    }
+    g_shape sh = { .rank = 1, .d = { N } };
+    int t = add_const(g, base, what, G_F32, &sh, v, (size_t)N * sizeof(float));
+    if (t < 0) free(v);
+    return t;
+}
+
+/* com.microsoft QGemm with a uint8 A, a constant int8 B (zero points 0),
+ * transA 0, C an int32 constant of 1 or N values, a uint8 output or a float
+ * one: the openacl.QMatMul inputs (in[9]); 1 done, 0 not applicable, -1 OOM. */
+static int qgemm_inputs(g_graph *g, int i, int in[9])
+{
+    const g_node *n = &g->nodes[i];
+    if (strcmp(n->op_type, "QGemm") || strcmp(n->domain, "com.microsoft") || n->n_in < 6 ||
+        n->n_out != 1 || g_attr_int(n, "transA", 0))
+        return 0;
+    int tb = (int)g_attr_int(n, "transB", 0);
+    float alpha = g_attr_float(n, "alpha", 1.f);
+    const g_tensor *as = cst(g, n->in[1]), *az = cst(g, n->in[2]), *w = cst(g, n->in[3]), *bs = cst(g, n->in[4]);
+    if (!as || as->dtype != G_F32 || g_shape_numel(&as->shape) != 1 || !az || az->dtype != G_U8 ||
+        g_shape_numel(&az->shape) != 1 || !w || w->dtype != G_I8 || w->shape.rank != 2 || !bs ||
+        bs->dtype != G_F32 || n->in[0] < 0 || cst(g, n->in[0]))
+        return 0;
+    int64_t N = w->shape.d[tb ? 0 : 1], nbs = g_shape_numel(&bs->shape);
+    if ((nbs != 1 && nbs != N) || (n->in[5] >= 0 && (!cst(g, n->in[5]) || !all_zero(cst(g, n->in[5])))))
+        return 0;
+    int ct = n->n_in > 6 ? n->in[6] : -1, yst = n->n_in > 7 ? n->in[7] : -1, yzt = n->n_in > 8 ? n->in[8] : -1;
+    const g_tensor *c = cst(g, ct), *ys = cst(g, yst), *yz = cst(g, yzt);
+    int64_t nc = c ? g_shape_numel(&c->shape) : 0;
+    if (ct >= 0 && (!c || c->dtype != G_I32 || (nc != 1 && nc != N) || c->shape.rank > 2)) return 0;
+    if (yst >= 0 && (!ys || ys->dtype != G_F32 || g_shape_numel(&ys->shape) != 1 || !yz || yz->dtype != G_U8 ||
+                     g_shape_numel(&yz->shape) != 1))
+        return 0;
+    float a_s = *(const float *)as->data;
+    /* bias: C in units of a_scale * b_scale[n], times alpha; w_scale: alpha * b_scale */
+    int bt = ct >= 0 ? scaled_vec(g, n->name, "qbias", N, alpha * a_s, c, nc, bs->data, nbs, 1) : -1;
+    if (ct >= 0 && bt < 0) return -1;
+    n = &g->nodes[i];
+    int wst = n->in[4];
+    if (alpha != 1.f) {
+        const g_tensor *b2 = cst(g, n->in[4]);
+        if ((wst = scaled_vec(g, n->name, "qws", nbs, alpha, b2, nbs, NULL, 1, 0)) < 0) return -1;
+        n = &g->nodes[i];
+    }
+    int wq = n->in[3];
+    if (tb && (wq = transpose_w(g, g->nodes[i].name, wq)) < 0) return -1;
+    n = &g->nodes[i];
+    int v[9] = { n->in[0], wq, bt, -1, wst, n->in[1], n->in[2], yst, yst >= 0 ? yzt : -1 };
+    memcpy(in, v, sizeof v);
+    return 1;
+}
+
 int graph_pass_qdq_matmul(g_graph *g)
 {
     if (!g || !g->n_nodes) return 0;
     int rc = g_graph_link(g), done = 0;
     for (int i = 0; i < g->n_nodes && !rc; i++) {
-        int in[7], r = qdq_inputs(g, i, in);
+        int in[9], r = qdq_inputs(g, i, in), cnt = 7;
+        if (!r) { r = qgemm_inputs(g, i, in); cnt = 9; }
         if (r < 0) rc = acl_fail(ACL_ERROR_BAD_ALLOC, "int8 matmul pass: out of memory");
         if (r <= 0) continue;
         g_node *n = &g->nodes[i];
-        int *ni = realloc(n->in, sizeof in);
+        int *ni = realloc(n->in, (size_t)cnt * sizeof *ni);
         char *o = strdup("QMatMul"), *d = strdup("openacl");
         if (ni) n->in = ni;
         if (!ni || !o || !d) {
@@ -324,8 +391,8 @@ int graph_pass_qdq_matmul(g_graph *g)
             rc = acl_fail(ACL_ERROR_BAD_ALLOC, "int8 matmul pass: out of memory");
             break;
         }
-        memcpy(n->in, in, sizeof in);
-        n->n_in = 7;
+        memcpy(n->in, in, (size_t)cnt * sizeof *ni);
+        n->n_in = cnt;
         free(n->op_type); free(n->domain);
         n->op_type = o; n->domain = d; n->opset = 1;
         for (int j = 0; j < n->n_attr; j++) g_attr_clear(&n->attr[j]);

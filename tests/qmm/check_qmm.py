@@ -24,7 +24,8 @@ Exit 0 pass, 1 fail, 77 skipped (ORT through node or the model set absent).
   qop      MatMulInteger and QLinearMatMul (uint8 A with a zero point, int8 B,
            constant or not): integer outputs equal to ORT's, on the dnnl kernels;
            per-tensor QuantizeLinear/DequantizeLinear (AVX-512): equal to ORT's
-           and, on NaN and infinities, to the reference kernels.
+           and, on NaN and infinities, to the reference kernels; com.microsoft
+           QGemm (reference: ORT's outputs; as openacl.QMatMul: within one step).
 
 Usage: check_qmm.py --mdl-run BIN [--models DIR] [--only graphs|qdq|qop|bert4]"""
 import argparse
@@ -339,6 +340,72 @@ def check_qop(a, tmp):
     return fails
 
 
+QGEMM_CASES = [
+    # M, K, N, transB, per-column b scale, C, quantised output, alpha
+    (16, 96, 40, 1, True, True, True, 1.0),
+    (1, 64, 33, 0, False, True, False, 1.0),
+    (7, 13, 5, 1, True, False, True, 0.5),
+    (3, 256, 1000, 1, True, True, False, 1.0),
+]
+
+
+def qgemm_graph(rng, M, K, N, tb, per_col, with_c, quant, alpha):
+    a = rng.integers(0, 256, (M, K)).astype(np.uint8)
+    b = rng.integers(-127, 128, (N, K) if tb else (K, N)).astype(np.int8)
+    bs = (rng.random(N if per_col else 1) * 0.01 + 0.002).astype(np.float32)
+    inits = [numpy_helper.from_array(np.array(0.03, np.float32), "as"),
+             numpy_helper.from_array(np.array(rng.integers(0, 256), np.uint8), "azp"),
+             numpy_helper.from_array(b, "b"),
+             numpy_helper.from_array(bs if per_col else np.array(bs[0], np.float32), "bs"),
+             numpy_helper.from_array(np.zeros(N if per_col else (), np.int8), "bzp")]
+    names = ["a", "as", "azp", "b", "bs", "bzp"]
+    if with_c or quant:
+        names.append("c" if with_c else "")
+    if with_c:
+        inits.append(numpy_helper.from_array(rng.integers(-20000, 20000, N).astype(np.int32), "c"))
+    if quant:
+        inits += [numpy_helper.from_array(np.array(0.03 * float(bs.mean()) * np.sqrt(K) * 60, np.float32), "ys"),
+                  numpy_helper.from_array(np.array(120, np.uint8), "yzp")]
+        names += ["ys", "yzp"]
+    node = helper.make_node("QGemm", names, ["y"], domain="com.microsoft", transB=tb, alpha=alpha)
+    out = helper.make_tensor_value_info("y", TensorProto.UINT8 if quant else TensorProto.FLOAT, [M, N])
+    g = helper.make_graph([node], "qgemm", [helper.make_tensor_value_info("a", TensorProto.UINT8, [M, K])],
+                          [out], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("com.microsoft", 1)])
+    m.ir_version = 7
+    return m, a
+
+
+def check_qgemm(a, tmp):
+    """com.microsoft QGemm: the reference and the QMatMul rewrite against ORT
+    (float outputs within 1e-5 relative, quantised ones within one step)."""
+    rng = np.random.default_rng(9)
+    fails = 0
+    for ci, (M, K, N, tb, per_col, with_c, quant, alpha) in enumerate(QGEMM_CASES):
+        m, av = qgemm_graph(rng, M, K, N, tb, per_col, with_c, quant, alpha)
+        d = os.path.join(tmp, f"qg{ci}")
+        os.makedirs(d, exist_ok=True)
+        mp = os.path.join(d, "m.onnx")
+        onnx.save(m, mp)
+        xs = os.path.join(d, "a.npy")
+        np.save(xs, av)
+        ref = run_ort(mp, [xs], os.path.join(d, "ort"))[0]
+        for tag, env in (("fast", {}), ("ref", {"OPENACL_FORCE_REF": "1"})):
+            got, log = run_acl(a.mdl_run, mp, [xs], os.path.join(d, tag), env, dump=True)
+            got = got[0]
+            if got.dtype != ref.dtype or got.shape != ref.shape:
+                err, tol = float("inf"), 0
+            elif quant:
+                err, tol = float(np.abs(got.astype(np.int32) - ref).max()), (0 if tag == "ref" else 1)
+            else:
+                err, tol = float(np.abs(got - ref).max()), 1e-5 * float(np.abs(ref).max())
+            ok = err <= tol and (tag == "ref" or "QMatMul" in log)
+            print(f"{'ok  ' if ok else 'FAIL'} QGemm M={M} K={K} N={N} transB={tb} per_col={per_col} C={with_c} "
+                  f"quant={quant} alpha={alpha} [{tag}]: max|diff| {err:.3g} (allowed {tol:.3g})")
+            fails += not ok
+    return fails
+
+
 def check_qdq_ops(a, tmp):
     """Per-tensor QuantizeLinear / DequantizeLinear (kernels/dnnl/dn_qdq.c):
     equal to the reference kernels on ties, NaN, infinities and odd lengths,
@@ -424,7 +491,7 @@ def main():
             fails += check_graphs(a, tmp)
             ran = True
         if a.only in ("", "qop"):
-            fails += check_qop(a, tmp) + check_qdq_ops(a, tmp)
+            fails += check_qop(a, tmp) + check_qdq_ops(a, tmp) + check_qgemm(a, tmp)
             ran = True
         if a.only in ("", "qdq"):
             fails += check_qdq(a, tmp)
