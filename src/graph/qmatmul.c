@@ -334,7 +334,7 @@ static int scaled_vec(g_graph *g, const char *base, const char *what, int64_t N,
 static int qgemm_inputs(g_graph *g, int i, int in[9])
 {
     const g_node *n = &g->nodes[i];
-    if (strcmp(n->op_type, "QGemm") || strcmp(n->domain, "com.microsoft") || n->n_in < 6 ||
+    if (strcmp(n->op_type, "QGemm") || strcmp(n->domain, "com.microsoft") || n->n_in < 5 ||
         n->n_out != 1 || g_attr_int(n, "transA", 0))
         return 0;
     int tb = (int)g_attr_int(n, "transB", 0);
@@ -345,7 +345,8 @@ static int qgemm_inputs(g_graph *g, int i, int in[9])
         bs->dtype != G_F32 || n->in[0] < 0 || cst(g, n->in[0]))
         return 0;
     int64_t N = w->shape.d[tb ? 0 : 1], nbs = g_shape_numel(&bs->shape);
-    if ((nbs != 1 && nbs != N) || (n->in[5] >= 0 && (!cst(g, n->in[5]) || !all_zero(cst(g, n->in[5])))))
+    int bzt = n->n_in > 5 ? n->in[5] : -1;
+    if ((nbs != 1 && nbs != N) || (bzt >= 0 && (!cst(g, bzt) || !all_zero(cst(g, bzt)))))
         return 0;
     int ct = n->n_in > 6 ? n->in[6] : -1, yst = n->n_in > 7 ? n->in[7] : -1, yzt = n->n_in > 8 ? n->in[8] : -1;
     const g_tensor *c = cst(g, ct), *ys = cst(g, yst), *yz = cst(g, yzt);

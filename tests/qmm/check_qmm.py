@@ -25,7 +25,8 @@ Exit 0 pass, 1 fail, 77 skipped (ORT through node or the model set absent).
            constant or not): integer outputs equal to ORT's, on the dnnl kernels;
            per-tensor QuantizeLinear/DequantizeLinear (AVX-512): equal to ORT's
            and, on NaN and infinities, to the reference kernels; com.microsoft
-           QGemm (reference: ORT's outputs; as openacl.QMatMul: within one step).
+           QGemm (reference: ORT's outputs; as openacl.QMatMul: within one step);
+           malformed int8 product nodes refused at load with the node named.
 
 Usage: check_qmm.py --mdl-run BIN [--models DIR] [--only graphs|qdq|qop|bert4]"""
 import argparse
@@ -449,6 +450,62 @@ def check_qdq_ops(a, tmp):
     return fails
 
 
+def bad_models(tmp):
+    """Malformed int8 products: each load must fail with a message naming the
+    node (no crash, no wrong answer)."""
+    K, N = 8, 4
+    w = numpy_helper.from_array(np.ones((K, N), np.int8), "W")
+    ws = numpy_helper.from_array(np.ones(N, np.float32), "ws")
+    ws_bad = numpy_helper.from_array(np.ones(N + 1, np.float32), "ws")
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, K])
+    xu = helper.make_tensor_value_info("x", TensorProto.UINT8, [2, K])
+    wi = helper.make_tensor_value_info("W", TensorProto.INT8, [K, N])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, N])
+    cases = {
+        "weight not constant": ([helper.make_node("DynQMatMul", ["x", "W", "", "", "ws"], ["y"], "bad0",
+                                                  domain="openacl")], [x, wi], [ws]),
+        "w_scale of N+1 values": ([helper.make_node("DynQMatMul", ["x", "W", "", "", "ws"], ["y"], "bad1",
+                                                    domain="openacl")], [x], [w, ws_bad]),
+        "no w_scale": ([helper.make_node("DynQMatMul", ["x", "W"], ["y"], "bad2", domain="openacl")], [x], [w]),
+        "QMatMul without x_scale": ([helper.make_node("QMatMul", ["x", "W", "", "", "ws"], ["y"], "bad3",
+                                                      domain="openacl")], [xu], [w, ws]),
+        "QGemm with a float A": ([helper.make_node("QGemm", ["x", "ws", "zp", "W", "ws"], ["y"], "bad4",
+                                                   domain="com.microsoft", transB=0)], [x],
+                                 [w, ws, numpy_helper.from_array(np.array(3, np.uint8), "zp")]),
+    }
+    out = []
+    for what, (nodes, ins, inits) in cases.items():
+        g = helper.make_graph(nodes, "bad", ins, [y], inits)
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("openacl", 1),
+                                                helper.make_opsetid("com.microsoft", 1)])
+        m.ir_version = 8
+        p = os.path.join(tmp, "bad_" + nodes[0].name + ".onnx")
+        onnx.save(m, p)
+        out.append((what, nodes[0].name, p, ins))
+    return out
+
+
+def check_bad(a, tmp):
+    fails = 0
+    for what, name, p, ins in bad_models(tmp):
+        inputs = []
+        for vi in ins:
+            if vi.name == "x":
+                dt = np.float32 if vi.type.tensor_type.elem_type == TensorProto.FLOAT else np.uint8
+                inputs.append(os.path.join(tmp, f"{name}_x.npy"))
+                np.save(inputs[-1], np.ones([d.dim_value for d in vi.type.tensor_type.shape.dim], dt))
+            else:
+                inputs.append(os.path.join(tmp, f"{name}_W.npy"))
+                np.save(inputs[-1], np.ones((8, 4), np.int8))
+        r = subprocess.run([a.mdl_run, "--model", p, "--inputs", ",".join(inputs), "--outdir",
+                            os.path.join(tmp, name)], capture_output=True, text=True)
+        msg = (r.stdout + r.stderr).strip().splitlines()
+        ok = r.returncode not in (0, -11, -6, 134, 139) and any(name in ln for ln in msg)
+        print(f"{'ok  ' if ok else 'FAIL'} refused: {what} (rc {r.returncode}): {msg[-1][:150] if msg else ''}")
+        fails += not ok
+    return fails
+
+
 def cosine(a, b):
     a, b = a.ravel().astype(np.float64), b.ravel().astype(np.float64)
     return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
@@ -491,7 +548,7 @@ def main():
             fails += check_graphs(a, tmp)
             ran = True
         if a.only in ("", "qop"):
-            fails += check_qop(a, tmp) + check_qdq_ops(a, tmp) + check_qgemm(a, tmp)
+            fails += check_qop(a, tmp) + check_qdq_ops(a, tmp) + check_qgemm(a, tmp) + check_bad(a, tmp)
             ran = True
         if a.only in ("", "qdq"):
             fails += check_qdq(a, tmp)

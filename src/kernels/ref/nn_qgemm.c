@@ -31,9 +31,9 @@ static int32_t q8(const void *p, int dt, size_t i)
 
 static int qg_init(g_graph *g, g_node *n, void **state)
 {
-    if (n->n_in < 6 || n->in[0] < 0 || n->in[1] < 0 || n->in[3] < 0 || n->in[4] < 0)
+    if (n->n_in < 5 || n->in[0] < 0 || n->in[1] < 0 || n->in[3] < 0 || n->in[4] < 0)
         return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (com.microsoft.QGemm): needs A, a_scale, "
-                        "a_zero_point, B, b_scale, b_zero_point", n->name);
+                        "[a_zero_point], B, b_scale", n->name);
     static const int kind[9] = { 1, 2, 1, 1, 2, 1, 3, 2, 1 };   /* 1 q8, 2 float, 3 int32 */
     for (int i = 0; i < 9 && i < n->n_in; i++) {
         if (!has_in(n, i)) continue;
