@@ -6,8 +6,10 @@ and ONNX Runtime on the same dynamic file; openacl float32 too, for scale.
 Each measurement a fresh process (mdl_bench / ort_bench), the four taken in
 turn, order rotated per round; medians of the per-round medians and the
 ratios to ORT float32 per thread count.
+With --qdq FILE (a static QDQ model of the same encoder, e.g. openacl-quant's)
+openacl and ORT on that file join the rotation.
 Usage: bench/qmm_bert.py --build build [--threads 1,2] [--rounds 3] [--min-time 1.5]
-       [--models models] [--dyn FILE]"""
+       [--models models] [--dyn FILE] [--qdq FILE]"""
 import argparse
 import json
 import os
@@ -37,6 +39,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--min-time", type=float, default=1.5)
     ap.add_argument("--dyn", default="")
+    ap.add_argument("--qdq", default="")
     a = ap.parse_args()
     f32 = os.path.join(a.models, "bert4.onnx")
     ins = ",".join(os.path.join(a.models, "data", "bert4", f"input_{i}.npy") for i in range(2))
@@ -62,6 +65,12 @@ def main():
             "ORT int8 (dynamic file)": lambda: run_json(
                 [ort, "--model", dyn, "--inputs", ins, "--threads", str(t), "--min-time", str(a.min_time)]),
         }
+        if a.qdq:
+            runs["openacl int8 (QDQ file)"] = lambda: run_json(
+                [mdl, "--model", a.qdq, "--inputs", ins, "--min-time", str(a.min_time)],
+                dict(os.environ, OPENACL_THREADS=str(t)))
+            runs["ORT int8 (QDQ file)"] = lambda: run_json(
+                [ort, "--model", a.qdq, "--inputs", ins, "--threads", str(t), "--min-time", str(a.min_time)])
         names = list(runs)
         res = {k: [] for k in names}
         for r in range(a.rounds):
@@ -71,9 +80,9 @@ def main():
         med = {k: statistics.median(v) for k, v in res.items()}
         for k in names:
             rows.append((t, k, med[k], med["ORT fp32"] / med[k], med["ORT int8 (dynamic file)"] / med[k]))
-    print(f"{'threads':>7}  {'runtime':<28} {'median ms':>9}  {'x ORT fp32':>10}  {'x ORT int8':>10}")
+    print(f"{'threads':>7}  {'runtime':<28} {'median ms':>9}  {'x ORT fp32':>10}  {'x ORT dyn int8':>14}")
     for t, k, ms, r1, r2 in rows:
-        print(f"{t:>7}  {k:<28} {ms:9.3f}  {r1:10.2f}  {r2:10.2f}")
+        print(f"{t:>7}  {k:<28} {ms:9.3f}  {r1:10.2f}  {r2:14.2f}")
 
 
 if __name__ == "__main__":

@@ -312,7 +312,10 @@ static void quant_avx512(const float *x, size_t n, float scale, float zp, uint8_
         }
         v = _mm512_add_ps(_mm512_roundscale_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), z);
         v = _mm512_min_ps(_mm512_max_ps(v, zero), top);   /* max(NaN, 0) is 0 */
-        _mm512_mask_cvtepi32_storeu_epi8(q + i, m, _mm512_cvtps_epi32(v));
+        __m512i qi = _mm512_cvtps_epi32(v);
+        /* a masked narrowing store costs several times a plain one: tail only */
+        if (m == 0xffff) _mm_storeu_si128((__m128i *)(q + i), _mm512_cvtepi32_epi8(qi));
+        else _mm512_mask_cvtepi32_storeu_epi8(q + i, m, qi);
     }
 }
 #endif
