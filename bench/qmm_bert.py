@@ -4,8 +4,10 @@ dynamic int8 form, tests/qmm/make_dyn.py, or --dyn FILE such as
 openacl-quant --dynamic's output), ONNX Runtime float32 on the float model,
 and ONNX Runtime on the same dynamic file; openacl float32 too, for scale.
 Each measurement a fresh process (mdl_bench / ort_bench), the four taken in
-turn, order rotated per round; medians of the per-round medians and the
-ratios to ORT float32 per thread count.
+turn, order rotated per round. Per thread count: the median of the per-round
+medians, the median over rounds of each round's ratio to ORT float32 (taken
+minutes apart, a shared machine's slow stretches meet the runs of one round
+alike) and the ratio of the fastest runs (min latency).
 With --qdq FILE (a static QDQ model of the same encoder, e.g. openacl-quant's)
 openacl and ORT on that file join the rotation.
 Usage: bench/qmm_bert.py --build build [--threads 1,2] [--rounds 3] [--min-time 1.5]
@@ -73,16 +75,23 @@ def main():
                 [ort, "--model", a.qdq, "--inputs", ins, "--threads", str(t), "--min-time", str(a.min_time)])
         names = list(runs)
         res = {k: [] for k in names}
+        mins = {k: [] for k in names}
         for r in range(a.rounds):
             order = names[r % len(names):] + names[:r % len(names)]
             for k in order:
-                res[k].append(runs[k]()["latency_ms"]["median"])
+                lat = runs[k]()["latency_ms"]
+                res[k].append(lat["median"])
+                mins[k].append(lat["min"])
         med = {k: statistics.median(v) for k, v in res.items()}
         for k in names:
-            rows.append((t, k, med[k], med["ORT fp32"] / med[k], med["ORT int8 (dynamic file)"] / med[k]))
-    print(f"{'threads':>7}  {'runtime':<28} {'median ms':>9}  {'x ORT fp32':>10}  {'x ORT dyn int8':>14}")
-    for t, k, ms, r1, r2 in rows:
-        print(f"{t:>7}  {k:<28} {ms:9.3f}  {r1:10.2f}  {r2:14.2f}")
+            per_round = statistics.median(f / x for f, x in zip(res["ORT fp32"], res[k]))
+            per_round_d = statistics.median(f / x for f, x in zip(res["ORT int8 (dynamic file)"], res[k]))
+            rmin = min(mins["ORT fp32"]) / min(mins[k])
+            rows.append((t, k, med[k], min(mins[k]), per_round, per_round_d, rmin))
+    print(f"{'threads':>7}  {'runtime':<28} {'median ms':>9} {'min ms':>7}  {'x ORT fp32':>10}  "
+          f"{'x ORT dyn int8':>14}  {'x ORT fp32 (min)':>16}")
+    for t, k, ms, mn, r1, r2, r3 in rows:
+        print(f"{t:>7}  {k:<28} {ms:9.3f} {mn:7.3f}  {r1:10.2f}  {r2:14.2f}  {r3:16.2f}")
 
 
 if __name__ == "__main__":
