@@ -22,14 +22,14 @@
  * extends the same way (kernels/ref/nn_dynqmm.c). ONNX Runtime's
  * com.microsoft QGemm over a uint8 A and a constant int8 B becomes the same
  * node (its int32 C scaled into the float bias, a quantised output through
- * inputs 7 and 8, as graph_pass_qmatmul_out writes them). Weights symmetric (zero
- * points 0), per tensor or per output column; activations per tensor.
+ * inputs 7 and 8, as graph_pass_qmatmul_out writes them). Weights symmetric
+ * (zero points 0), per tensor or per output column; activations per tensor.
  *
  * After fusion, graph_pass_qmatmul_out folds the QuantizeLinear (uint8, per
  * tensor) that alone reads such a product's output (its bias and activation
  * chain now inside) into it: the product then writes uint8 (inputs 7 and 8
  * y_scale, y_zero_point), so activations stay int8 between int8 products.
- * OPENACL_NO_QMATMUL=1 turns both passes off. */
+ * OPENACL_NO_QMATMUL=1 turns all three passes off. */
 #include "graph/passes.h"
 #include "core/core.h"
 #include "acl/acl_base.h"
