@@ -10,7 +10,8 @@
  * this one gives it the bias Add and activation chain that follow it as it
  * does a MatMul. A chain that does not match exactly stays as it is and
  * runs op by op. The DynamicQuantizeLinear and scale Mul go when nothing
- * else reads them.
+ * else reads them. ONNX Runtime's fused com.microsoft DynamicQuantizeMatMul
+ * with a constant int8 weight becomes the same node.
  *
  * Before constant folding (which would turn DequantizeLinear(W) into float
  * weights), graph_pass_qdq_matmul folds a QDQ model's products
@@ -130,8 +131,27 @@ static int match(const g_graph *g, int mi, int *ii, int *ci, int *xt, int *wt, i
     return 0;
 }
 
+/* com.microsoft DynamicQuantizeMatMul(A, B int8 constant 2-D, b_scale
+ * constant, [zero b_zero_point], [bias constant]): the DynQMatMul inputs. */
+static int match_fused(const g_graph *g, int i, int in[5])
+{
+    const g_node *n = &g->nodes[i];
+    if (strcmp(n->op_type, "DynamicQuantizeMatMul") || strcmp(n->domain, "com.microsoft") || n->n_in < 3 ||
+        n->n_out != 1 || n->in[0] < 0 || g->t[n->in[0]].dtype != G_F32)
+        return 0;
+    const g_tensor *w = cst(g, n->in[1]), *bz = n->n_in > 3 ? cst(g, n->in[3]) : NULL;
+    if (!w || w->dtype != G_I8 || w->shape.rank != 2 || !wscale_ok(cst(g, n->in[2]), w->shape.d[1])) return 0;
+    if (n->n_in > 3 && n->in[3] >= 0 && (!bz || !all_zero(bz))) return 0;
+    int bt = n->n_in > 4 ? n->in[4] : -1;
+    if (bt >= 0 && (!cst(g, bt) || g->t[bt].dtype != G_F32 || g_shape_numel(&g->t[bt].shape) != w->shape.d[1]))
+        return 0;
+    int v[5] = { n->in[0], n->in[1], bt, -1, n->in[2] };
+    memcpy(in, v, sizeof v);
+    return 1;
+}
+
 /* The Mul node mi becomes openacl.DynQMatMul(x, W, -, -, w_scale). */
-static int rewrite(g_node *mul, int xt, int wt, int st)
+static int rewrite(g_node *mul, int xt, int wt, int st, int bt)
 {
     int *in = realloc(mul->in, 5 * sizeof *in);
     char *o = strdup("DynQMatMul"), *d = strdup("openacl");
@@ -140,7 +160,7 @@ static int rewrite(g_node *mul, int xt, int wt, int st)
         free(o); free(d);
         return acl_fail(ACL_ERROR_BAD_ALLOC, "int8 matmul pass: out of memory");
     }
-    in[0] = xt; in[1] = wt; in[2] = -1; in[3] = -1; in[4] = st;
+    in[0] = xt; in[1] = wt; in[2] = bt; in[3] = -1; in[4] = st;
     mul->n_in = 5;
     free(mul->op_type);
     free(mul->domain);
@@ -166,9 +186,15 @@ int graph_pass_qmatmul(g_graph *g)
     rc = graph_cover_snap(g, &snap);
     int done = 0;
     for (int i = 0; i < g->n_nodes && !rc; i++) {
-        int ii, ci, xt, wt, st;
-        if (dead[i] || !match(g, i, &ii, &ci, &xt, &wt, &st)) continue;
-        if ((rc = rewrite(&g->nodes[i], xt, wt, st))) break;
+        int ii, ci, xt, wt, st, f[5];
+        if (dead[i]) continue;
+        if (match_fused(g, i, f)) {
+            if ((rc = rewrite(&g->nodes[i], f[0], f[1], f[4], f[2]))) break;
+            done++;
+            continue;
+        }
+        if (!match(g, i, &ii, &ci, &xt, &wt, &st)) continue;
+        if ((rc = rewrite(&g->nodes[i], xt, wt, st, -1))) break;
         dead[ii] = dead[ci] = 1;
         done++;
     }

@@ -25,7 +25,8 @@ Exit 0 pass, 1 fail, 77 skipped (ORT through node or the model set absent).
            constant or not): integer outputs equal to ORT's, on the dnnl kernels;
            per-tensor QuantizeLinear/DequantizeLinear (AVX-512): equal to ORT's
            and, on NaN and infinities, to the reference kernels; com.microsoft
-           QGemm (reference: ORT's outputs; as openacl.QMatMul: within one step);
+           QGemm (reference: ORT's outputs; as openacl.QMatMul: within one step),
+           com.microsoft DynamicQuantizeMatMul (reference and as DynQMatMul);
            malformed int8 product nodes refused at load with the node named.
 
 Usage: check_qmm.py --mdl-run BIN [--models DIR] [--only graphs|qdq|qop|bert4]"""
@@ -407,6 +408,50 @@ def check_qgemm(a, tmp):
     return fails
 
 
+def check_dqmm(a, tmp):
+    """com.microsoft DynamicQuantizeMatMul (ORT's fused dynamic product): the
+    reference and the DynQMatMul rewrite against ORT, within one step."""
+    rng = np.random.default_rng(17)
+    fails = 0
+    for ci, (xshape, N, per_col, bias) in enumerate([((1, 64), 32, True, True), ((2, 9, 30), 17, False, False),
+                                                     ((7, 13), 5, True, False)]):
+        K = xshape[-1]
+        w = rng.standard_normal((K, N)).astype(np.float32)
+        q, ws = make_dyn.quant_weight(w, not per_col)
+        inits = [numpy_helper.from_array(q, "B"),
+                 numpy_helper.from_array(ws if per_col else np.array(ws[0], np.float32), "bs"),
+                 numpy_helper.from_array(np.zeros(N if per_col else (), np.int8), "bz")]
+        names = ["x", "B", "bs", "bz"]
+        if bias:
+            inits.append(numpy_helper.from_array(rng.standard_normal(N).astype(np.float32), "bias"))
+            names.append("bias")
+        node = helper.make_node("DynamicQuantizeMatMul", names, ["y"], domain="com.microsoft")
+        g = helper.make_graph([node], "dqmm", [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(xshape))],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, list(xshape[:-1]) + [N])],
+                              inits)
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)])
+        m.ir_version = 8
+        d = os.path.join(tmp, f"dqmm{ci}")
+        os.makedirs(d, exist_ok=True)
+        mp = os.path.join(d, "m.onnx")
+        onnx.save(m, mp)
+        x = rng.standard_normal(xshape).astype(np.float32)
+        xs = os.path.join(d, "x.npy")
+        np.save(xs, x)
+        ref = run_ort(mp, [xs], os.path.join(d, "ort"))[0]
+        step = quant_step(x, q.astype(np.float32) * ws, per_col)
+        for tag, env in (("fast", {}), ("ref", {"OPENACL_FORCE_REF": "1"})):
+            got, log = run_acl(a.mdl_run, mp, [xs], os.path.join(d, tag), env, dump=True)
+            err = float(np.abs(got[0] - ref).max()) if got[0].shape == ref.shape else float("inf")
+            ok = err <= step + 1e-5 * float(np.abs(ref).max())
+            if tag == "fast":
+                ok = ok and "DynQMatMul" in log and "[dnnl]" in log.split("DynQMatMul", 1)[1][:200]
+            print(f"{'ok  ' if ok else 'FAIL'} DynamicQuantizeMatMul x{list(xshape)} N={N} per_col={per_col} "
+                  f"bias={bias} [{tag}]: max|diff| {err:.3g} (one step {step:.3g})")
+            fails += not ok
+    return fails
+
+
 def check_qdq_ops(a, tmp):
     """Per-tensor QuantizeLinear / DequantizeLinear (kernels/dnnl/dn_qdq.c):
     equal to the reference kernels on ties, NaN, infinities and odd lengths,
@@ -572,7 +617,8 @@ def main():
             fails += check_graphs(a, tmp) + check_dynamic_rows(a, tmp)
             ran = True
         if a.only in ("", "qop"):
-            fails += check_qop(a, tmp) + check_qdq_ops(a, tmp) + check_qgemm(a, tmp) + check_bad(a, tmp)
+            fails += check_qop(a, tmp) + check_qdq_ops(a, tmp) + check_qgemm(a, tmp) + check_dqmm(a, tmp)
+            fails += check_bad(a, tmp)
             ran = True
         if a.only in ("", "qdq"):
             fails += check_qdq(a, tmp)

@@ -10,8 +10,15 @@
  *            to y_zero_point's type (A's without it), else float acc * (alpha *
  *            a_scale * b_scale[n]).
  * Products with a constant int8 B and a uint8 A run as openacl.QMatMul on
- * oneDNN (graph/qmatmul.c); this kernel takes the rest and is their oracle. */
+ * oneDNN (graph/qmatmul.c); this kernel takes the rest and is their oracle.
+ *
+ * com.microsoft DynamicQuantizeMatMul (ONNX Runtime's fused dynamic product),
+ * reference: A float [..., K] quantised per run as DynamicQuantizeLinear does,
+ * times B int8 [K, N] (b_zero_point absent or 0), times a_scale * b_scale
+ * (one value or N), plus bias [N]: openacl.DynQMatMul's arithmetic
+ * (nn_dynqmm.c), which the pass turns a constant-B one into. */
 #include "kernels/ref/nn_common.h"
+#include "kernels/ref/nn_dynqmm.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,3 +122,69 @@ static const k_op k_qgemm_ref = {
     .flops = k_flops_gemm,
 };
 K_REGISTER(k_qgemm_ref);
+
+/* ---- DynamicQuantizeMatMul: A, B, b_scale, [b_zero_point], [bias] ---- */
+
+static int dqmm_init(g_graph *g, g_node *n, void **state)
+{
+    *state = NULL;
+    if (n->n_in < 3 || n->in[0] < 0 || n->in[1] < 0 || n->in[2] < 0)
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (com.microsoft.DynamicQuantizeMatMul): "
+                        "needs A, B, b_scale", n->name);
+    static const int want[5] = { G_F32, G_I8, G_F32, G_I8, G_F32 };
+    for (int i = 0; i < 5 && i < n->n_in; i++) {
+        int dt = has_in(n, i) ? g->t[n->in[i]].dtype : G_UNDEF;
+        if (dt != G_UNDEF && dt != want[i]) return nn_fail_dtype(n, i, dt);
+    }
+    if (has_in(n, 3)) {
+        const g_tensor *z = &g->t[n->in[3]];
+        int zero = nn_is_const(g, n, 3);
+        for (size_t i = 0; zero && i < z->nbytes; i++) zero = !((const unsigned char *)z->data)[i];
+        if (!zero)
+            return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "node '%s' (com.microsoft.DynamicQuantizeMatMul): "
+                            "only a constant zero b_zero_point (symmetric weights) is supported", n->name);
+    }
+    if (g->t[n->in[1]].shape.rank >= 0 && g->t[n->in[1]].shape.rank != 2)
+        return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "node '%s' (com.microsoft.DynamicQuantizeMatMul): "
+                        "B must be 2-D", n->name);
+    return 0;
+}
+
+static int dqmm_infer(const g_node *n, void *state, const k_tensor *in, k_tensor *out)
+{
+    (void)state;
+    int64_t M, K, N;
+    int r = nn_matmul_shape(n, &in[0].shape, &in[1].shape, &out[0].shape, &M, &K, &N);
+    if (r) return r;
+    out[0].dtype = G_F32;
+    int64_t ns = g_shape_numel(&in[2].shape), nb = has_in(n, 4) ? g_shape_numel(&in[4].shape) : N;
+    char b[96];
+    if (N >= 0 && ((ns >= 0 && ns != 1 && ns != N) || (nb >= 0 && nb != N)))
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (com.microsoft.DynamicQuantizeMatMul): "
+                        "b_scale %s and bias must hold 1 (b_scale) or N = %lld values", n->name,
+                        g_shape_str(&in[2].shape, b, sizeof b), (long long)N);
+    return 0;
+}
+
+static int dqmm_run(const g_node *n, void *state, const k_tensor *in, k_tensor *out, const k_ctx *ctx)
+{
+    (void)state; (void)ctx;
+    int64_t K = in[1].shape.d[0], N = in[1].shape.d[1];
+    size_t rows = N ? (size_t)g_shape_numel(&out[0].shape) / (size_t)N : 0;
+    const float *bias = has_in(n, 4) ? in[4].data : NULL;
+    nn_post none = { 0 };
+    if (K == 0) {
+        for (size_t m = 0; m < rows; m++)
+            for (int64_t j = 0; j < N; j++) ((float *)out[0].data)[m * N + j] = bias ? bias[j] : 0.f;
+        return 0;
+    }
+    return nn_dynqmm_compute(n, &none, in[0].data, (size_t)g_shape_numel(&in[0].shape), in[1].data, K, N,
+                             in[2].data, g_shape_numel(&in[2].shape) > 1, bias, NULL, out[0].data, NULL);
+}
+
+static const k_op k_dqmm_ref = {
+    .op_type = "DynamicQuantizeMatMul", .domain = "com.microsoft", .since = 1, .until = 0, .impl = "ref",
+    .priority = 0, .init = dqmm_init, .infer = dqmm_infer, .run = dqmm_run, .fini = NULL,
+    .flops = k_flops_matmul,
+};
+K_REGISTER(k_dqmm_ref);
