@@ -270,21 +270,26 @@ static int dq_adopt(const g_node *n, void *state, const k_tensor *in, const k_te
 __attribute__((target("avx512f")))
 static void minmax_avx512(const float *x, size_t n, float *lo, float *hi)
 {
-    __m512 l = _mm512_setzero_ps(), h = l;
+    /* four independent chains: one min/max chain waits on its own latency */
+    __m512 l0 = _mm512_setzero_ps(), l1 = l0, l2 = l0, l3 = l0, h0 = l0, h1 = l0, h2 = l0, h3 = l0;
     size_t i = 0;
     /* min(v, l) keeps l where v is NaN, as the reference's comparisons do */
-    for (; i + 16 <= n; i += 16) {
-        __m512 v = _mm512_loadu_ps(x + i);
-        l = _mm512_min_ps(v, l);
-        h = _mm512_max_ps(v, h);
+    for (; i + 64 <= n; i += 64) {
+        __m512 a = _mm512_loadu_ps(x + i), b = _mm512_loadu_ps(x + i + 16);
+        __m512 c = _mm512_loadu_ps(x + i + 32), d = _mm512_loadu_ps(x + i + 48);
+        l0 = _mm512_min_ps(a, l0); h0 = _mm512_max_ps(a, h0);
+        l1 = _mm512_min_ps(b, l1); h1 = _mm512_max_ps(b, h1);
+        l2 = _mm512_min_ps(c, l2); h2 = _mm512_max_ps(c, h2);
+        l3 = _mm512_min_ps(d, l3); h3 = _mm512_max_ps(d, h3);
     }
-    if (i < n) {
-        __m512 v = _mm512_maskz_loadu_ps((__mmask16)((1u << (n - i)) - 1), x + i);
-        l = _mm512_min_ps(v, l);
-        h = _mm512_max_ps(v, h);
+    for (; i < n; i += 16) {
+        __mmask16 m = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);
+        __m512 v = _mm512_maskz_loadu_ps(m, x + i);
+        l0 = _mm512_min_ps(v, l0);
+        h0 = _mm512_max_ps(v, h0);
     }
-    *lo = _mm512_reduce_min_ps(l);
-    *hi = _mm512_reduce_max_ps(h);
+    *lo = _mm512_reduce_min_ps(_mm512_min_ps(_mm512_min_ps(l0, l1), _mm512_min_ps(l2, l3)));
+    *hi = _mm512_reduce_max_ps(_mm512_max_ps(_mm512_max_ps(h0, h1), _mm512_max_ps(h2, h3)));
 }
 
 /* x / scale as x * (1 / scale), except in the lanes where the product
@@ -298,20 +303,21 @@ static void quant_avx512(const float *x, size_t n, float scale, float zp, uint8_
     const __m512 s = _mm512_set1_ps(scale), inv = _mm512_set1_ps(1.f / scale), z = _mm512_set1_ps(zp);
     const __m512 top = _mm512_set1_ps(255.f), zero = _mm512_setzero_ps(), half = _mm512_set1_ps(0.5f);
     const __m512 rel = _mm512_set1_ps(1.f / (1 << 20));
+    const int rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
     for (size_t i = 0; i < n; i += 16) {
         __mmask16 m = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);
-        __m512 xv = _mm512_maskz_loadu_ps(m, x + i), v;
+        __m512 xv = _mm512_maskz_loadu_ps(m, x + i), v, t;
         if (div_all) {
-            v = _mm512_div_ps(xv, s);
+            t = _mm512_roundscale_ps(_mm512_div_ps(xv, s), rn);
         } else {
             v = _mm512_mul_ps(xv, inv);
-            __m512 fr = _mm512_sub_ps(v, _mm512_roundscale_ps(v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC));
-            __m512 gap = _mm512_abs_ps(_mm512_sub_ps(fr, half));
+            t = _mm512_roundscale_ps(v, rn);
+            /* within |v| * 2^-20 of a tie (|v - t| near 1/2): the division decides */
+            __m512 gap = _mm512_sub_ps(half, _mm512_abs_ps(_mm512_sub_ps(v, t)));
             __mmask16 tie = _mm512_cmp_ps_mask(gap, _mm512_mul_ps(_mm512_abs_ps(v), rel), _CMP_LE_OQ);
-            if (tie) v = _mm512_mask_div_ps(v, tie, xv, s);
+            if (tie) t = _mm512_mask_roundscale_ps(t, tie, _mm512_div_ps(xv, s), rn);
         }
-        v = _mm512_add_ps(_mm512_roundscale_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), z);
-        v = _mm512_min_ps(_mm512_max_ps(v, zero), top);   /* max(NaN, 0) is 0 */
+        v = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(t, z), zero), top);   /* max(NaN, 0) is 0 */
         __m512i qi = _mm512_cvtps_epi32(v);
         /* a masked narrowing store costs several times a plain one: tail only */
         if (m == 0xffff) _mm_storeu_si128((__m128i *)(q + i), _mm512_cvtepi32_epi8(qi));
