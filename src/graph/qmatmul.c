@@ -305,7 +305,8 @@ static int gemm_bias(g_graph *g, const g_node *n, int64_t N)
     float beta = g_attr_float(n, "beta", 1.f), *b = malloc((size_t)N * sizeof(float) + 1);
     if (!b) return -1;
     for (int64_t j = 0; j < N; j++) {
-        float v = sc ? (float)((const int32_t *)c->data)[j] * ((const float *)sc->data)[g_shape_numel(&sc->shape) > 1 ? j : 0]
+        int64_t k = sc && g_shape_numel(&sc->shape) > 1 ? j : 0;
+        float v = sc ? (float)((const int32_t *)c->data)[j] * ((const float *)sc->data)[k]
                      : ((const float *)c->data)[j];
         b[j] = v * beta;
     }
@@ -442,7 +443,8 @@ static int quantizer_of(const g_graph *g, int t)
     int slot = -1, ci = single_use(g, t, &slot);
     if (ci < 0 || slot != 0) return -1;
     const g_node *q = &g->nodes[ci];
-    if (!is_op(q, "QuantizeLinear") || q->n_in < 2 || q->n_out != 1 || g_attr_int(q, "block_size", 0) ||
+    if (!is_op(q, "QuantizeLinear") || q->n_in < 2 || q->n_out != 1 || q->out[0] < 0 ||
+        g_attr_int(q, "block_size", 0) ||
         g_node_attr(q, "output_dtype"))
         return -1;
     const g_tensor *s = cst(g, q->in[1]), *z = q->n_in > 2 && q->in[2] >= 0 ? cst(g, q->in[2]) : NULL;

@@ -211,7 +211,10 @@ def qdq_graph(rng, xshape, N, per_col, kind, bias, act):
             t = "mb"
     else:
         cin = []
-        if bias:
+        if bias and kind == "gemmF":   # a float C, as a hand-written QDQ model may have
+            inits.append(numpy_helper.from_array(b, "bf"))
+            cin = ["bf"]
+        elif bias:
             bq = np.rint(b / (xs * ws)).astype(np.int32)
             inits += [numpy_helper.from_array(bq, "bq"), numpy_helper.from_array((xs * ws).astype(np.float32), "bs")]
             nodes.append(helper.make_node("DequantizeLinear", ["bq", "bs"], ["bd"], axis=0))
@@ -241,6 +244,7 @@ QDQ_CASES = [
     ((16, 96), 40, True, "gemmT", True, True),
     ((3, 33), 64, False, "gemm", True, False),
     ((1, 256), 1000, True, "gemmT", True, False),
+    ((5, 48), 20, True, "gemmF", True, True),
 ]
 
 

@@ -69,7 +69,8 @@ static int qlm_init_common(g_graph *g, g_node *n, void **state, int qlinear)
         for (size_t i = 0; i < z->nbytes; i++) if (((const unsigned char *)z->data)[i]) return K_DECLINE;
     }
     if (qlinear) {
-        if (g->t[n->in[1]].dtype != G_F32 || g->t[n->in[4]].dtype != G_F32 || g->t[n->in[6]].dtype != G_F32 || numel_of(g, n->in[1]) != 1 ||
+        if (g->t[n->in[1]].dtype != G_F32 || g->t[n->in[4]].dtype != G_F32 ||
+            g->t[n->in[6]].dtype != G_F32 || numel_of(g, n->in[1]) != 1 ||
             numel_of(g, n->in[6]) != 1)
             return K_DECLINE;
         int64_t nbs = numel_of(g, n->in[4]);

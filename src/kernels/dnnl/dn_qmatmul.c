@@ -388,7 +388,8 @@ static int dq_exec(const g_node *n, dq *s, const k_tensor *in, k_tensor *out, ch
     if (!strm) return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s': no oneDNN stream", n->name);
     int r;
     if ((r = dn_set_handle(n, s->m_a, s->stat ? in[0].data : scr)) || (r = dn_set_handle(n, s->m_w, pk)) ||
-        (r = dn_set_handle(n, s->m_y, s->qout ? scr + s->off_yf : out[0].data)) || (r = dn_set_handle(n, s->m_sc, sc)) ||
+        (r = dn_set_handle(n, s->m_y, s->qout ? scr + s->off_yf : out[0].data)) ||
+        (r = dn_set_handle(n, s->m_sc, sc)) ||
         (r = dn_set_handle(n, s->m_vec, vec)))
         return r;
     dnnl_exec_arg_t a[7] = {
