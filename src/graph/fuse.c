@@ -40,6 +40,10 @@ static int heavy_kind(const g_node *n)
     if (fz_is_op(n, "Conv")) return H_CONV;
     if (fz_is_op(n, "ConvTranspose")) return H_CONVT;
     if (fz_is_op(n, "MatMul")) return H_MATMUL;
+    /* the int8 products (graph/qmatmul.c) take a MatMul's bias and post-ops */
+    if ((!strcmp(n->op_type, "DynQMatMul") || !strcmp(n->op_type, "QMatMul")) &&
+        !strcmp(n->domain, "openacl"))
+        return H_MATMUL;
     if (fz_is_op(n, "Gemm")) return H_GEMM;
     return -1;
 }

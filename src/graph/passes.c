@@ -614,6 +614,7 @@ static int has_bf16_marks(const g_graph *g)
 
 static int fuse_on(const g_graph *g) { (void)g; return !env_on("OPENACL_NO_FUSE"); }
 static int layout_on(const g_graph *g) { (void)g; return !env_on("OPENACL_NO_LAYOUT"); }
+static int qmatmul_on(const g_graph *g) { (void)g; return !env_on("OPENACL_NO_QMATMUL"); }
 static int bf16_on(const g_graph *g) { return has_bf16_marks(g); }
 static int bf16_se_on(const g_graph *g)
 {
@@ -637,9 +638,12 @@ static const graph_pass g_pipeline[] = {
     { "elim_identity", graph_elim_identity, NULL, "always", 0, 1 },
     { "dce", graph_dce, NULL, "always", 0, 1 },
     { "supported", supported, NULL, "always", 0, 1 },
+    { "qdq_matmul", graph_pass_qdq_matmul, qmatmul_on, "unless OPENACL_NO_QMATMUL", 0, 0 },
     { "fold", fold, NULL, "always", 0, 1 },
     { "dce", graph_dce, NULL, "always", 0, 1 },
+    { "qmatmul", graph_pass_qmatmul, qmatmul_on, "unless OPENACL_NO_QMATMUL", 1, 0 },
     { "fuse", graph_pass_fuse, fuse_on, "unless OPENACL_NO_FUSE", 1, 0 },
+    { "qmatmul_out", graph_pass_qmatmul_out, qmatmul_on, "unless OPENACL_NO_QMATMUL", 1, 0 },
     { "layout", graph_pass_layout, layout_on, "unless OPENACL_NO_LAYOUT", 1, 0 },
     { "bf16_act", graph_pass_bf16_act, bf16_on, "bf16-marked graphs", 1, 0 },
     { "bf16_se", graph_pass_bf16_se, bf16_se_on, "bf16-marked graphs unless OPENACL_BF16_SE=0", 1, 0 },

@@ -4,8 +4,10 @@
  * The load-time pipeline (graph_optimize) is one ordered table in passes.c
  * (name, function, switch); OPENACL_PRINT_PASSES=1 prints it as it runs.
  * In order: toposort, elim_identity, dce, supported (every node has a
- * kernel), fold (choose kernels, infer types/shapes, fold constants), dce,
- * fuse, layout, bf16_act and bf16_se (only for bf16-marked graphs), dce.
+ * kernel), qdq_matmul (QDQ int8 products, graph/qmatmul.c), fold (choose
+ * kernels, infer types/shapes, fold constants), dce, qmatmul (dynamic int8
+ * products), fuse, qmatmul_out (QuantizeLinear into int8 products), layout,
+ * bf16_act and bf16_se (only for bf16-marked graphs), dce.
  * The passes after fold are followed by a rebind (toposort, then bind and
  * infer what they changed) when they ran.
  */
@@ -83,6 +85,12 @@ int graph_dump_wanted(void);
  * pairs, squeeze-excite blocks, channel shuffles), storage layouts and the
  * squeeze-excite bf16 step (layout.c); graph_pass_bf16_act: precision.h. */
 int graph_pass_fuse(g_graph *g);
+/* graph/qmatmul.c: ONNX Runtime's dynamic int8 products as openacl.DynQMatMul
+ * (after folding); QDQ products as openacl.QMatMul (before folding). */
+int graph_pass_qmatmul(g_graph *g);
+int graph_pass_qdq_matmul(g_graph *g);
+/* graph/qmatmul.c: the QuantizeLinear after such a product, folded in (after fusion). */
+int graph_pass_qmatmul_out(g_graph *g);
 int graph_pass_layout(g_graph *g);
 int graph_pass_bf16_se(g_graph *g);
 
