@@ -156,6 +156,32 @@ def mul_cases():
         CASES.append(dict(name=m.name, model=m, expected=[want]))
 
 
+def big_cases():
+    """Tensors big enough to be cut in pieces and shared among threads: a
+    squeeze-excite style channel product, a long flat row, swish on a map."""
+    for dt, z in ((np.uint8, 128), (np.int8, -2)):
+        nm = np.dtype(dt).name
+        m = Model('big_mul_se_%s' % nm)
+        a, b = m.feed('a', qdata(dt, 1, 64, 56, 56)), m.feed('b', qdata(dt, 1, 64, 1, 1))
+        m.node('QLinearMul', [a] + params(m, 'a', dt, 0.02, z) + [b] + params(m, 'b', dt, 0.004, z)
+               + params(m, 'c', dt, 0.01, z), 'y')
+        m.output('y', dt)
+        CASES.append(dict(name=m.name, model=m))
+        m = Model('big_swish_%s' % nm)
+        x = m.feed('x', qdata(dt, 1, 300001))
+        xs, xz = m.const('xs', scal(0.05)), m.const('xz', scal(z, dt))
+        m.node('QLinearSigmoid', [x, xs, xz, m.const('ss', scal(1 / 256.)), m.const('sz', scal(z, dt))], 'sg')
+        m.node('QLinearMul', [x, xs, xz, 'sg', 'ss', 'sz', m.const('ys', scal(0.04)), 'xz'], 'y')
+        m.output('y', dt)
+        CASES.append(dict(name=m.name, model=m))
+        m = Model('big_softmax_%s' % nm)
+        x = m.feed('x', qdata(dt, 4, 128, 128))
+        m.node('QLinearSoftmax', [x] + params(m, 'x', dt, 0.1, z) + params(m, 'y', dt, 1 / 256., -128 if dt == np.int8 else 0),
+               'y', opset=13)
+        m.output('y', dt)
+        CASES.append(dict(name=m.name, model=m))
+
+
 def softmax_cases():
     # (shape, opset attribute, axis or None for the default)
     shapes = [((2, 10), 13, None), ((3, 4, 17), 13, 1), ((2, 3, 5), 12, 1), ((4, 6), 13, 0),
@@ -173,6 +199,22 @@ def softmax_cases():
                        + params(m, 'y', dt, ys, yz), 'y', **attrs)
                 m.output('y', dt)
                 CASES.append(dict(name=m.name, model=m))
+        # a row of one value (probability exactly 1) and a dominant value, with
+        # the 1/256 output scale ONNX Runtime's quantiser gives softmax: the
+        # top of the range saturates instead of wrapping
+        m = Model('softmax_%s_saturate' % nm)
+        x = m.feed('x', np.array([[100], [10], [-3]], dt) if dt == np.int8 else np.array([[250], [0], [7]], dt))
+        m.node('QLinearSoftmax', [x] + params(m, 'x', dt, 0.1, xz) + params(m, 'y', dt, 1 / 256., yz),
+               'y', opset=13)
+        m.output('y', dt)
+        CASES.append(dict(name=m.name, model=m))
+        m = Model('softmax_%s_dominant' % nm)
+        x = m.feed('x', np.array([[120, -100, -90, -120], [10, 12, 9, 11]], dt) if dt == np.int8
+                   else np.array([[250, 0, 10, 5], [10, 12, 9, 11]], dt))
+        m.node('QLinearSoftmax', [x] + params(m, 'x', dt, 0.1, 0) + params(m, 'y', dt, 1 / 256., yz),
+               'y', opset=13)
+        m.output('y', dt)
+        CASES.append(dict(name=m.name, model=m))
 
 
 def quant_np(v, scale, zp, dt):
@@ -489,6 +531,7 @@ def main():
         return 77
     unary_cases()
     mul_cases()
+    big_cases()
     softmax_cases()
     where_cases()
     rmean_cases()

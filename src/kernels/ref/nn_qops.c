@@ -324,39 +324,68 @@ typedef struct qo_bc {
 static void qo_bc_plan(qo_bc *bc, const g_shape *y, const g_shape *const *x, int nx)
 {
     int r = y->rank;
-    bc->rank = r > 0 ? r : 1;
-    for (int i = 0; i < bc->rank; i++) bc->d[i] = r > 0 ? y->d[i] : 1;
+    int64_t st[3][G_MAX_RANK];
     for (int k = 0; k < nx; k++) {
         int64_t stride = 1;
-        for (int j = bc->rank - 1; j >= 0; j--) {
-            int ij = j - (bc->rank - x[k]->rank);
-            int64_t dj = ij >= 0 && r > 0 ? x[k]->d[ij] : 1;
-            bc->st[k][j] = dj == 1 ? 0 : stride;
+        for (int j = r - 1; j >= 0; j--) {
+            int ij = j - (r - x[k]->rank);
+            int64_t dj = ij >= 0 ? x[k]->d[ij] : 1;
+            st[k][j] = dj == 1 ? 0 : stride;
             stride *= dj;
         }
     }
+    /* Size-1 dims dropped, neighbours merged where every input allows, so a
+     * channel or row broadcast ends in long rows with strides 0 or 1. */
+    int m = 0;
+    for (int j = 0; j < r; j++) {
+        if (y->d[j] == 1) continue;
+        int merge = m > 0;
+        for (int k = 0; merge && k < nx; k++) merge = bc->st[k][m - 1] == st[k][j] * y->d[j];
+        if (merge) {
+            bc->d[m - 1] *= y->d[j];
+            for (int k = 0; k < nx; k++) bc->st[k][m - 1] = st[k][j];
+            continue;
+        }
+        bc->d[m] = y->d[j];
+        for (int k = 0; k < nx; k++) bc->st[k][m] = st[k][j];
+        m++;
+    }
+    if (m == 0) {
+        bc->d[0] = 1;
+        for (int k = 0; k < 3; k++) bc->st[k][0] = 0;
+        m = 1;
+    }
+    for (int k = nx; k < 3; k++)
+        for (int j = 0; j < m; j++) bc->st[k][j] = 0;
+    bc->rank = m;
 }
 
-/* Calls row(ctx, offsets, inner strides, length, output offset) per row. */
+/* Calls row(ctx, offsets, inner strides, length, output offset) per piece
+ * of a row: rows (long ones cut in pieces of QO_PIECE) are shared among the
+ * threads, each finding its inputs' offsets from its own index. */
 typedef void (*qo_row_fn)(const void *ctx, const int64_t *off, const int64_t *st, int64_t len,
                           int64_t yo);
+#define QO_PIECE 16384
 
-static void qo_bc_walk(const qo_bc *bc, int nx, qo_row_fn row, const void *ctx)
+static void qo_bc_walk(const qo_bc *bc, int nx, qo_row_fn row, const void *ctx, const k_ctx *kc)
 {
     int r = bc->rank;
-    int64_t idx[G_MAX_RANK] = { 0 }, rows = 1, len = bc->d[r - 1];
+    int64_t rows = 1, len = bc->d[r - 1];
     for (int i = 0; i < r - 1; i++) rows *= bc->d[i];
+    if (rows == 0 || len == 0) return;
+    int64_t pieces = (len + QO_PIECE - 1) / QO_PIECE, plen = len < QO_PIECE ? len : QO_PIECE;
     int64_t st[3] = { bc->st[0][r - 1], bc->st[1][r - 1], bc->st[2][r - 1] };
-    for (int64_t q = 0; q < rows; q++) {
-        int64_t off[3] = { 0, 0, 0 };
-        for (int k = 0; k < nx; k++)
-            for (int i = 0; i < r - 1; i++) off[k] += idx[i] * bc->st[k][i];
-        row(ctx, off, st, len, q * len);
+    int nt = ew_threads(kc, (size_t)(rows * len), 4 * QO_PIECE);
+    EW_PAR_FOR(q, rows * pieces, {
+        int64_t rq = q / pieces, start = (q % pieces) * plen, rem = rq;
+        int64_t off[3] = { start * st[0], start * st[1], start * st[2] };
         for (int i = r - 2; i >= 0; i--) {
-            if (++idx[i] < bc->d[i]) break;
-            idx[i] = 0;
+            int64_t ix = rem % bc->d[i];
+            rem /= bc->d[i];
+            for (int k = 0; k < nx; k++) off[k] += ix * bc->st[k][i];
         }
-    }
+        row(ctx, off, st, len - start < plen ? len - start : plen, rq * len + start);
+    });
 }
 
 /* ---- QLinearMul ---- */
@@ -370,25 +399,57 @@ typedef struct qo_mul_ctx {
 
 /* (a - za) * (b - zb) exactly in int32, times (a_scale * b_scale / c_scale)
  * in float32, plus c's zero point, rounded half to even and saturated: the
- * steps of MLAS's QLinearMul kernel. */
-static void qo_mul_row(const void *cv, const int64_t *off, const int64_t *st, int64_t len,
-                       int64_t yo)
+ * steps of MLAS's QLinearMul kernel. Inlined with constant strides and
+ * signedness, so the contiguous and scalar-operand forms vectorise. */
+static inline __attribute__((always_inline)) void
+qo_mul_span(const uint8_t *a, int64_t sa, const uint8_t *b, int64_t sb, uint8_t *y, int64_t len,
+            const qo_mul_ctx *c, int sgn)
+{
+    float lo = sgn ? -128.f : 0.f, hi = sgn ? 127.f : 255.f, ratio = c->ratio, zc = c->zc;
+    int za = c->za, zb = c->zb;
+    EW_SIMD
+    for (int64_t i = 0; i < len; i++) {
+        int av = sgn ? (int)(int8_t)a[i * sa] : (int)a[i * sa];
+        int bv = sgn ? (int)(int8_t)b[i * sb] : (int)b[i * sb];
+        float v = (float)((av - za) * (bv - zb)) * ratio + zc;
+        /* Clamping before rounding gives the same integer (the bounds are
+         * integers and rounding is monotonic) and lets 1.5 * 2^23 round half
+         * to even in the default mode without a libm call: the loop then
+         * vectorises on the baseline ISA. NaN becomes the lower bound, as
+         * MLAS's conversion and saturation make it. */
+        v = ew_sel(v > lo, v, lo);      /* bit blends: no branch, NaN -> lo */
+        v = ew_minf(v, hi);
+        v = (v + 12582912.0f) - 12582912.0f;
+        y[i] = sgn ? (uint8_t)(int8_t)(int)v : (uint8_t)(int)v;
+    }
+}
+
+/* Cloned for AVX2 / AVX-512 like the elementwise loops; fp-contract=off
+ * keeps the product and the addition of c's zero point two roundings, as
+ * in MLAS, where those ISAs would otherwise fuse them. */
+EW_CLONE __attribute__((optimize("fp-contract=off"))) static void
+qo_mul_row(const void *cv, const int64_t *off, const int64_t *st, int64_t len, int64_t yo)
 {
     const qo_mul_ctx *c = cv;
     const uint8_t *a = c->a + off[0], *b = c->b + off[1];
     uint8_t *y = c->y + yo;
     int sgn = c->dt == G_I8;
-    float lo = sgn ? -128.f : 0.f, hi = sgn ? 127.f : 255.f;
-    for (int64_t i = 0; i < len; i++) {
-        int av = sgn ? (int)(int8_t)a[i * st[0]] : (int)a[i * st[0]];
-        int bv = sgn ? (int)(int8_t)b[i * st[1]] : (int)b[i * st[1]];
-        float v = rintf((float)((av - c->za) * (bv - c->zb)) * c->ratio + c->zc);
-        v = v < lo ? lo : v > hi ? hi : v;
-        y[i] = sgn ? (uint8_t)(int8_t)(int)v : (uint8_t)(int)v;
+    if (st[0] == 1 && st[1] == 1) {
+        if (sgn) qo_mul_span(a, 1, b, 1, y, len, c, 1);
+        else qo_mul_span(a, 1, b, 1, y, len, c, 0);
+    } else if (st[0] == 1 && st[1] == 0) {
+        if (sgn) qo_mul_span(a, 1, b, 0, y, len, c, 1);
+        else qo_mul_span(a, 1, b, 0, y, len, c, 0);
+    } else if (st[0] == 0 && st[1] == 1) {
+        if (sgn) qo_mul_span(a, 0, b, 1, y, len, c, 1);
+        else qo_mul_span(a, 0, b, 1, y, len, c, 0);
+    } else {
+        qo_mul_span(a, st[0], b, st[1], y, len, c, sgn);
     }
 }
 
-static int qo_run_mul(const g_node *n, const qo_state *s, const k_tensor *in, k_tensor *out)
+static int qo_run_mul(const g_node *n, const qo_state *s, const k_tensor *in, k_tensor *out,
+                      const k_ctx *kc)
 {
     qo_mul_ctx c = { in[0].data, in[3].data, out[0].data, s->dt, 0, 0, 0.f, 0.f };
     c.za = qo_zp(ew_has(n, in, 2) ? in[2].data : NULL, s->dt);
@@ -398,7 +459,7 @@ static int qo_run_mul(const g_node *n, const qo_state *s, const k_tensor *in, k_
     qo_bc bc;
     const g_shape *xs[2] = { &in[0].shape, &in[3].shape };
     qo_bc_plan(&bc, &out[0].shape, xs, 2);
-    qo_bc_walk(&bc, 2, qo_mul_row, &c);
+    qo_bc_walk(&bc, 2, qo_mul_row, &c, kc);
     return 0;
 }
 
@@ -420,15 +481,14 @@ static void qo_where_row(const void *cv, const int64_t *off, const int64_t *st, 
         z[i] = cd[i * st[0]] ? c->tx[x[i * st[1]]] : c->ty[y[i * st[2]]];
 }
 
-static void qo_run_where(const qo_state *s, const k_tensor *in, k_tensor *out,
-                         uint8_t tab[2][256])
+static void qo_run_where(const k_tensor *in, k_tensor *out, uint8_t tab[2][256],
+                         const k_ctx *kc)
 {
     qo_where_ctx c = { in[0].data, in[1].data, in[4].data, out[0].data, tab[0], tab[1] };
     qo_bc bc;
     const g_shape *xs[3] = { &in[0].shape, &in[1].shape, &in[4].shape };
     qo_bc_plan(&bc, &out[0].shape, xs, 3);
-    qo_bc_walk(&bc, 3, qo_where_row, &c);
-    (void)s;
+    qo_bc_walk(&bc, 3, qo_where_row, &c, kc);
 }
 
 /* ---- QLinearSoftmax ---- */
@@ -467,7 +527,8 @@ static void qo_softmax_row(const uint8_t *x, uint8_t *y, int64_t D, int64_t inne
     }
 }
 
-static int qo_run_softmax(const g_node *n, const qo_state *s, const k_tensor *in, k_tensor *out)
+static int qo_run_softmax(const g_node *n, const qo_state *s, const k_tensor *in, k_tensor *out,
+                          const k_ctx *kc)
 {
     const g_shape *xs = &in[0].shape;
     int64_t cnt = g_shape_numel(xs);
@@ -486,9 +547,12 @@ static int qo_run_softmax(const g_node *n, const qo_state *s, const k_tensor *in
     int yz = qo_zp(ew_has(n, in, 4) ? in[4].data : NULL, s->dt);
     const uint8_t *x = in[0].data;
     uint8_t *y = out[0].data;
-    for (int64_t o = 0; o < O; o++)
-        for (int64_t i = 0; i < I; i++)
-            qo_softmax_row(x + o * D * I + i, y + o * D * I + i, D, I, s->dt, tab, yscale, yz);
+    int nt = ew_threads(kc, (size_t)cnt, 4 * QO_PIECE);
+    int dt = s->dt;
+    EW_PAR_FOR(q, O * I, {
+        int64_t o = q / I, i = q % I;
+        qo_softmax_row(x + o * D * I + i, y + o * D * I + i, D, I, dt, tab, yscale, yz);
+    });
     return 0;
 }
 
@@ -540,22 +604,27 @@ static int qo_run_rmean(const g_node *n, const qo_state *s, const k_tensor *in, 
 
 /* ---- run ---- */
 
-static void qo_run_table(const uint8_t *tab, const uint8_t *x, uint8_t *y, int64_t cnt)
+static void qo_run_table(const uint8_t *tab, const uint8_t *x, uint8_t *y, int64_t cnt,
+                         const k_ctx *kc)
 {
-    for (int64_t i = 0; i < cnt; i++) y[i] = tab[x[i]];
+    int64_t pieces = (cnt + QO_PIECE - 1) / QO_PIECE;
+    int nt = ew_threads(kc, (size_t)cnt, 4 * QO_PIECE);
+    EW_PAR_FOR(p, pieces, {
+        int64_t e = (p + 1) * QO_PIECE < cnt ? (p + 1) * QO_PIECE : cnt;
+        for (int64_t i = p * QO_PIECE; i < e; i++) y[i] = tab[x[i]];
+    });
 }
 
 static int qo_run(const g_node *n, void *state, const k_tensor *in, k_tensor *out,
                   const k_ctx *ctx)
 {
     qo_state *s = state;
-    (void)ctx;
     /* Parameters arriving at run time are checked again (dynamic shapes). */
     int rc = qo_infer(n, state, in, &(k_tensor){ 0 });
     if (rc) return rc;
     switch (s->d->kind) {
-    case QO_MUL: return qo_run_mul(n, s, in, out);
-    case QO_SOFTMAX: return qo_run_softmax(n, s, in, out);
+    case QO_MUL: return qo_run_mul(n, s, in, out, ctx);
+    case QO_SOFTMAX: return qo_run_softmax(n, s, in, out, ctx);
     case QO_RMEAN: return qo_run_rmean(n, s, in, out);
     default: break;
     }
@@ -566,8 +635,8 @@ static int qo_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
         for (int i = 0; i < n->n_in && i < 9; i++) val[i] = ew_has(n, in, i) ? in[i].data : NULL;
         qo_tables(s, val, local);
     }
-    if (s->d->kind == QO_WHERE) qo_run_where(s, in, out, tab);
-    else qo_run_table(tab[0], in[0].data, out[0].data, g_shape_numel(&in[0].shape));
+    if (s->d->kind == QO_WHERE) qo_run_where(in, out, tab, ctx);
+    else qo_run_table(tab[0], in[0].data, out[0].data, g_shape_numel(&in[0].shape), ctx);
     return 0;
 }
 
