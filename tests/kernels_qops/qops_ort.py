@@ -54,8 +54,10 @@ class Model:
         self.name, self.opset = name, opset
         self.inputs, self.inits, self.nodes, self.feeds, self.outs = [], [], [], [], []
 
-    def feed(self, nm, arr):
-        self.inputs.append(helper.make_tensor_value_info(nm, NP2ONNX[arr.dtype], list(arr.shape)))
+    def feed(self, nm, arr, dyn=False):
+        """A graph input; dyn: every dim symbolic (shapes known only at run time)."""
+        dims = ['%s_d%d' % (nm, i) for i in range(arr.ndim)] if dyn else list(arr.shape)
+        self.inputs.append(helper.make_tensor_value_info(nm, NP2ONNX[arr.dtype], dims))
         self.feeds.append(arr)
         return nm
 
@@ -276,6 +278,35 @@ def chain_cases():
         m.nodes.append(helper.make_node('DequantizeLinear', ['sm', ps, pz], ['y']))
         m.output('y', np.float32)
         CASES.append(dict(name=m.name, model=m))
+
+
+def dynamic_cases():
+    """Symbolic input dims: shapes inferred per run by the dynamic executor."""
+    for dt, z in ((np.uint8, 128), (np.int8, -2)):
+        nm = np.dtype(dt).name
+        m = Model('dyn_mul_softmax_%s' % nm)
+        a, b = m.feed('a', qdata(dt, 3, 1, 20), dyn=True), m.feed('b', qdata(dt, 5, 20), dyn=True)
+        m.node('QLinearMul', [a] + params(m, 'a', dt, 0.03, z) + [b] + params(m, 'b', dt, 0.02, z)
+               + params(m, 'c', dt, 0.01, z), 'p')
+        m.node('QLinearSoftmax', ['p', 'c_s', 'c_z'] + params(m, 'y', dt, 1 / 256., 0 if dt == np.uint8 else -128),
+               'y', opset=13, axis=1)
+        m.output('y', dt)
+        CASES.append(dict(name=m.name, model=m))
+        m = Model('dyn_where_sigmoid_%s' % nm)
+        c = m.feed('c', RNG.integers(0, 2, size=(2, 1, 6)).astype(np.bool_), dyn=True)
+        x, y = m.feed('x', qdata(dt, 4, 6), dyn=True), m.feed('y', qdata(dt, 6), dyn=True)
+        m.node('QLinearSigmoid', [x] + params(m, 'x', dt, 0.05, z) + params(m, 's', dt, 1 / 256., z), 'sx')
+        m.node('QLinearWhere', [c, 'sx', 's_s', 's_z', y] + params(m, 'y', dt, 0.07, z)
+               + params(m, 'z', dt, 0.02, z), 'out')
+        m.output('out', dt)
+        CASES.append(dict(name=m.name, model=m))
+    m = Model('dyn_qdq21_block', opset=21)
+    x = m.feed('x', (RNG.standard_normal((3, 10)) * 2).astype(np.float32), dyn=True)
+    s, zz = m.const('s', (RNG.random((3, 3)) * 0.02 + 0.005).astype(np.float32)), m.const('z', qdata(np.int8, 3, 3))
+    std_node(m, 'QuantizeLinear', [x, s, zz], 'q', axis=1, block_size=4)
+    std_node(m, 'DequantizeLinear', ['q', s, zz], 'y', axis=1, block_size=4)
+    m.output('y', np.float32)
+    CASES.append(dict(name=m.name, model=m))
 
 
 def rmean_ref(x, xs, xz, ys, yz, axes, keepdims):
@@ -537,6 +568,7 @@ def main():
     rmean_cases()
     chain_cases()
     qdq_cases()
+    dynamic_cases()
     bad_cases()
     work = a.keep or tempfile.mkdtemp(prefix='qops_ort_')
     failed, ran = [], 0
