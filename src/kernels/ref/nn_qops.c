@@ -521,7 +521,11 @@ static void qo_softmax_row(const uint8_t *x, uint8_t *y, int64_t D, int64_t inne
     int hi = sgn ? 127 : 255;
     for (int64_t k = 0; k < D; k++) {
         float e = t[(sgn ? (int)(int8_t)x[k * inner] : (int)x[k * inner]) - mx];
-        int q = (int)rintf(e * yscale / sum) + yz;
+        float f = rintf(e * yscale / sum);
+        /* Only a zero or NaN scale leaves [0, 256]: bounded before the
+         * conversion, where NaN or infinity would be undefined. */
+        f = f >= 0.f ? (f < 512.f ? f : 512.f) : 0.f;
+        int q = (int)f + yz;
         q = q > hi ? hi : q;
         y[k * inner] = sgn ? (uint8_t)(int8_t)q : (uint8_t)q;
     }
@@ -560,7 +564,8 @@ static int qo_run_softmax(const g_node *n, const qo_state *s, const k_tensor *in
 
 /* Dequantise, average, quantise: the sum of (x - zero point) is exact in
  * int64; mean * x_scale / y_scale in double, rounded half to even. */
-static int qo_run_rmean(const g_node *n, const qo_state *s, const k_tensor *in, k_tensor *out)
+static int qo_run_rmean(const g_node *n, const qo_state *s, const k_tensor *in, k_tensor *out,
+                        const k_ctx *ctx)
 {
     const g_shape *xs = &in[0].shape;
     int r = xs->rank, mask[G_MAX_RANK];
@@ -572,8 +577,11 @@ static int qo_run_rmean(const g_node *n, const qo_state *s, const k_tensor *in, 
     int yz = qo_zp(ew_has(n, in, 4) ? in[4].data : NULL, s->dt);
     double ratio = (double)qo_scale(in[1].data) / (double)qo_scale(in[3].data);
     int sgn = s->dt == G_I8;
-    int64_t *acc = calloc((size_t)(ycnt > 0 ? ycnt : 1), sizeof *acc);
+    int heap;
+    size_t bytes = (size_t)(ycnt > 0 ? ycnt : 1) * sizeof(int64_t);
+    int64_t *acc = nn_tmp_get(ctx, bytes, &heap);   /* plan()'s scratch when static */
     if (!acc) return ew_fail(n, EW_ENOMEM, "out of memory (%lld sums)", (long long)ycnt);
+    memset(acc, 0, bytes);
     /* Each input element adds into the output element its kept indices name. */
     int64_t idx[G_MAX_RANK] = { 0 }, yst[G_MAX_RANK], st = 1;
     for (int i = r - 1; i >= 0; i--) {
@@ -595,10 +603,20 @@ static int qo_run_rmean(const g_node *n, const qo_state *s, const k_tensor *in, 
     for (int64_t o = 0; o < ycnt; o++) {
         /* An empty reduction (a zero-sized axis) has no mean: the zero point. */
         double v = count ? rint((double)acc[o] / (double)count * ratio) + yz : yz;
-        int q = v < lo ? lo : v > hi ? hi : (int)v;
+        int q = v >= hi ? hi : v > lo ? (int)v : lo;   /* NaN (zero scales): lo */
         y[o] = sgn ? (uint8_t)(int8_t)q : (uint8_t)q;
     }
-    free(acc);
+    nn_tmp_put(acc, heap);
+    return 0;
+}
+
+static int qo_plan(const g_node *n, void *state, const k_tensor *in, const k_tensor *out,
+                   size_t *packed_bytes, size_t *scratch_bytes)
+{
+    qo_state *s = state;
+    int64_t ycnt = g_shape_numel(&out[0].shape);
+    *packed_bytes = 0;
+    *scratch_bytes = s->d->kind == QO_RMEAN && ycnt > 0 ? (size_t)ycnt * sizeof(int64_t) : 0;
     return 0;
 }
 
@@ -625,7 +643,7 @@ static int qo_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
     switch (s->d->kind) {
     case QO_MUL: return qo_run_mul(n, s, in, out, ctx);
     case QO_SOFTMAX: return qo_run_softmax(n, s, in, out, ctx);
-    case QO_RMEAN: return qo_run_rmean(n, s, in, out);
+    case QO_RMEAN: return qo_run_rmean(n, s, in, out, ctx);
     default: break;
     }
     uint8_t local[2][256];
@@ -643,7 +661,7 @@ static int qo_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
 #define QO_OP(var, name)                                                                     \
     static const k_op var = { .op_type = name, .domain = "com.microsoft", .since = 1,         \
         .until = 0, .impl = "ref", .priority = 0, .init = qo_init, .infer = qo_infer,         \
-        .run = qo_run, .fini = ew_fini_free };                                               \
+        .plan = qo_plan, .run = qo_run, .fini = ew_fini_free };                              \
     K_REGISTER(var)
 
 QO_OP(k_qlinear_sigmoid_ref, "QLinearSigmoid");
