@@ -11,7 +11,7 @@ function(kqo_ort_test)
     add_test(NAME kernels_qops_ort
       COMMAND ${KQO_PYTHON} ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/qops_ort.py
               --mdl-run $<TARGET_FILE:mdl_run>)
-    set_tests_properties(kernels_qops_ort PROPERTIES LABELS "kernels;engine" TIMEOUT 600
+    set_tests_properties(kernels_qops_ort PROPERTIES LABELS "kernels;engine;sanitize" TIMEOUT 900
                          SKIP_RETURN_CODE 77)
   endif()
 endfunction()

@@ -30,7 +30,7 @@ RNG = np.random.default_rng(20261205)
 NP2ONNX = {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.uint8): TensorProto.UINT8,
            np.dtype(np.int8): TensorProto.INT8, np.dtype(np.bool_): TensorProto.BOOL,
            np.dtype(np.int16): TensorProto.INT16, np.dtype(np.uint16): TensorProto.UINT16,
-           np.dtype(np.float16): TensorProto.FLOAT16}
+           np.dtype(np.float16): TensorProto.FLOAT16, np.dtype(np.int64): TensorProto.INT64}
 MS = 'com.microsoft'
 
 CASES = []      # dict(name, model, feeds, expected=None)
