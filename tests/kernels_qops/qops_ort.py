@@ -184,6 +184,25 @@ def big_cases():
         CASES.append(dict(name=m.name, model=m))
 
 
+def empty_cases():
+    """Zero-sized tensors (an empty batch or axis) give empty outputs."""
+    u8 = np.uint8
+    m = Model('empty_mul')
+    m.node('QLinearMul', [m.feed('a', qdata(u8, 0, 3))] + params(m, 'a', u8, 0.1, 1) + [m.feed('b', qdata(u8, 3))]
+           + params(m, 'b', u8, 0.1, 1) + params(m, 'c', u8, 0.1, 1), 'y')
+    m.output('y', u8)
+    CASES.append(dict(name=m.name, model=m))
+    m = Model('empty_sigmoid')
+    m.node('QLinearSigmoid', [m.feed('x', qdata(u8, 2, 0))] + params(m, 'x', u8, 0.1, 1) + params(m, 'y', u8, 0.1, 1), 'y')
+    m.output('y', u8)
+    CASES.append(dict(name=m.name, model=m))
+    m = Model('empty_where')
+    m.node('QLinearWhere', [m.feed('c', np.zeros((0, 2), np.bool_)), m.feed('x', qdata(u8, 2))] + params(m, 'x', u8, 0.1, 1)
+           + [m.feed('y', qdata(u8, 1))] + params(m, 'y', u8, 0.1, 1) + params(m, 'z', u8, 0.2, 1), 'out')
+    m.output('out', u8)
+    CASES.append(dict(name=m.name, model=m))
+
+
 def softmax_cases():
     # (shape, opset attribute, axis or None for the default)
     shapes = [((2, 10), 13, None), ((3, 4, 17), 13, 1), ((2, 3, 5), 12, 1), ((4, 6), 13, 0),
@@ -566,6 +585,7 @@ def main():
     unary_cases()
     mul_cases()
     big_cases()
+    empty_cases()
     softmax_cases()
     where_cases()
     rmean_cases()
