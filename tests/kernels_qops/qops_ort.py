@@ -510,6 +510,57 @@ def bad_cases():
         m.output('y', u8)))
 
 
+HOSTILE = []     # dict(name, model): must load or be refused, never crash
+
+
+def hostile_cases(count):
+    """Random malformed variants of the ops (seeded): parameter shapes and
+    types, ranks and sizes (0 and 1 included), attribute values, omitted
+    inputs. Each must run or be refused with a message, never crash; under
+    the sanitizer build, without a report."""
+    rng = np.random.default_rng(7)
+    ops = {'QLinearMul': 8, 'QLinearSigmoid': 5, 'QLinearLeakyRelu': 5, 'QLinearSoftmax': 5,
+           'QLinearWhere': 9, 'QLinearReduceMean': 5}
+    dts = [np.uint8, np.int8, np.uint8, np.int8, np.float32, np.int16]
+    pshapes = [(), (), (), (), (1,), (1,), (2,), (1, 1), (0,)]
+    for k in range(count):
+        op = list(ops)[k % len(ops)]
+        m = Model('hostile_%d_%s' % (k, op[7:].lower()))
+        sane = k % 2 == 0     # well-formed parameters: only values, shapes and attributes vary
+        dt = dts[rng.integers(len(dts))] if rng.random() < 0.15 and not sane else (np.uint8, np.int8)[k // 2 % 2]
+        ins = []
+        for i in range(ops[op] - (rng.random() < 0.05 and not sane)):
+            nm = 'i%d' % i
+            if op == 'QLinearWhere' and i == 0:
+                ins.append(m.feed(nm, rng.integers(0, 2, size=tuple(rng.integers(0, 3, size=rng.integers(0, 4)))).astype(np.bool_)))
+                continue
+            is_data = i in ((0, 3) if op == 'QLinearMul' else (1, 4) if op == 'QLinearWhere' else (0,))
+            if is_data:
+                shape = tuple(int(v) for v in rng.integers(0, 4, size=rng.integers(0, 5)))
+                ins.append(m.feed(nm, qdata(dt, *shape) if dt != np.float32 else np.zeros(shape, np.float32)))
+            elif rng.random() < 0.04 and not sane:
+                ins.append('')
+            else:
+                scale_slot = i in {'QLinearMul': (1, 4, 6), 'QLinearWhere': (2, 5, 7)}.get(op, (1, 3))
+                ps = pshapes[rng.integers(len(pshapes))] if not sane else ((), (1,))[rng.integers(2)]
+                if scale_slot:
+                    v = np.full(ps, [0.05, 0.05, 0.0, np.inf, np.nan, -0.1][rng.integers(6)], np.float32)
+                else:
+                    v = np.full(ps, 3, (dt if rng.random() < 0.95 or sane else np.int8) if dt != np.float32 else np.uint8)
+                ins.append(m.const(nm, v))
+        attrs = {}
+        if op == 'QLinearSoftmax' and rng.random() < 0.9:
+            attrs = {'opset': int(rng.integers(-1, 15)), 'axis': int(rng.integers(-5, 5))}
+        if op == 'QLinearReduceMean':
+            attrs = {'axes': [int(a) for a in rng.integers(-5, 5, size=rng.integers(0, 3))],
+                     'keepdims': int(rng.integers(0, 2))}
+        if op == 'QLinearLeakyRelu':
+            attrs = {'alpha': float(rng.standard_normal())}
+        m.node(op, ins, 'out', **{a: v for a, v in attrs.items() if v != []})
+        m.output('out', dt)
+        HOSTILE.append(dict(name=m.name, model=m))
+
+
 # ---- driver ----------------------------------------------------------------------
 
 def save(m, d):
@@ -572,11 +623,24 @@ def check_bad(c, d, mdl_run):
     return None
 
 
+def check_hostile(c, d, mdl_run):
+    mp, files = save(c['model'], d)
+    r = run([mdl_run, '--model', mp, '--inputs', ','.join(files), '--outdir', os.path.join(d, 'oa')])
+    if r.returncode < 0 or r.returncode > 2:
+        return 'crashed (exit %d): %s' % (r.returncode, r.stderr.strip()[-400:])
+    if 'runtime error' in r.stderr or 'Sanitizer' in r.stderr:
+        return 'sanitizer report: ' + r.stderr.strip()[-400:]
+    if r.returncode and ('failed' not in r.stderr or 'node' not in r.stderr.replace(mp, 'MODEL')):
+        return 'refused without naming the node: ' + r.stderr.strip()[-400:]
+    return None
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--mdl-run', required=True)
     ap.add_argument('--keep')
     ap.add_argument('--only')
+    ap.add_argument('--hostile', type=int, default=120, help='random malformed models')
     a = ap.parse_args()
     if not shutil.which('node') or not os.path.isdir(os.path.join(
             ROOT, 'third_party', 'npm', 'node_modules', 'onnxruntime-node')):
@@ -593,9 +657,11 @@ def main():
     qdq_cases()
     dynamic_cases()
     bad_cases()
+    hostile_cases(a.hostile)
     work = a.keep or tempfile.mkdtemp(prefix='qops_ort_')
     failed, ran = [], 0
-    for kind, cases, fn in (('case', CASES, check_case), ('bad', BAD, check_bad)):
+    for kind, cases, fn in (('case', CASES, check_case), ('bad', BAD, check_bad),
+                            ('hostile', HOSTILE, check_hostile)):
         for c in cases:
             if a.only and a.only not in c['name']:
                 continue
@@ -606,7 +672,7 @@ def main():
                 failed.append(c['name'])
     if not a.keep:
         shutil.rmtree(work, ignore_errors=True)
-    print('qops_ort: %d of %d cases agree%s' % (ran - len(failed), ran,
+    print('qops_ort: %d of %d cases pass%s' % (ran - len(failed), ran,
                                                 '; failed: ' + ', '.join(failed) if failed else ''))
     return 1 if failed or not ran else 0
 
