@@ -10,9 +10,10 @@ public API (tests/models/mdl_run), ONNX Runtime through tools/ortref/ortref.js;
 the integer outputs must be equal. QLinearReduceMean has no CPU kernel in
 ONNX Runtime 1.30, so its reference is the operator's definition written in
 numpy (dequantise, mean, quantise). Malformed models must fail to load with a
-message naming the problem.
+message naming the problem, and seeded random hostile variants must run or be
+refused with a message naming the node, never crash.
 
-usage: qops_ort.py --mdl-run PATH [--keep DIR] [--only SUBSTR]
+usage: qops_ort.py --mdl-run PATH [--keep DIR] [--only SUBSTR] [--hostile N]
 Exits 77 (skip) when node or onnxruntime-node is not available."""
 import argparse
 import os
