@@ -506,6 +506,28 @@ static void qo_exp_table(float *tab, float xs, int64_t reduce_len)
 /* One row of D values spaced `inner` apart: each e = tab[x - max + 255],
  * the sum accumulated in order in float32, y = round(e * floor(1/y_scale)
  * / sum) + y_zero_point, saturated. */
+/* The quotient step over n exponentials: round(e * yscale / sum) + zero
+ * point, saturated (a separate loop over a buffer, so it vectorises). Only
+ * a zero or NaN scale leaves [0, 256]: bounded (NaN -> 0) before the
+ * conversion, where NaN or infinity would be undefined, then rounded half to
+ * even by 1.5 * 2^23 (no libm call). */
+EW_CLONE static void qo_softmax_quot(const float *e, int32_t *q, int n, float yscale, float sum,
+                                    int yz, int hi)
+{
+    EW_SIMD
+    for (int j = 0; j < n; j++) {
+        float f = e[j] * yscale / sum;
+        f = ew_sel(f > 0.f, f, 0.f);
+        f = ew_minf(f, 512.f);
+        f = (f + 12582912.0f) - 12582912.0f;
+        int v = (int)f + yz;
+        q[j] = v > hi ? hi : v;
+    }
+}
+
+/* One row of D values spaced `inner` apart: each e = tab[x - max + 255],
+ * the sum accumulated in order in float32, y = round(e * floor(1/y_scale)
+ * / sum) + y_zero_point, saturated. */
 static void qo_softmax_row(const uint8_t *x, uint8_t *y, int64_t D, int64_t inner, int dt,
                            const float *tab, float yscale, int yz)
 {
@@ -518,16 +540,16 @@ static void qo_softmax_row(const uint8_t *x, uint8_t *y, int64_t D, int64_t inne
     float sum = 0.f;
     for (int64_t k = 0; k < D; k++)
         sum += t[(sgn ? (int)(int8_t)x[k * inner] : (int)x[k * inner]) - mx];
-    int hi = sgn ? 127 : 255;
-    for (int64_t k = 0; k < D; k++) {
-        float e = t[(sgn ? (int)(int8_t)x[k * inner] : (int)x[k * inner]) - mx];
-        float f = rintf(e * yscale / sum);
-        /* Only a zero or NaN scale leaves [0, 256]: bounded before the
-         * conversion, where NaN or infinity would be undefined. */
-        f = f >= 0.f ? (f < 512.f ? f : 512.f) : 0.f;
-        int q = (int)f + yz;
-        q = q > hi ? hi : q;
-        y[k * inner] = sgn ? (uint8_t)(int8_t)q : (uint8_t)q;
+    float eb[256];
+    int32_t qb[256];
+    for (int64_t k0 = 0; k0 < D; k0 += 256) {
+        int n = (int)(D - k0 < 256 ? D - k0 : 256);
+        for (int j = 0; j < n; j++) {
+            uint8_t b = x[(k0 + j) * inner];
+            eb[j] = t[(sgn ? (int)(int8_t)b : (int)b) - mx];
+        }
+        qo_softmax_quot(eb, qb, n, yscale, sum, yz, sgn ? 127 : 255);
+        for (int j = 0; j < n; j++) y[(k0 + j) * inner] = (uint8_t)qb[j];
     }
 }
 
