@@ -477,8 +477,13 @@ static void qo_where_row(const void *cv, const int64_t *off, const int64_t *st, 
     const qo_where_ctx *c = cv;
     const uint8_t *cd = c->cond + off[0], *x = c->x + off[1], *y = c->y + off[2];
     uint8_t *z = c->z + yo;
-    for (int64_t i = 0; i < len; i++)
-        z[i] = cd[i * st[0]] ? c->tx[x[i * st[1]]] : c->ty[y[i * st[2]]];
+    const uint8_t *tx = c->tx, *ty = c->ty;
+    int64_t s0 = st[0], s1 = st[1], s2 = st[2];
+    for (int64_t i = 0; i < len; i++, cd += s0, x += s1, y += s2) {
+        /* a blend, not a branch: conditions are data, often unpredictable */
+        uint8_t a = tx[*x], b = ty[*y], m = (uint8_t)(0u - (*cd != 0));
+        z[i] = (uint8_t)((a & m) | (b & (uint8_t)~m));
+    }
 }
 
 static void qo_run_where(const k_tensor *in, k_tensor *out, uint8_t tab[2][256],
