@@ -296,7 +296,10 @@ static int qo_infer(const g_node *n, void *state, const k_tensor *in, k_tensor *
                            "is %s: they must have the same type", d->zp[k],
                            g_dtype_name(in[d->zp[k]].dtype), g_dtype_name(s->dt));
     if (d->kind == QO_MUL) return qo_bcast3(n, &in[0], &in[3], NULL, &out[0].shape);
-    if (d->kind == QO_WHERE) return qo_bcast3(n, &in[0], &in[1], &in[4], &out[0].shape);
+    if (d->kind == QO_WHERE) {
+        if (in[0].dtype != G_BOOL) return nn_fail_dtype(n, 0, in[0].dtype);
+        return qo_bcast3(n, &in[0], &in[1], &in[4], &out[0].shape);
+    }
     const g_shape *xs = &in[0].shape;
     out[0].shape = *xs;
     if (d->kind == QO_SOFTMAX && xs->rank >= 0 && ew_axis(s->axis, xs->rank) < 0)
