@@ -200,10 +200,11 @@ static int qdq_run(const g_node *n, void *state, const k_tensor *in, k_tensor *o
     int r = qdq_axis(n, s, in, &m);
     if (r) return r;
     int64_t cnt = g_shape_numel(&in[0].shape), span = m.per * m.inner;
+    int64_t per = g_shape_numel(&in[1].shape);   /* scale values; 1: one for every element */
     int zp = has(n, 2) && in[2].data;
     for (int64_t i = 0; i < cnt; i++) {
         int64_t c = 0;
-        if (m.axis >= 0) {
+        if (per > 1) {
             int64_t o = i / span, a = (i / m.inner) % m.per, j = i % m.inner;
             c = m.block ? (o * m.nb + a / m.block) * m.inner + j : a;
         }
