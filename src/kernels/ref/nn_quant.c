@@ -52,33 +52,64 @@ static int fail_shape(const g_node *n, int idx, const g_shape *s, const char *wa
                     "expected %s", n->name, n->op_type, n->opset, idx, g_shape_str(s, b, sizeof b), want);
 }
 
-/* ---- QuantizeLinear / DequantizeLinear ---- */
+/* ---- QuantizeLinear / DequantizeLinear ----
+ * Per tensor, per axis (opset 13) or blocked along the axis (opset 21
+ * block_size: the scale has x's shape with ceil(x.d[axis] / block_size) at the
+ * axis). Also registered for com.microsoft, the form ONNX Runtime's tools
+ * write for 16-bit types before opset 21 (axis attribute, output of
+ * DequantizeLinear in the scale's type). */
 
 typedef struct qdq_st {
     int64_t axis;
+    int64_t block;     /* block_size; 0: not blocked */
+    int out_dt;        /* QuantizeLinear output_dtype (opset 21); G_UNDEF: from the zero point */
 } qdq_st;
+
+static int is_qint(int dt) { return is_q8(dt) || dt == G_U16 || dt == G_I16; }
+static int is_ms(const g_node *n) { return n->domain && !strcmp(n->domain, "com.microsoft"); }
+
+static int qdq_init_attrs(const g_node *n, qdq_st *s, int quant, int zt)
+{
+    s->axis = g_attr_int(n, "axis", 1);
+    s->block = g_attr_int(n, "block_size", 0);
+    if (s->block < 0)
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (%s, opset %d): block_size %lld is "
+                        "negative", n->name, n->op_type, n->opset, (long long)s->block);
+    int64_t od = quant ? g_attr_int(n, "output_dtype", 0) : 0;
+    s->out_dt = (int)od;
+    if (od != 0 && !is_qint((int)od))
+        return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "node '%s' (%s, opset %d): output_dtype "
+                        "%lld is not supported (uint8, int8, uint16 and int16 are)", n->name,
+                        n->op_type, n->opset, (long long)od);
+    if (od != 0 && zt != G_UNDEF && zt != od)
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (%s, opset %d): output_dtype is %s "
+                        "but the zero point is %s", n->name, n->op_type, n->opset,
+                        g_dtype_name((int)od), g_dtype_name(zt));
+    return 0;
+}
 
 static int qdq_init(g_graph *g, g_node *n, void **state, int quant)
 {
     if (n->n_in < 2 || n->in[0] < 0 || n->in[1] < 0)
         return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (%s, opset %d): needs x and a scale",
                         n->name, n->op_type, n->opset);
-    if (g_attr_int(n, "block_size", 0) != 0)
-        return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "node '%s' (%s, opset %d): blocked "
-                        "quantisation (block_size) is not supported", n->name, n->op_type, n->opset);
     int xt = g->t[n->in[0]].dtype, st = g->t[n->in[1]].dtype;
     int zt = has(n, 2) ? g->t[n->in[2]].dtype : G_UNDEF;
     if (st != G_UNDEF && !nn_is_float(st)) return nn_fail_dtype(n, 1, st);
     if (quant) {
         if (xt != G_UNDEF && !nn_is_float(xt)) return nn_fail_dtype(n, 0, xt);
-        if (zt != G_UNDEF && !is_q8(zt) && zt != G_U16 && zt != G_I16) return nn_fail_dtype(n, 2, zt);
+        if (zt != G_UNDEF && !is_qint(zt)) return nn_fail_dtype(n, 2, zt);
     } else {
-        if (xt != G_UNDEF && !is_q8(xt) && xt != G_I32 && xt != G_U16 && xt != G_I16)
-            return nn_fail_dtype(n, 0, xt);
+        if (xt != G_UNDEF && !is_qint(xt) && xt != G_I32) return nn_fail_dtype(n, 0, xt);
+        if (zt != G_UNDEF && xt != G_UNDEF && zt != xt)
+            return acl_fail(ACL_ERROR_UNSUPPORTED_DATA_TYPE, "node '%s' (%s, opset %d): the zero "
+                            "point is %s but x is %s: they must have the same type", n->name,
+                            n->op_type, n->opset, g_dtype_name(zt), g_dtype_name(xt));
     }
     qdq_st *s = calloc(1, sizeof *s);
     if (!s) return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s': out of memory", n->name);
-    s->axis = g_attr_int(n, "axis", 1);
+    int r = qdq_init_attrs(n, s, quant, zt);
+    if (r) { free(s); return r; }
     *state = s;
     return 0;
 }
@@ -86,50 +117,97 @@ static int qdq_init(g_graph *g, g_node *n, void **state, int quant)
 static int q_init(g_graph *g, g_node *n, void **st) { return qdq_init(g, n, st, 1); }
 static int dq_init(g_graph *g, g_node *n, void **st) { return qdq_init(g, n, st, 0); }
 
-/* Scale/zero-point layout: per tensor (one value) or per `axis` slice. */
-static int qdq_axis(const g_node *n, const qdq_st *s, const k_tensor *in, int64_t *axis,
-                    int64_t *per, int64_t *inner)
+/* Where each element of x finds its scale and zero point: element i (outer
+ * o, axis index a, inner j; per = x.d[axis]) reads a per axis, and
+ * (o * nb + a / block) * inner + j when blocked (block > 0); per tensor:
+ * axis -1. */
+typedef struct qdq_map {
+    int64_t axis, per, inner, nb, block;
+} qdq_map;
+
+static int qdq_blocked(const g_node *n, const qdq_st *s, const k_tensor *in, int64_t a,
+                       qdq_map *m)
+{
+    const g_shape *xs = &in[0].shape, *ss = &in[1].shape;
+    int ok = ss->rank == xs->rank;
+    for (int i = 0; ok && i < xs->rank; i++)
+        ok = i == a ? ss->d[i] == (xs->d[i] + s->block - 1) / s->block : ss->d[i] == xs->d[i];
+    if (!ok)
+        return fail_shape(n, 1, ss, "x's shape with ceil(x.d[axis] / block_size) at the axis "
+                          "(blocked quantisation)");
+    m->nb = ss->d[a];
+    m->block = s->block;
+    return 0;
+}
+
+/* Scale/zero-point layout: per tensor (one value), per `axis` slice, or
+ * blocked along it. The zero point, when given, has the scale's shape. */
+static int qdq_axis(const g_node *n, const qdq_st *s, const k_tensor *in, qdq_map *m)
 {
     const g_shape *xs = &in[0].shape;
     int64_t cnt = g_shape_numel(&in[1].shape);
-    *per = 1;
-    *inner = 1;
-    *axis = -1;
-    if (cnt == 1) return 0;
+    *m = (qdq_map){ -1, 1, 1, 1, 0 };
+    if (has(n, 2) && in[2].dtype != G_UNDEF && in[2].shape.rank >= 0 &&
+        (g_shape_numel(&in[2].shape) != cnt || (in[2].shape.rank > 1 && in[2].shape.rank != in[1].shape.rank)))
+        return fail_shape(n, 2, &in[2].shape, "the scale's shape");
+    if (cnt == 1 && s->block == 0) return 0;
     int64_t a = s->axis < 0 ? s->axis + xs->rank : s->axis;
-    if (in[1].shape.rank != 1 || a < 0 || a >= xs->rank || xs->d[a] != cnt)
+    if (a < 0 || a >= xs->rank)
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (%s, opset %d): axis %lld is out of "
+                        "range for rank %d", n->name, n->op_type, n->opset, (long long)s->axis,
+                        xs->rank);
+    m->axis = a;
+    m->per = xs->d[a];
+    for (int i = (int)a + 1; i < xs->rank; i++) m->inner *= xs->d[i];
+    if (s->block > 0) return qdq_blocked(n, s, in, a, m);
+    if (in[1].shape.rank != 1 || xs->d[a] != cnt)
         return fail_shape(n, 1, &in[1].shape, "a scalar or a vector along the axis");
-    *axis = a;
-    *per = cnt;
-    for (int i = (int)a + 1; i < xs->rank; i++) *inner *= xs->d[i];
+    m->nb = cnt;
     return 0;
+}
+
+/* At load, when the shapes are known: the parameters' layout is checked
+ * then, not first at run time. */
+static int qdq_check_known(const g_node *n, void *state, const k_tensor *in)
+{
+    if (g_shape_numel(&in[0].shape) < 0 || g_shape_numel(&in[1].shape) < 0) return 0;
+    if (has(n, 2) && in[2].dtype != G_UNDEF && g_shape_numel(&in[2].shape) < 0) return 0;
+    qdq_map m;
+    return qdq_axis(n, state, in, &m);
 }
 
 static int q_infer(const g_node *n, void *state, const k_tensor *in, k_tensor *out)
 {
+    qdq_st *s = state;
     out[0].shape = in[0].shape;
-    out[0].dtype = has(n, 2) && in[2].dtype != G_UNDEF ? in[2].dtype : G_U8;
-    return 0;
+    out[0].dtype = has(n, 2) && in[2].dtype != G_UNDEF ? in[2].dtype
+                 : s->out_dt != G_UNDEF ? s->out_dt : G_U8;
+    return qdq_check_known(n, state, in);
 }
 
 static int dq_infer(const g_node *n, void *state, const k_tensor *in, k_tensor *out)
 {
     out[0].shape = in[0].shape;
-    out[0].dtype = n->opset >= 19 && nn_is_float(in[1].dtype) ? in[1].dtype : G_F32;
-    return 0;
+    out[0].dtype = (n->opset >= 19 || is_ms(n)) && nn_is_float(in[1].dtype) ? in[1].dtype : G_F32;
+    return qdq_check_known(n, state, in);
 }
 
 static int qdq_run(const g_node *n, void *state, const k_tensor *in, k_tensor *out,
                    const k_ctx *ctx, int quant)
 {
     qdq_st *s = state;
-    int64_t axis, per, inner;
-    int r = qdq_axis(n, s, in, &axis, &per, &inner);
+    qdq_map m;
+    int r = qdq_axis(n, s, in, &m);
     if (r) return r;
-    int64_t cnt = g_shape_numel(&in[0].shape);
+    int64_t cnt = g_shape_numel(&in[0].shape), span = m.per * m.inner;
+    int64_t per = g_shape_numel(&in[1].shape);   /* scale values; 1: one for every element */
     int zp = has(n, 2) && in[2].data;
     for (int64_t i = 0; i < cnt; i++) {
-        int64_t c = per > 1 ? (i / inner) % per : 0;
+        int64_t c = 0;
+        if (per > 1) {
+            int64_t o = i / span, a = (i / m.inner) % m.per, j = i % m.inner;
+            c = m.block ? (o * m.nb + a / m.block) * m.inner + j : a;
+        }
         float sc = nn_loadf(in[1].data, in[1].dtype, (size_t)c);
         int32_t z = zp ? qget(in[2].data, in[2].dtype, (size_t)c) : 0;
         if (quant) {
@@ -421,11 +499,14 @@ static int qconv_run(const g_node *n, void *state, const k_tensor *in, k_tensor 
 
 static void q_fini(void *state) { free(state); }
 
-#define QOP(var, name, from, in_, inf, rn) \
-    static const k_op var = { .op_type = name, .domain = "", .since = from, .until = 0, \
+#define QOP_DOM(var, name, dom, from, in_, inf, rn) \
+    static const k_op var = { .op_type = name, .domain = dom, .since = from, .until = 0, \
         .impl = "ref", .priority = 0, .init = in_, .infer = inf, .run = rn, .fini = q_fini }; \
     K_REGISTER(var)
+#define QOP(var, name, from, in_, inf, rn) QOP_DOM(var, name, "", from, in_, inf, rn)
 
+QOP_DOM(k_quantize_ms_ref, "QuantizeLinear", "com.microsoft", 1, q_init, q_infer, q_run);
+QOP_DOM(k_dequantize_ms_ref, "DequantizeLinear", "com.microsoft", 1, dq_init, dq_infer, dq_run);
 QOP(k_quantize_ref, "QuantizeLinear", 10, q_init, q_infer, q_run);
 QOP(k_dequantize_ref, "DequantizeLinear", 10, dq_init, dq_infer, dq_run);
 QOP(k_dynquant_ref, "DynamicQuantizeLinear", 11, dql_init, dql_infer, dql_run);

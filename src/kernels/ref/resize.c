@@ -456,8 +456,11 @@ static inline float ld_h(uint16_t h) { return ksh_h2f(h); }
 static inline uint16_t st_h(float f) { return ksh_f2h(f); }
 static inline float ld_bf(uint16_t h) { return ksh_bf2f(h); }
 static inline uint16_t st_bf(float f) { return ksh_f2bf(f); }
+/* Integer outputs of linear and cubic modes: the value truncated toward
+ * zero, as ONNX Runtime (its float result cast to the type) and ONNX's
+ * reference implementation (astype) give it, then saturated. */
 #define SAT(NAME, T, LO, HI) \
-    static inline T NAME(double v) { v = nearbyint(v); return v <= (LO) ? (T)(LO) : v >= (HI) ? (T)(HI) : (T)v; }
+    static inline T NAME(double v) { v = v == v ? trunc(v) : 0.0; return v <= (LO) ? (T)(LO) : v >= (HI) ? (T)(HI) : (T)v; }
 SAT(st_u8, uint8_t, 0, 255)
 SAT(st_i8, int8_t, -128, 127)
 SAT(st_u16, uint16_t, 0, 65535)
