@@ -613,6 +613,7 @@ static int has_bf16_marks(const g_graph *g)
 }
 
 static int fuse_on(const g_graph *g) { (void)g; return !env_on("OPENACL_NO_FUSE"); }
+static int qdq_on(const g_graph *g) { (void)g; return !env_on("OPENACL_NO_QDQ"); }
 static int layout_on(const g_graph *g) { (void)g; return !env_on("OPENACL_NO_LAYOUT"); }
 static int bf16_on(const g_graph *g) { return has_bf16_marks(g); }
 static int bf16_se_on(const g_graph *g)
@@ -637,6 +638,7 @@ static const graph_pass g_pipeline[] = {
     { "elim_identity", graph_elim_identity, NULL, "always", 0, 1 },
     { "dce", graph_dce, NULL, "always", 0, 1 },
     { "supported", supported, NULL, "always", 0, 1 },
+    { "qdq", graph_pass_qdq, qdq_on, "unless OPENACL_NO_QDQ", 0, 0 },
     { "fold", fold, NULL, "always", 0, 1 },
     { "dce", graph_dce, NULL, "always", 0, 1 },
     { "fuse", graph_pass_fuse, fuse_on, "unless OPENACL_NO_FUSE", 1, 0 },

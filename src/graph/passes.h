@@ -85,6 +85,8 @@ int graph_dump_wanted(void);
 int graph_pass_fuse(g_graph *g);
 int graph_pass_layout(g_graph *g);
 int graph_pass_bf16_se(g_graph *g);
+/* QDQ folding into int8 ops (qdq_conv.c): runs before constant folding. */
+int graph_pass_qdq(g_graph *g);
 
 #ifdef __cplusplus
 }

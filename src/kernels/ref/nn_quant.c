@@ -295,6 +295,8 @@ static int qmm_run(const g_node *n, void *state, const k_tensor *in, k_tensor *o
 typedef struct qconv_st {
     nn_win w;
     int qlinear;   /* QLinearConv: x, xs, xzp, w, ws, wzp, ys, yzp, B */
+    nn_post po;    /* QLinearConv folded from QDQ (graph/qdq_conv.c): the float
+                      activation chain between dequantisation and requantisation */
 } qconv_st;
 
 static int qconv_init_common(g_graph *g, g_node *n, void **state, int qlinear)
@@ -309,6 +311,10 @@ static int qconv_init_common(g_graph *g, g_node *n, void **state, int qlinear)
     qconv_st *s = calloc(1, sizeof *s);
     if (!s) return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s': out of memory", n->name);
     int r = nn_win_parse(n, NN_CONV, &s->w);
+    if (!r && qlinear) r = nn_post_parse(n, &s->po);
+    if (!r && s->po.has_add)
+        r = acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "node '%s' (%s): a fused add is not supported "
+                     "on a quantised convolution", n->name, n->op_type);
     if (r) { free(s); return r; }
     s->qlinear = qlinear;
     *state = s;
@@ -411,7 +417,14 @@ static int qconv_run(const g_node *n, void *state, const k_tensor *in, k_tensor 
                         } else {
                             if (hb) acc += qget(in[8].data, in[8].dtype, (size_t)oc);
                             float wsc = nn_loadf(in[4].data, in[4].dtype, (size_t)(nws > 1 ? oc : 0));
-                            qput(out[0].data, out[0].dtype, o, rintf((float)acc * (xs_ * wsc / ys_)) + (float)yz);
+                            if (!s->po.n) {
+                                qput(out[0].data, out[0].dtype, o, rintf((float)acc * (xs_ * wsc / ys_)) + (float)yz);
+                            } else {
+                                /* the chain computes on real values, as the float graph did */
+                                float v = (float)acc * (xs_ * wsc);
+                                nn_post_apply(&s->po, &v, 1, NULL);
+                                qput(out[0].data, out[0].dtype, o, rintf(v / ys_) + (float)yz);
+                            }
                         }
                     }
         }

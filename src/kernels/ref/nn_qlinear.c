@@ -1,0 +1,433 @@
+/* ONNX Runtime's quantised contrib ops (domain com.microsoft) that a folded
+ * QDQ model runs between its int8 layers (graph/qdq_conv.c): QLinearAdd,
+ * QLinearGlobalAveragePool, QLinearAveragePool, QLinearConcat. Semantics as
+ * ORT's contrib op documentation gives them: dequantise, compute, requantise
+ * rounding half to even and saturating. QLinearAdd may carry the folded
+ * graph's activation chain as post-ops (kernels/post.h), applied to the real
+ * sum before requantisation. 8-bit activations (uint8 or int8), per-tensor
+ * scales and zero points. */
+#include "kernels/ref/nn_common.h"
+#include "core/par.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int is_q8(int dt) { return dt == G_U8 || dt == G_I8; }
+static int has(const g_node *n, int i) { return i < n->n_in && n->in[i] >= 0; }
+
+static float sc_of(const k_tensor *in, int i) { return nn_loadf(in[i].data, in[i].dtype, 0); }
+static int32_t zp_of(const g_node *n, const k_tensor *in, int i)
+{
+    if (!has(n, i) || !in[i].data) return 0;
+    return in[i].dtype == G_I8 ? ((const int8_t *)in[i].data)[0] : ((const uint8_t *)in[i].data)[0];
+}
+static int32_t ld8(const void *p, int dt, size_t i)
+{
+    return dt == G_I8 ? ((const int8_t *)p)[i] : ((const uint8_t *)p)[i];
+}
+
+/* Rounds half to even (the float32 magic-number trick, exact for |v| < 2^22
+ * once clamped) and saturates v + zp into dt. */
+static inline int32_t q_round(float v, int32_t zp, int dt)
+{
+    float lo = (dt == G_I8 ? -128.f : 0.f) - (float)zp, hi = (dt == G_I8 ? 127.f : 255.f) - (float)zp;
+    v = v < lo ? lo : v > hi ? hi : v;
+    if (v != v) v = 0.f;
+    float r = (v + 12582912.f) - 12582912.f;
+    return (int32_t)r + zp;
+}
+
+static void st8(void *p, int dt, size_t i, int32_t v)
+{
+    if (dt == G_I8) ((int8_t *)p)[i] = (int8_t)v;
+    else ((uint8_t *)p)[i] = (uint8_t)v;
+}
+
+static int check_scalars(const g_node *n, const k_tensor *in, const int *idx, int cnt)
+{
+    for (int k = 0; k < cnt; k++) {
+        int i = idx[k];
+        if (!has(n, i)) continue;
+        if (!in[i].data || g_shape_numel(&in[i].shape) != 1)
+            return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "node '%s' (%s): input %d must be a "
+                            "constant scalar (per-tensor quantisation)", n->name, n->op_type, i);
+    }
+    return 0;
+}
+
+/* ---- QLinearAdd: A, A_scale, A_zp, B, B_scale, B_zp, C_scale, C_zp ---- */
+
+typedef struct qadd_st {
+    nn_post po;
+    int scaled;   /* the chain is Relu/Clip only: it commutes with 1/C_scale */
+    int same;     /* A and B have one known 4-D shape: either may be channels-last */
+} qadd_st;
+
+static void q_fini(void *s) { free(s); }
+
+static int qadd_init(g_graph *g, g_node *n, void **state)
+{
+    if (n->n_in < 7 || n->in[0] < 0 || n->in[3] < 0 || n->in[1] < 0 || n->in[4] < 0 || n->in[6] < 0)
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (%s): needs A, A_scale, B, B_scale "
+                        "and C_scale", n->name, n->op_type);
+    int at = g->t[n->in[0]].dtype, bt = g->t[n->in[3]].dtype;
+    if (at != G_UNDEF && !is_q8(at)) return nn_fail_dtype(n, 0, at);
+    if (bt != G_UNDEF && bt != at) return nn_fail_dtype(n, 3, bt);
+    qadd_st *s = calloc(1, sizeof *s);
+    if (!s) return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s': out of memory", n->name);
+    int r = nn_post_parse(n, &s->po);
+    if (!r && s->po.has_add)
+        r = acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "node '%s' (%s): a fused add is not supported",
+                     n->name, n->op_type);
+    if (r) { free(s); return r; }
+    const g_shape *as = &g->t[n->in[0]].shape, *bs = &g->t[n->in[3]].shape;
+    s->same = as->rank == 4 && g_shape_known(as) && g_shape_eq(as, bs);
+    s->scaled = 1;
+    for (int i = 0; i < s->po.n; i++)
+        if (s->po.kind[i] != NN_PO_RELU && s->po.kind[i] != NN_PO_CLIP) s->scaled = 0;
+    *state = s;
+    return 0;
+}
+
+static int qadd_infer(const g_node *n, void *state, const k_tensor *in, k_tensor *out)
+{
+    (void)state;
+    int r = k_broadcast(n, &in[0].shape, &in[3].shape, &out[0].shape);
+    if (r) return r;
+    out[0].dtype = has(n, 7) && in[7].dtype != G_UNDEF ? in[7].dtype : in[0].dtype;
+    int same = g_shape_eq(&in[0].shape, &in[3].shape);
+    out[0].layout = same && in[0].layout == G_LAYOUT_NHWC && in[3].layout == G_LAYOUT_NHWC &&
+                    out[0].shape.rank == 4 ? G_LAYOUT_NHWC : G_LAYOUT_PLAIN;
+    return 0;
+}
+
+/* Same shape and layout: one flat loop. */
+static void qadd_flat(const qadd_st *s, const void *a, const void *b, void *y, int dt, int64_t cnt,
+                      int32_t za, int32_t zb, int32_t zc, float sa, float sb, float sc, int nthr)
+{
+    float ra = sa / sc, rb = sb / sc, lo = -3.4e38f, hi = 3.4e38f;
+    if (s->scaled)
+        for (int i = 0; i < s->po.n; i++) {
+            if (s->po.kind[i] == NN_PO_RELU && s->po.a[i] == 0.f) { if (lo < 0.f) lo = 0.f; }
+            else if (s->po.kind[i] == NN_PO_CLIP) {
+                float l = s->po.a[i] / sc, h = s->po.b[i] / sc;
+                lo = lo > l ? lo : l; hi = hi < h ? hi : h;
+            }
+        }
+    int plain = s->scaled && (s->po.n == 0 || lo != -3.4e38f || hi != 3.4e38f);
+    for (int i = 0; i < s->po.n && plain; i++)
+        if (s->po.kind[i] == NN_PO_RELU && s->po.a[i] != 0.f) plain = 0;
+    int64_t chunk = 16384, nch = (cnt + chunk - 1) / chunk;
+    OA_PAR_FOR(nthr > 1 && cnt > 65536 ? nthr : 1, for (int64_t c = 0; c < nch; c++) {
+        int64_t e = (c + 1) * chunk < cnt ? (c + 1) * chunk : cnt;
+        for (int64_t i = c * chunk; i < e; i++) {
+            float v;
+            if (plain) {
+                v = (float)(ld8(a, dt, (size_t)i) - za) * ra + (float)(ld8(b, dt, (size_t)i) - zb) * rb;
+                v = v < lo ? lo : v > hi ? hi : v;
+            } else {
+                v = (float)(ld8(a, dt, (size_t)i) - za) * sa + (float)(ld8(b, dt, (size_t)i) - zb) * sb;
+                nn_post_apply(&s->po, &v, 1, NULL);
+                v /= sc;
+            }
+            st8(y, dt, (size_t)i, q_round(v, zc, dt));
+        }
+    });
+}
+
+static int qadd_run(const g_node *n, void *state, const k_tensor *in, k_tensor *out, const k_ctx *ctx)
+{
+    qadd_st *s = state;
+    static const int sc[] = { 1, 2, 4, 5, 6, 7 };
+    int r = check_scalars(n, in, sc, 6);
+    if (r) return r;
+    float sa = sc_of(in, 1), sb = sc_of(in, 4), scy = sc_of(in, 6);
+    int32_t za = zp_of(n, in, 2), zb = zp_of(n, in, 5), zc = zp_of(n, in, 7);
+    int dt = out[0].dtype;
+    const g_shape *ys = &out[0].shape;
+    int64_t cnt = g_shape_numel(ys);
+    if (g_shape_eq(&in[0].shape, &in[3].shape) && in[0].layout == in[3].layout && in[0].layout == out[0].layout) {
+        qadd_flat(s, in[0].data, in[3].data, out[0].data, dt, cnt, za, zb, zc, sa, sb, scy,
+                  ctx ? ctx->threads : 1);
+        return 0;
+    }
+    /* broadcasting (plain layouts: qadd_accepts) or mixed layouts of one shape */
+    int same = g_shape_eq(&in[0].shape, &in[3].shape) && ys->rank == 4;
+    if (!same && (in[0].layout || in[3].layout || out[0].layout))
+        return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s' (%s): broadcasting over a "
+                        "channels-last tensor", n->name, n->op_type);
+    nn_strides xa, xb, xy;
+    if (same) {
+        nn_strides_of(ys, in[0].layout, &xa);
+        nn_strides_of(ys, in[3].layout, &xb);
+        nn_strides_of(ys, out[0].layout, &xy);
+    }
+    int rank = ys->rank;
+    int64_t sa_[G_MAX_RANK], sb_[G_MAX_RANK];
+    int64_t ea = 1, eb = 1;
+    for (int d = rank - 1; d >= 0; d--) {
+        int ia = d - (rank - in[0].shape.rank), ib = d - (rank - in[3].shape.rank);
+        int64_t da = ia >= 0 ? in[0].shape.d[ia] : 1, db = ib >= 0 ? in[3].shape.d[ib] : 1;
+        sa_[d] = da == 1 ? 0 : ea;
+        sb_[d] = db == 1 ? 0 : eb;
+        ea *= da;
+        eb *= db;
+    }
+    for (int64_t i = 0; i < cnt; i++) {
+        int64_t rem = i, oa = 0, ob = 0, oy = i, c4[4] = { 0, 0, 0, 0 };
+        for (int d = rank - 1; d >= 0; d--) {
+            int64_t k = rem % ys->d[d];
+            rem /= ys->d[d];
+            oa += k * sa_[d];
+            ob += k * sb_[d];
+            if (same) c4[d] = k;
+        }
+        if (same) {
+            oa = c4[0] * xa.n + c4[1] * xa.c + c4[2] * xa.sp[0] + c4[3] * xa.sp[1];
+            ob = c4[0] * xb.n + c4[1] * xb.c + c4[2] * xb.sp[0] + c4[3] * xb.sp[1];
+            oy = c4[0] * xy.n + c4[1] * xy.c + c4[2] * xy.sp[0] + c4[3] * xy.sp[1];
+        }
+        float v = (float)(ld8(in[0].data, in[0].dtype, (size_t)oa) - za) * sa +
+                  (float)(ld8(in[3].data, in[3].dtype, (size_t)ob) - zb) * sb;
+        nn_post_apply(&s->po, &v, 1, NULL);
+        st8(out[0].data, dt, (size_t)oy, q_round(v / scy, zc, dt));
+    }
+    return 0;
+}
+
+static int qadd_accepts(const g_node *n, void *state, int idx, int layout)
+{
+    (void)n;
+    const qadd_st *s = state;
+    return layout == G_LAYOUT_PLAIN || (layout == G_LAYOUT_NHWC && s && s->same && (idx == 0 || idx == 3));
+}
+
+/* ---- QLinearGlobalAveragePool: X, x_scale, x_zp, y_scale, y_zp ---- */
+
+static int qx_init(g_graph *g, g_node *n, void **state, int min_in)
+{
+    if (n->n_in < min_in || n->in[0] < 0 || n->in[1] < 0 || n->in[3] < 0)
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (%s): needs X, x_scale and y_scale",
+                        n->name, n->op_type);
+    int xt = g->t[n->in[0]].dtype;
+    if (xt != G_UNDEF && !is_q8(xt)) return nn_fail_dtype(n, 0, xt);
+    if (g_attr_int(n, "channels_last", 0) != 0)
+        return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "node '%s' (%s): channels_last=1 is not "
+                        "supported", n->name, n->op_type);
+    *state = NULL;
+    return 0;
+}
+
+static int qgap_init(g_graph *g, g_node *n, void **st) { return qx_init(g, n, st, 4); }
+
+static int qgap_infer(const g_node *n, void *state, const k_tensor *in, k_tensor *out)
+{
+    (void)state;
+    if (in[0].shape.rank >= 0 && in[0].shape.rank < 3) return nn_check_rank(n, 0, &in[0].shape, 3, 8);
+    out[0].shape = in[0].shape;
+    for (int i = 2; i < out[0].shape.rank; i++) out[0].shape.d[i] = 1;
+    out[0].dtype = in[0].dtype;
+    out[0].layout = G_LAYOUT_PLAIN;
+    return 0;
+}
+
+static int qgap_run(const g_node *n, void *state, const k_tensor *in, k_tensor *out, const k_ctx *ctx)
+{
+    (void)state; (void)ctx;
+    static const int sc[] = { 1, 2, 3, 4 };
+    int r = check_scalars(n, in, sc, 4);
+    if (r) return r;
+    const g_shape *xs = &in[0].shape;
+    int64_t N = xs->d[0], C = xs->d[1], plane = 1;
+    for (int i = 2; i < xs->rank; i++) plane *= xs->d[i];
+    float scale = sc_of(in, 1) / (sc_of(in, 3) * (float)plane);
+    int32_t zx = zp_of(n, in, 2), zy = zp_of(n, in, 4);
+    int nhwc = in[0].layout == G_LAYOUT_NHWC && xs->rank == 4;
+    int dt = in[0].dtype;
+    for (int64_t b = 0; b < N; b++)
+        for (int64_t c = 0; c < C; c++) {
+            int64_t sum = 0;
+            for (int64_t p = 0; p < plane; p++)
+                sum += ld8(in[0].data, dt, (size_t)(nhwc ? (b * plane + p) * C + c : (b * C + c) * plane + p));
+            float v = (float)(sum - (int64_t)zx * plane) * scale;
+            st8(out[0].data, out[0].dtype, (size_t)(b * C + c), q_round(v, zy, out[0].dtype));
+        }
+    return 0;
+}
+
+static int qx_accepts(const g_node *n, void *state, int idx, int layout)
+{
+    (void)n; (void)state;
+    return layout == G_LAYOUT_PLAIN || (layout == G_LAYOUT_NHWC && idx == 0);
+}
+
+/* ---- QLinearAveragePool: X, x_scale, x_zp, y_scale, y_zp; AveragePool's
+ * attributes. Dequantised into scratch, pooled in float32, requantised. ---- */
+
+typedef struct qap_st {
+    nn_win w;
+    int include_pad;
+} qap_st;
+
+static int qap_init(g_graph *g, g_node *n, void **state)
+{
+    int r = qx_init(g, n, state, 4);
+    if (r) return r;
+    qap_st *s = calloc(1, sizeof *s);
+    if (!s) return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s': out of memory", n->name);
+    if ((r = nn_win_parse(n, NN_POOL, &s->w))) { free(s); return r; }
+    s->include_pad = (int)g_attr_int(n, "count_include_pad", 0);
+    *state = s;
+    return 0;
+}
+
+static int qap_infer(const g_node *n, void *state, const k_tensor *in, k_tensor *out)
+{
+    qap_st *s = state;
+    int r = nn_pool_infer_shape(n, &s->w, 0, &in[0].shape, &out[0].shape);
+    if (r) return r;
+    out[0].dtype = in[0].dtype;
+    out[0].layout = G_LAYOUT_PLAIN;
+    return 0;
+}
+
+static int qap_run(const g_node *n, void *state, const k_tensor *in, k_tensor *out, const k_ctx *ctx)
+{
+    qap_st *s = state;
+    static const int sc[] = { 1, 2, 3, 4 };
+    int r = check_scalars(n, in, sc, 4);
+    if (r) return r;
+    g_shape ys;
+    nn_win w = s->w;
+    if ((r = nn_pool_infer_shape(n, &w, 0, &in[0].shape, &ys))) return r;
+    int64_t nx = g_shape_numel(&in[0].shape), ny = g_shape_numel(&ys);
+    int heap = 0;
+    float *buf = nn_tmp_get(ctx, (size_t)(nx + ny) * sizeof(float), &heap);
+    if (!buf) return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): out of memory", n->name, n->op_type);
+    float sx = sc_of(in, 1), sy = sc_of(in, 3);
+    int32_t zx = zp_of(n, in, 2), zy = zp_of(n, in, 4);
+    for (int64_t i = 0; i < nx; i++) buf[i] = (float)(ld8(in[0].data, in[0].dtype, (size_t)i) - zx) * sx;
+    k_tensor xf = in[0], yf = out[0];
+    xf.dtype = G_F32; xf.data = buf; xf.nbytes = (size_t)nx * sizeof(float);
+    yf.dtype = G_F32; yf.data = buf + nx; yf.shape = ys; yf.layout = G_LAYOUT_PLAIN;
+    yf.nbytes = (size_t)ny * sizeof(float);
+    nn_pool_compute(&w, POOL_AVG, s->include_pad, 0, 0.f, &xf, &yf, NULL);
+    for (int64_t i = 0; i < ny; i++)
+        st8(out[0].data, out[0].dtype, (size_t)i, q_round(buf[nx + i] / sy, zy, out[0].dtype));
+    nn_tmp_put(buf, heap);
+    return 0;
+}
+
+/* ---- QLinearConcat: Y_scale, Y_zp, then (X, X_scale, X_zp) per input ---- */
+
+static int qcat_init(g_graph *g, g_node *n, void **state)
+{
+    if (n->n_in < 5 || (n->n_in - 2) % 3 || n->in[0] < 0)
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (%s): expected Y_scale, Y_zero_point "
+                        "and (X, X_scale, X_zero_point) per input, got %d inputs", n->name,
+                        n->op_type, n->n_in);
+    for (int j = 2; j < n->n_in; j += 3) {
+        int xt = n->in[j] >= 0 ? g->t[n->in[j]].dtype : G_UNDEF;
+        if (n->in[j] < 0 || n->in[j + 1] < 0 || (xt != G_UNDEF && !is_q8(xt))) return nn_fail_dtype(n, j, xt);
+    }
+    *state = NULL;
+    return 0;
+}
+
+static int qcat_axis(const g_node *n, int rank, int64_t *ax)
+{
+    int64_t a = g_attr_int(n, "axis", 0);
+    if (a < 0) a += rank;
+    if (a < 0 || a >= rank)
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (%s): axis %lld out of range for rank %d",
+                        n->name, n->op_type, (long long)g_attr_int(n, "axis", 0), rank);
+    *ax = a;
+    return 0;
+}
+
+static int qcat_infer(const g_node *n, void *state, const k_tensor *in, k_tensor *out)
+{
+    (void)state;
+    const g_shape *s0 = &in[2].shape;
+    out[0].dtype = has(n, 1) && in[1].dtype != G_UNDEF ? in[1].dtype : in[2].dtype;
+    out[0].layout = G_LAYOUT_PLAIN;
+    if (s0->rank < 0) { out[0].shape.rank = -1; return 0; }
+    int64_t ax = 0;
+    int r = qcat_axis(n, s0->rank, &ax);
+    if (r) return r;
+    out[0].shape = *s0;
+    out[0].shape.d[ax] = 0;
+    for (int j = 2; j < n->n_in; j += 3) {
+        const g_shape *s = &in[j].shape;
+        if (s->rank != s0->rank) {
+            char b[96];
+            return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (%s): input %d has shape %s of "
+                            "another rank", n->name, n->op_type, j, g_shape_str(s, b, sizeof b));
+        }
+        for (int d = 0; d < s->rank; d++)
+            if (d != ax && s->d[d] >= 0 && s0->d[d] >= 0 && s->d[d] != s0->d[d]) {
+                char b[96];
+                return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (%s): input %d has shape %s; "
+                                "dims other than the axis must match", n->name, n->op_type, j,
+                                g_shape_str(s, b, sizeof b));
+            }
+        out[0].shape.d[ax] = out[0].shape.d[ax] < 0 || s->d[ax] < 0 ? -1 : out[0].shape.d[ax] + s->d[ax];
+    }
+    return 0;
+}
+
+static int qcat_run(const g_node *n, void *state, const k_tensor *in, k_tensor *out, const k_ctx *ctx)
+{
+    (void)state; (void)ctx;
+    int64_t ax = 0;
+    const g_shape *ys = &out[0].shape;
+    int r = qcat_axis(n, ys->rank, &ax);
+    if (r) return r;
+    if (!in[0].data || g_shape_numel(&in[0].shape) != 1)
+        return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "node '%s' (%s): Y_scale must be a constant "
+                        "scalar", n->name, n->op_type);
+    float sy = sc_of(in, 0);
+    int32_t zy = zp_of(n, in, 1);
+    int64_t outer = 1, inner = 1;
+    for (int d = 0; d < ax; d++) outer *= ys->d[d];
+    for (int d = (int)ax + 1; d < ys->rank; d++) inner *= ys->d[d];
+    int64_t yrow = ys->d[ax] * inner, off = 0;
+    int dt = out[0].dtype;
+    for (int j = 2; j < n->n_in; j += 3) {
+        if (!in[j + 1].data || g_shape_numel(&in[j + 1].shape) != 1 ||
+            (has(n, j + 2) && (!in[j + 2].data || g_shape_numel(&in[j + 2].shape) != 1)))
+            return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "node '%s' (%s): input %d's scale and "
+                            "zero point must be constant scalars", n->name, n->op_type, j);
+        float sx = sc_of(in, j + 1);
+        int32_t zx = zp_of(n, in, j + 2);
+        int64_t row = in[j].shape.d[ax] * inner;
+        int copy = sx == sy && zx == zy && in[j].dtype == dt;
+        int32_t lut[256];
+        for (int v = 0; v < 256; v++) {
+            int32_t q = in[j].dtype == G_I8 ? v - 128 : v;
+            lut[v] = q_round((float)(q - zx) * sx / sy, zy, dt);
+        }
+        for (int64_t o = 0; o < outer; o++) {
+            const uint8_t *src = (const uint8_t *)in[j].data + o * row;
+            uint8_t *dst = (uint8_t *)out[0].data + o * yrow + off;
+            if (copy) { memcpy(dst, src, (size_t)row); continue; }
+            for (int64_t i = 0; i < row; i++) {
+                int32_t q = in[j].dtype == G_I8 ? (int8_t)src[i] + 128 : src[i];
+                st8(dst, dt, (size_t)i, lut[q]);
+            }
+        }
+        off += row;
+    }
+    return 0;
+}
+
+#define QMS(var, name, in_, inf, rn, fin, acc) \
+    static const k_op var = { .op_type = name, .domain = "com.microsoft", .since = 1, .until = 0, \
+        .impl = "ref", .priority = 0, .init = in_, .infer = inf, .run = rn, .fini = fin, \
+        .accepts_layout = acc }; \
+    K_REGISTER(var)
+
+QMS(k_qladd_ref, "QLinearAdd", qadd_init, qadd_infer, qadd_run, q_fini, qadd_accepts);
+QMS(k_qlgap_ref, "QLinearGlobalAveragePool", qgap_init, qgap_infer, qgap_run, q_fini, qx_accepts);
+QMS(k_qlap_ref, "QLinearAveragePool", qap_init, qap_infer, qap_run, q_fini, NULL);
+QMS(k_qlcat_ref, "QLinearConcat", qcat_init, qcat_infer, qcat_run, q_fini, NULL);
