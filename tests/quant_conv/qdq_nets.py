@@ -179,6 +179,34 @@ def case_concat(seed):
     return m, [b.rng.uniform(-2.5, 2.5, (1, 8, 10, 12)).astype(np.float32)], 0.05
 
 
+def case_pool(seed, op):
+    """One pooling op between a DQ and a Q (other scales for the averages)."""
+    b = B(seed)
+    x_dq, _, _, _ = b.qdq("x", 0.03, 100)
+    if op == "avg":
+        p = b.node("AveragePool", [x_dq], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+        y, _, _, _ = b.qdq(p, 0.02, 90)
+    elif op == "gap":
+        p = b.node("GlobalAveragePool", [x_dq])
+        y, _, _, _ = b.qdq(p, 0.01, 7)
+    else:
+        p = b.node("MaxPool", [x_dq], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+        y, _, _, _ = b.qdq(p, 0.03, 100)
+    m = b.model([fin([2, 16, 11, 13])], [fin(None, name=y)])
+    return m, [b.rng.uniform(-3, 4.5, (2, 16, 11, 13)).astype(np.float32)], 0.02 if op == "avg" else 0.03
+
+
+def case_add(seed):
+    b = B(seed)
+    a_dq, _, _, _ = b.qdq("x", 0.03, 100)
+    c_dq, _, _, _ = b.qdq("y", 0.05, 20)
+    a = b.node("Add", [a_dq, c_dq])
+    y, _, _, _ = b.qdq(a, 0.06, 128)
+    m = b.model([fin([1, 8, 5, 7]), fin([1, 8, 1, 7], name="y")], [fin(None, name=y)])
+    return m, [b.rng.uniform(-3, 4.5, (1, 8, 5, 7)).astype(np.float32),
+               b.rng.uniform(-1, 10, (1, 8, 1, 7)).astype(np.float32)], 0.06
+
+
 def case_qop(seed):
     """QOperator form written directly: QLinearConv on uint8 input, integer output."""
     b = B(seed)
@@ -190,6 +218,8 @@ def case_qop(seed):
     m = b.model([fin([1, 3, 9, 11], TensorProto.UINT8)], [fin(None, TensorProto.UINT8, "y")], opset=13)
     return m, [b.rng.integers(0, 256, (1, 3, 9, 11)).astype(np.uint8)], 0
 
+
+MULTI = {"block_residual", "block_maxpool", "block_avgpool", "concat"}
 
 CASES = {
     "conv3x3_relu": lambda: case_conv(1, 1, 16, 12, 12, 32, 3, 1, 1, 1, "relu", True, 128),
@@ -207,6 +237,10 @@ CASES = {
     "block_avgpool": lambda: case_block(13, pool="avg", H=16, W=16),
     "concat": lambda: case_concat(14),
     "qoperator_conv": lambda: case_qop(15),
+    "avgpool": lambda: case_pool(16, "avg"),
+    "globalavgpool": lambda: case_pool(17, "gap"),
+    "maxpool": lambda: case_pool(18, "max"),
+    "add_broadcast": lambda: case_add(19),
 }
 
 
@@ -245,21 +279,20 @@ def check_case(name, args, work):
                 bad.append(f"{mode} output {k}: {a.dtype}{a.shape} vs ORT {w.dtype}{w.shape}")
                 continue
             d = np.abs(a.astype(np.float64) - w.astype(np.float64))
-            tol = step * 1.001 if w.dtype.kind == "f" else (1 if step == 0 and mode != "ref" else 0)
-            # integer QOperator outputs: exact on the reference kernels; the
-            # dnnl kernel may round a .5 tie the other way once
-            if w.dtype.kind != "f" and mode == "ref":
-                tol = 0
             if w.dtype.kind == "f":
-                lim = tol
+                # one step of the output, two after several int8 layers (a
+                # step in a tensor between them moves the next result)
+                lim, frac_lim = step * (2 if name in MULTI else 1) * 1.001, 0.2 if name in MULTI else 0.1
             else:
-                lim = tol
+                # integer QOperator outputs: exact on the reference kernels;
+                # oneDNN's requantisation may round a .5 tie the other way
+                lim, frac_lim = (0 if mode == "ref" else 1), 0.01
             if d.max() > lim:
                 bad.append(f"{mode} output {k}: max diff {d.max():.4g} > {lim:.4g} "
                            f"({int((d > lim).sum())} of {d.size})")
             frac = float((d > 0).mean())
-            if w.dtype.kind == "f" and frac > 0.02:
-                bad.append(f"{mode} output {k}: {frac:.1%} of values one step off ORT")
+            if frac > frac_lim:
+                bad.append(f"{mode} output {k}: {frac:.1%} of values differ from ORT's")
     return bad
 
 
