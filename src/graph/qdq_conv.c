@@ -25,7 +25,7 @@
 typedef struct qc {
     g_graph *g;
     unsigned char *dead;
-    int nconv, nother;
+    int nconv, nother, nsum;
 } qc;
 
 static int oom(void) { return acl_fail(ACL_ERROR_BAD_ALLOC, "QDQ folding pass: out of memory"); }
@@ -264,6 +264,91 @@ static int try_same(qc *s, int ni)
     return 1;
 }
 
+/* Readers of t that still matter: a DequantizeLinear whose output nobody
+ * reads any more (its reader now takes t itself) does not count. */
+static int live_readers(const qc *s, int t)
+{
+    const g_graph *g = s->g;
+    int cnt = g->t[t].is_output ? 1 : 0;
+    for (int i = 0; i < g->n_nodes; i++) {
+        if (s->dead[i]) continue;
+        const g_node *n = &g->nodes[i];
+        for (int j = 0; j < n->n_in; j++) {
+            if (n->in[j] != t) continue;
+            int who[1], slot[1];
+            if (qdq_is_op(n, "DequantizeLinear") && n->out[0] >= 0 &&
+                qdq_readers(g, s->dead, n->out[0], who, slot, 1) == 0)
+                continue;
+            cnt++;
+        }
+    }
+    return cnt;
+}
+
+/* A QLinearAdd (no broadcast) one of whose addends is a QLinearConv's
+ * output read by nothing else: the convolution adds the other addend itself
+ * (inputs 9-11 and NN_PO_ADD first in its post-ops, the add's chain after)
+ * and writes the add's output, a sum post-op for oneDNN. The convolution's
+ * own requantisation goes: the sum is of its exact result. */
+static int try_sum(qc *s, int ai)
+{
+    g_graph *g = s->g;
+    const g_node *a = &g->nodes[ai];
+    if (strcmp(a->op_type, "QLinearAdd") || strcmp(a->domain, "com.microsoft") || a->n_in != 8 ||
+        a->n_out != 1)
+        return 0;
+    const g_shape *ys = &g->t[a->out[0]].shape;
+    if (!g_shape_known(ys)) return 0;
+    for (int k = 0; k < 2; k++) {
+        int t = a->in[k * 3], rt = a->in[3 - k * 3];
+        int pi = -1;   /* (the links are stale: the folded nodes write the Qs' outputs) */
+        for (int i = 0; i < g->n_nodes && pi < 0; i++)
+            if (!s->dead[i] && g->nodes[i].n_out > 0 && g->nodes[i].out[0] == t) pi = i;
+        if (pi < 0 || !g_shape_eq(&g->t[rt].shape, ys) || !g_shape_eq(&g->t[t].shape, ys))
+            continue;
+        const g_node *c = &g->nodes[pi];
+        if (strcmp(c->op_type, "QLinearConv") || c->domain[0] || c->n_in > 9 || c->out[0] != t ||
+            live_readers(s, t) != 1)
+            continue;
+        nn_post cp, ap;
+        if (nn_post_parse(c, &cp) || cp.n || nn_post_parse(a, &ap) || ap.n + 2 > NN_MAX_PO) continue;
+        /* the convolution's output saturated at its QuantizeLinear's range:
+         * keep that clip (its rounding to the step goes) */
+        float s3 = g->t[c->in[6]].kind == G_TK_CONST ? *(const float *)g->t[c->in[6]].data : 0.f;
+        const g_tensor *z3t = &g->t[c->in[7]];
+        if (!(s3 > 0.f) || z3t->kind != G_TK_CONST || !z3t->data || (z3t->dtype != G_U8 && z3t->dtype != G_I8))
+            continue;
+        int32_t z3 = z3t->dtype == G_U8 ? *(const uint8_t *)z3t->data : *(const int8_t *)z3t->data;
+        float qlo = z3t->dtype == G_U8 ? 0.f : -128.f, qhi = z3t->dtype == G_U8 ? 255.f : 127.f;
+        nn_post p = { .n = 2, .kind = { NN_PO_CLIP, NN_PO_ADD }, .has_add = 1 };
+        p.a[0] = (qlo - (float)z3) * s3;
+        p.b[0] = (qhi - (float)z3) * s3;
+        for (int i = 0; i < ap.n; i++) { p.kind[p.n] = ap.kind[i]; p.a[p.n] = ap.a[i]; p.b[p.n] = ap.b[i]; p.n++; }
+        int in[12];
+        for (int i = 0; i < 9; i++) in[i] = i < c->n_in ? c->in[i] : -1;
+        in[6] = a->in[6];
+        in[7] = a->in[7];
+        in[9] = rt;
+        in[10] = a->in[4 - k * 3];
+        in[11] = a->in[5 - k * 3];
+        int out = a->out[0];
+        int rc = retype(g, pi, "QLinearConv", "", in, 12);
+        if (!rc) rc = fz_write_post(&g->nodes[pi], &p);
+        if (rc) return rc;
+        g->nodes[pi].out[0] = out;
+        s->dead[ai] = 1;
+        s->nsum++;
+        return 1;
+    }
+    return 0;
+}
+
+static int sum_on(void)
+{
+    const char *e = getenv("OPENACL_QDQ_SUM");   /* 0: residual adds stay QLinearAdd nodes */
+    return !(e && !strcmp(e, "0"));
+}
+
 static int has_dq(const g_graph *g)
 {
     for (int i = 0; i < g->n_nodes; i++)
@@ -294,11 +379,19 @@ int graph_pass_qdq(g_graph *g)
             r = try_same(&s, i);
         if (r > 1) rc = r;
     }
+    for (int i = 0; i < g->n_nodes && !rc && sum_on(); i++) {
+        if (s.dead[i]) continue;
+        int r = try_sum(&s, i);
+        if (r > 1) rc = r;
+    }
     if (!rc && (s.nconv || s.nother)) {
         rc = graph_remove_nodes(g, s.dead);
         if (!rc) rc = graph_dce(g);
+        /* a convolution that took in a residual reads a tensor made later */
+        if (!rc) rc = graph_toposort(g);
         if (!rc)
-            acl_log(1, "QDQ folding: %d int8 convolutions, %d other int8 ops", s.nconv, s.nother);
+            acl_log(1, "QDQ folding: %d int8 convolutions (%d with their residual add), %d other "
+                    "int8 ops", s.nconv, s.nsum, s.nother);
     }
     free(s.dead);
     return rc;

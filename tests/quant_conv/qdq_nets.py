@@ -281,8 +281,10 @@ def check_case(name, args, work):
             d = np.abs(a.astype(np.float64) - w.astype(np.float64))
             if w.dtype.kind == "f":
                 # one step of the output, two after several int8 layers (a
-                # step in a tensor between them moves the next result)
-                lim, frac_lim = step * (2 if name in MULTI else 1) * 1.001, 0.2 if name in MULTI else 0.1
+                # step in a tensor between them moves the next result; a
+                # residual add folded into its convolution skips that
+                # convolution's own rounding, which moves many values a step)
+                lim, frac_lim = step * (2 if name in MULTI else 1) * 1.001, 0.3 if name in MULTI else 0.1
             else:
                 # integer QOperator outputs: exact on the reference kernels;
                 # oneDNN's requantisation may round a .5 tie the other way

@@ -6,7 +6,10 @@
  * primitive. A float activation chain the QDQ folding pass carried over
  * (graph/qdq_conv.c, kernels/post.h) runs as eltwise post-ops: on the real
  * values (scales x_scale * w_scale[c], then a linear 1/y_scale post-op), or
- * for Relu/Clip chains on the requantised ones with the bounds scaled.
+ * for Relu/Clip chains on the requantised ones with the bounds scaled. A
+ * residual QLinearAdd the pass folded in (inputs 9-11: the other addend,
+ * its scale and zero point) is a sum post-op over the destination, which
+ * holds the residual (copied in, or in place: dq_inplace).
  * Activations are computed channels-last; weights are reordered once into
  * the primitive's format (with oneDNN's zero-point compensation) in the
  * packed area, so a compiled model stores them packed. */
@@ -14,22 +17,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { QX = 0, QXS, QXZ, QW, QWS, QWZ, QYS, QYZ, QB };
+enum { QX = 0, QXS, QXZ, QW, QWS, QWZ, QYS, QYZ, QB, QR, QRS, QRZ };
 
 typedef struct dqconv {
     nn_win w0, w;
     nn_post po;        /* the chain oneDNN applies (scaled or with the final linear step) */
     int has_bias;
+    int has_add;       /* fused residual (inputs QR, QRS, QRZ) as a sum post-op */
+    float sum_scale;
+    int32_t rzp;
     int xdt, ydt;      /* G_U8 / G_I8 */
     int32_t xzp, yzp;
     float *oscale;     /* per output channel (count nsc) */
     int64_t M, nsc;
     int built, nthr;
     g_shape xs, ys;
-    int xl, yl;
+    int xl, yl, al;
     dnnl_primitive_desc_t pd;
-    dnnl_primitive_t conv, re_x, re_y;
-    dnnl_memory_t m_x, m_w, m_b, m_y, m_sp, m_xu, m_yu, m_xz, m_yz;
+    dnnl_primitive_t conv, re_x, re_y, re_a;
+    dnnl_memory_t m_x, m_w, m_b, m_y, m_sp, m_xu, m_yu, m_xz, m_yz, m_au;
     dnnl_memory_desc_t wmd;
     int have_wmd;
     size_t wbytes, bbytes, off_x, off_y, off_sp, scratch;
@@ -40,7 +46,8 @@ static void dq_release(dqconv *s)
 {
     if (s->pd) dnnl_primitive_desc_destroy(s->pd);
     s->pd = NULL;
-    dn_prim_free(&s->conv); dn_prim_free(&s->re_x); dn_prim_free(&s->re_y);
+    dn_prim_free(&s->conv); dn_prim_free(&s->re_x); dn_prim_free(&s->re_y); dn_prim_free(&s->re_a);
+    dn_mem_free(&s->m_au);
     dn_mem_free(&s->m_x); dn_mem_free(&s->m_w); dn_mem_free(&s->m_b); dn_mem_free(&s->m_y);
     dn_mem_free(&s->m_sp); dn_mem_free(&s->m_xu); dn_mem_free(&s->m_yu); dn_mem_free(&s->m_xz);
     dn_mem_free(&s->m_yz);
@@ -80,11 +87,13 @@ static int scalar_zp(const g_tensor *t, int dt, int32_t *v)
 }
 
 /* Output scales and the post-op chain oneDNN runs; 0 when not expressible. */
-static int dq_scales(dqconv *s, const nn_post *chain, float xsc, const g_tensor *ws, float ysc)
+static int dq_scales(dqconv *s, const nn_post *chain, float xsc, const g_tensor *ws, float ysc, float rsc)
 {
     int homog = 1;
     for (int i = 0; i < chain->n; i++)
-        if (!((chain->kind[i] == NN_PO_RELU) || chain->kind[i] == NN_PO_CLIP)) homog = 0;
+        if (chain->kind[i] != NN_PO_RELU && chain->kind[i] != NN_PO_CLIP && chain->kind[i] != NN_PO_ADD)
+            homog = 0;
+    s->sum_scale = homog ? rsc / ysc : rsc;
     s->nsc = g_shape_numel(&ws->shape);
     if (!(s->oscale = malloc((size_t)s->nsc * sizeof(float)))) return -1;
     for (int64_t c = 0; c < s->nsc; c++) {
@@ -142,9 +151,14 @@ static int dq_init(g_graph *g, g_node *n, void **state)
     s->ydt = ydt;
     s->M = M;
     s->has_bias = b != NULL;
-    int ok = !chain.has_add && scalar_zp(xz, xdt, &s->xzp) && scalar_zp(yz, ydt, &s->yzp);
+    float rsc = 1.f;
+    s->has_add = chain.has_add;
+    int ok = scalar_zp(xz, xdt, &s->xzp) && scalar_zp(yz, ydt, &s->yzp);
+    if (ok && s->has_add)
+        ok = n->n_in > QRZ && n->in[QR] >= 0 && g->t[n->in[QR]].dtype == ydt &&
+             scalar_f32(cst(g, n, QRS), &rsc) && scalar_zp(cst(g, n, QRZ), ydt, &s->rzp);
     if (ok) {
-        int q = dq_scales(s, &chain, xsc, ws, ysc);
+        int q = dq_scales(s, &chain, xsc, ws, ysc, rsc);
         if (q < 0) { dq_fini(s); return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s': out of memory", n->name); }
         ok = q;
     }
@@ -204,7 +218,10 @@ static dnnl_status_t dq_attr(const g_node *n, const dqconv *s, dnnl_primitive_at
     if (st == dnnl_success && s->xzp) st = dnnl_primitive_attr_set_zero_points(*attr, DNNL_ARG_SRC, 1, 0, &rt);
     if (st == dnnl_success && s->yzp) st = dnnl_primitive_attr_set_zero_points(*attr, DNNL_ARG_DST, 1, 0, &rt);
     int add_idx;
-    if (st == dnnl_success && dn_post_ops(n, &s->po, NULL, NULL, *attr, &add_idx)) st = dnnl_unimplemented;
+    if (st == dnnl_success && s->has_add && dn_post_ops_qsum(n, &s->po, s->sum_scale, s->rzp, *attr))
+        st = dnnl_unimplemented;
+    else if (st == dnnl_success && !s->has_add && dn_post_ops(n, &s->po, NULL, NULL, *attr, &add_idx))
+        st = dnnl_unimplemented;
     return st;
 }
 
@@ -222,13 +239,15 @@ static int dq_build(const g_node *n, dqconv *s, const k_tensor *in, const k_tens
     s->xs = in[QX].shape;
     s->xl = in[QX].layout;
     s->yl = out[0].layout;
+    s->al = s->has_add ? in[QR].layout : 0;
     s->nthr = nthr;
     int64_t C = s->xs.d[1];
-    dnnl_memory_desc_t x_c, y_c, x_u, y_u, w_user, w_any, b_md;
+    dnnl_memory_desc_t x_c, y_c, x_u, y_u, a_u, w_user, w_any, b_md;
     dnnl_dims_t strides, dil, pl, pr;
     if (dn_md_act(&x_c, &s->xs, 1, dt_of(s->xdt)) || dn_md_act(&y_c, &s->ys, 1, dt_of(s->ydt)) ||
         dn_md_act(&x_u, &s->xs, s->xl == G_LAYOUT_NHWC, dt_of(s->xdt)) ||
-        dn_md_act(&y_u, &s->ys, s->yl == G_LAYOUT_NHWC, dt_of(s->ydt)) || user_wmd(s, C, &w_user))
+        dn_md_act(&y_u, &s->ys, s->yl == G_LAYOUT_NHWC, dt_of(s->ydt)) ||
+        dn_md_act(&a_u, &s->ys, s->al == G_LAYOUT_NHWC, dt_of(s->ydt)) || user_wmd(s, C, &w_user))
         return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s' (%s, impl dnnl): memory descriptors",
                         n->name, n->op_type);
     for (int i = 0; i < s->w.nsp; i++) {
@@ -273,6 +292,10 @@ static int dq_build(const g_node *n, dqconv *s, const k_tensor *in, const k_tens
         s->off_y = off; off = dn_align(off + dnnl_memory_desc_get_size(&y_c));
         if (!r) r = dn_reorder_prim(n, &y_c, &y_u, &s->re_y);
         if (!r) r = dn_mem(n, &y_u, &s->m_yu);
+    }
+    if (s->has_add && !dnnl_memory_desc_equal(&a_u, &y_c)) {
+        if (!r) r = dn_reorder_prim(n, &a_u, &y_c, &s->re_a);
+        if (!r) r = dn_mem(n, &a_u, &s->m_au);
     }
     s->off_sp = off;
     s->scratch = off + dn_scratch_size(pd);
@@ -337,7 +360,7 @@ static int dq_adopt(const g_node *n, void *state, const k_tensor *in, const k_te
 static int same_cfg(const dqconv *s, const k_tensor *in, const k_tensor *out, int nthr)
 {
     return s->built && s->nthr == nthr && g_shape_eq(&s->xs, &in[QX].shape) &&
-           s->xl == in[QX].layout && s->yl == out[0].layout;
+           s->xl == in[QX].layout && s->yl == out[0].layout && (!s->has_add || s->al == in[QR].layout);
 }
 
 static int dq_run(const g_node *n, void *state, const k_tensor *in, k_tensor *out, const k_ctx *ctx)
@@ -369,6 +392,15 @@ static int dq_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
     if (s->m_sp && (r = dn_set_handle(n, s->m_sp, scr + s->off_sp))) return r;
     if (s->m_xz && (r = dn_set_handle(n, s->m_xz, &xz))) return r;
     if (s->m_yz && (r = dn_set_handle(n, s->m_yz, &yz))) return r;
+    if (s->has_add) {
+        /* the sum post-op adds what the destination holds: the residual */
+        if (s->re_a) {
+            if ((r = dn_set_handle(n, s->m_au, in[QR].data)) || (r = dn_reorder_exec(n, s->re_a, strm, s->m_au, s->m_y)))
+                return r;
+        } else if (in[QR].data != ydst) {
+            memcpy(ydst, in[QR].data, (size_t)g_shape_numel(&s->ys));
+        }
+    }
     dnnl_exec_arg_t a[8];
     int na = 0;
     a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_SRC, s->m_x };
@@ -389,7 +421,18 @@ static int dq_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
 static int dq_accepts(const g_node *n, void *state, int idx, int layout)
 {
     (void)n; (void)state;
-    return layout == G_LAYOUT_PLAIN || (layout == G_LAYOUT_NHWC && idx == QX);
+    return layout == G_LAYOUT_PLAIN || (layout == G_LAYOUT_NHWC && (idx == QX || idx == QR));
+}
+
+/* The output may take the residual's storage: the sum post-op reads the
+ * destination, where the residual then already lies (same layout and type,
+ * no reorder of either). */
+static int dq_inplace(const g_node *n, void *state)
+{
+    (void)n;
+    dqconv *s = state;
+    if (!s || !s->built || !s->has_add || s->re_a || s->re_y || s->al != s->yl) return -1;
+    return QR;
 }
 
 /* Multiply-adds of the integer product, counted as conv flops (weights at slot 3). */
@@ -407,6 +450,6 @@ static const k_op k_qlconv_dnnl = {
     .op_type = "QLinearConv", .domain = "", .since = 10, .until = 0, .impl = "dnnl", .priority = 10,
     .init = dq_init, .infer = dq_infer, .plan = dq_plan, .pack = dq_pack, .run = dq_run,
     .fini = dq_fini, .accepts_layout = dq_accepts, .packed_inputs = (1u << QW) | (1u << QB),
-    .adopt = dq_adopt, .flops = dq_flops,
+    .adopt = dq_adopt, .inplace = dq_inplace, .flops = dq_flops,
 };
 K_REGISTER(k_qlconv_dnnl);

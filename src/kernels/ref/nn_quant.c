@@ -336,9 +336,9 @@ static int qconv_init_common(g_graph *g, g_node *n, void **state, int qlinear)
     if (!s) return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s': out of memory", n->name);
     int r = nn_win_parse(n, NN_CONV, &s->w);
     if (!r && qlinear) r = nn_post_parse(n, &s->po);
-    if (!r && s->po.has_add)
-        r = acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "node '%s' (%s): a fused add is not supported "
-                     "on a quantised convolution", n->name, n->op_type);
+    if (!r && s->po.has_add && n->n_in < 12)
+        r = acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (%s): a fused add needs its addend, "
+                     "scale and zero point as inputs 9-11", n->name, n->op_type);
     if (r) { free(s); return r; }
     s->qlinear = qlinear;
     *state = s;
@@ -409,6 +409,12 @@ static int qconv_run(const g_node *n, void *state, const k_tensor *in, k_tensor 
         yz = has(n, 7) && in[7].data ? qget(in[7].data, in[7].dtype, 0) : 0;
     }
     int64_t ksz = Kk[0] * Kk[1] * Kk[2], isz = I[0] * I[1] * I[2], osz = O[0] * O[1] * O[2];
+    /* a residual folded in (graph/qdq_conv.c): inputs 9-11, same shape as y */
+    int ha = s->qlinear && s->po.has_add;
+    float rs_ = ha ? nn_loadf(in[10].data, in[10].dtype, 0) : 0.f;
+    int32_t rz = ha && has(n, 11) && in[11].data ? qget(in[11].data, in[11].dtype, 0) : 0;
+    if (ha && !g_shape_eq(&in[9].shape, &ys))
+        return fail_shape(n, 9, &in[9].shape, "the output's shape");
     for (int64_t nb = 0; nb < N; nb++)
         for (int64_t oc = 0; oc < M; oc++) {
             int64_t g = oc / mg;
@@ -446,7 +452,8 @@ static int qconv_run(const g_node *n, void *state, const k_tensor *in, k_tensor 
                             } else {
                                 /* the chain computes on real values, as the float graph did */
                                 float v = (float)acc * (xs_ * wsc);
-                                nn_post_apply(&s->po, &v, 1, NULL);
+                                float av = ha ? (float)(qget(in[9].data, in[9].dtype, o) - rz) * rs_ : 0.f;
+                                nn_post_apply(&s->po, &v, 1, &av);
                                 qput(out[0].data, out[0].dtype, o, rintf(v / ys_) + (float)yz);
                             }
                         }
