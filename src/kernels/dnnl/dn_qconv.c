@@ -108,6 +108,25 @@ static int dq_scales(dqconv *s, const nn_post *chain, float xsc, const g_tensor 
             if (s->po.kind[i] == NN_PO_CLIP) { s->po.a[i] /= ysc; s->po.b[i] /= ysc; }
         return 1;
     }
+    /* a final HardSigmoid or linear step takes the 1/y_scale itself (oneDNN
+     * would apply one set of linear parameters to two linear steps) */
+    int last = s->po.kind[s->po.n - 1];
+    if (last == NN_PO_LINEAR) {
+        s->po.a[s->po.n - 1] /= ysc;
+        s->po.b[s->po.n - 1] /= ysc;
+        return !nn_post_conflict(&s->po);
+    }
+    if (last == NN_PO_HSIGMOID && s->po.n < NN_MAX_PO) {
+        int i = s->po.n - 1;
+        s->po.kind[i] = NN_PO_LINEAR;
+        s->po.a[i] /= ysc;
+        s->po.b[i] /= ysc;
+        s->po.kind[i + 1] = NN_PO_CLIP;
+        s->po.a[i + 1] = 0.f;
+        s->po.b[i + 1] = 1.f / ysc;
+        s->po.n++;
+        return !nn_post_conflict(&s->po);
+    }
     if (s->po.n >= NN_MAX_PO) return 0;
     s->po.kind[s->po.n] = NN_PO_LINEAR;
     s->po.a[s->po.n] = 1.f / ysc;
