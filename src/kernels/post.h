@@ -18,7 +18,12 @@ extern "C" {
  *   _oa_post_alpha FLOATS one per kind
  *   _oa_post_beta  FLOATS one per kind
  * NN_PO_ADD adds input 3 of the node (same shape and layout as the output);
- * MatMul may carry a bias vector (last dim) as input 2. */
+ * MatMul may carry a bias vector (last dim) as input 2.
+ * The int8 path (graph/qdq_conv.c) writes the same list on QLinearConv and
+ * com.microsoft.QLinearAdd: there it applies to the real (dequantised)
+ * result before requantisation to the output's scale and zero point, and
+ * on QLinearConv NN_PO_ADD adds the dequantised input 9 (its scale input
+ * 10, zero point input 11; a residual add folded in). */
 enum nn_po {
     NN_PO_NONE = 0,
     NN_PO_RELU = 1,       /* max(x,0); with alpha != 0 leaky */
