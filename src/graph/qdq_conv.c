@@ -1,7 +1,8 @@
 /* QDQ folding for convolutional networks (the int8 path of a QDQ model):
  * DequantizeLinear -> Conv -> [activation chain] -> QuantizeLinear becomes
  * QLinearConv with the chain as post-ops (kernels/post.h), and likewise
- * Add -> com.microsoft.QLinearAdd, GlobalAveragePool ->
+ * Add -> com.microsoft.QLinearAdd, Mul -> com.microsoft.QLinearMul,
+ * GlobalAveragePool ->
  * com.microsoft.QLinearGlobalAveragePool, AveragePool ->
  * com.microsoft.QLinearAveragePool, Concat -> com.microsoft.QLinearConcat,
  * while MaxPool, Reshape and Flatten whose Q after them repeats the DQ's
@@ -158,8 +159,9 @@ static int try_conv(qc *s, int ni)
     return 1;
 }
 
-/* Add of two quantised activations (with its chain) -> QLinearAdd. */
-static int try_add(qc *s, int ni)
+/* Add or Mul of two quantised activations (with its chain) -> QLinearAdd
+ * or QLinearMul (squeeze-excite scaling). */
+static int try_bin(qc *s, int ni, const char *qop)
 {
     g_graph *g = s->g;
     const g_node *n = &g->nodes[ni];
@@ -177,7 +179,7 @@ static int try_add(qc *s, int ni)
     if ((in[2] = zp_or_zero(g, &da, base)) < 0 || (in[5] = zp_or_zero(g, &db, base)) < 0 ||
         (in[7] = zp_or_zero(g, &q, base)) < 0)
         rc = oom();
-    if (!rc) rc = retype(g, ni, "QLinearAdd", "com.microsoft", in, 8);
+    if (!rc) rc = retype(g, ni, qop, "com.microsoft", in, 8);
     if (!rc && p.n) rc = fz_write_post(&g->nodes[ni], &p);
     if (rc) return rc;
     g->nodes[ni].out[0] = qy;
@@ -371,7 +373,8 @@ int graph_pass_qdq(g_graph *g)
         const g_node *n = &g->nodes[i];
         int r = 0;
         if (qdq_is_op(n, "Conv")) r = try_conv(&s, i);
-        else if (qdq_is_op(n, "Add")) r = try_add(&s, i);
+        else if (qdq_is_op(n, "Add")) r = try_bin(&s, i, "QLinearAdd");
+        else if (qdq_is_op(n, "Mul")) r = try_bin(&s, i, "QLinearMul");
         else if (qdq_is_op(n, "GlobalAveragePool")) r = try_avg(&s, i, "QLinearGlobalAveragePool");
         else if (qdq_is_op(n, "AveragePool")) r = try_avg(&s, i, "QLinearAveragePool");
         else if (qdq_is_op(n, "Concat")) r = try_concat(&s, i);

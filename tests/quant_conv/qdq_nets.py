@@ -207,6 +207,26 @@ def case_add(seed):
                b.rng.uniform(-1, 10, (1, 8, 1, 7)).astype(np.float32)], 0.06
 
 
+def case_se(seed):
+    """A squeeze-excite block as EfficientNet has it: depthwise conv with
+    SiLU, GlobalAveragePool, two 1x1 convs (SiLU, Sigmoid), the channel
+    scaling Mul of two quantised tensors, the projection conv."""
+    b = B(seed)
+    x_dq, _, _, _ = b.qdq("x", 0.03, 110)
+    d = conv_layer(b, x_dq, 0.03, 32, 32, 3, pad=1, group=32, act="silu", ys=0.02, yzp=20)
+    g = b.node("GlobalAveragePool", [d])
+    g_dq, _, _, _ = b.qdq(g, 0.01, 10)
+    s1 = conv_layer(b, g_dq, 0.01, 32, 8, 1, act="silu", ys=0.01, yzp=30)
+    s2 = conv_layer(b, s1, 0.01, 8, 32, 1, act="none", ys=0.05, yzp=128)
+    s2 = b.node("Sigmoid", [s2])
+    s2_dq, _, _, _ = b.qdq(s2, 1 / 255, 0)
+    m = b.node("Mul", [d, s2_dq])
+    m_dq, _, _, _ = b.qdq(m, 0.015, 30)
+    y = conv_layer(b, m_dq, 0.015, 32, 16, 1, act="none", ys=0.03, yzp=128)
+    mo = b.model([fin([1, 32, 14, 14])], [fin(None, name=y)])
+    return mo, [b.rng.uniform(-3, 4.5, (1, 32, 14, 14)).astype(np.float32)], 0.03
+
+
 def case_qop(seed):
     """QOperator form written directly: QLinearConv on uint8 input, integer output."""
     b = B(seed)
@@ -219,7 +239,7 @@ def case_qop(seed):
     return m, [b.rng.integers(0, 256, (1, 3, 9, 11)).astype(np.uint8)], 0
 
 
-MULTI = {"block_residual", "block_maxpool", "block_avgpool", "concat"}
+MULTI = {"block_residual", "block_maxpool", "block_avgpool", "concat", "squeeze_excite"}
 
 CASES = {
     "conv3x3_relu": lambda: case_conv(1, 1, 16, 12, 12, 32, 3, 1, 1, 1, "relu", True, 128),
@@ -241,6 +261,7 @@ CASES = {
     "globalavgpool": lambda: case_pool(17, "gap"),
     "maxpool": lambda: case_pool(18, "max"),
     "add_broadcast": lambda: case_add(19),
+    "squeeze_excite": lambda: case_se(20),
 }
 
 

@@ -1,5 +1,6 @@
 /* ONNX Runtime's quantised contrib ops (domain com.microsoft) that a folded
  * QDQ model runs between its int8 layers (graph/qdq_conv.c): QLinearAdd,
+ * QLinearMul,
  * QLinearGlobalAveragePool, QLinearAveragePool, QLinearConcat. Semantics as
  * ORT's contrib op documentation gives them: dequantise, compute, requantise
  * rounding half to even and saturating. QLinearAdd may carry the folded
@@ -61,11 +62,21 @@ typedef struct qadd_st {
     nn_post po;
     int scaled;   /* the chain is Relu/Clip only: it commutes with 1/C_scale */
     int same;     /* A and B have one known 4-D shape: either may be channels-last */
+    int mul;      /* QLinearMul */
+    int chan;     /* QLinearMul of [N,C,H,W] by [N,C,1,1]: 1 B is the small one, 2 A */
 } qadd_st;
+
+/* Whether small is [N,C,1,1] against big's [N,C,H,W] (both known). */
+static int chan_of(const g_shape *big, const g_shape *small)
+{
+    if (big->rank != 4 || small->rank != 4 || !g_shape_known(big) || !g_shape_known(small)) return 0;
+    return small->d[0] == big->d[0] && small->d[1] == big->d[1] && small->d[2] == 1 && small->d[3] == 1 &&
+           big->d[2] * big->d[3] > 1;
+}
 
 static void q_fini(void *s) { free(s); }
 
-static int qadd_init(g_graph *g, g_node *n, void **state)
+static int qbin_init(g_graph *g, g_node *n, void **state, int mul)
 {
     if (n->n_in < 7 || n->in[0] < 0 || n->in[3] < 0 || n->in[1] < 0 || n->in[4] < 0 || n->in[6] < 0)
         return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (%s): needs A, A_scale, B, B_scale "
@@ -82,6 +93,8 @@ static int qadd_init(g_graph *g, g_node *n, void **state)
     if (r) { free(s); return r; }
     const g_shape *as = &g->t[n->in[0]].shape, *bs = &g->t[n->in[3]].shape;
     s->same = as->rank == 4 && g_shape_known(as) && g_shape_eq(as, bs);
+    s->mul = mul;
+    s->chan = mul ? (chan_of(as, bs) ? 1 : chan_of(bs, as) ? 2 : 0) : 0;
     s->scaled = 1;
     for (int i = 0; i < s->po.n; i++)
         if (s->po.kind[i] != NN_PO_RELU && s->po.kind[i] != NN_PO_CLIP) s->scaled = 0;
@@ -89,15 +102,63 @@ static int qadd_init(g_graph *g, g_node *n, void **state)
     return 0;
 }
 
+static int qadd_init(g_graph *g, g_node *n, void **st) { return qbin_init(g, n, st, 0); }
+static int qmul_init(g_graph *g, g_node *n, void **st) { return qbin_init(g, n, st, 1); }
+
 static int qadd_infer(const g_node *n, void *state, const k_tensor *in, k_tensor *out)
 {
-    (void)state;
+    const qadd_st *s = state;
     int r = k_broadcast(n, &in[0].shape, &in[3].shape, &out[0].shape);
     if (r) return r;
     out[0].dtype = has(n, 7) && in[7].dtype != G_UNDEF ? in[7].dtype : in[0].dtype;
     int same = g_shape_eq(&in[0].shape, &in[3].shape);
     out[0].layout = same && in[0].layout == G_LAYOUT_NHWC && in[3].layout == G_LAYOUT_NHWC &&
                     out[0].shape.rank == 4 ? G_LAYOUT_NHWC : G_LAYOUT_PLAIN;
+    /* channel scaling: the output takes the large input's layout */
+    if (s && s->mul && chan_of(&in[0].shape, &in[3].shape)) out[0].layout = in[0].layout;
+    if (s && s->mul && chan_of(&in[3].shape, &in[0].shape)) out[0].layout = in[3].layout;
+    return 0;
+}
+
+/* uint8 rows of C channels (channels-last) or planes (plain) times one
+ * factor per channel: y = clamp((a - za) * f + zc) rounded half to even. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("arch=skylake-avx512", "avx2", "default")))
+#endif
+static void qmul_row_u8(const uint8_t *a, uint8_t *y, int64_t n, const float *f, int fstep, float za,
+                        float zc, float lo, float hi)
+{
+    for (int64_t i = 0; i < n; i++) {
+        float v = ((float)a[i] - za) * f[fstep ? i : 0] + zc;
+        v = v < lo ? lo : v;
+        v = v > hi ? hi : v;
+        v = (v + 12582912.f) - 12582912.f;
+        y[i] = (uint8_t)(int32_t)v;
+    }
+}
+
+/* QLinearMul of [N,C,H,W] (either layout) by [N,C,1,1], uint8, no chain:
+ * the squeeze-excite scaling. */
+static int qmul_chan(const qadd_st *s, const g_node *n, const k_tensor *in, k_tensor *out, float k,
+                     int32_t za, int32_t zb, int32_t zc, int nthr)
+{
+    const k_tensor *big = &in[s->chan == 1 ? 0 : 3], *small = &in[s->chan == 1 ? 3 : 0];
+    int32_t zbig = s->chan == 1 ? za : zb, zsm = s->chan == 1 ? zb : za;
+    const g_shape *xs = &big->shape;
+    int64_t N = xs->d[0], C = xs->d[1], P = xs->d[2] * xs->d[3];
+    int heap = 0;
+    float *f = nn_tmp_get(NULL, (size_t)(N * C) * sizeof(float), &heap);
+    if (!f) return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): out of memory", n->name, n->op_type);
+    for (int64_t i = 0; i < N * C; i++) f[i] = (float)(((const uint8_t *)small->data)[i] - zsm) * k;
+    int nhwc = big->layout == G_LAYOUT_NHWC;
+    const uint8_t *a = big->data;
+    uint8_t *y = out[0].data;
+    int64_t rows = nhwc ? N * P : N * C, len = nhwc ? C : P;
+    OA_PAR_FOR(nthr > 1 && N * C * P > 65536 ? nthr : 1, for (int64_t r = 0; r < rows; r++) {
+        const float *fr = nhwc ? f + (r / P) * C : f + r;
+        qmul_row_u8(a + r * len, y + r * len, len, fr, nhwc, (float)zbig, (float)zc, 0.f, 255.f);
+    });
+    nn_tmp_put(f, heap);
     return 0;
 }
 
@@ -171,49 +232,60 @@ static int qadd_run(const g_node *n, void *state, const k_tensor *in, k_tensor *
     int dt = out[0].dtype;
     const g_shape *ys = &out[0].shape;
     int64_t cnt = g_shape_numel(ys);
-    if (g_shape_eq(&in[0].shape, &in[3].shape) && in[0].layout == in[3].layout && in[0].layout == out[0].layout) {
+    if (s->mul && s->chan && !s->po.n && dt == G_U8 && in[0].dtype == G_U8 &&
+        chan_of(&in[s->chan == 1 ? 0 : 3].shape, &in[s->chan == 1 ? 3 : 0].shape) &&
+        out[0].layout == in[s->chan == 1 ? 0 : 3].layout)
+        return qmul_chan(s, n, in, out, sa * sb / scy, za, zb, zc, ctx ? ctx->threads : 1);
+    if (!s->mul && g_shape_eq(&in[0].shape, &in[3].shape) && in[0].layout == in[3].layout &&
+        in[0].layout == out[0].layout) {
         qadd_flat(s, in[0].data, in[3].data, out[0].data, dt, cnt, za, zb, zc, sa, sb, scy,
                   ctx ? ctx->threads : 1);
         return 0;
     }
-    /* broadcasting (plain layouts: qadd_accepts) or mixed layouts of one shape */
-    int same = g_shape_eq(&in[0].shape, &in[3].shape) && ys->rank == 4;
-    if (!same && (in[0].layout || in[3].layout || out[0].layout))
+    /* broadcasting; 4-D tensors in either layout (each addressed through
+     * its own strides, a dimension of 1 broadcast), other ranks plain */
+    int rank = ys->rank, four = rank == 4 && in[0].shape.rank == 4 && in[3].shape.rank == 4;
+    if (!four && (in[0].layout || in[3].layout || out[0].layout))
         return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s' (%s): broadcasting over a "
                         "channels-last tensor", n->name, n->op_type);
-    nn_strides xa, xb, xy;
-    if (same) {
-        nn_strides_of(ys, in[0].layout, &xa);
-        nn_strides_of(ys, in[3].layout, &xb);
+    int64_t sa_[G_MAX_RANK], sb_[G_MAX_RANK], sy_[G_MAX_RANK];
+    if (four) {
+        nn_strides xa, xb, xy;
+        nn_strides_of(&in[0].shape, in[0].layout, &xa);
+        nn_strides_of(&in[3].shape, in[3].layout, &xb);
         nn_strides_of(ys, out[0].layout, &xy);
-    }
-    int rank = ys->rank;
-    int64_t sa_[G_MAX_RANK], sb_[G_MAX_RANK];
-    int64_t ea = 1, eb = 1;
-    for (int d = rank - 1; d >= 0; d--) {
-        int ia = d - (rank - in[0].shape.rank), ib = d - (rank - in[3].shape.rank);
-        int64_t da = ia >= 0 ? in[0].shape.d[ia] : 1, db = ib >= 0 ? in[3].shape.d[ib] : 1;
-        sa_[d] = da == 1 ? 0 : ea;
-        sb_[d] = db == 1 ? 0 : eb;
-        ea *= da;
-        eb *= db;
+        int64_t a4[4] = { xa.n, xa.c, xa.sp[0], xa.sp[1] }, b4[4] = { xb.n, xb.c, xb.sp[0], xb.sp[1] };
+        int64_t y4[4] = { xy.n, xy.c, xy.sp[0], xy.sp[1] };
+        for (int d = 0; d < 4; d++) {
+            sa_[d] = in[0].shape.d[d] == 1 ? 0 : a4[d];
+            sb_[d] = in[3].shape.d[d] == 1 ? 0 : b4[d];
+            sy_[d] = y4[d];
+        }
+    } else {
+        int64_t ea = 1, eb = 1, ey = 1;
+        for (int d = rank - 1; d >= 0; d--) {
+            int ia = d - (rank - in[0].shape.rank), ib = d - (rank - in[3].shape.rank);
+            int64_t da = ia >= 0 ? in[0].shape.d[ia] : 1, db = ib >= 0 ? in[3].shape.d[ib] : 1;
+            sa_[d] = da == 1 ? 0 : ea;
+            sb_[d] = db == 1 ? 0 : eb;
+            sy_[d] = ey;
+            ea *= da;
+            eb *= db;
+            ey *= ys->d[d];
+        }
     }
     for (int64_t i = 0; i < cnt; i++) {
-        int64_t rem = i, oa = 0, ob = 0, oy = i, c4[4] = { 0, 0, 0, 0 };
+        int64_t rem = i, oa = 0, ob = 0, oy = 0;
         for (int d = rank - 1; d >= 0; d--) {
             int64_t k = rem % ys->d[d];
             rem /= ys->d[d];
             oa += k * sa_[d];
             ob += k * sb_[d];
-            if (same) c4[d] = k;
+            oy += k * sy_[d];
         }
-        if (same) {
-            oa = c4[0] * xa.n + c4[1] * xa.c + c4[2] * xa.sp[0] + c4[3] * xa.sp[1];
-            ob = c4[0] * xb.n + c4[1] * xb.c + c4[2] * xb.sp[0] + c4[3] * xb.sp[1];
-            oy = c4[0] * xy.n + c4[1] * xy.c + c4[2] * xy.sp[0] + c4[3] * xy.sp[1];
-        }
-        float v = (float)(ld8(in[0].data, in[0].dtype, (size_t)oa) - za) * sa +
-                  (float)(ld8(in[3].data, in[3].dtype, (size_t)ob) - zb) * sb;
+        float da = (float)(ld8(in[0].data, in[0].dtype, (size_t)oa) - za) * sa;
+        float db = (float)(ld8(in[3].data, in[3].dtype, (size_t)ob) - zb) * sb;
+        float v = s->mul ? da * db : da + db;
         nn_post_apply(&s->po, &v, 1, NULL);
         st8(out[0].data, dt, (size_t)oy, q_round(v / scy, zc, dt));
     }
@@ -224,7 +296,8 @@ static int qadd_accepts(const g_node *n, void *state, int idx, int layout)
 {
     (void)n;
     const qadd_st *s = state;
-    return layout == G_LAYOUT_PLAIN || (layout == G_LAYOUT_NHWC && s && s->same && (idx == 0 || idx == 3));
+    return layout == G_LAYOUT_PLAIN || (layout == G_LAYOUT_NHWC && s && (s->same || s->chan) &&
+                                        (idx == 0 || idx == 3));
 }
 
 /* ---- QLinearGlobalAveragePool: X, x_scale, x_zp, y_scale, y_zp ---- */
@@ -269,14 +342,25 @@ static int qgap_run(const g_node *n, void *state, const k_tensor *in, k_tensor *
     int32_t zx = zp_of(n, in, 2), zy = zp_of(n, in, 4);
     int nhwc = in[0].layout == G_LAYOUT_NHWC && xs->rank == 4;
     int dt = in[0].dtype;
-    for (int64_t b = 0; b < N; b++)
-        for (int64_t c = 0; c < C; c++) {
-            int64_t sum = 0;
+    int heap = 0;
+    int64_t *sum = nn_tmp_get(NULL, (size_t)C * sizeof(int64_t), &heap);
+    if (!sum) return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): out of memory", n->name, n->op_type);
+    for (int64_t b = 0; b < N; b++) {
+        memset(sum, 0, (size_t)C * sizeof(int64_t));
+        if (nhwc) {
+            /* channels-last: rows of C values, summed row by row */
             for (int64_t p = 0; p < plane; p++)
-                sum += ld8(in[0].data, dt, (size_t)(nhwc ? (b * plane + p) * C + c : (b * C + c) * plane + p));
-            float v = (float)(sum - (int64_t)zx * plane) * scale;
+                for (int64_t c = 0; c < C; c++) sum[c] += ld8(in[0].data, dt, (size_t)((b * plane + p) * C + c));
+        } else {
+            for (int64_t c = 0; c < C; c++)
+                for (int64_t p = 0; p < plane; p++) sum[c] += ld8(in[0].data, dt, (size_t)((b * C + c) * plane + p));
+        }
+        for (int64_t c = 0; c < C; c++) {
+            float v = (float)(sum[c] - (int64_t)zx * plane) * scale;
             st8(out[0].data, out[0].dtype, (size_t)(b * C + c), q_round(v, zy, out[0].dtype));
         }
+    }
+    nn_tmp_put(sum, heap);
     return 0;
 }
 
@@ -453,6 +537,7 @@ static int qcat_run(const g_node *n, void *state, const k_tensor *in, k_tensor *
     K_REGISTER(var)
 
 QMS(k_qladd_ref, "QLinearAdd", qadd_init, qadd_infer, qadd_run, q_fini, qadd_accepts);
+QMS(k_qlmul_ref, "QLinearMul", qmul_init, qadd_infer, qadd_run, q_fini, qadd_accepts);
 QMS(k_qlgap_ref, "QLinearGlobalAveragePool", qgap_init, qgap_infer, qgap_run, q_fini, qx_accepts);
 QMS(k_qlap_ref, "QLinearAveragePool", qap_init, qap_infer, qap_run, q_fini, NULL);
 QMS(k_qlcat_ref, "QLinearConcat", qcat_init, qcat_infer, qcat_run, q_fini, NULL);
