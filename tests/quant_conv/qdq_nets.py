@@ -196,15 +196,15 @@ def case_pool(seed, op):
     return m, [b.rng.uniform(-3, 4.5, (2, 16, 11, 13)).astype(np.float32)], 0.02 if op == "avg" else 0.03
 
 
-def case_add(seed):
+def case_bin(seed, op, yshape, ys):
     b = B(seed)
     a_dq, _, _, _ = b.qdq("x", 0.03, 100)
     c_dq, _, _, _ = b.qdq("y", 0.05, 20)
-    a = b.node("Add", [a_dq, c_dq])
-    y, _, _, _ = b.qdq(a, 0.06, 128)
-    m = b.model([fin([1, 8, 5, 7]), fin([1, 8, 1, 7], name="y")], [fin(None, name=y)])
-    return m, [b.rng.uniform(-3, 4.5, (1, 8, 5, 7)).astype(np.float32),
-               b.rng.uniform(-1, 10, (1, 8, 1, 7)).astype(np.float32)], 0.06
+    a = b.node(op, [a_dq, c_dq])
+    y, _, _, _ = b.qdq(a, ys, 128)
+    m = b.model([fin([1, 8, 5, 70]), fin(yshape, name="y")], [fin(None, name=y)])
+    return m, [b.rng.uniform(-3, 4.5, (1, 8, 5, 70)).astype(np.float32),
+               b.rng.uniform(-1, 10, yshape).astype(np.float32)], ys
 
 
 def case_se(seed):
@@ -260,7 +260,9 @@ CASES = {
     "avgpool": lambda: case_pool(16, "avg"),
     "globalavgpool": lambda: case_pool(17, "gap"),
     "maxpool": lambda: case_pool(18, "max"),
-    "add_broadcast": lambda: case_add(19),
+    "add_broadcast": lambda: case_bin(19, "Add", [1, 8, 1, 70], 0.06),
+    "mul_same": lambda: case_bin(21, "Mul", [1, 8, 5, 70], 0.2),
+    "mul_channel": lambda: case_bin(22, "Mul", [1, 8, 1, 1], 0.2),
     "squeeze_excite": lambda: case_se(20),
 }
 

@@ -121,20 +121,81 @@ static int qadd_infer(const g_node *n, void *state, const k_tensor *in, k_tensor
 }
 
 /* uint8 rows of C channels (channels-last) or planes (plain) times one
- * factor per channel: y = clamp((a - za) * f + zc) rounded half to even. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-__attribute__((target_clones("arch=skylake-avx512", "avx2", "default")))
-#endif
-static void qmul_row_u8(const uint8_t *a, uint8_t *y, int64_t n, const float *f, int fstep, float za,
-                        float zc, float lo, float hi)
+ * factor per channel (fstep 1) or one for the row (0):
+ * y = clamp((a - za) * f + zc) rounded half to even. */
+static void qmul_row_c(const uint8_t *a, uint8_t *y, int64_t n, const float *f, int fstep, float za,
+                       float zc)
 {
     for (int64_t i = 0; i < n; i++) {
-        float v = ((float)a[i] - za) * f[fstep ? i : 0] + zc;
-        v = v < lo ? lo : v;
-        v = v > hi ? hi : v;
-        v = (v + 12582912.f) - 12582912.f;
-        y[i] = (uint8_t)(int32_t)v;
+        float v = rintf(((float)a[i] - za) * f[fstep ? i : 0]) + zc;
+        y[i] = (uint8_t)(v >= 0.f ? (v <= 255.f ? v : 255.f) : 0.f);
     }
+}
+
+#ifdef QL_X86
+__attribute__((target("avx2"))) static void qmul_row_avx2(const uint8_t *a, uint8_t *y, int64_t n,
+                                                          const float *f, int fstep, float za, float zc)
+{
+    __m256 vz = _mm256_set1_ps(za), vc = _mm256_set1_ps(zc), f0 = _mm256_set1_ps(f[0]);
+    __m256 lo = _mm256_setzero_ps(), hi = _mm256_set1_ps(255.f);
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 fv = fstep ? _mm256_loadu_ps(f + i) : f0;
+        __m256 v = _mm256_mul_ps(_mm256_sub_ps(ld8_f(a + i), vz), fv);
+        v = _mm256_add_ps(_mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), vc);
+        st8_u8(y + i, v, lo, hi);
+    }
+    qmul_row_c(a + i, y + i, n - i, fstep ? f + i : f, fstep, za, zc);
+}
+#endif
+
+static void qmul_row_u8(const uint8_t *a, uint8_t *y, int64_t n, const float *f, int fstep, float za,
+                        float zc)
+{
+#ifdef QL_X86
+    if (__builtin_cpu_supports("avx2")) { qmul_row_avx2(a, y, n, f, fstep, za, zc); return; }
+#endif
+    qmul_row_c(a, y, n, f, fstep, za, zc);
+}
+
+/* uint8 product of two tensors of one shape and layout, no chain:
+ * y = clamp(((a - za) * (b - zb) * k) rounded + zc). */
+static void qmul_u8_c(const uint8_t *a, const uint8_t *b, uint8_t *y, int64_t n, float za, float zb,
+                      float k, float zc)
+{
+    for (int64_t i = 0; i < n; i++) {
+        float v = rintf(((float)a[i] - za) * ((float)b[i] - zb) * k) + zc;
+        y[i] = (uint8_t)(v >= 0.f ? (v <= 255.f ? v : 255.f) : 0.f);
+    }
+}
+
+#ifdef QL_X86
+__attribute__((target("avx2"))) static void qmul_u8_avx2(const uint8_t *a, const uint8_t *b, uint8_t *y,
+                                                         int64_t n, float za, float zb, float k, float zc)
+{
+    __m256 va = _mm256_set1_ps(za), vb = _mm256_set1_ps(zb), vk = _mm256_set1_ps(k), vc = _mm256_set1_ps(zc);
+    __m256 lo = _mm256_setzero_ps(), hi = _mm256_set1_ps(255.f);
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 v = _mm256_mul_ps(_mm256_mul_ps(_mm256_sub_ps(ld8_f(a + i), va), _mm256_sub_ps(ld8_f(b + i), vb)), vk);
+        v = _mm256_add_ps(_mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), vc);
+        st8_u8(y + i, v, lo, hi);
+    }
+    qmul_u8_c(a + i, b + i, y + i, n - i, za, zb, k, zc);
+}
+#endif
+
+static void qmul_u8(const uint8_t *a, const uint8_t *b, uint8_t *y, int64_t n, float za, float zb, float k,
+                    float zc, int nthr)
+{
+    int64_t chunk = 16384, nch = (n + chunk - 1) / chunk;
+    OA_PAR_FOR(nthr > 1 && n > 65536 ? nthr : 1, for (int64_t c = 0; c < nch; c++) {
+        int64_t e = (c + 1) * chunk < n ? (c + 1) * chunk : n, o = c * chunk;
+#ifdef QL_X86
+        if (__builtin_cpu_supports("avx2")) { qmul_u8_avx2(a + o, b + o, y + o, e - o, za, zb, k, zc); continue; }
+#endif
+        qmul_u8_c(a + o, b + o, y + o, e - o, za, zb, k, zc);
+    });
 }
 
 /* QLinearMul of [N,C,H,W] (either layout) by [N,C,1,1], uint8, no chain:
@@ -156,27 +217,63 @@ static int qmul_chan(const qadd_st *s, const g_node *n, const k_tensor *in, k_te
     int64_t rows = nhwc ? N * P : N * C, len = nhwc ? C : P;
     OA_PAR_FOR(nthr > 1 && N * C * P > 65536 ? nthr : 1, for (int64_t r = 0; r < rows; r++) {
         const float *fr = nhwc ? f + (r / P) * C : f + r;
-        qmul_row_u8(a + r * len, y + r * len, len, fr, nhwc, (float)zbig, (float)zc, 0.f, 255.f);
+        qmul_row_u8(a + r * len, y + r * len, len, fr, nhwc, (float)zbig, (float)zc);
     });
     nn_tmp_put(f, heap);
     return 0;
 }
 
 /* uint8 with a Relu/Clip chain or none: y = clamp(a*ra + b*rb + off) rounded
- * half to even, in a loop the compiler vectorises (cloned per ISA). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-__attribute__((target_clones("arch=skylake-avx512", "avx2", "default")))
+ * half to even. */
+static void qadd_u8_c(const uint8_t *a, const uint8_t *b, uint8_t *y, int64_t n, float ra, float rb,
+                      float off, float lo, float hi)
+{
+    for (int64_t i = 0; i < n; i++) {
+        float v = rintf((float)a[i] * ra + (float)b[i] * rb + off);
+        y[i] = (uint8_t)(v >= lo ? (v <= hi ? v : hi) : lo);
+    }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+/* 8 floats rounded half to even, clamped to [lo, hi] (within 0..255), to bytes */
+__attribute__((target("avx2"))) static inline void st8_u8(uint8_t *y, __m256 v, __m256 lo, __m256 hi)
+{
+    v = _mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    v = _mm256_min_ps(_mm256_max_ps(v, lo), hi);
+    __m256i q = _mm256_cvtps_epi32(v);
+    __m128i w = _mm_packus_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+    _mm_storel_epi64((__m128i *)y, _mm_packus_epi16(w, w));
+}
+
+__attribute__((target("avx2"))) static inline __m256 ld8_f(const uint8_t *p)
+{
+    return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)p)));
+}
+
+__attribute__((target("avx2"))) static void qadd_u8_avx2(const uint8_t *a, const uint8_t *b, uint8_t *y,
+                                                         int64_t n, float ra, float rb, float off,
+                                                         float lo, float hi)
+{
+    __m256 va = _mm256_set1_ps(ra), vb = _mm256_set1_ps(rb), vo = _mm256_set1_ps(off);
+    __m256 vl = _mm256_set1_ps(lo), vh = _mm256_set1_ps(hi);
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 v = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(ld8_f(a + i), va), _mm256_mul_ps(ld8_f(b + i), vb)), vo);
+        st8_u8(y + i, v, vl, vh);
+    }
+    qadd_u8_c(a + i, b + i, y + i, n - i, ra, rb, off, lo, hi);
+}
+#define QL_X86 1
 #endif
+
 static void qadd_u8(const uint8_t *a, const uint8_t *b, uint8_t *y, int64_t n, float ra, float rb,
                     float off, float lo, float hi)
 {
-    for (int64_t i = 0; i < n; i++) {
-        float v = (float)a[i] * ra + (float)b[i] * rb + off;
-        v = v < lo ? lo : v;
-        v = v > hi ? hi : v;
-        v = (v + 12582912.f) - 12582912.f;
-        y[i] = (uint8_t)(int32_t)v;
-    }
+#ifdef QL_X86
+    if (__builtin_cpu_supports("avx2")) { qadd_u8_avx2(a, b, y, n, ra, rb, off, lo, hi); return; }
+#endif
+    qadd_u8_c(a, b, y, n, ra, rb, off, lo, hi);
 }
 
 /* Same shape and layout: one flat loop. */
@@ -236,6 +333,12 @@ static int qadd_run(const g_node *n, void *state, const k_tensor *in, k_tensor *
         chan_of(&in[s->chan == 1 ? 0 : 3].shape, &in[s->chan == 1 ? 3 : 0].shape) &&
         out[0].layout == in[s->chan == 1 ? 0 : 3].layout)
         return qmul_chan(s, n, in, out, sa * sb / scy, za, zb, zc, ctx ? ctx->threads : 1);
+    if (s->mul && !s->po.n && dt == G_U8 && in[0].dtype == G_U8 && g_shape_eq(&in[0].shape, &in[3].shape) &&
+        in[0].layout == in[3].layout && in[0].layout == out[0].layout) {
+        qmul_u8(in[0].data, in[3].data, out[0].data, cnt, (float)za, (float)zb, sa * sb / scy, (float)zc,
+                ctx ? ctx->threads : 1);
+        return 0;
+    }
     if (!s->mul && g_shape_eq(&in[0].shape, &in[3].shape) && in[0].layout == in[3].layout &&
         in[0].layout == out[0].layout) {
         qadd_flat(s, in[0].data, in[3].data, out[0].data, dt, cnt, za, zb, zc, sa, sb, scy,
@@ -273,6 +376,28 @@ static int qadd_run(const g_node *n, void *state, const k_tensor *in, k_tensor *
             eb *= db;
             ey *= ys->d[d];
         }
+    }
+    if (four) {
+        /* nested loops in the output's storage order: no index arithmetic per value */
+        int ord[4] = { 0, 1, 2, 3 };
+        if (out[0].layout == G_LAYOUT_NHWC) { ord[1] = 2; ord[2] = 3; ord[3] = 1; }
+        const int64_t *D = ys->d;
+        int64_t i0, i1, i2, i3;
+        for (i0 = 0; i0 < D[ord[0]]; i0++)
+            for (i1 = 0; i1 < D[ord[1]]; i1++)
+                for (i2 = 0; i2 < D[ord[2]]; i2++) {
+                    int64_t oa = i0 * sa_[ord[0]] + i1 * sa_[ord[1]] + i2 * sa_[ord[2]];
+                    int64_t ob = i0 * sb_[ord[0]] + i1 * sb_[ord[1]] + i2 * sb_[ord[2]];
+                    int64_t oy = i0 * sy_[ord[0]] + i1 * sy_[ord[1]] + i2 * sy_[ord[2]];
+                    for (i3 = 0; i3 < D[ord[3]]; i3++) {
+                        float da = (float)(ld8(in[0].data, in[0].dtype, (size_t)(oa + i3 * sa_[ord[3]])) - za) * sa;
+                        float db = (float)(ld8(in[3].data, in[3].dtype, (size_t)(ob + i3 * sb_[ord[3]])) - zb) * sb;
+                        float v = s->mul ? da * db : da + db;
+                        if (s->po.n) nn_post_apply(&s->po, &v, 1, NULL);
+                        st8(out[0].data, dt, (size_t)(oy + i3 * sy_[ord[3]]), q_round(v / scy, zc, dt));
+                    }
+                }
+        return 0;
     }
     for (int64_t i = 0; i < cnt; i++) {
         int64_t rem = i, oa = 0, ob = 0, oy = 0;

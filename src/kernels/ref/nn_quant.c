@@ -56,6 +56,7 @@ static int fail_shape(const g_node *n, int idx, const g_shape *s, const char *wa
 
 typedef struct qdq_st {
     int64_t axis;
+    int per_tensor;   /* a constant scalar scale: elementwise, any layout */
 } qdq_st;
 
 static int qdq_init(g_graph *g, g_node *n, void **state, int quant)
@@ -79,8 +80,24 @@ static int qdq_init(g_graph *g, g_node *n, void **state, int quant)
     qdq_st *s = calloc(1, sizeof *s);
     if (!s) return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s': out of memory", n->name);
     s->axis = g_attr_int(n, "axis", 1);
+    const g_tensor *sc = &g->t[n->in[1]];
+    s->per_tensor = sc->kind == G_TK_CONST && sc->shape.rank >= 0 && g_shape_numel(&sc->shape) == 1;
     *state = s;
     return 0;
+}
+
+/* Per tensor the op is elementwise: a 4-D input may be channels-last, and
+ * the output keeps its layout (qdq_layout). */
+static int qdq_accepts(const g_node *n, void *state, int idx, int layout)
+{
+    (void)n;
+    const qdq_st *s = state;
+    return layout == G_LAYOUT_PLAIN || (s && s->per_tensor && idx == 0);
+}
+
+static void qdq_layout(const qdq_st *s, const k_tensor *in, k_tensor *out)
+{
+    out[0].layout = s && s->per_tensor && in[0].shape.rank == 4 ? in[0].layout : G_LAYOUT_PLAIN;
 }
 
 static int q_init(g_graph *g, g_node *n, void **st) { return qdq_init(g, n, st, 1); }
@@ -107,6 +124,7 @@ static int qdq_axis(const g_node *n, const qdq_st *s, const k_tensor *in, int64_
 
 static int q_infer(const g_node *n, void *state, const k_tensor *in, k_tensor *out)
 {
+    qdq_layout(state, in, out);
     out[0].shape = in[0].shape;
     out[0].dtype = has(n, 2) && in[2].dtype != G_UNDEF ? in[2].dtype : G_U8;
     return 0;
@@ -114,26 +132,56 @@ static int q_infer(const g_node *n, void *state, const k_tensor *in, k_tensor *o
 
 static int dq_infer(const g_node *n, void *state, const k_tensor *in, k_tensor *out)
 {
+    qdq_layout(state, in, out);
     out[0].shape = in[0].shape;
     out[0].dtype = n->opset >= 19 && nn_is_float(in[1].dtype) ? in[1].dtype : G_F32;
     return 0;
 }
 
-/* float32 -> uint8 per tensor (the input of an int8 model): the same
- * rounding (half to even of x / scale, then the zero point, saturated) in a
- * loop the compiler vectorises. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-__attribute__((target_clones("arch=skylake-avx512", "avx2", "default")))
-#endif
-static void q_u8(const float *x, uint8_t *y, int64_t n, float sc, float z)
+/* float32 -> uint8 per tensor (the input of an int8 model, and the float
+ * tensors a QDQ model quantises between its float ops): the same rounding
+ * (half to even of x / scale, then the zero point, saturated; NaN -> 0). */
+static void q_u8_c(const float *x, uint8_t *y, int64_t n, float sc, float z)
 {
     for (int64_t i = 0; i < n; i++) {
-        float v = x[i] / sc;
-        v = v < -1e7f ? -1e7f : v > 1e7f ? 1e7f : v;
-        v = (v + 12582912.f) - 12582912.f + z;
-        v = v < 0.f ? 0.f : v > 255.f ? 255.f : v;
-        y[i] = (uint8_t)(int32_t)v;
+        float v = rintf(x[i] / sc) + z;
+        y[i] = (uint8_t)(v >= 0.f ? (v <= 255.f ? v : 255.f) : 0.f);
     }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+__attribute__((target("avx2"))) static void q_u8_avx2(const float *x, uint8_t *y, int64_t n, float sc, float z)
+{
+    __m256 vs = _mm256_set1_ps(sc), vz = _mm256_set1_ps(z), lo = _mm256_setzero_ps(), hi = _mm256_set1_ps(255.f);
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 v = _mm256_div_ps(_mm256_loadu_ps(x + i), vs);
+        v = _mm256_add_ps(_mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), vz);
+        v = _mm256_min_ps(_mm256_max_ps(v, lo), hi);   /* (max_ps of a NaN gives lo) */
+        __m256i q = _mm256_cvtps_epi32(v);
+        __m128i w = _mm_packus_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+        _mm_storel_epi64((__m128i *)(y + i), _mm_packus_epi16(w, w));
+    }
+    q_u8_c(x + i, y + i, n - i, sc, z);
+}
+#endif
+
+static void q_u8(const float *x, uint8_t *y, int64_t n, float sc, float z)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (__builtin_cpu_supports("avx2")) { q_u8_avx2(x, y, n, sc, z); return; }
+#endif
+    q_u8_c(x, y, n, sc, z);
+}
+
+/* uint8 -> float32 per tensor, vectorised. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+#endif
+static void dq_u8(const uint8_t *x, float *y, int64_t n, float sc, float z)
+{
+    for (int64_t i = 0; i < n; i++) y[i] = ((float)x[i] - z) * sc;
 }
 
 static int qdq_run(const g_node *n, void *state, const k_tensor *in, k_tensor *out,
@@ -145,6 +193,11 @@ static int qdq_run(const g_node *n, void *state, const k_tensor *in, k_tensor *o
     if (r) return r;
     int64_t cnt = g_shape_numel(&in[0].shape);
     int zp = has(n, 2) && in[2].data;
+    if (!quant && per == 1 && in[0].dtype == G_U8 && out[0].dtype == G_F32 && in[1].dtype == G_F32) {
+        dq_u8(in[0].data, out[0].data, cnt, *(const float *)in[1].data,
+              zp ? (float)qget(in[2].data, in[2].dtype, 0) : 0.f);
+        return 0;
+    }
     if (quant && per == 1 && in[0].dtype == G_F32 && out[0].dtype == G_U8 && in[1].dtype == G_F32) {
         float sc = *(const float *)in[1].data;
         if (sc > 0.f) {
@@ -470,8 +523,14 @@ static void q_fini(void *state) { free(state); }
         .impl = "ref", .priority = 0, .init = in_, .infer = inf, .run = rn, .fini = q_fini }; \
     K_REGISTER(var)
 
-QOP(k_quantize_ref, "QuantizeLinear", 10, q_init, q_infer, q_run);
-QOP(k_dequantize_ref, "DequantizeLinear", 10, dq_init, dq_infer, dq_run);
+static const k_op k_quantize_ref = { .op_type = "QuantizeLinear", .domain = "", .since = 10, .until = 0,
+    .impl = "ref", .priority = 0, .init = q_init, .infer = q_infer, .run = q_run, .fini = q_fini,
+    .accepts_layout = qdq_accepts };
+K_REGISTER(k_quantize_ref);
+static const k_op k_dequantize_ref = { .op_type = "DequantizeLinear", .domain = "", .since = 10, .until = 0,
+    .impl = "ref", .priority = 0, .init = dq_init, .infer = dq_infer, .run = dq_run, .fini = q_fini,
+    .accepts_layout = qdq_accepts };
+K_REGISTER(k_dequantize_ref);
 QOP(k_dynquant_ref, "DynamicQuantizeLinear", 11, dql_init, dql_infer, dql_run);
 QOP(k_matmulint_ref, "MatMulInteger", 10, mmi_init, qmm_infer, qmm_run);
 QOP(k_qlmatmul_ref, "QLinearMatMul", 10, qlmm_init, qmm_infer, qmm_run);
