@@ -287,11 +287,11 @@ static int live_readers(const qc *s, int t)
     return cnt;
 }
 
-/* A QLinearAdd (no broadcast) one of whose addends is a QLinearConv's
- * output read by nothing else: the convolution adds the other addend itself
- * (inputs 9-11 and NN_PO_ADD first in its post-ops, the add's chain after)
- * and writes the add's output, a sum post-op for oneDNN. The convolution's
- * own requantisation goes: the sum is of its exact result. */
+/* A QLinearAdd (no broadcast, a Relu/Clip chain or none) one of whose
+ * addends is a QLinearConv's output read by nothing else: the convolution
+ * adds the other addend itself (inputs 9-11; its post-ops saturate and round
+ * to its own output step as before, then NN_PO_ADD, then the add's chain)
+ * and writes the add's output, a sum post-op for oneDNN. */
 static int try_sum(qc *s, int ai)
 {
     g_graph *g = s->g;
@@ -313,18 +313,25 @@ static int try_sum(qc *s, int ai)
             live_readers(s, t) != 1)
             continue;
         nn_post cp, ap;
-        if (nn_post_parse(c, &cp) || cp.n || nn_post_parse(a, &ap) || ap.n + 2 > NN_MAX_PO) continue;
-        /* the convolution's output saturated at its QuantizeLinear's range:
-         * keep that clip (its rounding to the step goes) */
+        if (nn_post_parse(c, &cp) || cp.n || nn_post_parse(a, &ap) || ap.n + 5 > NN_MAX_PO) continue;
+        int homog = 1;   /* (Relu/Clip after the add: oneDNN then takes the whole chain) */
+        for (int i = 0; i < ap.n; i++)
+            if (ap.kind[i] != NN_PO_CLIP && !(ap.kind[i] == NN_PO_RELU && ap.a[i] == 0.f)) homog = 0;
+        if (!homog) continue;
+        /* the convolution's own output step s3 as ORT computes it: saturate
+         * to its range and round to the step, then add */
         float s3 = g->t[c->in[6]].kind == G_TK_CONST ? *(const float *)g->t[c->in[6]].data : 0.f;
         const g_tensor *z3t = &g->t[c->in[7]];
         if (!(s3 > 0.f) || z3t->kind != G_TK_CONST || !z3t->data || (z3t->dtype != G_U8 && z3t->dtype != G_I8))
             continue;
         int32_t z3 = z3t->dtype == G_U8 ? *(const uint8_t *)z3t->data : *(const int8_t *)z3t->data;
         float qlo = z3t->dtype == G_U8 ? 0.f : -128.f, qhi = z3t->dtype == G_U8 ? 255.f : 127.f;
-        nn_post p = { .n = 2, .kind = { NN_PO_CLIP, NN_PO_ADD }, .has_add = 1 };
+        nn_post p = { .n = 5, .kind = { NN_PO_CLIP, NN_PO_LINEAR, NN_PO_ROUND, NN_PO_LINEAR, NN_PO_ADD },
+                      .has_add = 1 };
         p.a[0] = (qlo - (float)z3) * s3;
         p.b[0] = (qhi - (float)z3) * s3;
+        p.a[1] = 1.f / s3;
+        p.a[3] = s3;
         for (int i = 0; i < ap.n; i++) { p.kind[p.n] = ap.kind[i]; p.a[p.n] = ap.a[i]; p.b[p.n] = ap.b[i]; p.n++; }
         int in[12];
         for (int i = 0; i < 9; i++) in[i] = i < c->n_in ? c->in[i] : -1;

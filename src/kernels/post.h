@@ -23,7 +23,9 @@ extern "C" {
  * com.microsoft.QLinearAdd: there it applies to the real (dequantised)
  * result before requantisation to the output's scale and zero point, and
  * on QLinearConv NN_PO_ADD adds the dequantised input 9 (its scale input
- * 10, zero point input 11; a residual add folded in). */
+ * 10, zero point input 11; a residual add folded in), after CLIP, LINEAR
+ * 1/s, ROUND, LINEAR s: the saturation and rounding of the convolution's
+ * own output step s that the folding removed. */
 enum nn_po {
     NN_PO_NONE = 0,
     NN_PO_RELU = 1,       /* max(x,0); with alpha != 0 leaky */
@@ -38,6 +40,7 @@ enum nn_po {
     NN_PO_ELU = 10,       /* x > 0 ? x : alpha*(exp(x)-1) */
     NN_PO_ADD = 11,       /* x + input[3] */
     NN_PO_LINEAR = 12,    /* alpha*x + beta */
+    NN_PO_ROUND = 13,     /* rint(x), half to even (int8 path: a skipped requantisation's rounding) */
     NN_PO_COUNT
 };
 #define NN_MAX_PO 8

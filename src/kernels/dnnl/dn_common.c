@@ -173,6 +173,7 @@ static dnnl_status_t post_append_q(dnnl_post_ops_t po, const nn_post *p, const d
         case NN_PO_SILU: st = elt(po, dnnl_eltwise_swish, a, 0.f); break;
         case NN_PO_ELU: st = elt(po, dnnl_eltwise_elu, a, 0.f); break;
         case NN_PO_LINEAR: st = elt(po, dnnl_eltwise_linear, a, b); break;
+        case NN_PO_ROUND: st = elt(po, dnnl_eltwise_round, 0.f, 0.f); break;
         case NN_PO_ADD:
             /* without a descriptor: an in-place sum, the caller puts the
              * addend in the destination first */

@@ -86,21 +86,51 @@ static int scalar_zp(const g_tensor *t, int dt, int32_t *v)
     return 1;
 }
 
+/* A folded residual (graph/qdq_conv.c try_sum): CLIP, LINEAR 1/s3, ROUND,
+ * LINEAR s3, ADD, then Relu/Clip. oneDNN computes in s3 units (output
+ * scales x_scale * w_scale[c] / s3): clip, round, the sum of the residual
+ * (scale r_scale / s3, its zero point), linear s3 / y_scale, the chain. */
+static int dq_sum_chain(dqconv *s, const nn_post *c, float ysc, float rsc, float *unit)
+{
+    if (c->n < 5 || c->kind[0] != NN_PO_CLIP || c->kind[1] != NN_PO_LINEAR || c->b[1] != 0.f ||
+        c->kind[2] != NN_PO_ROUND || c->kind[3] != NN_PO_LINEAR || c->b[3] != 0.f || c->kind[4] != NN_PO_ADD ||
+        !(c->a[3] > 0.f))
+        return 0;
+    float s3 = c->a[3];
+    nn_post p = { .n = 4, .kind = { NN_PO_CLIP, NN_PO_ROUND, NN_PO_ADD, NN_PO_LINEAR }, .has_add = 1 };
+    p.a[0] = c->a[0] / s3;
+    p.b[0] = c->b[0] / s3;
+    p.a[3] = s3 / ysc;
+    for (int i = 5; i < c->n; i++) {
+        if (c->kind[i] != NN_PO_CLIP && !(c->kind[i] == NN_PO_RELU && c->a[i] == 0.f)) return 0;
+        p.kind[p.n] = c->kind[i];
+        p.a[p.n] = c->kind[i] == NN_PO_CLIP ? c->a[i] / ysc : 0.f;
+        p.b[p.n] = c->kind[i] == NN_PO_CLIP ? c->b[i] / ysc : 0.f;
+        p.n++;
+    }
+    if (nn_post_conflict(&p)) return 0;
+    s->po = p;
+    s->sum_scale = rsc / s3;
+    *unit = s3;
+    return 1;
+}
+
 /* Output scales and the post-op chain oneDNN runs; 0 when not expressible. */
 static int dq_scales(dqconv *s, const nn_post *chain, float xsc, const g_tensor *ws, float ysc, float rsc)
 {
     int homog = 1;
+    float unit = 0.f;
     for (int i = 0; i < chain->n; i++)
-        if (chain->kind[i] != NN_PO_RELU && chain->kind[i] != NN_PO_CLIP && chain->kind[i] != NN_PO_ADD)
-            homog = 0;
-    s->sum_scale = homog ? rsc / ysc : rsc;
+        if (chain->kind[i] != NN_PO_RELU && chain->kind[i] != NN_PO_CLIP) homog = 0;
+    if (chain->has_add && !dq_sum_chain(s, chain, ysc, rsc, &unit)) return 0;
     s->nsc = g_shape_numel(&ws->shape);
     if (!(s->oscale = malloc((size_t)s->nsc * sizeof(float)))) return -1;
     for (int64_t c = 0; c < s->nsc; c++) {
         float w = ((const float *)ws->data)[c];
         if (!(w > 0.f)) return 0;
-        s->oscale[c] = homog ? xsc * w / ysc : xsc * w;
+        s->oscale[c] = unit > 0.f ? xsc * w / unit : homog ? xsc * w / ysc : xsc * w;
     }
+    if (chain->has_add) return 1;
     s->po = *chain;
     if (homog) {
         /* Relu (leaky too) and Clip commute with the positive 1/y_scale */
