@@ -394,6 +394,9 @@ int graph_pass_qdq(g_graph *g)
         int r = try_sum(&s, i);
         if (r > 1) rc = r;
     }
+    /* the fold pass binds afresh: an implementation chosen here saw the
+     * weights behind their DequantizeLinear as activations, not constants */
+    for (int i = 0; i < g->n_nodes; i++) fz_unbind(&g->nodes[i]);
     if (!rc && (s.nconv || s.nother)) {
         rc = graph_remove_nodes(g, s.dead);
         if (!rc) rc = graph_dce(g);
