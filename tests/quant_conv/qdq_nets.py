@@ -227,6 +227,24 @@ def case_se(seed):
     return mo, [b.rng.uniform(-3, 4.5, (1, 32, 14, 14)).astype(np.float32)], 0.03
 
 
+def case_nomatch(seed, kind):
+    """Patterns the folding must leave to the float Q/DQ path: an activation
+    outside the fusable chains between the convolution and its Q, or a
+    convolution output also read as a float graph output (that output is
+    compared to a float tolerance: step None)."""
+    b = B(seed)
+    x_dq, _, _, _ = b.qdq("x", 0.02, 128)
+    wdq, _ = b.weight(b.rng.normal(0, 0.3, (8, 6, 3, 3)).astype(np.float32))
+    c = b.node("Conv", [x_dq, wdq], pads=[1, 1, 1, 1])
+    if kind == "softplus":
+        c = b.node("Softplus", [c])
+    y, _, _, _ = b.qdq(c, 0.05, 128)
+    outs = [fin(None, name=y)] + ([fin(None, name=c)] if kind == "also_output" else [])
+    m = b.model([fin([1, 6, 9, 9])], outs)
+    steps = [0.05, None] if kind == "also_output" else 0.05
+    return m, [b.rng.uniform(-2.5, 2.5, (1, 6, 9, 9)).astype(np.float32)], steps
+
+
 def case_qop(seed):
     """QOperator form written directly: QLinearConv on uint8 input, integer output."""
     b = B(seed)
@@ -264,6 +282,8 @@ CASES = {
     "mul_same": lambda: case_bin(21, "Mul", [1, 8, 5, 70], 0.2),
     "mul_channel": lambda: case_bin(22, "Mul", [1, 8, 1, 1], 0.2),
     "squeeze_excite": lambda: case_se(20),
+    "nomatch_softplus": lambda: case_nomatch(23, "softplus"),
+    "nomatch_conv_output": lambda: case_nomatch(24, "also_output"),
 }
 
 
@@ -302,12 +322,19 @@ def check_case(name, args, work):
                 bad.append(f"{mode} output {k}: {a.dtype}{a.shape} vs ORT {w.dtype}{w.shape}")
                 continue
             d = np.abs(a.astype(np.float64) - w.astype(np.float64))
+            st = step[k] if isinstance(step, list) else step
+            if st is None:
+                # a float output no QuantizeLinear rounds: float32 agreement
+                lim = 1e-4 * max(float(np.abs(w).max()), 1e-6)
+                if d.max() > lim:
+                    bad.append(f"{mode} output {k}: max diff {d.max():.4g} > {lim:.4g}")
+                continue
             if w.dtype.kind == "f":
                 # one step of the output, two after several int8 layers (a
                 # step in a tensor between them moves the next result; a
                 # residual add folded into its convolution skips that
                 # convolution's own rounding, which moves many values a step)
-                lim, frac_lim = step * (2 if name in MULTI else 1) * 1.001, 0.3 if name in MULTI else 0.1
+                lim, frac_lim = st * (2 if name in MULTI else 1) * 1.001, 0.3 if name in MULTI else 0.1
             else:
                 # integer QOperator outputs: exact on the reference kernels;
                 # oneDNN's requantisation may round a .5 tie the other way
