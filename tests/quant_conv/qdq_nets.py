@@ -259,6 +259,32 @@ def case_qop(seed):
 
 MULTI = {"block_residual", "block_maxpool", "block_avgpool", "concat", "squeeze_excite"}
 
+def case_contrib(seed):
+    """ORT's contrib ops written directly (QOperator form, uint8 in and out):
+    QLinearAdd, QLinearMul, QLinearConcat, QLinearAveragePool,
+    QLinearGlobalAveragePool."""
+    b = B(seed)
+    f, u8 = np.float32, np.uint8
+    c = lambda v: b.const(v)
+    ms = "com.microsoft"
+    def q(op, ins, **kw):
+        out = b.name(op.lower())
+        b.nodes.append(helper.make_node(op, ins, [out], domain=ms, **kw))
+        return out
+    add = q("QLinearAdd", ["a", c(f(0.03)), c(u8(100)), "b", c(f(0.05)), c(u8(20)), c(f(0.06)), c(u8(128))])
+    mul = q("QLinearMul", [add, c(f(0.06)), c(u8(128)), "b", c(f(0.05)), c(u8(20)), c(f(0.1)), c(u8(60))])
+    cat = q("QLinearConcat", [c(f(0.08)), c(u8(90)), add, c(f(0.06)), c(u8(128)), mul, c(f(0.1)), c(u8(60))],
+            axis=1)
+    ap = q("QLinearAveragePool", [cat, c(f(0.08)), c(u8(90)), c(f(0.07)), c(u8(80))], kernel_shape=[3, 3],
+           strides=[2, 2], pads=[1, 1, 1, 1], count_include_pad=0)
+    gap = q("QLinearGlobalAveragePool", [ap, c(f(0.07)), c(u8(80)), c(f(0.02)), c(u8(30))])
+    u = TensorProto.UINT8
+    m = b.model([fin([1, 4, 9, 11], u, "a"), fin([1, 4, 9, 11], u, "b")],
+                [fin([1, 8, 9, 11], u, cat), fin([1, 8, 5, 6], u, ap), fin([1, 8, 1, 1], u, gap)], ms=True)
+    xs = [b.rng.integers(0, 256, (1, 4, 9, 11)).astype(np.uint8) for _ in range(2)]
+    return m, xs, 0
+
+
 CASES = {
     "conv3x3_relu": lambda: case_conv(1, 1, 16, 12, 12, 32, 3, 1, 1, 1, "relu", True, 128),
     "conv1x1_relu6": lambda: case_conv(2, 2, 24, 7, 9, 40, 1, 1, 0, 1, "relu6", True, 0),
@@ -283,6 +309,7 @@ CASES = {
     "mul_channel": lambda: case_bin(22, "Mul", [1, 8, 1, 1], 0.2),
     "squeeze_excite": lambda: case_se(20),
     "nomatch_softplus": lambda: case_nomatch(23, "softplus"),
+    "contrib_ops": lambda: case_contrib(25),
     "nomatch_conv_output": lambda: case_nomatch(24, "also_output"),
 }
 
