@@ -13,6 +13,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define QL_X86 1   /* the AVX2 loops below, chosen at run time (__builtin_cpu_supports) */
+/* 8 floats rounded half to even, clamped to [lo, hi] (within 0..255), to bytes */
+__attribute__((target("avx2"))) static inline void st8_u8(uint8_t *y, __m256 v, __m256 lo, __m256 hi)
+{
+    v = _mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    v = _mm256_min_ps(_mm256_max_ps(v, lo), hi);
+    __m256i q = _mm256_cvtps_epi32(v);
+    __m128i w = _mm_packus_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+    _mm_storel_epi64((__m128i *)y, _mm_packus_epi16(w, w));
+}
+
+__attribute__((target("avx2"))) static inline __m256 ld8_f(const uint8_t *p)
+{
+    return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)p)));
+}
+
+#endif
+
 static int is_q8(int dt) { return dt == G_U8 || dt == G_I8; }
 static int has(const g_node *n, int i) { return i < n->n_in && n->in[i] >= 0; }
 
@@ -234,23 +254,7 @@ static void qadd_u8_c(const uint8_t *a, const uint8_t *b, uint8_t *y, int64_t n,
     }
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-/* 8 floats rounded half to even, clamped to [lo, hi] (within 0..255), to bytes */
-__attribute__((target("avx2"))) static inline void st8_u8(uint8_t *y, __m256 v, __m256 lo, __m256 hi)
-{
-    v = _mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    v = _mm256_min_ps(_mm256_max_ps(v, lo), hi);
-    __m256i q = _mm256_cvtps_epi32(v);
-    __m128i w = _mm_packus_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
-    _mm_storel_epi64((__m128i *)y, _mm_packus_epi16(w, w));
-}
-
-__attribute__((target("avx2"))) static inline __m256 ld8_f(const uint8_t *p)
-{
-    return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)p)));
-}
-
+#ifdef QL_X86
 __attribute__((target("avx2"))) static void qadd_u8_avx2(const uint8_t *a, const uint8_t *b, uint8_t *y,
                                                          int64_t n, float ra, float rb, float off,
                                                          float lo, float hi)
@@ -264,7 +268,6 @@ __attribute__((target("avx2"))) static void qadd_u8_avx2(const uint8_t *a, const
     }
     qadd_u8_c(a + i, b + i, y + i, n - i, ra, rb, off, lo, hi);
 }
-#define QL_X86 1
 #endif
 
 static void qadd_u8(const uint8_t *a, const uint8_t *b, uint8_t *y, int64_t n, float ra, float rb,
