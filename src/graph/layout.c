@@ -25,7 +25,7 @@ static int is_window_type(const g_node *n)
 {
     if (n->domain[0] && strcmp(n->domain, "ai.onnx")) return 0;
     static const char *const ops[] = { "Conv", "ConvTranspose", "MaxPool", "AveragePool",
-                                       "GlobalAveragePool", "GlobalMaxPool", "LpPool" };
+                                       "GlobalAveragePool", "GlobalMaxPool", "LpPool", "QLinearConv" };
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
         if (!strcmp(n->op_type, ops[i])) return 1;
     return 0;

@@ -613,6 +613,7 @@ static int has_bf16_marks(const g_graph *g)
 }
 
 static int fuse_on(const g_graph *g) { (void)g; return !env_on("OPENACL_NO_FUSE"); }
+static int qdq_on(const g_graph *g) { (void)g; return !env_on("OPENACL_NO_QDQ"); }
 static int layout_on(const g_graph *g) { (void)g; return !env_on("OPENACL_NO_LAYOUT"); }
 static int qmatmul_on(const g_graph *g) { (void)g; return !env_on("OPENACL_NO_QMATMUL"); }
 static int bf16_on(const g_graph *g) { return has_bf16_marks(g); }
@@ -639,6 +640,7 @@ static const graph_pass g_pipeline[] = {
     { "dce", graph_dce, NULL, "always", 0, 1 },
     { "supported", supported, NULL, "always", 0, 1 },
     { "qdq_matmul", graph_pass_qdq_matmul, qmatmul_on, "unless OPENACL_NO_QMATMUL", 0, 0 },
+    { "qdq", graph_pass_qdq, qdq_on, "unless OPENACL_NO_QDQ", 0, 0 },
     { "fold", fold, NULL, "always", 0, 1 },
     { "dce", graph_dce, NULL, "always", 0, 1 },
     { "qmatmul", graph_pass_qmatmul, qmatmul_on, "unless OPENACL_NO_QMATMUL", 1, 0 },

@@ -93,6 +93,8 @@ int graph_pass_qdq_matmul(g_graph *g);
 int graph_pass_qmatmul_out(g_graph *g);
 int graph_pass_layout(g_graph *g);
 int graph_pass_bf16_se(g_graph *g);
+/* QDQ folding into int8 ops (qdq_conv.c): runs before constant folding. */
+int graph_pass_qdq(g_graph *g);
 
 #ifdef __cplusplus
 }

@@ -8,7 +8,7 @@
 
 static const char *const po_names[NN_PO_COUNT] = {
     "none", "relu", "clip", "sigmoid", "tanh", "hardsigmoid", "hardswish", "gelu_erf",
-    "gelu_tanh", "silu", "elu", "add", "linear"
+    "gelu_tanh", "silu", "elu", "add", "linear", "round"
 };
 
 const char *nn_po_name(int kind)

@@ -18,7 +18,14 @@ extern "C" {
  *   _oa_post_alpha FLOATS one per kind
  *   _oa_post_beta  FLOATS one per kind
  * NN_PO_ADD adds input 3 of the node (same shape and layout as the output);
- * MatMul may carry a bias vector (last dim) as input 2. */
+ * MatMul may carry a bias vector (last dim) as input 2.
+ * The int8 path (graph/qdq_conv.c) writes the same list on QLinearConv and
+ * com.microsoft.QLinearAdd: there it applies to the real (dequantised)
+ * result before requantisation to the output's scale and zero point, and
+ * on QLinearConv NN_PO_ADD adds the dequantised input 9 (its scale input
+ * 10, zero point input 11; a residual add folded in), after CLIP, LINEAR
+ * 1/s, ROUND, LINEAR s: the saturation and rounding of the convolution's
+ * own output step s that the folding removed. */
 enum nn_po {
     NN_PO_NONE = 0,
     NN_PO_RELU = 1,       /* max(x,0); with alpha != 0 leaky */
@@ -33,6 +40,7 @@ enum nn_po {
     NN_PO_ELU = 10,       /* x > 0 ? x : alpha*(exp(x)-1) */
     NN_PO_ADD = 11,       /* x + input[3] */
     NN_PO_LINEAR = 12,    /* alpha*x + beta */
+    NN_PO_ROUND = 13,     /* rint(x), half to even (int8 path: a skipped requantisation's rounding) */
     NN_PO_COUNT
 };
 #define NN_MAX_PO 8

@@ -149,9 +149,11 @@ static dnnl_status_t elt(dnnl_post_ops_t po, dnnl_alg_kind_t alg, float a, float
     return dnnl_post_ops_append_eltwise(po, 1.f, alg, a, b);
 }
 
-/* Appends p's operations to po; *idx counts oneDNN entries. */
-static dnnl_status_t post_append(dnnl_post_ops_t po, const nn_post *p,
-                                 const dnnl_memory_desc_t *add_md, int *idx, int *add_idx)
+/* Appends p's operations to po; *idx counts oneDNN entries. qsum (int8
+ * convolutions): the add is a sum post-op of that scale and zero point. */
+typedef struct qsum_t { float scale; int32_t zp; } qsum_t;
+static dnnl_status_t post_append_q(dnnl_post_ops_t po, const nn_post *p, const dnnl_memory_desc_t *add_md,
+                                   int *idx, int *add_idx, const qsum_t *qsum)
 {
     dnnl_status_t st = dnnl_success;
     for (int i = 0; i < p->n && st == dnnl_success; i++) {
@@ -171,11 +173,13 @@ static dnnl_status_t post_append(dnnl_post_ops_t po, const nn_post *p,
         case NN_PO_SILU: st = elt(po, dnnl_eltwise_swish, a, 0.f); break;
         case NN_PO_ELU: st = elt(po, dnnl_eltwise_elu, a, 0.f); break;
         case NN_PO_LINEAR: st = elt(po, dnnl_eltwise_linear, a, b); break;
+        case NN_PO_ROUND: st = elt(po, dnnl_eltwise_round, 0.f, 0.f); break;
         case NN_PO_ADD:
             /* without a descriptor: an in-place sum, the caller puts the
              * addend in the destination first */
-            st = add_md ? dnnl_post_ops_append_binary(po, dnnl_binary_add, add_md)
-                        : dnnl_post_ops_append_sum(po, 1.f);
+            st = qsum ? dnnl_post_ops_append_sum_v3(po, qsum->scale, qsum->zp, dnnl_data_type_undef)
+                 : add_md ? dnnl_post_ops_append_binary(po, dnnl_binary_add, add_md)
+                          : dnnl_post_ops_append_sum(po, 1.f);
             *add_idx = *idx;
             break;
         default: st = dnnl_unimplemented; break;
@@ -183,6 +187,27 @@ static dnnl_status_t post_append(dnnl_post_ops_t po, const nn_post *p,
         (*idx)++;
     }
     return st;
+}
+
+static dnnl_status_t post_append(dnnl_post_ops_t po, const nn_post *p,
+                                 const dnnl_memory_desc_t *add_md, int *idx, int *add_idx)
+{
+    return post_append_q(po, p, add_md, idx, add_idx, NULL);
+}
+
+int dn_post_ops_qsum(const g_node *n, const nn_post *p, float sum_scale, int32_t sum_zp,
+                     dnnl_primitive_attr_t attr)
+{
+    if (!p->n) return 0;
+    if (nn_post_conflict(p)) return -1;
+    dnnl_post_ops_t po;
+    DN_TRY(n, dnnl_post_ops_create(&po));
+    int idx = 0, add_idx = -1;
+    qsum_t q = { sum_scale, sum_zp };
+    dnnl_status_t st = post_append_q(po, p, NULL, &idx, &add_idx, &q);
+    if (st == dnnl_success) st = dnnl_primitive_attr_set_post_ops(attr, po);
+    dnnl_post_ops_destroy(po);
+    return st == dnnl_success ? 0 : -1;
 }
 
 int dn_post_ops(const g_node *n, const nn_post *p, const dnnl_memory_desc_t *add_md,

@@ -104,6 +104,12 @@ int dn_md_plain(dnnl_memory_desc_t *md, const g_shape *s, dnnl_data_type_t dt);
 int dn_post_ops(const g_node *n, const nn_post *p, const dnnl_memory_desc_t *add_md,
                 const dnnl_memory_desc_t *lead_md, dnnl_primitive_attr_t attr, int *add_idx);
 
+/* The post-ops of an int8 convolution (dn_qconv.c): p with its add as a
+ * sum post-op reading the destination's prior (8-bit) contents, minus
+ * sum_zp, times sum_scale. -1 (no message) when not expressible. */
+int dn_post_ops_qsum(const g_node *n, const nn_post *p, float sum_scale, int32_t sum_zp,
+                     dnnl_primitive_attr_t attr);
+
 /* Post-ops of a convolution with a fused depthwise step: p, the depthwise
  * convolution, then its own list. -1 (no message) when not expressible. */
 int dn_dw_post_ops(const g_node *n, const nn_post *p, const nn_dw *d, dnnl_primitive_attr_t attr);

@@ -1,4 +1,5 @@
-/* oneDNN pooling (float32): MaxPool without the Indices output,
+/* oneDNN pooling (float32; MaxPool also on the uint8/int8 tensors of an int8
+ * model, graph/qdq_conv.c): MaxPool without the Indices output,
  * AveragePool, GlobalAveragePool, GlobalMaxPool. Source and destination are
  * read and written in whatever layout the graph gives them. ceil_mode is
  * expressed as extra right padding; configurations whose averaging divisor
@@ -10,6 +11,7 @@
 typedef struct dpool {
     nn_win w0;
     int type, global, include_pad;
+    int dt;           /* G_F32, or G_U8 / G_I8 for MaxPool */
     int built, fallback, nthr;
     nn_win w;
     g_shape xs, ys;
@@ -40,7 +42,8 @@ static void dpool_fini(void *state)
 static int dpool_init_common(g_graph *g, g_node *n, void **state, int type, int global)
 {
     if (!dn_engine() || n->n_in < 1 || n->in[0] < 0) return K_DECLINE;
-    if (g->t[n->in[0]].dtype != G_F32) return K_DECLINE;
+    int dt = g->t[n->in[0]].dtype;
+    if (dt != G_F32 && !(type == POOL_MAX && (dt == G_U8 || dt == G_I8))) return K_DECLINE;
     if (n->n_out > 1 && n->out[1] >= 0) return K_DECLINE;   /* Indices: reference */
     int xr = g->t[n->in[0]].shape.rank;
     if (xr >= 0 && (xr < 3 || xr > 5)) return K_DECLINE;
@@ -49,6 +52,7 @@ static int dpool_init_common(g_graph *g, g_node *n, void **state, int type, int 
     int r = global ? 0 : nn_win_parse(n, NN_POOL, &s->w0);
     if (r) { free(s); return r; }
     s->type = type;
+    s->dt = dt;
     s->global = global;
     s->include_pad = (int)g_attr_int(n, "count_include_pad", 0);
     *state = s;
@@ -66,7 +70,7 @@ static int dpool_infer(const g_node *n, void *state, const k_tensor *in, k_tenso
     nn_win w = s->w0;
     int r = nn_pool_infer_shape(n, &w, s->global, &in[0].shape, &out[0].shape);
     if (r) return r;
-    out[0].dtype = G_F32;
+    out[0].dtype = s->dt;
     out[0].layout = s->global ? G_LAYOUT_PLAIN : nn_out_layout(n, &out[0].shape);
     return 0;
 }
@@ -110,9 +114,10 @@ static int dpool_build(const g_node *n, dpool *s, const k_tensor *in, const k_te
     for (int i = 0; i < nsp; i++) osp *= s->w.out[i];
     int same = s->xl == s->yl || osp == 1;   /* one spatial point: both layouts agree */
     int avg_ok = !(s->type == POOL_AVG && s->include_pad && (extra || dilated));
-    if (extra != 2 && avg_ok && !dn_md_act(&x_md, &s->xs, s->xl == G_LAYOUT_NHWC, dnnl_f32) &&
-        !dn_md_act(&y_md, &s->ys, s->xl == G_LAYOUT_NHWC, dnnl_f32) &&
-        !dn_md_act(&y_u, &s->ys, s->yl == G_LAYOUT_NHWC, dnnl_f32)) {
+    dnnl_data_type_t ddt = s->dt == G_U8 ? dnnl_u8 : s->dt == G_I8 ? dnnl_s8 : dnnl_f32;
+    if (extra != 2 && avg_ok && !dn_md_act(&x_md, &s->xs, s->xl == G_LAYOUT_NHWC, ddt) &&
+        !dn_md_act(&y_md, &s->ys, s->xl == G_LAYOUT_NHWC, ddt) &&
+        !dn_md_act(&y_u, &s->ys, s->yl == G_LAYOUT_NHWC, ddt)) {
         dnnl_alg_kind_t alg = s->type == POOL_MAX ? dnnl_pooling_max :
                               s->include_pad ? dnnl_pooling_avg_include_padding :
                                                dnnl_pooling_avg_exclude_padding;

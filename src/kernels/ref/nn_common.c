@@ -212,6 +212,7 @@ float nn_act(int kind, float a, float b, float x)
     case NN_PO_SILU: return x / (1.f + expf(-a * x));
     case NN_PO_ELU: return x > 0.f ? x : a * (expf(x) - 1.f);
     case NN_PO_LINEAR: return a * x + b;
+    case NN_PO_ROUND: return rintf(x);
     default: return x;
     }
 }

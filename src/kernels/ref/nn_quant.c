@@ -63,6 +63,7 @@ typedef struct qdq_st {
     int64_t axis;
     int64_t block;     /* block_size; 0: not blocked */
     int out_dt;        /* QuantizeLinear output_dtype (opset 21); G_UNDEF: from the zero point */
+    int per_tensor;    /* a constant scalar scale: elementwise, any layout */
 } qdq_st;
 
 static int is_qint(int dt) { return is_q8(dt) || dt == G_U16 || dt == G_I16; }
@@ -110,8 +111,24 @@ static int qdq_init(g_graph *g, g_node *n, void **state, int quant)
     if (!s) return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s': out of memory", n->name);
     int r = qdq_init_attrs(n, s, quant, zt);
     if (r) { free(s); return r; }
+    const g_tensor *sc = &g->t[n->in[1]];
+    s->per_tensor = sc->kind == G_TK_CONST && sc->shape.rank >= 0 && g_shape_numel(&sc->shape) == 1;
     *state = s;
     return 0;
+}
+
+/* Per tensor the op is elementwise: a 4-D input may be channels-last, and
+ * the output keeps its layout (qdq_layout). */
+static int qdq_accepts(const g_node *n, void *state, int idx, int layout)
+{
+    (void)n;
+    const qdq_st *s = state;
+    return layout == G_LAYOUT_PLAIN || (s && s->per_tensor && idx == 0);
+}
+
+static void qdq_layout(const qdq_st *s, const k_tensor *in, k_tensor *out)
+{
+    out[0].layout = s && s->per_tensor && in[0].shape.rank == 4 ? in[0].layout : G_LAYOUT_PLAIN;
 }
 
 static int q_init(g_graph *g, g_node *n, void **st) { return qdq_init(g, n, st, 1); }
@@ -179,6 +196,7 @@ static int qdq_check_known(const g_node *n, void *state, const k_tensor *in)
 static int q_infer(const g_node *n, void *state, const k_tensor *in, k_tensor *out)
 {
     qdq_st *s = state;
+    qdq_layout(state, in, out);
     out[0].shape = in[0].shape;
     out[0].dtype = has(n, 2) && in[2].dtype != G_UNDEF ? in[2].dtype
                  : s->out_dt != G_UNDEF ? s->out_dt : G_U8;
@@ -187,9 +205,56 @@ static int q_infer(const g_node *n, void *state, const k_tensor *in, k_tensor *o
 
 static int dq_infer(const g_node *n, void *state, const k_tensor *in, k_tensor *out)
 {
+    qdq_layout(state, in, out);
     out[0].shape = in[0].shape;
     out[0].dtype = (n->opset >= 19 || is_ms(n)) && nn_is_float(in[1].dtype) ? in[1].dtype : G_F32;
     return qdq_check_known(n, state, in);
+}
+
+/* float32 -> uint8 per tensor (the input of an int8 model, and the float
+ * tensors a QDQ model quantises between its float ops): the same rounding
+ * (half to even of x / scale, then the zero point, saturated; NaN -> 0). */
+static void q_u8_c(const float *x, uint8_t *y, int64_t n, float sc, float z)
+{
+    for (int64_t i = 0; i < n; i++) {
+        float v = rintf(x[i] / sc) + z;
+        y[i] = (uint8_t)(v >= 0.f ? (v <= 255.f ? v : 255.f) : 0.f);
+    }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+__attribute__((target("avx2"))) static void q_u8_avx2(const float *x, uint8_t *y, int64_t n, float sc, float z)
+{
+    __m256 vs = _mm256_set1_ps(sc), vz = _mm256_set1_ps(z), lo = _mm256_setzero_ps(), hi = _mm256_set1_ps(255.f);
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 v = _mm256_div_ps(_mm256_loadu_ps(x + i), vs);
+        v = _mm256_add_ps(_mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), vz);
+        v = _mm256_min_ps(_mm256_max_ps(v, lo), hi);   /* (max_ps of a NaN gives lo) */
+        __m256i q = _mm256_cvtps_epi32(v);
+        __m128i w = _mm_packus_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+        _mm_storel_epi64((__m128i *)(y + i), _mm_packus_epi16(w, w));
+    }
+    q_u8_c(x + i, y + i, n - i, sc, z);
+}
+#endif
+
+static void q_u8(const float *x, uint8_t *y, int64_t n, float sc, float z)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (__builtin_cpu_supports("avx2")) { q_u8_avx2(x, y, n, sc, z); return; }
+#endif
+    q_u8_c(x, y, n, sc, z);
+}
+
+/* uint8 -> float32 per tensor, vectorised. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+#endif
+static void dq_u8(const uint8_t *x, float *y, int64_t n, float sc, float z)
+{
+    for (int64_t i = 0; i < n; i++) y[i] = ((float)x[i] - z) * sc;
 }
 
 static int qdq_run(const g_node *n, void *state, const k_tensor *in, k_tensor *out,
@@ -202,6 +267,18 @@ static int qdq_run(const g_node *n, void *state, const k_tensor *in, k_tensor *o
     int64_t cnt = g_shape_numel(&in[0].shape), span = m.per * m.inner;
     int64_t per = g_shape_numel(&in[1].shape);   /* scale values; 1: one for every element */
     int zp = has(n, 2) && in[2].data;
+    if (!quant && per == 1 && in[0].dtype == G_U8 && out[0].dtype == G_F32 && in[1].dtype == G_F32) {
+        dq_u8(in[0].data, out[0].data, cnt, *(const float *)in[1].data,
+              zp ? (float)qget(in[2].data, in[2].dtype, 0) : 0.f);
+        return 0;
+    }
+    if (quant && per == 1 && in[0].dtype == G_F32 && out[0].dtype == G_U8 && in[1].dtype == G_F32) {
+        float sc = *(const float *)in[1].data;
+        if (sc > 0.f) {
+            q_u8(in[0].data, out[0].data, cnt, sc, zp ? (float)qget(in[2].data, in[2].dtype, 0) : 0.f);
+            return 0;
+        }
+    }
     for (int64_t i = 0; i < cnt; i++) {
         int64_t c = 0;
         if (per > 1) {
@@ -373,6 +450,8 @@ static int qmm_run(const g_node *n, void *state, const k_tensor *in, k_tensor *o
 typedef struct qconv_st {
     nn_win w;
     int qlinear;   /* QLinearConv: x, xs, xzp, w, ws, wzp, ys, yzp, B */
+    nn_post po;    /* QLinearConv folded from QDQ (graph/qdq_conv.c): the float
+                      activation chain between dequantisation and requantisation */
 } qconv_st;
 
 static int qconv_init_common(g_graph *g, g_node *n, void **state, int qlinear)
@@ -387,6 +466,10 @@ static int qconv_init_common(g_graph *g, g_node *n, void **state, int qlinear)
     qconv_st *s = calloc(1, sizeof *s);
     if (!s) return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s': out of memory", n->name);
     int r = nn_win_parse(n, NN_CONV, &s->w);
+    if (!r && qlinear) r = nn_post_parse(n, &s->po);
+    if (!r && s->po.has_add && n->n_in < 12)
+        r = acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (%s): a fused add needs its addend, "
+                     "scale and zero point as inputs 9-11", n->name, n->op_type);
     if (r) { free(s); return r; }
     s->qlinear = qlinear;
     *state = s;
@@ -457,6 +540,12 @@ static int qconv_run(const g_node *n, void *state, const k_tensor *in, k_tensor 
         yz = has(n, 7) && in[7].data ? qget(in[7].data, in[7].dtype, 0) : 0;
     }
     int64_t ksz = Kk[0] * Kk[1] * Kk[2], isz = I[0] * I[1] * I[2], osz = O[0] * O[1] * O[2];
+    /* a residual folded in (graph/qdq_conv.c): inputs 9-11, same shape as y */
+    int ha = s->qlinear && s->po.has_add;
+    float rs_ = ha ? nn_loadf(in[10].data, in[10].dtype, 0) : 0.f;
+    int32_t rz = ha && has(n, 11) && in[11].data ? qget(in[11].data, in[11].dtype, 0) : 0;
+    if (ha && !g_shape_eq(&in[9].shape, &ys))
+        return fail_shape(n, 9, &in[9].shape, "the output's shape");
     for (int64_t nb = 0; nb < N; nb++)
         for (int64_t oc = 0; oc < M; oc++) {
             int64_t g = oc / mg;
@@ -489,7 +578,15 @@ static int qconv_run(const g_node *n, void *state, const k_tensor *in, k_tensor 
                         } else {
                             if (hb) acc += qget(in[8].data, in[8].dtype, (size_t)oc);
                             float wsc = nn_loadf(in[4].data, in[4].dtype, (size_t)(nws > 1 ? oc : 0));
-                            qput(out[0].data, out[0].dtype, o, rintf((float)acc * (xs_ * wsc / ys_)) + (float)yz);
+                            if (!s->po.n) {
+                                qput(out[0].data, out[0].dtype, o, rintf((float)acc * (xs_ * wsc / ys_)) + (float)yz);
+                            } else {
+                                /* the chain computes on real values, as the float graph did */
+                                float v = (float)acc * (xs_ * wsc);
+                                float av = ha ? (float)(qget(in[9].data, in[9].dtype, o) - rz) * rs_ : 0.f;
+                                nn_post_apply(&s->po, &v, 1, &av);
+                                qput(out[0].data, out[0].dtype, o, rintf(v / ys_) + (float)yz);
+                            }
                         }
                     }
         }
@@ -507,8 +604,14 @@ static void q_fini(void *state) { free(state); }
 
 QOP_DOM(k_quantize_ms_ref, "QuantizeLinear", "com.microsoft", 1, q_init, q_infer, q_run);
 QOP_DOM(k_dequantize_ms_ref, "DequantizeLinear", "com.microsoft", 1, dq_init, dq_infer, dq_run);
-QOP(k_quantize_ref, "QuantizeLinear", 10, q_init, q_infer, q_run);
-QOP(k_dequantize_ref, "DequantizeLinear", 10, dq_init, dq_infer, dq_run);
+static const k_op k_quantize_ref = { .op_type = "QuantizeLinear", .domain = "", .since = 10, .until = 0,
+    .impl = "ref", .priority = 0, .init = q_init, .infer = q_infer, .run = q_run, .fini = q_fini,
+    .accepts_layout = qdq_accepts };
+K_REGISTER(k_quantize_ref);
+static const k_op k_dequantize_ref = { .op_type = "DequantizeLinear", .domain = "", .since = 10, .until = 0,
+    .impl = "ref", .priority = 0, .init = dq_init, .infer = dq_infer, .run = dq_run, .fini = q_fini,
+    .accepts_layout = qdq_accepts };
+K_REGISTER(k_dequantize_ref);
 QOP(k_dynquant_ref, "DynamicQuantizeLinear", 11, dql_init, dql_infer, dql_run);
 QOP(k_matmulint_ref, "MatMulInteger", 10, mmi_init, qmm_infer, qmm_run);
 QOP(k_qlmatmul_ref, "QLinearMatMul", 10, qlmm_init, qmm_infer, qmm_run);

@@ -1,0 +1,504 @@
+/* oneDNN QLinearConv (int8, VNNI where the CPU has it): uint8 or int8
+ * activations with a per-tensor zero point (oneDNN runtime zero points),
+ * int8 weights symmetric per output channel or per tensor, int32 bias, and
+ * the requantisation folded at load into oneDNN output scales
+ * (x_scale * w_scale[c] / y_scale) with the output zero point added by the
+ * primitive. A float activation chain the QDQ folding pass carried over
+ * (graph/qdq_conv.c, kernels/post.h) runs as eltwise post-ops: on the real
+ * values (scales x_scale * w_scale[c], then a linear 1/y_scale post-op), or
+ * for Relu/Clip chains on the requantised ones with the bounds scaled. A
+ * residual QLinearAdd the pass folded in (inputs 9-11: the other addend,
+ * its scale and zero point) is a sum post-op over the destination, which
+ * holds the residual (copied in, or in place: dq_inplace).
+ * Activations are computed channels-last; weights are reordered once into
+ * the primitive's format (with oneDNN's zero-point compensation) in the
+ * packed area, so a compiled model stores them packed. */
+#include "kernels/dnnl/dn_common.h"
+#include <stdlib.h>
+#include <string.h>
+
+enum { QX = 0, QXS, QXZ, QW, QWS, QWZ, QYS, QYZ, QB, QR, QRS, QRZ };
+
+typedef struct dqconv {
+    nn_win w0, w;
+    nn_post po;        /* the chain oneDNN applies (scaled or with the final linear step) */
+    int has_bias;
+    int has_add;       /* fused residual (inputs QR, QRS, QRZ) as a sum post-op */
+    float sum_scale;
+    int32_t rzp;
+    int xdt, ydt;      /* G_U8 / G_I8 */
+    int32_t xzp, yzp;
+    float *oscale;     /* per output channel (count nsc) */
+    int64_t M, nsc;
+    int built, nthr;
+    g_shape xs, ys;
+    int xl, yl, al;
+    dnnl_primitive_desc_t pd;
+    dnnl_primitive_t conv, re_x, re_y, re_a;
+    dnnl_memory_t m_x, m_w, m_b, m_y, m_sp, m_xu, m_yu, m_xz, m_yz, m_au;
+    dnnl_memory_desc_t wmd;
+    int have_wmd;
+    size_t wbytes, bbytes, off_x, off_y, off_sp, scratch;
+    dn_pk pk;
+} dqconv;
+
+static void dq_release(dqconv *s)
+{
+    if (s->pd) dnnl_primitive_desc_destroy(s->pd);
+    s->pd = NULL;
+    dn_prim_free(&s->conv); dn_prim_free(&s->re_x); dn_prim_free(&s->re_y); dn_prim_free(&s->re_a);
+    dn_mem_free(&s->m_au);
+    dn_mem_free(&s->m_x); dn_mem_free(&s->m_w); dn_mem_free(&s->m_b); dn_mem_free(&s->m_y);
+    dn_mem_free(&s->m_sp); dn_mem_free(&s->m_xu); dn_mem_free(&s->m_yu); dn_mem_free(&s->m_xz);
+    dn_mem_free(&s->m_yz);
+    s->built = 0;
+}
+
+static void dq_fini(void *state)
+{
+    dqconv *s = state;
+    if (!s) return;
+    dq_release(s);
+    dn_pk_free(&s->pk);
+    free(s->oscale);
+    free(s);
+}
+
+static const g_tensor *cst(const g_graph *g, const g_node *n, int i)
+{
+    if (i >= n->n_in || n->in[i] < 0) return NULL;
+    const g_tensor *t = &g->t[n->in[i]];
+    return t->kind == G_TK_CONST && t->data ? t : NULL;
+}
+
+static int scalar_f32(const g_tensor *t, float *v)
+{
+    if (!t || t->dtype != G_F32 || g_shape_numel(&t->shape) != 1) return 0;
+    *v = *(const float *)t->data;
+    return *v > 0.f;
+}
+
+static int scalar_zp(const g_tensor *t, int dt, int32_t *v)
+{
+    if (!t) { *v = 0; return 1; }
+    if (t->dtype != dt || g_shape_numel(&t->shape) != 1) return 0;
+    *v = dt == G_I8 ? *(const int8_t *)t->data : *(const uint8_t *)t->data;
+    return 1;
+}
+
+/* A folded residual (graph/qdq_conv.c try_sum): CLIP, LINEAR 1/s3, ROUND,
+ * LINEAR s3, ADD, then Relu/Clip. oneDNN computes in s3 units (output
+ * scales x_scale * w_scale[c] / s3): clip, round, the sum of the residual
+ * (scale r_scale / s3, its zero point), linear s3 / y_scale, the chain. */
+static int dq_sum_chain(dqconv *s, const nn_post *c, float ysc, float rsc, float *unit)
+{
+    if (c->n < 5 || c->kind[0] != NN_PO_CLIP || c->kind[1] != NN_PO_LINEAR || c->b[1] != 0.f ||
+        c->kind[2] != NN_PO_ROUND || c->kind[3] != NN_PO_LINEAR || c->b[3] != 0.f || c->kind[4] != NN_PO_ADD ||
+        !(c->a[3] > 0.f))
+        return 0;
+    float s3 = c->a[3];
+    nn_post p = { .n = 4, .kind = { NN_PO_CLIP, NN_PO_ROUND, NN_PO_ADD, NN_PO_LINEAR }, .has_add = 1 };
+    p.a[0] = c->a[0] / s3;
+    p.b[0] = c->b[0] / s3;
+    p.a[3] = s3 / ysc;
+    for (int i = 5; i < c->n; i++) {
+        if (c->kind[i] != NN_PO_CLIP && !(c->kind[i] == NN_PO_RELU && c->a[i] == 0.f)) return 0;
+        p.kind[p.n] = c->kind[i];
+        p.a[p.n] = c->kind[i] == NN_PO_CLIP ? c->a[i] / ysc : 0.f;
+        p.b[p.n] = c->kind[i] == NN_PO_CLIP ? c->b[i] / ysc : 0.f;
+        p.n++;
+    }
+    if (nn_post_conflict(&p)) return 0;
+    s->po = p;
+    s->sum_scale = rsc / s3;
+    *unit = s3;
+    return 1;
+}
+
+/* Output scales and the post-op chain oneDNN runs; 0 when not expressible. */
+static int dq_scales(dqconv *s, const nn_post *chain, float xsc, const g_tensor *ws, float ysc, float rsc)
+{
+    int homog = 1;
+    float unit = 0.f;
+    for (int i = 0; i < chain->n; i++)
+        if (chain->kind[i] != NN_PO_RELU && chain->kind[i] != NN_PO_CLIP) homog = 0;
+    if (chain->has_add && !dq_sum_chain(s, chain, ysc, rsc, &unit)) return 0;
+    s->nsc = g_shape_numel(&ws->shape);
+    if (!(s->oscale = malloc((size_t)s->nsc * sizeof(float)))) return -1;
+    for (int64_t c = 0; c < s->nsc; c++) {
+        float w = ((const float *)ws->data)[c];
+        if (!(w > 0.f)) return 0;
+        s->oscale[c] = unit > 0.f ? xsc * w / unit : homog ? xsc * w / ysc : xsc * w;
+    }
+    if (chain->has_add) return 1;
+    s->po = *chain;
+    if (homog) {
+        /* Relu (leaky too) and Clip commute with the positive 1/y_scale */
+        for (int i = 0; i < s->po.n; i++)
+            if (s->po.kind[i] == NN_PO_CLIP) { s->po.a[i] /= ysc; s->po.b[i] /= ysc; }
+        return 1;
+    }
+    /* a final HardSigmoid or linear step takes the 1/y_scale itself (oneDNN
+     * would apply one set of linear parameters to two linear steps) */
+    int last = s->po.kind[s->po.n - 1];
+    if (last == NN_PO_LINEAR) {
+        s->po.a[s->po.n - 1] /= ysc;
+        s->po.b[s->po.n - 1] /= ysc;
+        return !nn_post_conflict(&s->po);
+    }
+    if (last == NN_PO_HSIGMOID && s->po.n < NN_MAX_PO) {
+        int i = s->po.n - 1;
+        s->po.kind[i] = NN_PO_LINEAR;
+        s->po.a[i] /= ysc;
+        s->po.b[i] /= ysc;
+        s->po.kind[i + 1] = NN_PO_CLIP;
+        s->po.a[i + 1] = 0.f;
+        s->po.b[i + 1] = 1.f / ysc;
+        s->po.n++;
+        return !nn_post_conflict(&s->po);
+    }
+    if (s->po.n >= NN_MAX_PO) return 0;
+    s->po.kind[s->po.n] = NN_PO_LINEAR;
+    s->po.a[s->po.n] = 1.f / ysc;
+    s->po.b[s->po.n] = 0.f;
+    s->po.n++;
+    return !nn_post_conflict(&s->po);
+}
+
+/* Constant int8 weights with zero points 0, constant per-tensor scales and
+ * zero points, 8-bit activations; anything else is the reference kernel's. */
+static int dq_init(g_graph *g, g_node *n, void **state)
+{
+    if (!dn_engine() || n->n_in < 8 || n->n_out != 1 || n->in[QX] < 0) return K_DECLINE;
+    int xdt = g->t[n->in[QX]].dtype;
+    const g_tensor *w = cst(g, n, QW), *ws = cst(g, n, QWS), *wz = cst(g, n, QWZ), *b = cst(g, n, QB);
+    const g_tensor *xz = cst(g, n, QXZ), *yz = cst(g, n, QYZ);
+    float xsc, ysc;
+    if ((xdt != G_U8 && xdt != G_I8) || !w || w->dtype != G_I8 || w->shape.rank < 3 ||
+        w->shape.rank > 5 || !ws || ws->dtype != G_F32 || !scalar_f32(cst(g, n, QXS), &xsc) ||
+        !scalar_f32(cst(g, n, QYS), &ysc))
+        return K_DECLINE;
+    int ydt = yz ? yz->dtype : G_U8;
+    int64_t M = w->shape.d[0], nws = g_shape_numel(&ws->shape);
+    if ((ydt != G_U8 && ydt != G_I8) || (nws != 1 && nws != M)) return K_DECLINE;
+    if (n->n_in > QB && n->in[QB] >= 0 && (!b || b->dtype != G_I32 || g_shape_numel(&b->shape) != M))
+        return K_DECLINE;
+    if (n->n_in > QWZ && n->in[QWZ] >= 0) {
+        if (!wz || wz->dtype != G_I8) return K_DECLINE;
+        for (int64_t i = 0; i < g_shape_numel(&wz->shape); i++)
+            if (((const int8_t *)wz->data)[i]) return K_DECLINE;
+    }
+    int xr = g->t[n->in[QX]].shape.rank;
+    if (xr >= 0 && xr != w->shape.rank) return K_DECLINE;
+    dqconv *s = calloc(1, sizeof *s);
+    if (!s) return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): out of memory", n->name, n->op_type);
+    nn_post chain;
+    int r = nn_win_parse(n, NN_CONV, &s->w0);
+    if (!r) r = nn_post_parse(n, &chain);
+    if (r) { free(s); return r; }
+    s->xdt = xdt;
+    s->ydt = ydt;
+    s->M = M;
+    s->has_bias = b != NULL;
+    float rsc = 1.f;
+    s->has_add = chain.has_add;
+    int ok = scalar_zp(xz, xdt, &s->xzp) && scalar_zp(yz, ydt, &s->yzp);
+    if (ok && s->has_add)
+        ok = n->n_in > QRZ && n->in[QR] >= 0 && g->t[n->in[QR]].dtype == ydt &&
+             scalar_f32(cst(g, n, QRS), &rsc) && scalar_zp(cst(g, n, QRZ), ydt, &s->rzp);
+    if (ok) {
+        int q = dq_scales(s, &chain, xsc, ws, ysc, rsc);
+        if (q < 0) { dq_fini(s); return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s': out of memory", n->name); }
+        ok = q;
+    }
+    if (!ok) { dq_fini(s); return K_DECLINE; }
+    *state = s;
+    return 0;
+}
+
+static int dq_infer(const g_node *n, void *state, const k_tensor *in, k_tensor *out)
+{
+    dqconv *s = state;
+    nn_win w = s->w0;
+    k_tensor t[3];
+    t[0] = in[QX];
+    t[1] = in[QW];
+    memset(&t[2], 0, sizeof t[2]);
+    t[2].shape.rank = -1;
+    int r = nn_conv_infer_shape(n, &w, 0, t, &out[0].shape);
+    if (r) return r;
+    out[0].dtype = s->ydt;
+    out[0].layout = nn_out_layout(n, &out[0].shape);
+    return 0;
+}
+
+static dnnl_data_type_t dt_of(int g) { return g == G_I8 ? dnnl_s8 : dnnl_u8; }
+
+/* Weights as ONNX stores them ([M, C/G, k...]) in oneDNN's dims. */
+static int user_wmd(const dqconv *s, int64_t C, dnnl_memory_desc_t *md)
+{
+    int nsp = s->w.nsp;
+    int64_t G = s->w.group, M = s->M, K = 1;
+    for (int i = 0; i < nsp; i++) K *= s->w.k[i];
+    dnnl_dims_t d, st;
+    int gi = G > 1 ? 1 : 0, nd = 2 + nsp + gi;
+    if (gi) d[0] = G;
+    d[gi] = M / G;
+    d[gi + 1] = C / G;
+    for (int i = 0; i < nsp; i++) d[gi + 2 + i] = s->w.k[i];
+    dnnl_dim_t acc = 1;
+    for (int i = nsp - 1; i >= 0; i--) { st[gi + 2 + i] = acc; acc *= s->w.k[i]; }
+    st[gi + 1] = K;
+    st[gi] = (C / G) * K;
+    if (gi) st[0] = (M / G) * (C / G) * K;
+    return dnnl_memory_desc_init_by_strides(md, nd, d, dnnl_s8, st) == dnnl_success ? 0 : -1;
+}
+
+static size_t off_b(const dqconv *s) { return dn_align(s->wbytes); }
+static size_t packed_total(const dqconv *s) { return off_b(s) + s->bbytes; }
+
+static dnnl_status_t dq_attr(const g_node *n, const dqconv *s, dnnl_primitive_attr_t *attr)
+{
+    static const int32_t rt = DNNL_RUNTIME_S32_VAL;
+    dnnl_status_t st = dnnl_primitive_attr_create(attr);
+    if (st == dnnl_success) st = dnnl_primitive_attr_set_scratchpad_mode(*attr, dnnl_scratchpad_mode_user);
+    if (st == dnnl_success)
+        st = dnnl_primitive_attr_set_output_scales(*attr, s->nsc, s->nsc > 1 ? 1 << 1 : 0, s->oscale);
+    if (st == dnnl_success && s->xzp) st = dnnl_primitive_attr_set_zero_points(*attr, DNNL_ARG_SRC, 1, 0, &rt);
+    if (st == dnnl_success && s->yzp) st = dnnl_primitive_attr_set_zero_points(*attr, DNNL_ARG_DST, 1, 0, &rt);
+    int add_idx;
+    if (st == dnnl_success && s->has_add && dn_post_ops_qsum(n, &s->po, s->sum_scale, s->rzp, *attr))
+        st = dnnl_unimplemented;
+    else if (st == dnnl_success && !s->has_add && dn_post_ops(n, &s->po, NULL, NULL, *attr, &add_idx))
+        st = dnnl_unimplemented;
+    return st;
+}
+
+/* Primitive descriptor and memories for these shapes and layouts. */
+static int dq_build(const g_node *n, dqconv *s, const k_tensor *in, const k_tensor *out, int nthr)
+{
+    dq_release(s);
+    s->w = s->w0;
+    k_tensor t[3];
+    t[0] = in[QX]; t[1] = in[QW];
+    memset(&t[2], 0, sizeof t[2]);
+    t[2].shape.rank = -1;
+    int r = nn_conv_infer_shape(n, &s->w, 0, t, &s->ys);
+    if (r) return r;
+    s->xs = in[QX].shape;
+    s->xl = in[QX].layout;
+    s->yl = out[0].layout;
+    s->al = s->has_add ? in[QR].layout : 0;
+    s->nthr = nthr;
+    int64_t C = s->xs.d[1];
+    dnnl_memory_desc_t x_c, y_c, x_u, y_u, a_u, w_user, w_any, b_md;
+    dnnl_dims_t strides, dil, pl, pr;
+    if (dn_md_act(&x_c, &s->xs, 1, dt_of(s->xdt)) || dn_md_act(&y_c, &s->ys, 1, dt_of(s->ydt)) ||
+        dn_md_act(&x_u, &s->xs, s->xl == G_LAYOUT_NHWC, dt_of(s->xdt)) ||
+        dn_md_act(&y_u, &s->ys, s->yl == G_LAYOUT_NHWC, dt_of(s->ydt)) ||
+        dn_md_act(&a_u, &s->ys, s->al == G_LAYOUT_NHWC, dt_of(s->ydt)) || user_wmd(s, C, &w_user))
+        return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s' (%s, impl dnnl): memory descriptors",
+                        n->name, n->op_type);
+    for (int i = 0; i < s->w.nsp; i++) {
+        strides[i] = s->w.s[i];
+        dil[i] = s->w.d[i] - 1;
+        pl[i] = s->w.pb[i];
+        pr[i] = s->w.pe[i];
+    }
+    if (s->have_wmd) w_any = s->wmd;
+    else dnnl_memory_desc_init_by_tag(&w_any, w_user.ndims, w_user.dims, dnnl_s8, dnnl_format_tag_any);
+    dnnl_dims_t bd = { s->M };
+    dnnl_memory_desc_init_by_tag(&b_md, 1, bd, dnnl_s32, dnnl_x);
+    dnnl_convolution_desc_t cd;
+    dnnl_primitive_attr_t attr = NULL;
+    dnnl_primitive_desc_t pd = NULL;
+    dnnl_status_t st = dnnl_dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference,
+        dnnl_convolution_direct, &x_c, &w_any, s->has_bias ? &b_md : NULL, &y_c, strides, dil, pl, pr);
+    if (st == dnnl_success) st = dq_attr(n, s, &attr);
+    if (st == dnnl_success) st = dn_pd_create(&pd, &cd, attr, NULL);
+    if (attr) dnnl_primitive_attr_destroy(attr);
+    if (st != dnnl_success)
+        return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "node '%s' (%s, impl dnnl): oneDNN has no "
+                        "int8 convolution for this configuration (status %d)", n->name, n->op_type,
+                        (int)st);
+    if (dn_is_ref_impl(pd))
+        acl_log(1, "node '%s' (%s): oneDNN uses its reference int8 implementation", n->name, n->op_type);
+    if (!s->have_wmd) {
+        s->wmd = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+        s->have_wmd = 1;
+        s->wbytes = dnnl_memory_desc_get_size(&s->wmd);
+    }
+    s->bbytes = s->has_bias ? (size_t)s->M * sizeof(int32_t) : 0;
+    s->pd = pd;
+    size_t off = 0;
+    dnnl_memory_desc_t spmd = *dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+    if (!dnnl_memory_desc_equal(&x_u, &x_c)) {
+        s->off_x = off; off = dn_align(off + dnnl_memory_desc_get_size(&x_c));
+        if (!r) r = dn_reorder_prim(n, &x_u, &x_c, &s->re_x);
+        if (!r) r = dn_mem(n, &x_u, &s->m_xu);
+    }
+    if (!dnnl_memory_desc_equal(&y_u, &y_c)) {
+        s->off_y = off; off = dn_align(off + dnnl_memory_desc_get_size(&y_c));
+        if (!r) r = dn_reorder_prim(n, &y_c, &y_u, &s->re_y);
+        if (!r) r = dn_mem(n, &y_u, &s->m_yu);
+    }
+    if (s->has_add && !dnnl_memory_desc_equal(&a_u, &y_c)) {
+        if (!r) r = dn_reorder_prim(n, &a_u, &y_c, &s->re_a);
+        if (!r) r = dn_mem(n, &a_u, &s->m_au);
+    }
+    s->off_sp = off;
+    s->scratch = off + dn_scratch_size(pd);
+    dnnl_dims_t one = { 1 };
+    dnnl_memory_desc_t zmd;
+    dnnl_memory_desc_init_by_tag(&zmd, 1, one, dnnl_s32, dnnl_x);
+    if (!r) r = dn_mem(n, &x_c, &s->m_x);
+    if (!r) r = dn_mem(n, &s->wmd, &s->m_w);
+    if (!r && s->has_bias) r = dn_mem(n, &b_md, &s->m_b);
+    if (!r) r = dn_mem(n, &y_c, &s->m_y);
+    if (!r && dn_scratch_size(pd)) r = dn_mem(n, &spmd, &s->m_sp);
+    if (!r && s->xzp) r = dn_mem(n, &zmd, &s->m_xz);
+    if (!r && s->yzp) r = dn_mem(n, &zmd, &s->m_yz);
+    if (r) { dq_release(s); return r; }
+    s->built = 1;
+    return 0;
+}
+
+static int dq_plan(const g_node *n, void *state, const k_tensor *in, const k_tensor *out,
+                   size_t *packed_bytes, size_t *scratch_bytes)
+{
+    dqconv *s = state;
+    int r = dq_build(n, s, in, out, dn_threads(NULL));
+    if (r) return r;
+    *packed_bytes = packed_total(s);
+    *scratch_bytes = s->scratch;
+    return 0;
+}
+
+static int dq_pack_into(const g_node *n, dqconv *s, const k_tensor *in, void *packed)
+{
+    if (!in[QW].data || (s->has_bias && !in[QB].data))
+        return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s' (%s, impl dnnl): weights not "
+                        "available for packing", n->name, n->op_type);
+    dnnl_memory_desc_t w_user;
+    if (user_wmd(s, s->xs.d[1], &w_user))
+        return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s' (%s): weight descriptor", n->name, n->op_type);
+    int r = dn_reorder_once(n, &w_user, in[QW].data, &s->wmd, packed);
+    if (r) return r;
+    if (s->has_bias) memcpy((char *)packed + off_b(s), in[QB].data, s->bbytes);
+    dn_pk_adopt(&s->pk, packed);
+    return 0;
+}
+
+static int dq_pack(const g_node *n, void *state, const k_tensor *in, const k_tensor *out, void *packed)
+{
+    dqconv *s = state;
+    int r;
+    if (!s->built && (r = dq_build(n, s, in, out, dn_threads(NULL)))) return r;
+    return dq_pack_into(n, s, in, packed);
+}
+
+static int dq_adopt(const g_node *n, void *state, const k_tensor *in, const k_tensor *out, void *packed)
+{
+    dqconv *s = state;
+    int r;
+    if (!s->built && (r = dq_build(n, s, in, out, dn_threads(NULL)))) return r;
+    dn_pk_adopt(&s->pk, packed);
+    return 0;
+}
+
+static int same_cfg(const dqconv *s, const k_tensor *in, const k_tensor *out, int nthr)
+{
+    return s->built && s->nthr == nthr && g_shape_eq(&s->xs, &in[QX].shape) &&
+           s->xl == in[QX].layout && s->yl == out[0].layout && (!s->has_add || s->al == in[QR].layout);
+}
+
+static int dq_run(const g_node *n, void *state, const k_tensor *in, k_tensor *out, const k_ctx *ctx)
+{
+    dqconv *s = state;
+    int r, nthr = dn_threads(ctx);
+    if (!same_cfg(s, in, out, nthr) && (r = dq_build(n, s, in, out, nthr))) return r;
+    if (!s->pk.packed_ok) {
+        void *own;
+        if ((r = dn_pk_own_packed(n, &s->pk, packed_total(s), &own)) || (r = dq_pack_into(n, s, in, own)))
+            return r;
+    }
+    if (g_shape_numel(&s->ys) == 0) return 0;
+    char *scr;
+    if ((r = dn_pk_scratch(n, &s->pk, ctx, s->scratch, &scr))) return r;
+    if (!s->conv && (r = dn_check(dnnl_primitive_create(&s->conv, s->pd), n, "int8 convolution primitive")))
+        return r;
+    dnnl_stream_t strm = dn_stream();
+    if (!strm) return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s': no oneDNN stream", n->name);
+    if (s->re_x) {
+        if ((r = dn_set_handle(n, s->m_xu, in[QX].data)) || (r = dn_set_handle(n, s->m_x, scr + s->off_x)) ||
+            (r = dn_reorder_exec(n, s->re_x, strm, s->m_xu, s->m_x)))
+            return r;
+    } else if ((r = dn_set_handle(n, s->m_x, in[QX].data))) return r;
+    char *ydst = s->re_y ? scr + s->off_y : (char *)out[0].data;
+    int32_t xz = s->xzp, yz = s->yzp;
+    if ((r = dn_set_handle(n, s->m_y, ydst)) || (r = dn_set_handle(n, s->m_w, s->pk.packed))) return r;
+    if (s->has_bias && (r = dn_set_handle(n, s->m_b, (char *)s->pk.packed + off_b(s)))) return r;
+    if (s->m_sp && (r = dn_set_handle(n, s->m_sp, scr + s->off_sp))) return r;
+    if (s->m_xz && (r = dn_set_handle(n, s->m_xz, &xz))) return r;
+    if (s->m_yz && (r = dn_set_handle(n, s->m_yz, &yz))) return r;
+    if (s->has_add) {
+        /* the sum post-op adds what the destination holds: the residual */
+        if (s->re_a) {
+            if ((r = dn_set_handle(n, s->m_au, in[QR].data)) || (r = dn_reorder_exec(n, s->re_a, strm, s->m_au, s->m_y)))
+                return r;
+        } else if (in[QR].data != ydst) {
+            memcpy(ydst, in[QR].data, (size_t)g_shape_numel(&s->ys));
+        }
+    }
+    dnnl_exec_arg_t a[8];
+    int na = 0;
+    a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_SRC, s->m_x };
+    a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_WEIGHTS, s->m_w };
+    if (s->has_bias) a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_BIAS, s->m_b };
+    a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_DST, s->m_y };
+    if (s->m_sp) a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_SCRATCHPAD, s->m_sp };
+    if (s->m_xz) a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, s->m_xz };
+    if (s->m_yz) a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST, s->m_yz };
+    if ((r = dn_check(dnnl_primitive_execute(s->conv, strm, na, a), n, "int8 convolution"))) return r;
+    if (s->re_y) {
+        if ((r = dn_set_handle(n, s->m_yu, out[0].data)) || (r = dn_reorder_exec(n, s->re_y, strm, s->m_y, s->m_yu)))
+            return r;
+    }
+    return dn_check(dnnl_stream_wait(strm), n, "stream wait");
+}
+
+static int dq_accepts(const g_node *n, void *state, int idx, int layout)
+{
+    (void)n; (void)state;
+    return layout == G_LAYOUT_PLAIN || (layout == G_LAYOUT_NHWC && (idx == QX || idx == QR));
+}
+
+/* The output may take the residual's storage: the sum post-op reads the
+ * destination, where the residual then already lies (same layout and type,
+ * no reorder of either). */
+static int dq_inplace(const g_node *n, void *state)
+{
+    (void)n;
+    dqconv *s = state;
+    if (!s || !s->built || !s->has_add || s->re_a || s->re_y || s->al != s->yl) return -1;
+    return QR;
+}
+
+/* Multiply-adds of the integer product, counted as conv flops (weights at slot 3). */
+static double dq_flops(const g_node *n, const k_tensor *in, const k_tensor *out)
+{
+    (void)n;
+    const g_shape *w = &in[QW].shape;
+    double y = (double)g_shape_numel(&out[0].shape), k = 1;
+    if (w->rank < 2 || w->d[0] <= 0 || y < 0) return 4 * (y > 0 ? y : 0);
+    for (int i = 1; i < w->rank; i++) k *= (double)w->d[i];
+    return 2 * y * k;
+}
+
+static const k_op k_qlconv_dnnl = {
+    .op_type = "QLinearConv", .domain = "", .since = 10, .until = 0, .impl = "dnnl", .priority = 10,
+    .init = dq_init, .infer = dq_infer, .plan = dq_plan, .pack = dq_pack, .run = dq_run,
+    .fini = dq_fini, .accepts_layout = dq_accepts, .packed_inputs = (1u << QW) | (1u << QB),
+    .adopt = dq_adopt, .inplace = dq_inplace, .flops = dq_flops,
+};
+K_REGISTER(k_qlconv_dnnl);

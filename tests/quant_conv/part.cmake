@@ -1,0 +1,21 @@
+# tests/quant_conv: the int8 convolution path (graph/qdq_conv.c,
+# kernels/dnnl/dn_qconv.c, kernels/ref/nn_qlinear.c) on small hand-built QDQ
+# and QOperator graphs, against ONNX Runtime (tools/ortref) through the
+# public API (tests/models' mdl_run); skipped (77) without onnxruntime-node.
+add_test(NAME quant_conv_nets
+  COMMAND ${OA_SYS_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/qdq_nets.py --mdl-run $<TARGET_FILE:mdl_run>)
+set_tests_properties(quant_conv_nets PROPERTIES LABELS "kernels" SKIP_RETURN_CODE 77 TIMEOUT 600)
+
+# Real models: openacl-quant's QDQ file of each, openacl vs ORT on it
+# (cosine >= 0.999, same top-1), and for ResNet-50 the compiled (atc) int8
+# model's size and outputs. Skipped (77) without the model set or the tool.
+foreach(m resnet50 mobilenet_v2)
+  set(oa_qargs)
+  if(m STREQUAL "resnet50")
+    set(oa_qargs --atc $<TARGET_FILE:atc>)
+  endif()
+  add_test(NAME quant_conv_model_${m}
+    COMMAND ${OA_SYS_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/qdq_models.py --mdl-run $<TARGET_FILE:mdl_run>
+            --name ${m} ${oa_qargs})
+  set_tests_properties(quant_conv_model_${m} PROPERTIES LABELS "models" SKIP_RETURN_CODE 77 TIMEOUT 900)
+endforeach()
