@@ -40,9 +40,23 @@ static int qd_init_common(g_graph *g, g_node *n, void **state, int quant)
 static int q_init(g_graph *g, g_node *n, void **st) { return qd_init_common(g, n, st, 1); }
 static int dq_init(g_graph *g, g_node *n, void **st) { return qd_init_common(g, n, st, 0); }
 
+/* Per tensor the op is elementwise: x may be channels-last and y keeps x's
+ * layout (the int8 layers around it compute channels-last). */
+static int qd_accepts(const g_node *n, void *state, int idx, int layout)
+{
+    (void)n; (void)state;
+    return layout == G_LAYOUT_PLAIN || idx == 0;
+}
+
+static void qd_layout(const k_tensor *in, k_tensor *out)
+{
+    out[0].layout = in[0].shape.rank == 4 ? in[0].layout : G_LAYOUT_PLAIN;
+}
+
 static int q_infer(const g_node *n, void *state, const k_tensor *in, k_tensor *out)
 {
     (void)state;
+    qd_layout(in, out);
     out[0].shape = in[0].shape;
     out[0].dtype = has_in(n, 2) && in[2].dtype != G_UNDEF ? in[2].dtype : G_U8;
     return 0;
@@ -51,6 +65,7 @@ static int q_infer(const g_node *n, void *state, const k_tensor *in, k_tensor *o
 static int dq_infer(const g_node *n, void *state, const k_tensor *in, k_tensor *out)
 {
     (void)n; (void)state;
+    qd_layout(in, out);
     out[0].shape = in[0].shape;
     out[0].dtype = G_F32;
     return 0;
@@ -147,11 +162,13 @@ static void qd_fini(void *state) { (void)state; }
 static const k_op k_quantize_avx512 = {
     .op_type = "QuantizeLinear", .domain = "", .since = 10, .until = 0, .impl = "avx512",
     .priority = 10, .init = q_init, .infer = q_infer, .run = q_run, .fini = qd_fini,
+    .accepts_layout = qd_accepts,
 };
 K_REGISTER(k_quantize_avx512);
 
 static const k_op k_dequantize_avx512 = {
     .op_type = "DequantizeLinear", .domain = "", .since = 10, .until = 0, .impl = "avx512",
     .priority = 10, .init = dq_init, .infer = dq_infer, .run = dq_run, .fini = qd_fini,
+    .accepts_layout = qd_accepts,
 };
 K_REGISTER(k_dequantize_avx512);
