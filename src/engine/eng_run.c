@@ -87,19 +87,19 @@ static int set_threads(int threads)
     return omp_get_max_threads();
 }
 
-int eng_program_run(eng_program *m, int budget, eng_dump *dump, char *work, const k_tensor *in,
+int eng_program_run(eng_program *p, int budget, eng_dump *dump, char *work, const k_tensor *in,
                     k_tensor *out, eng_alloc_fn alloc, void *actx)
 {
     int rc;
     eng_prof_init();
     double t_run = eng_prof_on ? eng_prof_now() : 0;
-    for (int i = 0; i < m->n_in; i++)
-        if ((rc = check_input(m->ins, i, &in[i], 1))) return rc;
-    for (int o = 0; o < m->n_out; o++)
-        if ((rc = prepare_output(m->outs, o, &out[o], m->outs[o].nbytes, alloc, actx))) return rc;
-    char *w = m->weights;
-    for (int r = 0; r < m->n_refs; r++) {
-        const slot_ref *f = &m->refs[r];
+    for (int i = 0; i < p->n_in; i++)
+        if ((rc = check_input(p->ins, i, &in[i], 1))) return rc;
+    for (int o = 0; o < p->n_out; o++)
+        if ((rc = prepare_output(p->outs, o, &out[o], p->outs[o].nbytes, alloc, actx))) return rc;
+    char *w = p->weights;
+    for (int r = 0; r < p->n_refs; r++) {
+        const slot_ref *f = &p->refs[r];
         switch (f->kind) {
         case REF_ARENA: f->slot->data = work + f->idx; break;
         case REF_WEIGHT: f->slot->data = w + f->idx; break;
@@ -109,15 +109,15 @@ int eng_program_run(eng_program *m, int budget, eng_dump *dump, char *work, cons
     }
     int threads = set_threads(budget), cur = threads;
     if (__builtin_expect(dump != NULL, 0) && !eng_dump_begin(dump)) dump = NULL;
-    for (int s = 0; s < m->n_steps; s++) {
-        step *st = &m->steps[s];
+    for (int s = 0; s < p->n_steps; s++) {
+        step *st = &p->steps[s];
         const g_node *n = st->n;
         int nt = st->threads == 1 ? 1 : threads;
         /* kernels that open their own parallel regions read the pool size */
         if (nt != cur) { omp_set_num_threads(nt); cur = nt; }
         k_ctx ctx = { .threads = nt, .scratch = st->scratch_bytes ? work + st->scratch_off : NULL,
                       .scratch_bytes = st->scratch_bytes };
-        if (__builtin_expect(dump != NULL, 0)) eng_dump_node(dump, m->g, s, n, st->in, 0);
+        if (__builtin_expect(dump != NULL, 0)) eng_dump_node(dump, p->g, s, n, st->in, 0);
         double t0 = eng_prof_on ? eng_prof_now() : 0;
         if ((rc = n->op->run(n, n->state, st->in, st->out, &ctx))) {
             if (cur != threads) omp_set_num_threads(threads);
@@ -125,24 +125,24 @@ int eng_program_run(eng_program *m, int budget, eng_dump *dump, char *work, cons
             return acl_fail(rc, "model execute: node '%s' (%s, opset %d) failed", n->name,
                             n->op_type, n->opset);
         }
-        if (eng_prof_on) eng_prof_node(m->g, n, &st->out[0], t0, eng_prof_now());
-        if (__builtin_expect(dump != NULL, 0)) eng_dump_node(dump, m->g, s, n, st->out, 1);
+        if (eng_prof_on) eng_prof_node(p->g, n, &st->out[0], t0, eng_prof_now());
+        if (__builtin_expect(dump != NULL, 0)) eng_dump_node(dump, p->g, s, n, st->out, 1);
     }
     if (dump) eng_dump_end(dump);
     if (cur != threads) omp_set_num_threads(threads);
-    for (int c = 0; c < m->n_copies; c++) {
-        const out_copy *cp = &m->copies[c];
+    for (int c = 0; c < p->n_copies; c++) {
+        const out_copy *cp = &p->copies[c];
         const void *src = cp->kind == REF_INPUT ? in[cp->idx].data :
                           cp->kind == REF_WEIGHT ? (const void *)(w + cp->idx) : out[cp->idx].data;
         if (cp->nbytes && src != out[cp->out].data) memmove(out[cp->out].data, src, cp->nbytes);
     }
-    for (int o = 0; o < m->n_out; o++) {
-        out[o].dtype = m->outs[o].dtype;
-        out[o].shape = m->outs[o].shape;
+    for (int o = 0; o < p->n_out; o++) {
+        out[o].dtype = p->outs[o].dtype;
+        out[o].shape = p->outs[o].shape;
         out[o].layout = G_LAYOUT_PLAIN;
-        out[o].nbytes = m->outs[o].nbytes;
+        out[o].nbytes = p->outs[o].nbytes;
     }
-    if (eng_prof_on) eng_prof_run(m->g, 0, t_run, eng_prof_now());
+    if (eng_prof_on) eng_prof_run(p->g, 0, t_run, eng_prof_now());
     return 0;
 }
 
