@@ -362,8 +362,8 @@ static int assemble_gears(const char *api, const char *src, eng_model *top, load
     top->ins = calloc((size_t)top->n_in + 1, sizeof *top->ins);
     top->outs = calloc((size_t)top->n_out + 1, sizeof *top->outs);
     top->gears = calloc((size_t)n + 1, sizeof *top->gears);
+    top->io_owned = 1;        /* eng_free releases what was allocated */
     if (!top->ins || !top->outs || !top->gears) return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", api);
-    top->io_owned = 1;
     const eng_program *big = L[top->largest].p;
     for (int i = 0; i < top->n_in; i++) {
         eng_io *io = &top->ins[i];
