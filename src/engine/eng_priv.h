@@ -158,6 +158,7 @@ int eng_precision_of(const eng_opts *o);
 /* Threads node n runs with given the budget `threads` (eng_threads.c):
  * 1 for nodes too small to gain from a parallel region, else `threads`. */
 int eng_node_threads(const g_node *n, const k_tensor *in, const k_tensor *out, int threads);
+
 /* ---- programs (eng_program.c) ---- */
 
 /* Builds a program from an imported (and possibly rewritten) graph: fixed
@@ -196,8 +197,6 @@ int eng_program_run(eng_program *p, int threads, struct eng_dump *dump, char *wo
 /* A model of one program (taken over, freed on failure too): its I/O, sizes
  * and, for a dynamic program, the executor. */
 int eng_model_of(eng_program *p, int threads, eng_model **out);
-/* eng_load without the shape cache. */
-int eng_load_fixed(const void *buf, size_t len, const eng_opts *o, eng_model **out);
 
 /* What atc hands the writer: bound programs (one per gear, weights packed,
  * packed-only constants' plain data kept) and the model-level facts as the

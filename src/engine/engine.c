@@ -58,7 +58,8 @@ int eng_model_of(eng_program *p, int threads, eng_model **out)
     return 0;
 }
 
-int eng_load_fixed(const void *buf, size_t len, const eng_opts *o, eng_model **out)
+/* A model of the program built from an ONNX image (eng_load without the shape cache). */
+static int load_fixed(const void *buf, size_t len, const eng_opts *o, eng_model **out)
 {
     if (!out) return acl_fail(ACL_ERROR_INVALID_PARAM, "model load: output handle pointer is NULL");
     *out = NULL;
@@ -100,7 +101,7 @@ int eng_describe(const void *buf, size_t len, const eng_opts *o, eng_model **out
 
 int eng_load(const void *buf, size_t len, const eng_opts *o, eng_model **out)
 {
-    int rc = eng_load_fixed(buf, len, o, out);
+    int rc = load_fixed(buf, len, o, out);
     /* dynamic models keep their source for static programs per input shape */
     if (!rc && (rc = eng_shapes_keep(*out, buf, len, o))) { eng_free(*out); *out = NULL; }
     return rc;
