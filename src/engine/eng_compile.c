@@ -1,7 +1,8 @@
 /* atc's driver (compile.h): per gear, import the ONNX model, apply the
  * compile options (input shapes, float16 inputs, output types), run the full
- * pipeline (eng_build: folding, fusion, layout, memory plan, bf16 marks when
- * asked) and pack the weights; then write every program into one image. */
+ * pipeline into a program (eng_program_build: folding, fusion, layout, memory
+ * plan, bf16 marks when asked) and pack its weights into an area of its own;
+ * then write every program into one image. */
 #include "engine/compile.h"
 #include "graph/aipp.h"
 #include "engine/eng_priv.h"
@@ -212,7 +213,7 @@ static void progress(const eng_compile_req *r, int k, int n, const char *stage)
 }
 
 /* Names the first tensor a gear program could not make static. */
-static int not_static(const eng_model *m, int k, int n)
+static int not_static(const eng_program *m, int k, int n)
 {
     const g_graph *g = m->g;
     for (int t = 0; t < g->n_t; t++) {
@@ -226,6 +227,35 @@ static int not_static(const eng_model *m, int k, int n)
                         g_shape_str(&x->shape, b, sizeof b));
     }
     return acl_fail(ACL_ERROR_INVALID_PARAM, "atc: gear %d of %d is not static", k + 1, n);
+}
+
+/* Program k of n from its imported, rewritten graph g (taken over): the
+ * whole pipeline at shapes shp, then its weights packed into an area of its
+ * own (*w), plain copies of packed-only constants kept for the writer. */
+static int build_program(g_graph *g, const eng_compile_req *r, const g_shape *shp, int prec, int k, int n,
+                         eng_program **out, void **w)
+{
+    eng_opts o;
+    memset(&o, 0, sizeof o);
+    o.threads = r->threads;
+    o.base_dir = r->base_dir;
+    o.n_fix = r->n_shapes;
+    o.fix_names = r->shape_names;
+    o.fix_shapes = shp;
+    o.fix_override = 1;
+    o.precision = prec;
+    progress(r, k, n, "optimise");
+    int rc = eng_program_build(g, &o, out);
+    if (rc) return rc;
+    eng_program *p = *out;
+    if (r->gear_kind && !p->is_static) return not_static(p, k, n);
+    progress(r, k, n, "pack");
+    p->keep_plain = 1;
+    if (!(*w = eng_alloc64(p->weight_size)))
+        return acl_fail(ACL_ERROR_BAD_ALLOC, "eng_bind_weights: cannot allocate %zu bytes", p->weight_size);
+    if ((rc = eng_program_bind(p, *w, NULL))) return rc;
+    eng_program_drop_borrowed(p);
+    return 0;
 }
 
 /* The compiler decides the precision (*prec, enum eng_precision);
@@ -265,14 +295,15 @@ int eng_compile(const void *onnx, size_t len, const eng_compile_req *r, void **i
         return acl_fail(ACL_ERROR_INVALID_PARAM, "atc: %d gears of %d values", n, r->gear_nvals);
     int prec, rc = compile_precision(r, &prec);
     if (rc) return rc;
-    eng_model **progs = calloc((size_t)n, sizeof *progs);
+    eng_program **progs = calloc((size_t)n, sizeof *progs);
+    void **wts = calloc((size_t)n, sizeof *wts);   /* each program's own weight area */
     g_shape *shp = calloc((size_t)r->n_shapes + 1, sizeof *shp);
     const char **names = NULL;
     int *dtypes = NULL;
     g_shape *decl = NULL;
     int64_t *lo = NULL, *hi = NULL;
     int n_in = 0;
-    if (!progs || !shp) { rc = acl_fail(ACL_ERROR_BAD_ALLOC, "atc: out of memory"); goto done; }
+    if (!progs || !wts || !shp) { rc = acl_fail(ACL_ERROR_BAD_ALLOC, "atc: out of memory"); goto done; }
     for (int k = 0; k < n && !rc; k++) {
         progress(r, k, n, "import");
         g_graph *g = NULL;
@@ -323,21 +354,7 @@ int eng_compile(const void *onnx, size_t len, const eng_compile_req *r, void **i
             }
             if (rc) break;
         }
-        eng_opts o;
-        memset(&o, 0, sizeof o);
-        o.threads = r->threads;
-        o.base_dir = r->base_dir;
-        o.n_fix = r->n_shapes;
-        o.fix_names = r->shape_names;
-        o.fix_shapes = shp;
-        o.fix_override = 1;
-        o.precision = prec;
-        progress(r, k, n, "optimise");
-        if ((rc = eng_build(g, &o, &progs[k]))) break;   /* g is the model's now */
-        if (r->gear_kind && !progs[k]->is_static) { rc = not_static(progs[k], k, n); break; }
-        progress(r, k, n, "pack");
-        progs[k]->keep_plain = 1;
-        if ((rc = eng_bind_weights(progs[k], NULL))) break;
+        if ((rc = build_program(g, r, shp, prec, k, n, &progs[k], &wts[k]))) break;   /* g is the program's now */
     }
     if (!rc) {
         eng_export_req x;
@@ -349,7 +366,7 @@ int eng_compile(const void *onnx, size_t len, const eng_compile_req *r, void **i
         w->gear_nvals = r->gear_kind ? r->gear_nvals : 0;
         w->gear_vals = r->gear_vals;
         /* a model without gears reports its program's inputs as they are */
-        const eng_model *p0 = progs[0];
+        const eng_program *p0 = progs[0];
         if (!r->gear_kind)
             for (int i = 0; i < n_in && i < p0->n_in; i++) decl[i] = p0->ins[i].shape;
         w->n_in = n_in;
@@ -370,8 +387,9 @@ int eng_compile(const void *onnx, size_t len, const eng_compile_req *r, void **i
         rc = eng_export(&x, image, image_len);
     }
 done:
-    for (int k = 0; progs && k < n; k++) eng_free(progs[k]);
+    for (int k = 0; progs && k < n; k++) eng_program_free(progs[k]);
+    for (int k = 0; wts && k < n; k++) free(wts[k]);
     for (int i = 0; names && i < n_in; i++) free((char *)names[i]);
-    free(progs); free(shp); free(names); free(dtypes); free(decl); free(lo); free(hi);
+    free(progs); free(wts); free(shp); free(names); free(dtypes); free(decl); free(lo); free(hi);
     return rc;
 }

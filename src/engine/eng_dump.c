@@ -113,21 +113,18 @@ int eng_dump_attach(eng_model *m, eng_dump_cfg *cfg, const eng_dump_model *sel, 
     d->sel = sel;
     eng_dump_detach(m);
     m->dump = d;
-    m->dump_owner = 1;
-    for (int i = 0; i < m->n_gears && m->gears; i++) m->gears[i]->dump = d;
     return 0;
 }
 
 void eng_dump_detach(eng_model *m)
 {
-    if (!m || !m->dump || !m->dump_owner) return;
+    if (!m || !m->dump) return;
     eng_dump *d = m->dump;
     if (d->index) fclose(d->index);
     eng_dump_cfg_unref(d->cfg);
     free(d->base);
     free(d);
     m->dump = NULL;
-    for (int i = 0; i < m->n_gears && m->gears; i++) m->gears[i]->dump = NULL;
 }
 
 static void dump_failed(eng_dump *d, const char *what, const char *path, int err)

@@ -66,7 +66,7 @@ static void wprog_free(om_wprog *p)
 }
 
 /* The program as the writer sees it: its graph, plan and weights. */
-static int wprog_of(const eng_model *m, int k, om_wprog *p)
+static int wprog_of(const eng_program *m, int k, om_wprog *p)
 {
     memset(p, 0, sizeof *p);
     if (!m->bound || !m->weights)
@@ -112,7 +112,7 @@ int eng_export(const eng_export_req *req, void **image, size_t *len)
     int rc = 0;
     for (int k = 0; k < req->n_progs && !rc; k++) rc = wprog_of(req->progs[k], k, &progs[k]);
     if (!rc) {
-        const eng_model *p0 = req->progs[0];
+        const eng_program *p0 = req->progs[0];
         om_write_req w = req->facts;
         w.progs = progs;
         w.n_progs = req->n_progs;
@@ -256,7 +256,7 @@ static int check_inferred(const char *api, const char *src, g_graph *g, int is_s
 }
 
 typedef struct loaded {
-    eng_model *m;
+    eng_program *p;
     om_rec rec;
     int bf16;                 /* compiled for bf16 (recorded, or marked in a 1.0 file) */
     int widened;              /* bf16 activations made float32 (no bf16 on this load) */
@@ -271,9 +271,9 @@ static int load_program(om_rdctx *c, const eng_opts *o, int abi_match, int prec,
     uint32_t flags = or_u32(r);
     uint64_t work = or_u64(r);
     if (r->bad || flags > 1) return om_malformed(c, "program header");
-    eng_model *m = calloc(1, sizeof *m);
+    eng_program *m = calloc(1, sizeof *m);
     if (!m) return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", c->api);
-    L->m = m;
+    L->p = m;
     m->threads = o && o->threads > 0 ? o->threads : 0;
     L->rec.work_size = (size_t)work;
     L->rec.abi_match = abi_match;
@@ -291,7 +291,7 @@ static int load_program(om_rdctx *c, const eng_opts *o, int abi_match, int prec,
     m->rec = &L->rec;
     m->img_w = c->bt->rt;
     m->img_w_len = c->bt->rt_len;
-    if ((rc = eng_prepare_io(m))) return rc;
+    if ((rc = eng_program_io(m))) return rc;
     if (m->is_static != (int)(flags & 1))
         return om_malformed(c, flags & 1 ? "a static program with shapes left unknown" : "static flag missing");
     return 0;
@@ -303,7 +303,7 @@ static int load_program(om_rdctx *c, const eng_opts *o, int abi_match, int prec,
 static int assemble_gears(const char *api, const char *src, eng_model *top, loaded *L, int n,
                           const om_meta *meta)
 {
-    const eng_model *p0 = L[0].m;
+    const eng_program *p0 = L[0].p;
     int nu = p0->n_in, k = top->gear_nvals;
     if (meta->n_in != nu)
         return acl_fail(ACL_ERROR_PARSE_MODEL, "%s: compiled model %s is malformed: %d inputs declared, the "
@@ -318,7 +318,7 @@ static int assemble_gears(const char *api, const char *src, eng_model *top, load
                         "dynamic dims", api, src, k, npos);
     size_t total_max = 0;
     for (int g = 0; g < n; g++) {
-        const eng_model *p = L[g].m;
+        const eng_program *p = L[g].p;
         const int64_t *v = top->gear_vals + (size_t)g * (size_t)k;
         if (!p->is_static || p->n_in != nu || p->n_out != p0->n_out)
             return acl_fail(ACL_ERROR_PARSE_MODEL, "%s: compiled model %s is malformed: gear %d's program "
@@ -362,9 +362,9 @@ static int assemble_gears(const char *api, const char *src, eng_model *top, load
     top->ins = calloc((size_t)top->n_in + 1, sizeof *top->ins);
     top->outs = calloc((size_t)top->n_out + 1, sizeof *top->outs);
     top->gears = calloc((size_t)n + 1, sizeof *top->gears);
+    top->io_owned = 1;        /* eng_free releases what was allocated */
     if (!top->ins || !top->outs || !top->gears) return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", api);
-    top->io_names_owned = 1;
-    const eng_model *big = L[top->largest].m;
+    const eng_program *big = L[top->largest].p;
     for (int i = 0; i < top->n_in; i++) {
         eng_io *io = &top->ins[i];
         if (i == nu) {
@@ -378,7 +378,7 @@ static int assemble_gears(const char *api, const char *src, eng_model *top, load
             io->dtype = meta->in_dtype[i];
             io->shape = meta->in_shape[i];
             for (int g = 0; g < n; g++)
-                if (L[g].m->ins[i].nbytes > io->nbytes) io->nbytes = L[g].m->ins[i].nbytes;
+                if (L[g].p->ins[i].nbytes > io->nbytes) io->nbytes = L[g].p->ins[i].nbytes;
         }
         if (!io->name) return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", api);
     }
@@ -388,9 +388,9 @@ static int assemble_gears(const char *api, const char *src, eng_model *top, load
         io->name = strdup(big->outs[o].name);
         if (!io->name) return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", api);
         for (int g = 0; g < n; g++)
-            if (L[g].m->outs[o].nbytes > io->nbytes) io->nbytes = L[g].m->outs[o].nbytes;
+            if (L[g].p->outs[o].nbytes > io->nbytes) io->nbytes = L[g].p->outs[o].nbytes;
     }
-    for (int i = 0; i < n; i++) { top->gears[i] = L[i].m; L[i].m = NULL; }
+    for (int i = 0; i < n; i++) { top->gears[i] = L[i].p; L[i].p = NULL; }
     top->n_gears = n;
     top->gear_input = nu;
     top->is_static = 1;
@@ -403,7 +403,7 @@ static int assemble_gears(const char *api, const char *src, eng_model *top, load
  * stored weights are only valid for the same count. */
 static int threads_agree(const char *api, const char *src, const loaded *L, const om_exec *ex, int k)
 {
-    const eng_model *m = L->m;
+    const eng_program *m = L->p;
     if (!m->is_static) return 1;   /* dynamic programs pack per shape at run time */
     if (!ex->present) {
         if (!L->bf16) return 1;
@@ -441,9 +441,9 @@ static int plan_programs(const char *api, const char *src, const om_file *f, loa
 {
     int rc = 0;
     for (int k = 0; k < n_progs && !rc; k++) {
-        eng_model *m = L[k].m;
-        if (m->is_static) rc = eng_prepare_steps(m);
-        if (!rc && *adopt) *adopt = eng_can_adopt(m) && threads_agree(api, src, &L[k], ex, k);
+        eng_program *m = L[k].p;
+        if (m->is_static) rc = eng_program_steps(m);
+        if (!rc && *adopt) *adopt = eng_program_can_adopt(m) && threads_agree(api, src, &L[k], ex, k);
     }
     if (rc) return rc;
     const om_section *spl = om_find(f, OM_SEC_PLAIN);
@@ -453,10 +453,10 @@ static int plan_programs(const char *api, const char *src, const om_file *f, loa
     }
     *base = 0;
     for (int k = 0; k < n_progs && !rc; k++) {
-        eng_model *m = L[k].m;
+        eng_program *m = L[k].p;
         m->weight_base = *base;
-        if (m->is_static) rc = eng_prepare_refs(m, *adopt);
-        else rc = eng_prepare_dynamic(m, *adopt);   /* the executor packs per shape */
+        if (m->is_static) rc = eng_program_refs(m, *adopt);
+        else rc = eng_program_layout_dynamic(m, *adopt);   /* the executor packs per shape */
         if (!*adopt) *base += m->weight_size;
     }
     return rc;
@@ -490,7 +490,7 @@ static int log_precision(const char *api, const char *src, const eng_opts *o, co
 }
 
 /* A model without gears: its program's inputs are the ones INFO declares. */
-static int check_inputs(const char *api, const char *src, const om_meta *meta, const eng_model *p)
+static int check_inputs(const char *api, const char *src, const om_meta *meta, const eng_program *p)
 {
     if (meta->n_in != p->n_in)
         return acl_fail(ACL_ERROR_PARSE_MODEL, "%s: compiled model %s is malformed: %d inputs declared, the "
@@ -561,10 +561,10 @@ int eng_load_compiled(const char *api, const char *src, const void *buf, size_t 
         rc = load_program(&c, o, abi_match, ex.present ? ex.precision : 0, can_bf16, &L[k], &changed);
     if (!rc && c.r.pos != c.r.len) rc = om_malformed(&c, "bytes after the last program");
     for (int k = 0; k < n_progs && !rc && ex.present; k++)
-        if (ex.n_nodes[k] != (uint32_t)L[k].m->g->n_nodes)
+        if (ex.n_nodes[k] != (uint32_t)L[k].p->g->n_nodes)
             rc = acl_fail(ACL_ERROR_PARSE_MODEL, "%s: compiled model %s is malformed: the execution section "
                           "records %u nodes for program %d, which has %d", api, src, ex.n_nodes[k], k,
-                          L[k].m->g->n_nodes);
+                          L[k].p->g->n_nodes);
     if (rc) goto done;
     int widened = log_precision(api, src, o, L, n_progs);
     int adopt = !widened;
@@ -579,17 +579,18 @@ int eng_load_compiled(const char *api, const char *src, const void *buf, size_t 
         vals = NULL;
         if ((rc = assemble_gears(api, src, top, L, n_progs, meta))) goto done;
         for (int g = 0; g < n_progs; g++) {
-            eng_model *p = top->gears[g];
+            const eng_program *p = top->gears[g];
             if (p->work_size > top->work_size) top->work_size = p->work_size;
         }
-        top->weight_size = adopt ? bt.rt_len : base;
         top->threads = o && o->threads > 0 ? o->threads : 0;
     } else {
-        top = L[0].m;
-        L[0].m = NULL;
-        if ((rc = check_inputs(api, src, meta, top))) goto done;
-        top->gear_input = -1;
+        if ((rc = check_inputs(api, src, meta, L[0].p))) goto done;
+        L[0].p->rec = NULL;
+        rc = eng_model_of(L[0].p, o ? o->threads : 0, &top);
+        L[0].p = NULL;   /* the model's now (freed on failure too) */
+        if (rc) goto done;
     }
+    top->weight_size = adopt ? bt.rt_len : base;
     top->adopt = adopt;
     top->img_w = bt.rt;
     top->img_w_len = bt.rt_len;
@@ -599,15 +600,13 @@ int eng_load_compiled(const char *api, const char *src, const void *buf, size_t 
         top->release = o->release;
         top->release_ctx = o->release_ctx;
     }
-    if (top->n_gears)
-        for (int k = 0; k < top->n_gears; k++) top->gears[k]->rec = NULL;
-    top->rec = NULL;
+    for (int k = 0; k < top->n_gears; k++) top->gears[k]->rec = NULL;
     *out = top;
     top = NULL;
 done:
     if (L) {
         for (int k = 0; k < n_progs; k++) {
-            if (L[k].m) { L[k].m->rec = NULL; eng_free(L[k].m); }
+            if (L[k].p) { L[k].p->rec = NULL; eng_program_free(L[k].p); }
             om_rec_free(&L[k].rec);
         }
         free(L);

@@ -1,7 +1,7 @@
 /* Running a loaded model (engine.h eng_run): the caller's inputs checked
- * against the program, then a flat loop over the prepared steps (static
- * programs: nothing is allocated, looked up or locked) or the dynamic
- * executor (engine/dyn.c) for shapes known only at run time.
+ * against the program, then a flat loop over the program's prepared steps
+ * (eng_program_run: nothing is allocated, looked up or locked) or the
+ * model's dynamic executor (engine/dyn.c) for shapes known only at run time.
  *
  * Outputs: eng_run writes each output's actual dtype/shape into out[i] and
  * sets out[i].nbytes to the bytes written. */
@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int check_input(const eng_model *m, int i, const k_tensor *x, int strict_shape)
+static int check_input(const eng_io *ins, int i, const k_tensor *x, int strict_shape)
 {
-    const eng_io *io = &m->ins[i];
+    const eng_io *io = &ins[i];
     char a[128], b[128];
     if (g_is_container(io->dtype)) {
         /* a sequence/optional: a k_seq of the declared kind */
@@ -59,47 +59,47 @@ static int check_input(const eng_model *m, int i, const k_tensor *x, int strict_
     return 0;
 }
 
-static int prepare_output(const eng_model *m, int o, k_tensor *y, size_t need,
+static int prepare_output(const eng_io *outs, int o, k_tensor *y, size_t need,
                           eng_alloc_fn alloc, void *actx)
 {
     if (!y->data) {
         if (!alloc)
             return acl_fail(ACL_ERROR_INVALID_PARAM, "model execute: output %d '%s' has no buffer "
-                            "and no allocator was given", o, m->outs[o].name);
+                            "and no allocator was given", o, outs[o].name);
         y->data = alloc(actx, need);
         if (!y->data && need)
             return acl_fail(ACL_ERROR_BAD_ALLOC, "model execute: allocating %zu bytes for output "
-                            "%d '%s' failed", need, o, m->outs[o].name);
+                            "%d '%s' failed", need, o, outs[o].name);
         y->nbytes = need;
     } else if (y->nbytes < need) {
         return acl_fail(ACL_ERROR_INVALID_PARAM, "model execute: output %d '%s' needs %zu bytes, "
-                        "the buffer has %zu", o, m->outs[o].name, need, y->nbytes);
+                        "the buffer has %zu", o, outs[o].name, need, y->nbytes);
     }
     return 0;
 }
 
-static int set_threads(const eng_model *m)
+static int set_threads(int threads)
 {
-    if (m->threads > 0) {
-        omp_set_num_threads(m->threads);
-        return m->threads;
+    if (threads > 0) {
+        omp_set_num_threads(threads);
+        return threads;
     }
     return omp_get_max_threads();
 }
 
-static int run_static(eng_model *m, char *work, const k_tensor *in, k_tensor *out,
-                      eng_alloc_fn alloc, void *actx)
+int eng_program_run(eng_program *p, int budget, eng_dump *dump, char *work, const k_tensor *in,
+                    k_tensor *out, eng_alloc_fn alloc, void *actx)
 {
     int rc;
     eng_prof_init();
     double t_run = eng_prof_on ? eng_prof_now() : 0;
-    for (int i = 0; i < m->n_in; i++)
-        if ((rc = check_input(m, i, &in[i], 1))) return rc;
-    for (int o = 0; o < m->n_out; o++)
-        if ((rc = prepare_output(m, o, &out[o], m->outs[o].nbytes, alloc, actx))) return rc;
-    char *w = m->weights;
-    for (int r = 0; r < m->n_refs; r++) {
-        const slot_ref *f = &m->refs[r];
+    for (int i = 0; i < p->n_in; i++)
+        if ((rc = check_input(p->ins, i, &in[i], 1))) return rc;
+    for (int o = 0; o < p->n_out; o++)
+        if ((rc = prepare_output(p->outs, o, &out[o], p->outs[o].nbytes, alloc, actx))) return rc;
+    char *w = p->weights;
+    for (int r = 0; r < p->n_refs; r++) {
+        const slot_ref *f = &p->refs[r];
         switch (f->kind) {
         case REF_ARENA: f->slot->data = work + f->idx; break;
         case REF_WEIGHT: f->slot->data = w + f->idx; break;
@@ -107,18 +107,17 @@ static int run_static(eng_model *m, char *work, const k_tensor *in, k_tensor *ou
         case REF_OUTPUT: f->slot->data = out[f->idx].data; break;
         }
     }
-    int threads = set_threads(m), cur = threads;
-    eng_dump *dump = m->dump;
+    int threads = set_threads(budget), cur = threads;
     if (__builtin_expect(dump != NULL, 0) && !eng_dump_begin(dump)) dump = NULL;
-    for (int s = 0; s < m->n_steps; s++) {
-        step *st = &m->steps[s];
+    for (int s = 0; s < p->n_steps; s++) {
+        step *st = &p->steps[s];
         const g_node *n = st->n;
         int nt = st->threads == 1 ? 1 : threads;
         /* kernels that open their own parallel regions read the pool size */
         if (nt != cur) { omp_set_num_threads(nt); cur = nt; }
         k_ctx ctx = { .threads = nt, .scratch = st->scratch_bytes ? work + st->scratch_off : NULL,
                       .scratch_bytes = st->scratch_bytes };
-        if (__builtin_expect(dump != NULL, 0)) eng_dump_node(dump, m->g, s, n, st->in, 0);
+        if (__builtin_expect(dump != NULL, 0)) eng_dump_node(dump, p->g, s, n, st->in, 0);
         double t0 = eng_prof_on ? eng_prof_now() : 0;
         if ((rc = n->op->run(n, n->state, st->in, st->out, &ctx))) {
             if (cur != threads) omp_set_num_threads(threads);
@@ -126,43 +125,44 @@ static int run_static(eng_model *m, char *work, const k_tensor *in, k_tensor *ou
             return acl_fail(rc, "model execute: node '%s' (%s, opset %d) failed", n->name,
                             n->op_type, n->opset);
         }
-        if (eng_prof_on) eng_prof_node(m->g, n, &st->out[0], t0, eng_prof_now());
-        if (__builtin_expect(dump != NULL, 0)) eng_dump_node(dump, m->g, s, n, st->out, 1);
+        if (eng_prof_on) eng_prof_node(p->g, n, &st->out[0], t0, eng_prof_now());
+        if (__builtin_expect(dump != NULL, 0)) eng_dump_node(dump, p->g, s, n, st->out, 1);
     }
     if (dump) eng_dump_end(dump);
     if (cur != threads) omp_set_num_threads(threads);
-    for (int c = 0; c < m->n_copies; c++) {
-        const out_copy *cp = &m->copies[c];
+    for (int c = 0; c < p->n_copies; c++) {
+        const out_copy *cp = &p->copies[c];
         const void *src = cp->kind == REF_INPUT ? in[cp->idx].data :
                           cp->kind == REF_WEIGHT ? (const void *)(w + cp->idx) : out[cp->idx].data;
         if (cp->nbytes && src != out[cp->out].data) memmove(out[cp->out].data, src, cp->nbytes);
     }
-    for (int o = 0; o < m->n_out; o++) {
-        out[o].dtype = m->outs[o].dtype;
-        out[o].shape = m->outs[o].shape;
+    for (int o = 0; o < p->n_out; o++) {
+        out[o].dtype = p->outs[o].dtype;
+        out[o].shape = p->outs[o].shape;
         out[o].layout = G_LAYOUT_PLAIN;
-        out[o].nbytes = m->outs[o].nbytes;
+        out[o].nbytes = p->outs[o].nbytes;
     }
-    if (eng_prof_on) eng_prof_run(m->g, 0, t_run, eng_prof_now());
+    if (eng_prof_on) eng_prof_run(p->g, 0, t_run, eng_prof_now());
     return 0;
 }
 
 static int run_dynamic(eng_model *m, const k_tensor *in, k_tensor *out, eng_alloc_fn alloc,
                        void *actx)
 {
-    g_graph *g = m->g;
+    const eng_program *p = m->prog;
+    g_graph *g = p->g;
     int rc;
     for (int i = 0; i < m->n_in; i++)
-        if ((rc = check_input(m, i, &in[i], 0))) return rc;
+        if ((rc = check_input(m->ins, i, &in[i], 0))) return rc;
     memset(m->vals, 0, (size_t)g->n_t * sizeof *m->vals);
     for (int i = 0; i < m->n_in; i++) {
-        k_tensor *v = &m->vals[m->in_t[i]];
+        k_tensor *v = &m->vals[p->in_t[i]];
         *v = in[i];
         v->layout = G_LAYOUT_PLAIN;
     }
-    rc = eng_dyn_run_dump(m->dyn, m->dump, m->vals, m->owned, set_threads(m));
+    rc = eng_dyn_run_dump(m->dyn, m->dump, m->vals, m->owned, set_threads(m->threads));
     for (int o = 0; o < m->n_out && !rc; o++) {
-        int t = m->out_t[o];
+        int t = p->out_t[o];
         k_tensor *v = &m->vals[t];
         if (g_is_container(v->dtype)) {
             /* handed over as a k_seq the caller releases with k_seq_free */
@@ -175,7 +175,7 @@ static int run_dynamic(eng_model *m, const k_tensor *in, k_tensor *out, eng_allo
             continue;
         }
         size_t need = k_nbytes(v);
-        if ((rc = prepare_output(m, o, &out[o], need, alloc, actx))) break;
+        if ((rc = prepare_output(m->outs, o, &out[o], need, alloc, actx))) break;
         if (need && v->data != out[o].data) memcpy(out[o].data, v->data, need);
         out[o].dtype = v->dtype;
         out[o].shape = v->shape;
@@ -238,7 +238,7 @@ int eng_run(eng_model *m, void *work, const k_tensor *in, int n_in, k_tensor *ou
     }
     if (!m->is_static) return run_dynamic(m, in, out, alloc, alloc_ctx);
     if ((rc = get_work(m, &work))) return rc;
-    return run_static(m, work, in, out, alloc, alloc_ctx);
+    return eng_program_run(m->prog, m->threads, m->dump, work, in, out, alloc, alloc_ctx);
 }
 
 int eng_run_gear(eng_model *m, int gear, void *work, const k_tensor *in, int n_in, k_tensor *out,
@@ -252,8 +252,6 @@ int eng_run_gear(eng_model *m, int gear, void *work, const k_tensor *in, int n_i
     if ((rc = check_counts(m, in, n_in, out, n_out))) return rc;
     if (!m->bound && (rc = eng_bind_weights(m, NULL))) return rc;
     if ((rc = get_work(m, &work))) return rc;
-    eng_model *p = m->gears[gear];
-    p->threads = m->threads;
     /* the program has the user inputs only; the gear input stays behind */
-    return run_static(p, work, in, out, alloc, alloc_ctx);
+    return eng_program_run(m->gears[gear], m->threads, m->dump, work, in, out, alloc, alloc_ctx);
 }

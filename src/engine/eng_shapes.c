@@ -14,6 +14,7 @@
  * its packed weights and work area (engine memory, not device-counted).
  * The first run of a new shape pays the load (about one model load). */
 #include "engine/eng_priv.h"
+#include "onnx/onnx_import.h"
 #include "core/core.h"
 #include "acl/acl_base.h"
 #include <stdlib.h>
@@ -24,7 +25,8 @@
 
 typedef struct shape_entry {
     g_shape *sig;             /* n_in shapes */
-    eng_model *prog;          /* NULL: the model stays dynamic for these shapes */
+    eng_program *prog;        /* NULL: the model stays dynamic for these shapes */
+    void *weights, *work;     /* the program's own weight area (bound) and work area */
     uint64_t last_use;
 } shape_entry;
 
@@ -78,11 +80,17 @@ int eng_shapes_keep(eng_model *m, const void *buf, size_t len, const eng_opts *o
     return 0;
 }
 
+static void entry_free(shape_entry *e)
+{
+    eng_program_free(e->prog);
+    free(e->weights); free(e->work); free(e->sig);
+}
+
 void eng_shapes_free(eng_model *m)
 {
     eng_shapes *s = m ? m->shapes : NULL;
     if (!s) return;
-    for (int i = 0; i < s->n; i++) { eng_free(s->e[i].prog); free(s->e[i].sig); }
+    for (int i = 0; i < s->n; i++) entry_free(&s->e[i]);
     free(s->e); free(s->src); free(s->base_dir); free(s);
     m->shapes = NULL;
 }
@@ -94,30 +102,38 @@ static int sig_match(const shape_entry *e, const k_tensor *in, int n)
     return 1;
 }
 
-/* Loads the model with the inputs fixed to these shapes; NULL when that
- * fails or leaves it dynamic. */
-static eng_model *build_prog(eng_model *m, const k_tensor *in)
+/* Imports the model again and builds its program with the inputs fixed to
+ * these shapes (fully optimised and planned), bound to weights of its own.
+ * e->prog stays NULL when that fails or leaves the program dynamic. */
+static void build_prog(eng_model *m, const k_tensor *in, shape_entry *e)
 {
     eng_shapes *s = m->shapes;
     const char **names = calloc((size_t)m->n_in, sizeof *names);
     g_shape *shapes = calloc((size_t)m->n_in, sizeof *shapes);
-    eng_model *p = NULL;
+    eng_program *p = NULL;
     if (names && shapes) {
         for (int i = 0; i < m->n_in; i++) { names[i] = m->ins[i].name; shapes[i] = in[i].shape; }
         eng_opts o = { .threads = s->threads, .base_dir = s->base_dir, .n_fix = m->n_in,
                        .fix_names = names, .fix_shapes = shapes, .precision = s->precision };
         int quiet = acl_err_quiet(1);   /* a failure here only means: stay dynamic */
-        int rc = eng_load_fixed(s->src, s->len, &o, &p);
+        g_graph *g = NULL;
+        int rc = onnx_import_ex(s->src, s->len, s->base_dir, NULL, NULL, &g);
+        if (!rc) rc = eng_program_build(g, &o, &p);
+        if (!rc && p->is_static && !(e->weights = eng_alloc64(p->weight_size))) rc = ACL_ERROR_BAD_ALLOC;
+        if (!rc && p->is_static) rc = eng_program_bind(p, e->weights, NULL);
         acl_err_quiet(quiet);
-        if (!rc && !eng_is_static(p)) { eng_free(p); p = NULL; }
+        if (!rc && !p->is_static) { eng_program_free(p); p = NULL; }
         else if (rc) {
             acl_log(1, "shape cache: the model does not load with its inputs fixed (error %d); "
                     "these shapes run on the dynamic path", rc);
+            eng_program_free(p);
+            free(e->weights);
+            e->weights = NULL;
             p = NULL;
         }
     }
     free(names); free(shapes);
-    return p;
+    e->prog = p;
 }
 
 int eng_shapes_run(eng_model *m, const k_tensor *in, k_tensor *out, eng_alloc_fn alloc,
@@ -139,8 +155,7 @@ int eng_shapes_run(eng_model *m, const k_tensor *in, k_tensor *out, eng_alloc_fn
             int lru = 0;
             for (int k = 1; k < s->n; k++)
                 if (s->e[k].last_use < s->e[lru].last_use) lru = k;
-            eng_free(s->e[lru].prog);
-            free(s->e[lru].sig);
+            entry_free(&s->e[lru]);
             s->st.evictions++;
             s->e[lru] = s->e[--s->n];
         }
@@ -148,8 +163,9 @@ int eng_shapes_run(eng_model *m, const k_tensor *in, k_tensor *out, eng_alloc_fn
         if (!sig) return 0;
         for (int i = 0; i < m->n_in; i++) sig[i] = in[i].shape;
         e = &s->e[s->n++];
+        memset(e, 0, sizeof *e);
         e->sig = sig;
-        e->prog = build_prog(m, in);
+        build_prog(m, in, e);
         s->st.builds++;
         acl_log(1, "shape cache: %s for new input shapes (%d of %d entries)",
                 e->prog ? "static program built" : "model stays dynamic", s->n, s->cap);
@@ -159,8 +175,11 @@ int eng_shapes_run(eng_model *m, const k_tensor *in, k_tensor *out, eng_alloc_fn
     e->last_use = ++s->clock;
     if (!e->prog) { s->st.dynamic_runs++; return 0; }
     *handled = 1;
-    e->prog->dump = m->dump;   /* the model's dump (not owned) covers its programs */
-    return eng_run(e->prog, NULL, in, m->n_in, out, m->n_out, alloc, actx);
+    if (!e->work && !(e->work = eng_alloc64(e->prog->work_size)))
+        return acl_fail(ACL_ERROR_BAD_ALLOC, "model execute: cannot allocate %zu bytes of work memory",
+                        e->prog->work_size);
+    /* the model's dump covers the programs it runs */
+    return eng_program_run(e->prog, s->threads, m->dump, e->work, in, out, alloc, actx);
 }
 
 void eng_shapes_get_stats(const eng_model *m, eng_shapes_stats *st)

@@ -220,9 +220,9 @@ static void check_model(const char *dir, const char *file)
         rc = eng_load(buf, len, &o, &m);
         CHECK(!rc, "%s: bf16 load failed: %d", file, rc);
         int bf = 0;
-        for (int i = 0; !rc && i < m->g->n_nodes; i++) {
-            const g_node *n = &m->g->nodes[i];
-            if (!strcmp(n->op_type, "ChannelShuffle") && m->g->t[n->out[0]].dtype == G_BF16) bf++;
+        for (int i = 0; !rc && i < m->prog->g->n_nodes; i++) {
+            const g_node *n = &m->prog->g->nodes[i];
+            if (!strcmp(n->op_type, "ChannelShuffle") && m->prog->g->t[n->out[0]].dtype == G_BF16) bf++;
         }
         printf("%s bf16: %d ChannelShuffle nodes move bf16\n", file, bf);
         CHECK(rc || bf == 4, "%s: %d ChannelShuffle nodes move bf16, want 4", file, bf);
@@ -236,8 +236,8 @@ static void check_model(const char *dir, const char *file)
         rc = eng_load(buf, len, &o, &m);
         CHECK(!rc, "%s: load failed: %d", file, rc);
         int pools = 0, onednn = 0;
-        for (int i = 0; !rc && i < m->g->n_nodes; i++) {
-            int f = dn_pool_fallback(&m->g->nodes[i]);
+        for (int i = 0; !rc && i < m->prog->g->n_nodes; i++) {
+            int f = dn_pool_fallback(&m->prog->g->nodes[i]);
             if (f >= 0) pools++;
             if (f == 0) onednn++;
         }

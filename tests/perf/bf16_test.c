@@ -42,8 +42,8 @@ static int run(const void *buf, size_t len, int precision, const float *x, float
     if (rc) return rc;
     *wbytes = eng_weight_size(m);
     *marked = *bf16_acts = 0;
-    for (int i = 0; i < m->g->n_nodes; i++) *marked += graph_node_bf16(&m->g->nodes[i]);
-    for (int t = 0; t < m->g->n_t; t++) *bf16_acts += m->g->t[t].dtype == G_BF16;
+    for (int i = 0; i < m->prog->g->n_nodes; i++) *marked += graph_node_bf16(&m->prog->g->nodes[i]);
+    for (int t = 0; t < m->prog->g->n_t; t++) *bf16_acts += m->prog->g->t[t].dtype == G_BF16;
     k_tensor in = { .dtype = G_F32, .shape = { .rank = 4, .d = { 1, 16, 32, 32 } }, .data = (void *)x,
                     .nbytes = 16 * 32 * 32 * 4 };
     k_tensor out = { .data = y, .nbytes = 10 * 4 };
@@ -89,11 +89,11 @@ static void residual_block(const char *dir)
         int rc = eng_load(buf, len, &o, &m);
         CHECK(rc == 0, "bf16_res load (precision %d): %s", prec, rc ? aclGetRecentErrMsg() : "");
         if (rc) continue;
-        int ta = g_tensor_find(m->g, "a"), shared = 0;
-        for (int i = 0; ta >= 0 && i < m->g->n_nodes; i++) {
-            const g_node *n = &m->g->nodes[i];
+        int ta = g_tensor_find(m->prog->g, "a"), shared = 0;
+        for (int i = 0; ta >= 0 && i < m->prog->g->n_nodes; i++) {
+            const g_node *n = &m->prog->g->nodes[i];
             if (n->n_in > NN_ADD_INPUT && n->in[NN_ADD_INPUT] == ta && n->out[0] >= 0)
-                shared = m->g->t[n->out[0]].mem_offset == m->g->t[ta].mem_offset;
+                shared = m->prog->g->t[n->out[0]].mem_offset == m->prog->g->t[ta].mem_offset;
         }
         if (prec == ENG_PRECISION_BF16 && dn_has_bf16())
             CHECK(shared, "bf16: the residual conv's output does not take over the addend's storage");
@@ -146,14 +146,14 @@ static void residual_stream(const char *dir)
         int bf16_stream = 0, shared = 0;
         const char *names[3] = { "s0", "s1", "s2" };
         for (int k = 0; k < 3; k++) {
-            int t = g_tensor_find(m->g, names[k]);
+            int t = g_tensor_find(m->prog->g, names[k]);
             CHECK(t >= 0, "tensor %s not found", names[k]);
-            if (t >= 0) bf16_stream += m->g->t[t].dtype == G_BF16;
+            if (t >= 0) bf16_stream += m->prog->g->t[t].dtype == G_BF16;
             /* the convolution adding s_k writes over it */
-            for (int i = 0; t >= 0 && i < m->g->n_nodes; i++) {
-                const g_node *n = &m->g->nodes[i];
+            for (int i = 0; t >= 0 && i < m->prog->g->n_nodes; i++) {
+                const g_node *n = &m->prog->g->nodes[i];
                 if (n->n_in > NN_ADD_INPUT && n->in[NN_ADD_INPUT] == t && n->out[0] >= 0)
-                    shared += m->g->t[n->out[0]].mem_offset == m->g->t[t].mem_offset;
+                    shared += m->prog->g->t[n->out[0]].mem_offset == m->prog->g->t[t].mem_offset;
             }
         }
         /* (a float32 stream: s0 too, its residual reader taking float32) */
