@@ -10,7 +10,9 @@ through two passes: the first records the finite min and max, the second
   reference distribution P and its quantised version Q, searched over a
   KL_BINS (2048) histogram; tensors that are never negative use the values
   on [0, max] with 256 levels (uint8), others |x| with 128 levels, giving
-  [max(min, -t), min(max, t)].
+  [max(min, -t), min(max, t)]. The bin of exact zeros counts as its
+  neighbour (a ReLU's spike at 0 would otherwise pull t down), and P and Q
+  are smoothed (eps 1e-4 counts into empty bins) before the divergence.
 """
 import sys
 import time
@@ -144,17 +146,30 @@ def quantize_distribution(p, levels):
     return np.where(nz, avg[group], 0.0)
 
 
+def smooth(p, eps=1e-4):
+    """A histogram of counts with eps put into its empty bins, taken evenly
+    from the others, then normalised (ONNX Runtime's and MXNet's entropy
+    calibrators do this), so an empty bin of Q under a non-empty bin of P
+    costs much, not infinity. None when a bin would not stay positive."""
+    zero = p == 0
+    nz = int((~zero).sum())
+    if nz == 0:
+        return None
+    out = p + eps * zero - (eps * float(zero.sum()) / nz) * (~zero)
+    if not (out > 0).all():
+        return None
+    return out / out.sum()
+
+
 def kl_divergence(p, q):
-    """KL(P || Q) of two unnormalised histograms; bins with p = 0 add
-    nothing, bins with p > 0 and q = 0 make it infinite."""
-    p = p / p.sum()
-    qs = q.sum()
-    if qs == 0:
+    """KL(P || Q) of two unnormalised histograms, both smoothed; bins with
+    p = 0 add nothing."""
+    if p.sum() == 0 or q.sum() == 0:
         return np.inf
-    q = q / qs
+    p, q = smooth(p), smooth(q)
+    if p is None or q is None:
+        return np.inf
     m = p > 0
-    if np.any(q[m] == 0):
-        return np.inf
     return float(np.sum(p[m] * np.log(p[m] / q[m])))
 
 
@@ -162,6 +177,11 @@ def entropy_threshold(hist, top, levels):
     """The threshold (in the units of [0, top]) minimising KL(P || Q) over
     candidate bin counts levels..len(hist)."""
     hist = hist.astype(np.float64)
+    if len(hist) > 1:
+        # the spike of exact zeros (ReLU outputs, padding) says nothing about
+        # where to clip: bin 0 takes bin 1's count, as TensorRT's calibrator
+        # in pytorch-quantization does
+        hist[0] = hist[1]
     nb = len(hist)
     width = top / nb
     best_i, best_kl = nb, np.inf

@@ -229,6 +229,8 @@ def plan_static(model, skip=(), per_tensor=False):
             if end != out:
                 plan.chains[label] = end
             out = end
+        if out in gr.outputs:
+            continue            # graph outputs stay float, unrounded (logits keep their precision)
         if n.op_type == "MaxPool":
             plan.share[out] = [n.input[0]]
         elif n.op_type == "Concat":
