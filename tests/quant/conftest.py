@@ -85,7 +85,8 @@ def mlp(work):
 def cnn_q(cnn, work):
     out = str(work / "cnn_q.onnx")
     rep = str(work / "cnn_q.json")
-    run_tool(cnn["model"], "--calib", cnn["calib"], "--eval", cnn["eval"], "-o", out, "--report", rep)
+    run_tool(cnn["model"], "--calib", cnn["calib"], "--eval", cnn["eval"], "-o", out, "--report", rep,
+             "--no-bias-correction")
     return {"path": out, "report": json.load(open(rep))}
 
 
@@ -93,5 +94,6 @@ def cnn_q(cnn, work):
 def mlp_q(mlp, work):
     out = str(work / "mlp_q.onnx")
     rep = str(work / "mlp_q.json")
-    run_tool(mlp["model"], "--calib", mlp["calib"], "--eval", mlp["eval"], "-o", out, "--report", rep)
+    run_tool(mlp["model"], "--calib", mlp["calib"], "--eval", mlp["eval"], "-o", out, "--report", rep,
+             "--no-bias-correction")
     return {"path": out, "report": json.load(open(rep))}

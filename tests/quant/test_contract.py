@@ -182,6 +182,24 @@ def test_roundtrip_ort_and_openacl(which, cnn, cnn_q, mlp, mlp_q, work):
         assert np.abs(ours - ref).max() < 0.1 * span
 
 
+def test_bias_correction(cnn, work):
+    """By default conv1's bias absorbs the mean shift its rounded weights
+    cause: b + sum_k (W - dq(q(W)))[c, k] * mean over the calibration data of
+    input channel k (conv1 reads the graph input, so numpy has that mean)."""
+    out = str(work / "cnn_bc.onnx")
+    run_tool(cnn["model"], "--calib", cnn["calib"], "-o", out, "--quiet", "--holdout", "0")
+    q, w = Q(out), orig(cnn["model"])
+    W = w["c1_w"]
+    ws = np.abs(W.reshape(8, -1)).max(axis=1) / 127.0
+    E = W - np.clip(np.rint(W / ws.reshape(-1, 1, 1, 1)), -127, 127) * ws.reshape(-1, 1, 1, 1)
+    mu = np.mean([a.mean(axis=(0, 2, 3)) for a in cnn["data"]], axis=0)
+    b = w["c1_b"].astype(np.float64) + (E.sum(axis=(2, 3)) * mu).sum(axis=1)
+    dq = q.dq_of(q.nodes["conv1"].input[2])
+    bq, bs = q.init[dq.input[0]], q.init[dq.input[1]]
+    assert np.abs(bq - b / bs).max() <= 0.5 + 1e-3
+    assert (bq != np.rint(w["c1_b"] / bs)).any()        # the correction moved the bias
+
+
 def test_per_tensor_weights(mlp, work):
     out = str(work / "mlp_pt.onnx")
     run_tool(mlp["model"], "--calib", mlp["calib"], "-o", out, "--per-tensor", "--quiet")

@@ -43,6 +43,9 @@ def build_parser():
     ap.add_argument("--percentile", type=float, default=99.99, help="percentile for --method percentile")
     ap.add_argument("--skip", default="", help="comma-separated node names or op types kept in float")
     ap.add_argument("--per-tensor", action="store_true", help="one weight scale per tensor, not per channel")
+    ap.add_argument("--no-bias-correction", dest="bias_correction", action="store_false",
+                    help="keep the float biases as they are (by default each Conv/Gemm bias absorbs the mean "
+                         "shift that rounding its weights causes on the calibration data)")
     ap.add_argument("--dynamic", action="store_true",
                     help="dynamic int8 MatMul (DynamicQuantizeLinear + MatMulInteger), no calibration")
     ap.add_argument("--eval", help="folder of held-out samples for the accuracy report")
@@ -128,11 +131,19 @@ def calibrate(args, model, plan, specs, prep, cal, rep):
     probe = runner.with_outputs(model, extra, gr.types)
     run = runner.make_runner(args.runner, probe)
     stats = calib.RangeStats()
+    ops = {n.input[0]: n.op_type for n in model.graph.node if n.input and n.op_type in ("Conv", "Gemm")}
+    bias_x = set(qdq.bias_input_tensors(model, plan).values()) if args.bias_correction else set()
+    sums, count = {}, {}
 
     def sink_stats(outs):
         for t in plan.acts:
             if t in outs:
                 stats.add(t, outs[t])
+        for t in bias_x:
+            mu = qdq.channel_mean(outs[t], ops.get(t, "Gemm")) if t in outs else None
+            if mu is not None and np.isfinite(mu).all():
+                sums[t] = sums.get(t, 0.0) + mu
+                count[t] = count.get(t, 0) + 1
     run_pass(run, cal, specs, prep, "calibrating (min-max)", args.quiet, sink_stats)
     missing = [t for t in plan.acts if stats.range(t) is None]
     if missing:
@@ -152,7 +163,8 @@ def calibrate(args, model, plan, specs, prep, cal, rep):
         run_pass(run, cal, specs, prep, "calibrating (%s histograms)" % args.method, args.quiet, sink_hist)
     ranges = calib.final_ranges(stats, hists, args.method, args.percentile)
     rep["ranges"] = {t: [float(v) for v in ranges[t]] for t in plan.acts}
-    return qdq.resolve_params(plan, ranges), run
+    means = {t: sums[t] / count[t] for t in sums}
+    return qdq.resolve_params(plan, ranges), run, means
 
 
 def static_model(args, model, specs, prep, cal, rep, skip):
@@ -162,8 +174,10 @@ def static_model(args, model, specs, prep, cal, rep, skip):
     if not plan.nodes:
         raise QuantError("the model has no node openacl-quant quantises (%s) outside --skip"
                          % ", ".join(qdq.QUANT_OPS))
-    params, run = calibrate(args, model, plan, specs, prep, cal, rep)
-    qmodel = qdq.write_static(model, plan, params)
+    params, run, means = calibrate(args, model, plan, specs, prep, cal, rep)
+    base = qdq.correct_biases(model, plan, means) if args.bias_correction else model
+    rep["bias_correction"] = bool(args.bias_correction)
+    qmodel = qdq.write_static(base, plan, params)
     ops = {}
     labels = set(plan.nodes)
     for i, n in enumerate(model.graph.node):

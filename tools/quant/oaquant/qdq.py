@@ -333,6 +333,64 @@ def resolve_params(plan, ranges):
     return params
 
 
+# ---- bias correction -------------------------------------------------------
+
+def channel_mean(x, op):
+    """Per input-channel mean of a Conv input (axis 1) or a Gemm input
+    (last axis), over every other axis."""
+    x = np.asarray(x, np.float64)
+    if op == "Conv":
+        return x.mean(axis=tuple(i for i in range(x.ndim) if i != 1)) if x.ndim >= 2 else None
+    return x.reshape(-1, x.shape[-1]).mean(axis=0) if x.ndim >= 1 else None
+
+
+def bias_input_tensors(model, plan):
+    """label -> the activation input whose channel means correct its bias."""
+    labels = {node_label(n, i): n for i, n in enumerate(model.graph.node)}
+    return {label: labels[label].input[0] for label, _, _, _ in plan.biases}
+
+
+def correct_biases(model, plan, means):
+    """A copy of model whose Conv/Gemm biases absorb the expected shift that
+    rounding the weights causes: b += sum_k (W - dq(q(W)))[c, k] * mean(x_k)
+    (bias correction, Nagel et al. 2019), with mean(x) the per-channel mean
+    of the float input over the calibration data (padding ignored)."""
+    m = onnx.ModelProto()
+    m.CopyFrom(model)
+    inits = {t.name: t for t in m.graph.initializer}
+    labels = {node_label(n, i): n for i, n in enumerate(m.graph.node)}
+    done = set()
+    for label, b, x, w in plan.biases:
+        mu = means.get(x)
+        axis = plan.weights[(label, w)]
+        if mu is None or b in done or sum(1 for p in plan.biases if p[1] == b) != 1:
+            continue
+        n = labels[label]
+        W = numpy_helper.to_array(inits[w]).astype(np.float32)
+        scale, q = weight_params(W, axis)
+        shape = [1] * W.ndim
+        if axis is not None:
+            shape[axis] = -1
+        E = (W - q.astype(np.float32) * scale.reshape(shape)).astype(np.float64)
+        if n.op_type == "Conv":
+            group = next((a.i for a in n.attribute if a.name == "group"), 1)
+            cout, cin_g = W.shape[0], W.shape[1]
+            if len(mu) != cin_g * group:
+                continue
+            es = E.reshape(cout, cin_g, -1).sum(axis=2)
+            mu_g = mu.reshape(group, cin_g)[np.arange(cout) // (cout // group)]
+            shift = (es * mu_g).sum(axis=1)
+        else:
+            E2 = E if axis == 0 else E.T          # [N, K]
+            if E2.shape[1] != len(mu):
+                continue
+            shift = E2 @ mu
+        bias = numpy_helper.to_array(inits[b]).astype(np.float64) + shift
+        inits[b].CopyFrom(numpy_helper.from_array(bias.astype(np.float32), b))
+        done.add(b)
+    return m
+
+
 # ---- writing the static QDQ model -----------------------------------------
 
 def safe(name):
