@@ -4,7 +4,7 @@ file, side by side in one run (issue 23's targets, docs/quantization.md).
 
 For each model (resnet50, mobilenet_v2, efficientnet_b0, ocr_det, ocr_rec
 static; bert4 with --dynamic) the script first quantises with openacl-quant
-(min-max on --calib-n seeded inputs drawn like the manifest's, cached under
+(percentile 99.99 on --calib-n seeded inputs drawn like the manifest's, cached under
 --cache and redone when the model, the tool or the options change), then per
 thread count runs, each in a fresh process on the same seeded inputs, in an
 order that rotates every round:
@@ -165,7 +165,7 @@ def main():
     ap.add_argument("--with-fp32", action="store_true", help="also openacl on the fp32 model")
     ap.add_argument("--calib-n", type=int, default=16)
     ap.add_argument("--eval-n", type=int, default=16)
-    ap.add_argument("--method", default="minmax")
+    ap.add_argument("--method", default="percentile")
     ap.add_argument("--cache", default=None, help="quantised models (default: int8_models/ in the build folder)")
     ap.add_argument("--out", default=os.path.join(HERE, "results", "int8.json"))
     a = ap.parse_args()

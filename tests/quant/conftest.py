@@ -86,7 +86,7 @@ def cnn_q(cnn, work):
     out = str(work / "cnn_q.onnx")
     rep = str(work / "cnn_q.json")
     run_tool(cnn["model"], "--calib", cnn["calib"], "--eval", cnn["eval"], "-o", out, "--report", rep,
-             "--no-bias-correction")
+             "--no-bias-correction", "--method", "minmax")
     return {"path": out, "report": json.load(open(rep))}
 
 
@@ -95,5 +95,5 @@ def mlp_q(mlp, work):
     out = str(work / "mlp_q.onnx")
     rep = str(work / "mlp_q.json")
     run_tool(mlp["model"], "--calib", mlp["calib"], "--eval", mlp["eval"], "-o", out, "--report", rep,
-             "--no-bias-correction")
+             "--no-bias-correction", "--method", "minmax")
     return {"path": out, "report": json.load(open(rep))}

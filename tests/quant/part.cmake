@@ -20,3 +20,12 @@ foreach(m resnet50 mobilenet_v2)
   set_tests_properties(quant_models_${m} PROPERTIES ENVIRONMENT "${OA_QUANT_ENV}" LABELS "models"
     SKIP_RETURN_CODE 77 TIMEOUT 1800)
 endforeach()
+
+# The OCR sample's PP-OCRv4 recogniser quantised on rendered lines must read
+# the demo's lines as fp32 does (skipped when the sample or models are missing).
+if(TARGET ocr)
+  add_test(NAME quant_ocr_rec
+    COMMAND ${OA_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/ocr_rec.py --ocr $<TARGET_FILE:ocr> --work ${OA_QUANT_SCRATCH}/ocr_rec)
+  set_tests_properties(quant_ocr_rec PROPERTIES ENVIRONMENT "${OA_QUANT_ENV}" LABELS "models"
+    SKIP_RETURN_CODE 77 TIMEOUT 1200)
+endif()

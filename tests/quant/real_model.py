@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Accuracy of openacl-quant on a real model of models/ (scripts/models.sh):
-quantise with min-max calibration on --calib-n seeded random normal inputs,
+quantise (percentile calibration by default) on --calib-n seeded random normal inputs,
 then compare the QDQ model with fp32 through openacl on --eval-n other
 random normal inputs (the only inputs there are offline; the models'
 weights are random too, see models/manifest.json).
@@ -39,7 +39,7 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--calib-n", type=int, default=32)
     ap.add_argument("--eval-n", type=int, default=64)
-    ap.add_argument("--method", default="minmax")
+    ap.add_argument("--method", default="percentile")
     ap.add_argument("--margin-sigmas", type=float, default=3.0)
     a = ap.parse_args()
     model = os.path.join(a.models, a.name + ".onnx")

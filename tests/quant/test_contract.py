@@ -259,10 +259,43 @@ def test_images_with_preprocessing(cnn, work):
         imgs.append(a)
     out = str(work / "cnn_img.onnx")
     mean, std = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)
-    run_tool(cnn["model"], "--calib", str(d), "-o", out, "--mean", ",".join(map(str, mean)),
-             "--std", ",".join(map(str, std)), "--quiet")
+    run_tool(cnn["model"], "--calib", str(d), "-o", out, "--method", "minmax",
+             "--mean", ",".join(map(str, mean)), "--std", ",".join(map(str, std)), "--quiet")
     x = (np.stack(imgs).astype(np.float32) / 255.0 - np.array(mean, np.float32)) / np.array(std, np.float32)
     lo, hi = min(float(x.min()), 0.0), max(float(x.max()), 0.0)
     q = Q(out)
     scale, _, _ = q.act_q(q.nodes["conv1"].input[0])
     assert scale == pytest.approx((hi - lo) / 255.0, rel=1e-5)
+
+
+def test_old_opset_softmax_of_unknown_rank(work):
+    """An opset-11 model whose Softmax input has a rank shape inference
+    cannot give (Squeeze of a tensor with symbolic dims) is brought to
+    opset 13 with the old meaning kept (softmax over the input flattened to
+    2-D at axis): the converted float model computes the same."""
+    from onnx import helper
+    from oaquant import qdq
+    rng = np.random.default_rng(4)
+    N = helper.make_node
+    g = helper.make_graph(
+        [N("Conv", ["x", "w"], ["c"], "conv"), N("Squeeze", ["c"], ["q"], "squeeze"),
+         N("Softmax", ["q"], ["y"], "softmax", axis=1)], "old",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 3, "h", "w"])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["a", "b", "c"])],
+        [numpy_helper.from_array(rng.standard_normal([5, 3, 1, 1]).astype(np.float32), "w")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 11)])
+    m.ir_version = 6
+    src = str(work / "old11.onnx")
+    onnx.save(m, src)
+    conv = qdq.load_model(src)
+    assert qdq.default_opset(conv) == 13
+    assert [n.op_type for n in conv.graph.node].count("Flatten") == 1
+    dst = str(work / "old11_13.onnx")
+    onnx.save(conv, dst)
+    x = rng.standard_normal([1, 3, 4, 4]).astype(np.float32)
+    ref = acl_run(src, [x])[0]
+    got = acl_run(dst, [x])[0]
+    assert ref.shape == (5, 4, 4) and got.shape == ref.shape
+    np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-7)
+    # the old meaning: each row of the [5, 16] flattening sums to 1
+    np.testing.assert_allclose(ref.reshape(5, 16).sum(axis=1), 1.0, rtol=1e-5)

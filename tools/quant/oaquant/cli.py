@@ -1,7 +1,7 @@
 """openacl-quant: calibration-based int8 quantisation of an fp32 ONNX model
 into a standard QDQ model (ONNX Runtime runs the same file).
 
-  openacl-quant MODEL.onnx --calib DIR -o OUT.onnx [--method minmax|percentile|entropy]
+  openacl-quant MODEL.onnx --calib DIR -o OUT.onnx [--method percentile|minmax|entropy]
                 [--percentile 99.99] [--skip NAME,OPTYPE,...] [--per-tensor]
                 [--eval DIR | --holdout 0.2] [--report FILE.json] [--runner openacl|ort]
   openacl-quant MODEL.onnx --dynamic -o OUT.onnx [--calib DIR]   (transformer encoders)
@@ -39,7 +39,8 @@ def build_parser():
     ap.add_argument("model", help="the fp32 ONNX model")
     ap.add_argument("-o", "--output", required=True, help="the quantised model to write")
     ap.add_argument("--calib", help="folder of calibration samples (required unless --dynamic)")
-    ap.add_argument("--method", choices=calib.METHODS, default="minmax", help="activation range calibrator")
+    ap.add_argument("--method", choices=calib.METHODS, default="percentile",
+                    help="activation range calibrator (default percentile, with --percentile)")
     ap.add_argument("--percentile", type=float, default=99.99, help="percentile for --method percentile")
     ap.add_argument("--skip", default="", help="comma-separated node names or op types kept in float")
     ap.add_argument("--per-tensor", action="store_true", help="one weight scale per tensor, not per channel")

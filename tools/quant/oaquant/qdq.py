@@ -54,6 +54,7 @@ def load_model(path):
     if opset < MIN_OPSET:
         try:
             from onnx import version_converter
+            model = softmax_2d(model)
             model = version_converter.convert_version(model, MIN_OPSET)
         except Exception as e:
             raise QuantError("%s has opset %d and its conversion to opset %d failed: %s"
@@ -63,6 +64,42 @@ def load_model(path):
         model = onnx.shape_inference.infer_shapes(model)
     except Exception:
         pass            # types only help to pick float tensors; unknown types count as float
+    return model
+
+
+def softmax_2d(model):
+    """Before opset 13, Softmax/LogSoftmax/Hardmax flatten their input to 2-D
+    at `axis`; the converter to opset 13 needs the input's rank to keep that
+    meaning. Where shape inference cannot give it, the node becomes what it
+    always meant: Flatten(axis) -> op(axis 1) -> Reshape(back to Shape(x))."""
+    try:
+        inferred = onnx.shape_inference.infer_shapes(model)
+    except Exception:
+        inferred = model
+    g = inferred.graph
+    ranks = {}
+    for vi in list(g.input) + list(g.output) + list(g.value_info):
+        tt = vi.type.tensor_type
+        if tt.HasField("shape") and len(tt.shape.dim):
+            ranks[vi.name] = len(tt.shape.dim)
+    ops = ("Softmax", "LogSoftmax", "Hardmax")
+    if all(n.op_type not in ops or n.input[0] in ranks for n in model.graph.node):
+        return inferred
+    nodes = []
+    for n in model.graph.node:
+        if n.op_type not in ops or n.input[0] in ranks:
+            nodes.append(n)
+            continue
+        axis = next((a.i for a in n.attribute if a.name == "axis"), 1)
+        x, y, p = n.input[0], n.output[0], safe(n.name or y)
+        nodes += [helper.make_node("Flatten", [x], [p + "_2d"], p + "_Flatten", axis=axis),
+                  helper.make_node(n.op_type, [p + "_2d"], [p + "_2d_out"], n.name, axis=1),
+                  helper.make_node("Shape", [x], [p + "_shape"], p + "_Shape"),
+                  helper.make_node("Reshape", [p + "_2d_out", p + "_shape"], [y], p + "_Reshape")]
+        model.graph.value_info.append(helper.make_tensor_value_info(p + "_2d", TensorProto.FLOAT,
+                                                                    [p + "_rows", p + "_cols"]))
+    del model.graph.node[:]
+    model.graph.node.extend(nodes)
     return model
 
 
