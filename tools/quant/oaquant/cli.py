@@ -134,11 +134,14 @@ def calibrate(args, model, plan, specs, prep, cal, rep):
     stats = calib.RangeStats()
     ops = {n.input[0]: n.op_type for n in model.graph.node if n.input and n.op_type in ("Conv", "Gemm")}
     bias_x = set(qdq.bias_input_tensors(model, plan).values()) if args.bias_correction else set()
-    sums, count = {}, {}
+    sums, count, not_float = {}, {}, set()
 
     def sink_stats(outs):
         for t in plan.acts:
             if t in outs:
+                if np.asarray(outs[t]).dtype.kind != "f":
+                    not_float.add(t)
+                    continue
                 stats.add(t, outs[t])
         for t in bias_x:
             mu = qdq.channel_mean(outs[t], ops.get(t, "Gemm")) if t in outs else None
@@ -146,6 +149,8 @@ def calibrate(args, model, plan, specs, prep, cal, rep):
                 sums[t] = sums.get(t, 0.0) + mu
                 count[t] = count.get(t, 0) + 1
     run_pass(run, cal, specs, prep, "calibrating (min-max)", args.quiet, sink_stats)
+    if not_float:       # types shape inference did not know: plan again without those tensors
+        plan.__dict__.update(qdq.plan_static(model, args.skip_list, args.per_tensor, not_float).__dict__)
     missing = [t for t in plan.acts if stats.range(t) is None]
     if missing:
         raise QuantError("no finite value was seen in tensor(s) %s: they cannot be calibrated (keep their "
@@ -176,6 +181,8 @@ def static_model(args, model, specs, prep, cal, rep, skip):
         raise QuantError("the model has no node openacl-quant quantises (%s) outside --skip"
                          % ", ".join(qdq.QUANT_OPS))
     params, run, means = calibrate(args, model, plan, specs, prep, cal, rep)
+    if not plan.nodes:
+        raise QuantError("no node is left to quantise: the inputs of every candidate are not float")
     base = qdq.correct_biases(model, plan, means) if args.bias_correction else model
     rep["bias_correction"] = bool(args.bias_correction)
     qmodel = qdq.write_static(base, plan, params)
@@ -242,6 +249,7 @@ def main(argv=None):
     model = qdq.load_model(args.model)
     specs = [data.InputSpec(vi) for vi in qdq.real_inputs(model)]
     skip = [s for s in args.skip.split(",") if s]
+    args.skip_list = skip
     check_skip(model, skip)
     prep = image_prep(args)
     cal, ev, source = samples_of(args, specs)

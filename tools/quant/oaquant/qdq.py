@@ -243,9 +243,13 @@ def gemm_plain(n):
     return alpha == 1.0 and beta == 1.0 and not trans_a
 
 
-def plan_static(model, skip=(), per_tensor=False):
-    """Decides, from the graph alone, which tensors get Q/DQ pairs."""
+def plan_static(model, skip=(), per_tensor=False, not_float=()):
+    """Decides, from the graph alone, which tensors get Q/DQ pairs.
+    not_float: tensors seen at run time to be non-float (their types were
+    unknown to shape inference)."""
     gr = Graph(model)
+    for t in not_float:
+        gr.types[t] = TensorProto.INT64
     plan = Plan()
     skip = set(skip)
     for i, n in enumerate(gr.g.node):
