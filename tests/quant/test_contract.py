@@ -299,3 +299,36 @@ def test_old_opset_softmax_of_unknown_rank(work):
     np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-7)
     # the old meaning: each row of the [5, 16] flattening sums to 1
     np.testing.assert_allclose(ref.reshape(5, 16).sum(axis=1), 1.0, rtol=1e-5)
+
+
+def test_graph_output_read_by_a_quantised_node_stays_float(work):
+    """r1 is a graph output and gemm2's input: the output is the Relu's
+    float result; gemm2 reads its Q -> DQ copy."""
+    from onnx import helper
+    rng = np.random.default_rng(6)
+    N = helper.make_node
+    g = helper.make_graph(
+        [N("Gemm", ["x", "w1"], ["h1"], "gemm1", transB=1), N("Relu", ["h1"], ["r1"], "relu1"),
+         N("Gemm", ["r1", "w2"], ["y"], "gemm2", transB=1)], "twoout",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8])],
+        [helper.make_tensor_value_info("r1", TensorProto.FLOAT, [1, 6]),
+         helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])],
+        [numpy_helper.from_array(rng.standard_normal([6, 8]).astype(np.float32), "w1"),
+         numpy_helper.from_array(rng.standard_normal([4, 6]).astype(np.float32), "w2")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 7
+    src = str(work / "twoout.onnx")
+    onnx.save(m, src)
+    d = work / "twoout_cal"
+    d.mkdir()
+    for i in range(4):
+        np.save(str(d / ("%d.npy" % i)), rng.standard_normal([1, 8]).astype(np.float32))
+    out = str(work / "twoout_q.onnx")
+    run_tool(src, "--calib", str(d), "-o", out, "--quiet")
+    q = Q(out)
+    assert q.prod["r1"].op_type == "Relu"
+    assert q.act_q(q.nodes["gemm2"].input[0])[2] == "r1"
+    x = rng.standard_normal([1, 8]).astype(np.float32)
+    r_ref = acl_run(src, [x])[0]
+    r_got = acl_run(out, [x])[0]
+    np.testing.assert_allclose(r_got, r_ref, rtol=0.03, atol=0.03 * np.abs(r_ref).max())

@@ -491,36 +491,30 @@ def write_static(model, plan, params):
 
 
 def _insert_act_pairs(m, gr, plan, params, head):
+    """Q -> DQ after each planned activation; every consumer reads the DQ
+    output. A tensor that is also a graph output keeps being that output,
+    in float, straight from its producer."""
     g = m.graph
-    pairs, renamed = {}, {}
+    pairs = {}
     for t in plan.acts:
         scale, zp = params[t]
-        src, dq_out = t, t + "_DequantizeLinear_Output"
-        if t in gr.outputs:          # the graph output keeps its name: it becomes the DQ output
-            src, dq_out = t + "_QuantizeLinear_Input", t
-            renamed[t] = src
-        q_out = t + "_QuantizeLinear_Output"
+        q_out, dq_out = t + "_QuantizeLinear_Output", t + "_DequantizeLinear_Output"
         pairs[t] = [
-            helper.make_node("QuantizeLinear", [src, _init(g, t + "_scale", np.array(scale, np.float32)),
+            helper.make_node("QuantizeLinear", [t, _init(g, t + "_scale", np.array(scale, np.float32)),
                                                 _init(g, t + "_zero_point", np.array(zp, np.uint8))],
                              [q_out], t + "_QuantizeLinear"),
             helper.make_node("DequantizeLinear", [q_out, t + "_scale", t + "_zero_point"], [dq_out],
                              t + "_DequantizeLinear")]
-    back = {v: k for k, v in renamed.items()}
     nodes = list(head)
     for t in plan.acts:
         if t in gr.inputs:
             nodes.extend(pairs[t])
     for n in g.node:
-        for k, o in enumerate(n.output):
-            if o in renamed:
-                n.output[k] = renamed[o]
         for k, i in enumerate(n.input):
-            if i in pairs and i not in gr.outputs:
+            if i in pairs:
                 n.input[k] = i + "_DequantizeLinear_Output"
         nodes.append(n)
         for o in n.output:
-            o = back.get(o, o)
             if o in pairs:
                 nodes.extend(pairs[o])
     del g.node[:]
