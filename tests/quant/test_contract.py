@@ -332,3 +332,19 @@ def test_graph_output_read_by_a_quantised_node_stays_float(work):
     r_ref = acl_run(src, [x])[0]
     r_got = acl_run(out, [x])[0]
     np.testing.assert_allclose(r_got, r_ref, rtol=0.03, atol=0.03 * np.abs(r_ref).max())
+
+
+def test_ort_runner_calibrates_the_same(mlp, mlp_q, work):
+    """--runner ort (ONNX Runtime's C API) sees the same activations as
+    openacl: the same scales, to float rounding."""
+    import json
+    out, rep = str(work / "mlp_ortrun.onnx"), str(work / "mlp_ortrun.json")
+    p = run_tool(mlp["model"], "--calib", mlp["calib"], "--eval", mlp["eval"], "-o", out, "--report", rep,
+                 "--no-bias-correction", "--method", "minmax", "--runner", "ort", "--quiet", check=False)
+    if p.returncode != 0 and "library was not found" in p.stderr:
+        pytest.skip("ONNX Runtime's library is not available")
+    assert p.returncode == 0, p.stderr
+    a, b = json.load(open(rep))["ranges"], mlp_q["report"]["ranges"]
+    assert a.keys() == b.keys()
+    for k in a:
+        np.testing.assert_allclose(a[k], b[k], rtol=1e-5, atol=1e-6)
