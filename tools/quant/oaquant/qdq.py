@@ -91,7 +91,8 @@ def softmax_2d(model):
             nodes.append(n)
             continue
         axis = next((a.i for a in n.attribute if a.name == "axis"), 1)
-        x, y, p = n.input[0], n.output[0], safe(n.name or y)
+        x, y = n.input[0], n.output[0]
+        p = safe(n.name or y)
         nodes += [helper.make_node("Flatten", [x], [p + "_2d"], p + "_Flatten", axis=axis),
                   helper.make_node(n.op_type, [p + "_2d"], [p + "_2d_out"], n.name, axis=1),
                   helper.make_node("Shape", [x], [p + "_shape"], p + "_Shape"),
