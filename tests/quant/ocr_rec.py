@@ -2,9 +2,12 @@
 """OCR recognition after quantisation: the PP-OCRv4 recogniser of the OCR
 sample, quantised by openacl-quant on rendered text lines (none of them the
 demo's), must read the demo's lines (scripts/demo.sh) exactly as the fp32
-recogniser does, with the same detector and classifier.
+recogniser does, with the same detector and classifier. --with-det
+quantises the detector too, calibrated on rendered pages of other text
+through openacl-quant's image preprocessing (BGR, ImageNet mean/std, as
+samples/ocr/prep.c feeds it).
 
-  ocr_rec.py --ocr BUILD/ocr --work DIR [--models ASSETS]
+  ocr_rec.py --ocr BUILD/ocr --work DIR [--models ASSETS] [--with-det]
 
 Calibration data: --calib-n lines of other text rendered with DejaVu Sans
 by Pillow, cropped to the ink, preprocessed as samples/ocr/prep.c does for
@@ -54,6 +57,34 @@ def read_lines(ocr, models, img, tsv):
     return [line.rstrip("\n").split("\t")[-1] for line in open(tsv)]
 
 
+def det_size(w, h, limit=960):
+    """samples/ocr/prep.c's ocr_det_size."""
+    r = min(1.0, limit / max(w, h))
+    return max(32, int(round(int(h * r) / 32.0)) * 32), max(32, int(round(int(w * r) / 32.0)) * 32)
+
+
+def quantise_det(a, qdir, demo_img, rng, pages=12):
+    from PIL import Image
+    cal = os.path.join(a.work, "det_calib")
+    os.makedirs(cal, exist_ok=True)
+    for i in range(pages):
+        lines = [" ".join(rng.choice(WORDS, size=int(rng.integers(2, 5)))) for _ in range(int(rng.integers(2, 5)))]
+        subprocess.run([sys.executable, os.path.join(REPO, "samples", "ocr", "render_text.py"),
+                        os.path.join(cal, "p%02d.png" % i), *lines, "--size", str(int(rng.integers(36, 60)))],
+                       check=True)
+    with Image.open(demo_img) as im:
+        h, w = det_size(im.width, im.height)
+    p = subprocess.run(["/usr/bin/python3", TOOL, os.path.join(a.models, FILES["det"]), "--calib", cal,
+                        "-o", os.path.join(qdir, FILES["det"]), "--method", a.method, "--quiet",
+                        "--resize", "%dx%d" % (h, w), "--channel-order", "BGR", "--mean", "0.485,0.456,0.406",
+                        "--std", "0.229,0.224,0.225", "--report", os.path.join(a.work, "det_report.json")],
+                       capture_output=True, text=True)
+    print(p.stdout)
+    if p.returncode != 0:
+        print(p.stderr, file=sys.stderr)
+    return p.returncode
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--ocr", required=True)
@@ -61,6 +92,7 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--calib-n", type=int, default=24)
     ap.add_argument("--method", default="percentile")
+    ap.add_argument("--with-det", action="store_true", help="quantise the detector too")
     a = ap.parse_args()
     try:
         from PIL import ImageFont
@@ -82,9 +114,7 @@ def main():
     qdir = os.path.join(a.work, "models_int8")
     os.makedirs(qdir, exist_ok=True)
     for k in ("det", "cls", "keys"):
-        dst = os.path.join(qdir, FILES[k])
-        if not os.path.exists(dst):
-            shutil.copy(os.path.join(a.models, FILES[k]), dst)
+        shutil.copy(os.path.join(a.models, FILES[k]), os.path.join(qdir, FILES[k]))
     q = os.path.join(qdir, FILES["rec"])
     p = subprocess.run(["/usr/bin/python3", TOOL, os.path.join(a.models, FILES["rec"]), "--calib", cal, "-o", q,
                         "--method", a.method, "--quiet", "--report", os.path.join(a.work, "rec_report.json")],
@@ -96,6 +126,8 @@ def main():
     img = os.path.join(a.work, "demo.png")
     subprocess.run([sys.executable, os.path.join(REPO, "samples", "ocr", "render_text.py"), img, *DEMO,
                     "--size", "48"], check=True)
+    if a.with_det and quantise_det(a, qdir, img, rng) != 0:
+        return 1
     fp = read_lines(a.ocr, a.models, img, os.path.join(a.work, "fp32.tsv"))
     i8 = read_lines(a.ocr, qdir, img, os.path.join(a.work, "int8.tsv"))
     ok = fp == i8 and len(fp) == len(DEMO)
@@ -103,6 +135,7 @@ def main():
         print("  drawn %-32r fp32 %-32r int8 rec %-32r %s" % (
             exp, fp[k] if k < len(fp) else None, i8[k] if k < len(i8) else None,
             "same" if k < len(fp) and k < len(i8) and fp[k] == i8[k] else "DIFFERS"))
+    print("int8: rec%s" % (" and det" if a.with_det else ""))
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1
 

@@ -26,6 +26,10 @@ endforeach()
 if(TARGET ocr)
   add_test(NAME quant_ocr_rec
     COMMAND ${OA_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/ocr_rec.py --ocr $<TARGET_FILE:ocr> --work ${OA_QUANT_SCRATCH}/ocr_rec)
-  set_tests_properties(quant_ocr_rec PROPERTIES ENVIRONMENT "${OA_QUANT_ENV}" LABELS "models"
+  # the same with the detector quantised too (calibrated on rendered pages through the image path)
+  add_test(NAME quant_ocr_det_rec
+    COMMAND ${OA_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/ocr_rec.py --ocr $<TARGET_FILE:ocr> --with-det
+            --work ${OA_QUANT_SCRATCH}/ocr_det_rec)
+  set_tests_properties(quant_ocr_rec quant_ocr_det_rec PROPERTIES ENVIRONMENT "${OA_QUANT_ENV}" LABELS "models"
     SKIP_RETURN_CODE 77 TIMEOUT 1200)
 endif()
