@@ -142,3 +142,20 @@ def test_progress_bar_is_plain_text():
     lines = buf.getvalue().splitlines()
     assert 2 <= len(lines) <= 11 and lines[-1].startswith("calibrating [") and "20/20" in lines[-1]
     assert all(ord(c) < 128 for c in buf.getvalue())
+
+
+def test_image_decoders_agree(tmp_path, monkeypatch):
+    """Pillow and, without it, OpenCV decode the same PNG to the same RGB
+    pixels (no resize: the two resizers differ)."""
+    import sys
+    from PIL import Image
+    from oaquant import data
+    a = np.random.default_rng(9).integers(0, 256, (12, 10, 3), dtype=np.uint8)
+    p = str(tmp_path / "x.png")
+    Image.fromarray(a).save(p)
+    np.testing.assert_array_equal(data.decode_image(p, 3, 10, 12), a)
+    pytest.importorskip("cv2")
+    monkeypatch.setitem(sys.modules, "PIL", None)          # import PIL now fails
+    np.testing.assert_array_equal(data.decode_image(p, 3, 10, 12), a)
+    gray = data.decode_image(p, 1, 10, 12)
+    assert gray.shape == (12, 10, 1)
