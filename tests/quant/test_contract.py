@@ -207,6 +207,13 @@ def test_per_tensor_weights(mlp, work):
     dq = q.dq_of(q.nodes["mm1"].input[1])
     assert q.init[dq.input[1]].shape == () and q.attr(dq, "axis") is None
     assert float(q.init[dq.input[1]]) == pytest.approx(np.abs(w["w1"]).max() / 127.0, rel=1e-6)
+    # the biases of both Gemm forms are int32 with one scale x_scale * w_scale for every output
+    for name, wn in (("gemm2", "w2"), ("gemm3", "w3")):
+        bdq = q.dq_of(q.nodes[name].input[2])
+        x_scale = q.act_q(q.nodes[name].input[0])[0]
+        bs = q.init[bdq.input[1]]
+        assert q.init_type[bdq.input[0]] == TensorProto.INT32 and bs.shape == (w["b" + wn[1]].shape[0],)
+        np.testing.assert_allclose(bs, np.float32(x_scale) * np.float32(np.abs(w[wn]).max() / 127.0), rtol=1e-6)
 
 
 def test_skip_by_name_and_type(cnn, work):
@@ -348,3 +355,43 @@ def test_ort_runner_calibrates_the_same(mlp, mlp_q, work):
     assert a.keys() == b.keys()
     for k in a:
         np.testing.assert_allclose(a[k], b[k], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("per_tensor", [False, True])
+def test_bias_correction_of_gemm_both_forms(work, per_tensor):
+    """The correction of a Gemm bias, transB 0 and 1, per channel or per
+    tensor: b + (W - dq(q(W))) applied to the mean input row (the graph
+    input, so numpy has it)."""
+    from onnx import helper
+    rng = np.random.default_rng(8)
+    N = helper.make_node
+    w0 = rng.standard_normal([8, 5]).astype(np.float32)           # transB 0: [K, N]
+    w1 = rng.standard_normal([5, 8]).astype(np.float32)           # transB 1: [N, K]
+    b = rng.standard_normal([5]).astype(np.float32)
+    g = helper.make_graph(
+        [N("Gemm", ["x", "w0", "b"], ["y0"], "g0"), N("Gemm", ["x", "w1", "b1"], ["y1"], "g1", transB=1)], "gb",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8])],
+        [helper.make_tensor_value_info("y0", TensorProto.FLOAT, [1, 5]),
+         helper.make_tensor_value_info("y1", TensorProto.FLOAT, [1, 5])],
+        [numpy_helper.from_array(w0, "w0"), numpy_helper.from_array(w1, "w1"), numpy_helper.from_array(b, "b"),
+         numpy_helper.from_array(b.copy(), "b1")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 7
+    src = str(work / "gb.onnx")
+    onnx.save(m, src)
+    d = work / ("gb_cal_%d" % per_tensor)
+    d.mkdir()
+    xs = [(rng.standard_normal([1, 8]) + 1.0).astype(np.float32) for _ in range(6)]
+    for i, x in enumerate(xs):
+        np.save(str(d / ("%d.npy" % i)), x)
+    out = str(work / ("gb_q_%d.onnx" % per_tensor))
+    run_tool(src, "--calib", str(d), "-o", out, "--quiet", "--holdout", "0", *(["--per-tensor"] if per_tensor else []))
+    q = Q(out)
+    mu = np.mean([x[0] for x in xs], axis=0).astype(np.float64)
+    for name, W in (("g0", w0.T), ("g1", w1)):      # W as [N, K]
+        s = np.full(5, np.abs(W).max() / 127.0) if per_tensor else np.abs(W).max(axis=1) / 127.0
+        E = W - np.clip(np.rint(W / s[:, None]), -127, 127) * s[:, None]
+        want = b.astype(np.float64) + E @ mu
+        dq = q.dq_of(q.nodes[name].input[2])
+        bq, bs = q.init[dq.input[0]], q.init[dq.input[1]]
+        assert np.abs(bq - want / bs).max() <= 0.5 + 1e-3, name

@@ -302,7 +302,7 @@ def plan_node(gr, plan, n, label, per_tensor):
         plan.weights[(label, w)] = weight_axis(n, len(wt.dims), per_tensor)
         if op in ("Conv", "Gemm") and len(ins) > 2 and ins[2] and gr.const(ins[2]):
             b = gr.inits[ins[2]]
-            n_out = wt.dims[0] if op == "Conv" or plan.weights[(label, w)] == 0 else wt.dims[-1]
+            n_out = wt.dims[0] if op == "Conv" or weight_axis(n, len(wt.dims), False) == 0 else wt.dims[-1]
             if b.data_type == TensorProto.FLOAT and list(b.dims) == [n_out]:
                 plan.biases.append((label, ins[2], ins[0], w))
         return [ins[0]]
@@ -423,7 +423,7 @@ def correct_biases(model, plan, means):
             mu_g = mu.reshape(group, cin_g)[np.arange(cout) // (cout // group)]
             shift = (es * mu_g).sum(axis=1)
         else:
-            E2 = E if axis == 0 else E.T          # [N, K]
+            E2 = E if weight_axis(n, W.ndim, False) == 0 else E.T          # Gemm's B as [N, K]
             if E2.shape[1] != len(mu):
                 continue
             shift = E2 @ mu
