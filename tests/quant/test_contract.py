@@ -395,3 +395,31 @@ def test_bias_correction_of_gemm_both_forms(work, per_tensor):
         dq = q.dq_of(q.nodes[name].input[2])
         bq, bs = q.init[dq.input[0]], q.init[dq.input[1]]
         assert np.abs(bq - want / bs).max() <= 0.5 + 1e-3, name
+
+
+def test_bias_behind_identity_is_quantised(work):
+    """A bias an exporter routes through Identity (torch does for shared
+    SE-block biases) is an initializer to the quantiser: int32 like the rest."""
+    from onnx import helper
+    rng = np.random.default_rng(10)
+    N = helper.make_node
+    g = helper.make_graph(
+        [N("Identity", ["b_src"], ["b"], "id"), N("Conv", ["x", "w", "b"], ["y"], "conv")], "idb",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 3, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 3, 3])],
+        [numpy_helper.from_array(rng.standard_normal([4, 2, 1, 1]).astype(np.float32), "w"),
+         numpy_helper.from_array(rng.standard_normal([4]).astype(np.float32), "b_src")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 7
+    src = str(work / "idb.onnx")
+    onnx.save(m, src)
+    d = work / "idb_cal"
+    d.mkdir()
+    for i in range(3):
+        np.save(str(d / ("%d.npy" % i)), rng.standard_normal([1, 2, 3, 3]).astype(np.float32))
+    out = str(work / "idb_q.onnx")
+    run_tool(src, "--calib", str(d), "-o", out, "--quiet")
+    q = Q(out)
+    assert "id" not in q.nodes
+    dq = q.dq_of(q.nodes["conv"].input[2])
+    assert q.init_type[dq.input[0]] == TensorProto.INT32

@@ -112,13 +112,25 @@ def default_opset(model):
 
 
 def constants_to_initializers(graph):
+    """Constant nodes, and Identity nodes of initializers (exporters write
+    shared biases that way), become initializers, so weights and biases
+    behind them are quantised like any other."""
     keep = []
+    inits = {t.name: t for t in graph.initializer}
+    outputs = {o.name for o in graph.output}
     for n in graph.node:
         if n.op_type == "Constant" and len(n.attribute) == 1 and n.attribute[0].name == "value":
             t = onnx.TensorProto()
             t.CopyFrom(n.attribute[0].t)
             t.name = n.output[0]
             graph.initializer.append(t)
+            inits[t.name] = t
+        elif n.op_type == "Identity" and n.input[0] in inits and n.output[0] not in outputs:
+            t = onnx.TensorProto()
+            t.CopyFrom(inits[n.input[0]])
+            t.name = n.output[0]
+            graph.initializer.append(t)
+            inits[t.name] = t
         else:
             keep.append(n)
     if len(keep) != len(graph.node):
