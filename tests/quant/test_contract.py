@@ -223,6 +223,11 @@ def test_skip_by_name_and_type(cnn, work):
     assert q.nodes["conv4"].input[1] == "c4_w" and q.nodes["fc"].input[1] == "fc_w"
     assert q.prod[q.nodes["conv1"].input[1]].op_type == "DequantizeLinear"
     assert "3 Conv" in p.stdout
+    out2 = str(work / "cnn_skip2.onnx")
+    p = run_tool(cnn["model"], "--calib", cnn["calib"], "-o", out2, "--skip", "conv[34]", "--quiet")
+    q = Q(out2)
+    assert q.nodes["conv3"].input[1] == "c3_w" and q.nodes["conv4"].input[1] == "c4_w"
+    assert "2 Conv" in p.stdout
 
 
 def test_dynamic_mode(mlp, work):

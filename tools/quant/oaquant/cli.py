@@ -15,6 +15,7 @@ quantised model's accuracy against fp32 on held-out inputs.
 Exit status: 0 written, 1 bad input or a failed step, 2 bad command line.
 """
 import argparse
+import fnmatch
 import os
 import sys
 import time
@@ -42,7 +43,8 @@ def build_parser():
     ap.add_argument("--method", choices=calib.METHODS, default="percentile",
                     help="activation range calibrator (default percentile, with --percentile)")
     ap.add_argument("--percentile", type=float, default=99.99, help="percentile for --method percentile")
-    ap.add_argument("--skip", default="", help="comma-separated node names or op types kept in float")
+    ap.add_argument("--skip", default="",
+                    help="comma-separated node names, op types or name patterns (*/fc1/Conv) kept in float")
     ap.add_argument("--per-tensor", action="store_true", help="one weight scale per tensor, not per channel")
     ap.add_argument("--no-bias-correction", dest="bias_correction", action="store_false",
                     help="keep the float biases as they are (by default each Conv/Gemm bias absorbs the mean "
@@ -85,7 +87,7 @@ def image_prep(args):
 def check_skip(model, skip):
     names = {qdq.node_label(n, i) for i, n in enumerate(model.graph.node)} | {n.name for n in model.graph.node}
     ops = {n.op_type for n in model.graph.node}
-    bad = [s for s in skip if s not in names and s not in ops]
+    bad = [s for s in skip if s not in names and s not in ops and not fnmatch.filter(names, s)]
     if bad:
         raise QuantError("--skip: %s match(es) no node name or op type of the model" % ", ".join(bad))
 

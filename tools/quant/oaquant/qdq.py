@@ -16,6 +16,8 @@ default (docs/quantization.md, "The QDQ format"):
 The dynamic rewrite (--dynamic) turns each MatMul with a constant weight into
 DynamicQuantizeLinear -> MatMulInteger -> Cast -> Mul.
 """
+import fnmatch
+
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
@@ -205,7 +207,11 @@ def node_label(n, i):
 
 
 def skipped(n, label, skip):
-    return label in skip or n.name in skip or n.op_type in skip
+    """--skip entries are node names, op types or shell patterns of names
+    (`*/fc1/Conv`)."""
+    if label in skip or n.name in skip or n.op_type in skip:
+        return True
+    return any(fnmatch.fnmatchcase(label, p) for p in skip if any(c in p for c in "*?["))
 
 
 def chain_end(gr, t):
