@@ -159,3 +159,19 @@ def test_image_decoders_agree(tmp_path, monkeypatch):
     np.testing.assert_array_equal(data.decode_image(p, 3, 10, 12), a)
     gray = data.decode_image(p, 1, 10, 12)
     assert gray.shape == (12, 10, 1)
+
+
+def test_mse_range_beats_a_grid_of_ranges():
+    """mse: the actual uint8 round-trip error (numpy, on the raw values) of
+    the chosen range is within 2 % of the best of a 40 x 40 grid of ranges,
+    and below min-max's on a heavy-tailed tensor (Student t, 3 degrees)."""
+    x = np.random.default_rng(4).standard_t(3, 200000).astype(np.float32)
+    (lo, hi), _ = ranges("mse", batches(x))
+
+    def err(a, b):
+        s, z = qdq.act_params(a, b)
+        return float(np.mean((x - qdq.quant_dequant(x, s, z)) ** 2))
+    xmin, xmax = float(x.min()), float(x.max())
+    grid = min(err(xmin * f, xmax * g) for f in np.linspace(0.025, 1, 40) for g in np.linspace(0.025, 1, 40))
+    assert err(lo, hi) <= 1.02 * grid
+    assert err(lo, hi) < err(xmin, xmax)

@@ -6,6 +6,9 @@ through two passes: the first records the finite min and max, the second
 - minmax: [min, max].
 - percentile p: [P(100 - p), P(p)] of the values, read from a HIST_BINS
   histogram over [min, max] (exact to one bin, range / HIST_BINS).
+- mse: the range inside [min, max] whose uint8 quantisation error
+  (rounding inside, clipping outside) has the least mean square over the
+  HIST_BINS histogram of the values (each end shrunk towards 0 in turn).
 - entropy: the threshold t minimising KL(P || Q) between the clipped
   reference distribution P and its quantised version Q, searched over a
   KL_BINS (2048) histogram; tensors that are never negative use the values
@@ -19,7 +22,7 @@ import time
 
 import numpy as np
 
-METHODS = ("minmax", "percentile", "entropy")
+METHODS = ("minmax", "percentile", "entropy", "mse")
 HIST_BINS = 8192
 KL_BINS = 2048
 
@@ -93,7 +96,7 @@ class Histograms:
         self.method = method
         self.edges, self.hist, self.signed = {}, {}, {}
         for name, (lo, hi) in ranges.items():
-            if method == "percentile":
+            if method in ("percentile", "mse"):
                 a, b, nb, signed = lo, hi, HIST_BINS, lo < 0
             else:
                 signed = lo < 0
@@ -129,6 +132,33 @@ def percentile_range(hist, a, b, p):
     hi = a + min(hi_bin + 1, len(hist)) * width
     lo = a + min(lo_bin, len(hist) - 1) * width
     return lo, hi
+
+
+def quant_mse(centers, w, lo, hi):
+    """Mean-square uint8 error of values `centers` (weights w) quantised on
+    [lo, hi]: step^2 / 12 inside, the squared distance to the edge outside."""
+    step = (hi - lo) / 255.0
+    out = np.where(centers < lo, lo - centers, np.where(centers > hi, centers - hi, 0.0))
+    return float(np.dot(w, np.where(out > 0, out * out, step * step / 12.0)))
+
+
+def mse_range(hist, a, b, steps=200, rounds=2):
+    """The range, inside [a, b] widened to include 0, with the least mean
+    square quantisation error over the histogram: each end in turn shrunk
+    towards 0 over `steps` candidates, the other held."""
+    lo0, hi0 = min(a, 0.0), max(b, 0.0)
+    if hist.sum() == 0 or hi0 <= lo0:
+        return a, b
+    centers = a + (np.arange(len(hist)) + 0.5) * (b - a) / len(hist)
+    w = hist.astype(np.float64)
+    fs = np.linspace(1.0 / steps, 1.0, steps)
+    lo, hi = lo0, hi0
+    for _ in range(rounds):
+        if hi0 > 0:
+            hi = min((quant_mse(centers, w, lo, hi0 * f), hi0 * f) for f in fs)[1]
+        if lo0 < 0:
+            lo = min((quant_mse(centers, w, lo0 * f, hi), lo0 * f) for f in fs)[1]
+    return max(a, lo), min(b, hi)
 
 
 def quantize_distribution(p, levels):
@@ -214,6 +244,8 @@ def final_ranges(stats, hists, method, percentile):
         if method == "percentile":
             plo, phi = percentile_range(h, a, b, percentile)
             out[name] = (max(lo, plo), min(hi, phi))
+        elif method == "mse":
+            out[name] = mse_range(h, a, b)
         else:
             if hists.signed[name]:
                 t = entropy_threshold(h, b, 128)
