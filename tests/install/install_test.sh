@@ -30,7 +30,7 @@ cmake --install "$BIN" --prefix "$P" >/dev/null
 for f in runtime/include/acl/acl.h runtime/include/acl/acl_base.h runtime/include/acl/acl_rt.h \
          runtime/include/acl/acl_mdl.h runtime/include/acl/acl_prof.h runtime/include/acl/ops/acl_dvpp.h \
          runtime/include/acl/ops/acl_cblas.h runtime/lib64/libascendcl.so runtime/lib64/stub/libascendcl.so \
-         bin/atc bin/openacl-run bin/openacl-compare bin/openacl-server set_env.sh runtime/lib64/pkgconfig/ascendcl.pc \
+         bin/atc bin/openacl-run bin/openacl-compare bin/openacl-quant bin/openacl-server set_env.sh runtime/lib64/pkgconfig/ascendcl.pc \
          share/cmake/openacl/openaclConfig.cmake; do
   [ -e "$P/$f" ] || fail "missing $f in the installed tree"
 done
@@ -101,8 +101,12 @@ import numpy as np, sys
 a = np.fromfile(sys.argv[1], np.float32); b = np.fromfile(sys.argv[2], np.float32)
 assert a.shape == b.shape and np.abs(a - b).max() <= 1e-4, (a, b)
 print('pyacl: max |diff| vs reference %.3g' % np.abs(a - b).max())" "$T/py_out/output_0.bin" "$M/ref/img_03.prob.bin"
+# openacl-quant from bin/, its oaquant package and the acl module from python/site-packages
+with_env "openacl-quant '$M/classifier.onnx' --calib '$M/images' -o '$T/classifier_int8.onnx' --quiet >'$T/quant.log' 2>&1" ||
+  { cat "$T/quant.log" >&2; fail "installed openacl-quant failed"; }
+grep -q "cosine" "$T/quant.log" || { cat "$T/quant.log" >&2; fail "openacl-quant reported no accuracy"; }
 else
-  echo "install_test: note: this build has no acl module; the pyACL sample is skipped"
+  echo "install_test: note: this build has no acl module; the pyACL sample and openacl-quant are skipped"
 fi
 
 # openacl-run on the compiled model

@@ -1,0 +1,266 @@
+#!/usr/bin/python3
+"""int8: openacl on QDQ models vs ONNX Runtime fp32 and ORT on the same QDQ
+file, side by side in one run (issue 23's targets, docs/quantization.md).
+
+For each model (resnet50, mobilenet_v2, efficientnet_b0, ocr_det, ocr_rec
+static; bert4 with --dynamic) the script first quantises with openacl-quant
+(percentile 99.99 on --calib-n seeded inputs drawn like the manifest's, cached under
+--cache and redone when the model, the tool or the options change), then per
+thread count runs, each in a fresh process on the same seeded inputs, in an
+order that rotates every round:
+  ours   bench/mdl_bench on the QDQ model (OPENACL_THREADS=t)
+  ortfp  bench/ortc ort_bench on the original fp32 model (t intra-op threads)
+  ortq   ort_bench on the same QDQ model
+  (--with-fp32: also mdl_bench on the fp32 model)
+and reports the median of round medians, and the speedups
+ORT fp32 / ours and ORT QDQ / ours (targets: >= 3x and >= 1.3x; the
+dynamic BERT: >= 2x ORT fp32), plus the accuracy vs fp32 from
+openacl-quant's report on --eval-n held-out inputs.
+The timing and statistics code is bench/run_models.py's (imported).
+
+  int8.py --mdl-bench BUILD/mdl_bench [--ort-bench BUILD/ort_bench] [--quant BUILD/openacl-quant]
+          [--threads 1,2] [--rounds 3] [--min-time 1.5] [--only resnet50,bert4] [--with-fp32]
+          [--calib-n 16] [--eval-n 16] [--cache BUILD/int8_models] [--out bench/results/int8.json]
+"""
+import argparse
+import datetime
+import hashlib
+import importlib.util
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import run_models as rm  # noqa: E402
+
+refs = rm.refs
+STATIC = ["resnet50", "mobilenet_v2", "efficientnet_b0", "ocr_det", "ocr_rec"]
+DYNAMIC = ["bert4"]
+TARGET_FP32, TARGET_QDQ, TARGET_DYN = 3.0, 1.3, 2.0
+
+
+def load_gen():
+    spec = importlib.util.spec_from_file_location("gen_inputs", os.path.join(REPO, "scripts", "gen_inputs.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def write_samples(m, folder, n, seed0):
+    """n samples, one sub-folder each with one <index>.npy per input, drawn
+    as the manifest says (the same generator as the benchmark inputs)."""
+    import numpy as np
+    gen = load_gen()
+    for k in range(n):
+        d = os.path.join(folder, "%03d" % k)
+        os.makedirs(d, exist_ok=True)
+        rng = np.random.default_rng(seed0 + k)
+        for i, spec in enumerate(m["inputs"]):
+            np.save(os.path.join(d, "%d.npy" % i), gen.gen_one(spec, rng))
+
+
+def tool_hash(quant):
+    h = hashlib.sha1()
+    base = os.path.dirname(os.path.abspath(quant))
+    for d in (os.path.join(base, "oaquant"), os.path.join(REPO, "tools", "quant", "oaquant")):
+        if os.path.isdir(d):
+            for f in sorted(os.listdir(d)):
+                if f.endswith(".py"):
+                    h.update(open(os.path.join(d, f), "rb").read())
+            break
+    return h.hexdigest()
+
+
+def quantise(a, m, path, dynamic):
+    """The QDQ model and openacl-quant's report, cached."""
+    cache = os.path.join(a.cache, m["name"])
+    os.makedirs(cache, exist_ok=True)
+    out, rep = os.path.join(cache, "int8.onnx"), os.path.join(cache, "report.json")
+    stamp_file = path + ".stamp"
+    model_stamp = open(stamp_file).read() if os.path.exists(stamp_file) else str(os.path.getmtime(path))
+    key = hashlib.sha1(json.dumps([model_stamp, tool_hash(a.quant), dynamic, a.calib_n, a.eval_n,
+                                   a.method]).encode()).hexdigest()
+    kf = os.path.join(cache, "key")
+    if os.path.exists(out) and os.path.exists(rep) and os.path.exists(kf) and open(kf).read() == key:
+        return out, json.load(open(rep)), True
+    cal, ev = os.path.join(cache, "calib"), os.path.join(cache, "eval")
+    write_samples(m, cal, 0 if dynamic else a.calib_n, 1000)
+    write_samples(m, ev, a.eval_n, 5000)
+    cmd = ["/usr/bin/python3", a.quant, path, "-o", out, "--report", rep, "--eval", ev, "--quiet"]
+    cmd += ["--dynamic"] if dynamic else ["--calib", cal, "--method", a.method]
+    t0 = time.time()
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError("openacl-quant failed on %s: %s" % (m["name"], (p.stderr or p.stdout).strip()[-800:]))
+    r = json.load(open(rep))
+    r["quantise_s"] = round(time.time() - t0, 1)
+    json.dump(r, open(rep, "w"), indent=1)
+    with open(kf, "w") as f:
+        f.write(key)
+    return out, r, False
+
+
+def accuracy_line(r):
+    acc = r.get("accuracy") or {}
+    outs = acc.get("outputs") or {}
+    if not outs:
+        return {}, "-"
+    cos = min(o["cosine_mean"] for o in outs.values())
+    res = {"cosine_mean": cos, "samples": acc.get("samples")}
+    txt = "cos %.4f" % cos
+    if acc.get("classifier"):
+        res["top1_agreement"] = acc["top1_agreement"]
+        txt += " top1 %.0f%%" % (100 * acc["top1_agreement"])
+    else:
+        res["max_abs_error"] = max(o["max_abs_error"] for o in outs.values())
+        txt += " max|e| %.3g" % res["max_abs_error"]
+    return res, txt
+
+
+def time_point(a, variants, ins, t, rounds):
+    """{variant: [round results]} for one thread count."""
+    res = {k: [] for k, _, _ in variants}
+    errs = []
+    for r in range(rounds):
+        order = variants[r % len(variants):] + variants[:r % len(variants)]
+        for key, who, model in order:
+            if who == "ours":
+                cmd = [a.mdl_bench, "--model", model, "--inputs", ",".join(ins), "--warmup", str(a.warmup),
+                       "--min-time", str(a.min_time)]
+                o, err, _ = rm.run_json(cmd, env=dict(os.environ, OPENACL_THREADS=str(t)))
+            else:
+                cmd = [a.ort_bench, "--model", model, "--inputs", ",".join(ins), "--threads", str(t),
+                       "--warmup", str(a.warmup), "--min-time", str(a.min_time)]
+                o, err, _ = rm.run_json(cmd)
+            if not o:
+                errs.append("%s: %s" % (key, (err or "failed").splitlines()[-1]))
+                continue
+            L = o["latency_ms"]
+            res[key].append({"median": L["median"], "min": L["min"], "round": r})
+    return res, errs
+
+
+def same_round_ratio(res, num, den):
+    by = {x["round"]: x["median"] for x in res[den]}
+    rat = [x["median"] / by[x["round"]] for x in res[num] if by.get(x["round"], 0) > 0]
+    return round(statistics.median(rat), 3) if rat else None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--mdl-bench", required=True)
+    ap.add_argument("--ort-bench", default=None, help="default: next to --mdl-bench")
+    ap.add_argument("--quant", default=None, help="openacl-quant (default: next to --mdl-bench)")
+    ap.add_argument("--models", default=os.environ.get("OPENACL_MODELS_DIR", os.path.join(REPO, "models")))
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--min-time", type=float, default=1.5)
+    ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--only", default="")
+    ap.add_argument("--with-fp32", action="store_true", help="also openacl on the fp32 model")
+    ap.add_argument("--calib-n", type=int, default=16)
+    ap.add_argument("--eval-n", type=int, default=16)
+    ap.add_argument("--method", default="percentile")
+    ap.add_argument("--cache", default=None, help="quantised models (default: int8_models/ in the build folder)")
+    ap.add_argument("--out", default=os.path.join(HERE, "results", "int8.json"))
+    a = ap.parse_args()
+    bdir = os.path.dirname(os.path.abspath(a.mdl_bench))
+    a.ort_bench = a.ort_bench or os.path.join(bdir, "ort_bench")
+    a.quant = a.quant or os.path.join(bdir, "openacl-quant")
+    a.cache = a.cache or os.path.join(bdir, "int8_models")
+    for p in (a.mdl_bench, a.ort_bench, a.quant):
+        if not os.path.exists(p):
+            sys.exit("bench: %s not found (build mdl_bench, ort_bench and the tools)" % p)
+    if not os.path.exists(os.path.join(a.models, "manifest.json")):
+        sys.exit("bench: no %s/manifest.json (run scripts/models.sh)" % a.models)
+    only = set(filter(None, a.only.split(",")))
+    names = [n for n in STATIC + DYNAMIC if not only or n in only]
+    manifest = {m["name"]: m for m in refs.load_manifest(a.models)}
+    threads = [int(t) for t in a.threads.split(",") if t]
+    t_start, load0, steal0 = time.time(), os.getloadavg(), rm.cpu_steal()
+    if load0[0] > 0.75 * (os.cpu_count() or 1):
+        print("warning: load average %.1f on %d CPUs: ratios are noisy" % (load0[0], os.cpu_count()), flush=True)
+    hdr = "%-16s%4s%10s%10s%10s%9s%9s  %s" % ("model", "thr", "int8 ms", "ORTfp ms", "ORTq ms", "ORTfp/x",
+                                           "ORTq/x", "accuracy vs fp32")
+    print(hdr + ("%10s" % "fp32 ms" if a.with_fp32 else ""))
+    print("-" * (len(hdr) + (10 if a.with_fp32 else 0)), flush=True)
+    rows = []
+    for name in names:
+        m = manifest.get(name)
+        if not m:
+            print("%-16s not in the manifest" % name)
+            continue
+        path = os.path.join(a.models, m["file"])
+        dynamic = name in DYNAMIC
+        try:
+            qpath, rep, cached = quantise(a, m, path, dynamic)
+        except RuntimeError as e:
+            print("%-16s %s" % (name, e), flush=True)
+            rows.append({"model": name, "errors": [str(e)]})
+            continue
+        acc, acc_txt = accuracy_line(rep)
+        ins = refs.ensure_inputs(a.models, m)
+        variants = [("int8", "ours", qpath), ("ort_fp32", "ort", path), ("ort_qdq", "ort", qpath)]
+        if a.with_fp32:
+            variants.append(("fp32", "ours", path))
+        for t in threads:
+            st0 = rm.cpu_steal()
+            res, errs = time_point(a, variants, ins, t, a.rounds)
+            row = {"model": name, "threads": t, "dynamic": dynamic, "accuracy": acc, "errors": errs,
+                   "quantise_cached": cached, "steal_pct": rm.steal_pct(st0, rm.cpu_steal()),
+                   "loadavg_1min": round(os.getloadavg()[0], 2)}
+            for k in res:
+                if res[k]:
+                    row[k] = rm.summary(res[k])
+            if "int8" in row:
+                for k in ("ort_fp32", "ort_qdq", "fp32"):
+                    if k in row:
+                        row["speedup_vs_" + k] = round(row[k]["median_ms"] / row["int8"]["median_ms"], 3)
+                        row["speedup_vs_%s_rounds" % k] = same_round_ratio(res, k, "int8")
+            tgt = TARGET_DYN if dynamic else TARGET_FP32
+            row["targets"] = {"vs_ort_fp32": tgt, "vs_ort_qdq": None if dynamic else TARGET_QDQ}
+            rows.append(row)
+            g = lambda k: row.get(k, {}).get("median_ms")  # noqa: E731
+            line = "%-16s%4d%s%s%s%s%s  %s" % (name, t, rm.fmt(g("int8"), 10, 3), rm.fmt(g("ort_fp32"), 10, 3),
+                                               rm.fmt(g("ort_qdq"), 10, 3), rm.fmt(row.get("speedup_vs_ort_fp32"), 9),
+                                               rm.fmt(row.get("speedup_vs_ort_qdq"), 9), acc_txt)
+            if a.with_fp32:
+                line += rm.fmt(g("fp32"), 10, 3)
+            print(line, flush=True)
+            for e in errs:
+                print("    " + e, flush=True)
+    geo = {}
+    for t in threads:
+        for k in ("speedup_vs_ort_fp32", "speedup_vs_ort_qdq"):
+            sel = [r for r in rows if r.get("threads") == t and not r.get("dynamic") and r.get(k)]
+            gm = rm.geomean([r[k] for r in sel])
+            if gm:
+                geo["%s_t%d" % (k, t)] = {"geomean": round(gm, 3), "models": len(sel),
+                                          "worst": min((r[k], r["model"]) for r in sel)}
+    out = {"what": "ms per inference, median of per-round medians; int8 = openacl (bench/mdl_bench) on the QDQ "
+                   "model from openacl-quant; ort_fp32 / ort_qdq = ORT's C API (bench/ortc/ort_bench) on the "
+                   "original and on the same QDQ model; speedup = ORT / openacl int8",
+           "date": datetime.datetime.now().isoformat(timespec="seconds"),
+           "host": {"cpu": rm.cpu_model(), "nproc": os.cpu_count()}, "ort_version": refs.ort_version(),
+           "threads": threads, "rounds": a.rounds, "min_time_s": a.min_time, "calib_n": a.calib_n,
+           "eval_n": a.eval_n, "method": a.method, "wall_s": round(time.time() - t_start, 1),
+           "loadavg_start": [round(x, 2) for x in load0], "loadavg_end": [round(x, 2) for x in os.getloadavg()],
+           "steal_pct": rm.steal_pct(steal0, rm.cpu_steal()), "geomean": geo, "results": rows}
+    os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
+    with open(a.out, "w") as f:
+        json.dump(out, f, indent=1)
+    print()
+    for k, v in geo.items():
+        print("%s: geometric mean %.2fx over %d models (lowest %.2fx, %s)" % (k, v["geomean"], v["models"],
+                                                                          v["worst"][0], v["worst"][1]))
+    print("targets: int8 >= %.1fx ORT fp32 and >= %.1fx ORT on the same QDQ file; bert4 dynamic >= %.1fx ORT fp32. "
+          "Written %s in %.0f s" % (TARGET_FP32, TARGET_QDQ, TARGET_DYN, a.out, out["wall_s"]))
+
+
+if __name__ == "__main__":
+    main()
