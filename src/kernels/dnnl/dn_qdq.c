@@ -18,6 +18,8 @@
 #endif
 
 #define QD_CHUNK ((size_t)1 << 15)
+/* the rounding immediate of roundscale: a constant expression, as clang requires */
+#define QD_RN (_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
 
 static int has_in(const g_node *n, int i) { return n->n_in > i && n->in[i] >= 0; }
 
@@ -84,18 +86,18 @@ static void q_avx512(const float *x, size_t n, float scale, float zp, int s8, vo
     const __m512 s = _mm512_set1_ps(scale), inv = _mm512_set1_ps(1.f / scale), z = _mm512_set1_ps(zp);
     const __m512 lo = _mm512_set1_ps(s8 ? -128.f : 0.f), hi = _mm512_set1_ps(s8 ? 127.f : 255.f);
     const __m512 half = _mm512_set1_ps(0.5f), rel = _mm512_set1_ps(1.f / (1 << 20));
-    const int div_all = !(1.f / scale <= 3.0e38f), rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+    const int div_all = !(1.f / scale <= 3.0e38f);
     for (size_t i = 0; i < n; i += 16) {
         __mmask16 m = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);
         __m512 xv = _mm512_maskz_loadu_ps(m, x + i), v;
         if (div_all) {
-            v = _mm512_add_ps(_mm512_roundscale_ps(_mm512_div_ps(xv, s), rn), z);
+            v = _mm512_add_ps(_mm512_roundscale_ps(_mm512_div_ps(xv, s), QD_RN), z);
         } else {
-            __m512 r = _mm512_mul_ps(xv, inv), t = _mm512_roundscale_ps(r, rn);
+            __m512 r = _mm512_mul_ps(xv, inv), t = _mm512_roundscale_ps(r, QD_RN);
             /* within |r| * 2^-20 of a tie (|r - t| near 1/2): the division decides */
             __m512 gap = _mm512_sub_ps(half, _mm512_abs_ps(_mm512_sub_ps(r, t)));
             __mmask16 tie = _mm512_cmp_ps_mask(gap, _mm512_mul_ps(_mm512_abs_ps(r), rel), _CMP_LE_OQ);
-            if (tie) t = _mm512_mask_roundscale_ps(t, tie, _mm512_div_ps(xv, s), rn);
+            if (tie) t = _mm512_mask_roundscale_ps(t, tie, _mm512_div_ps(xv, s), QD_RN);
             v = _mm512_add_ps(t, z);
         }
         __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);

@@ -18,6 +18,8 @@
 #include <string.h>
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
+/* the rounding immediate of roundscale: a constant expression, as clang requires */
+#define QM_RN (_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
 #define DQ_X86 1
 #endif
 
@@ -303,19 +305,18 @@ static void quant_avx512(const float *x, size_t n, float scale, float zp, uint8_
     const __m512 s = _mm512_set1_ps(scale), inv = _mm512_set1_ps(1.f / scale), z = _mm512_set1_ps(zp);
     const __m512 top = _mm512_set1_ps(255.f), zero = _mm512_setzero_ps(), half = _mm512_set1_ps(0.5f);
     const __m512 rel = _mm512_set1_ps(1.f / (1 << 20));
-    const int rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
     for (size_t i = 0; i < n; i += 16) {
         __mmask16 m = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);
         __m512 xv = _mm512_maskz_loadu_ps(m, x + i), v, t;
         if (div_all) {
-            t = _mm512_roundscale_ps(_mm512_div_ps(xv, s), rn);
+            t = _mm512_roundscale_ps(_mm512_div_ps(xv, s), QM_RN);
         } else {
             v = _mm512_mul_ps(xv, inv);
-            t = _mm512_roundscale_ps(v, rn);
+            t = _mm512_roundscale_ps(v, QM_RN);
             /* within |v| * 2^-20 of a tie (|v - t| near 1/2): the division decides */
             __m512 gap = _mm512_sub_ps(half, _mm512_abs_ps(_mm512_sub_ps(v, t)));
             __mmask16 tie = _mm512_cmp_ps_mask(gap, _mm512_mul_ps(_mm512_abs_ps(v), rel), _CMP_LE_OQ);
-            if (tie) t = _mm512_mask_roundscale_ps(t, tie, _mm512_div_ps(xv, s), rn);
+            if (tie) t = _mm512_mask_roundscale_ps(t, tie, _mm512_div_ps(xv, s), QM_RN);
         }
         v = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(t, z), zero), top);   /* max(NaN, 0) is 0 */
         __m512i qi = _mm512_cvtps_epi32(v);
