@@ -6,6 +6,7 @@
  * Outputs: eng_run writes each output's actual dtype/shape into out[i] and
  * sets out[i].nbytes to the bytes written. */
 #include "engine/eng_priv.h"
+#include "core/par.h"
 #include "engine/eng_prof.h"
 #include "graph/errs.h"
 #include "core/core.h"
@@ -108,6 +109,7 @@ static int run_static(eng_model *m, char *work, const k_tensor *in, k_tensor *ou
         }
     }
     int threads = set_threads(m), cur = threads;
+    oa_par_adapt(threads);
     eng_dump *dump = m->dump;
     if (__builtin_expect(dump != NULL, 0) && !eng_dump_begin(dump)) dump = NULL;
     for (int s = 0; s < m->n_steps; s++) {
