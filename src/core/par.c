@@ -59,21 +59,21 @@ static long host_runnable(void)
     return p ? strtol(p, NULL, 10) : -1;
 }
 
-int oa_par_adapt(int threads)
+void oa_par_adapt(int threads)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     static _Thread_local long long next_ns, calm_since;
     static _Thread_local int passive;
-    if (threads < 2) return 0;
+    if (threads < 2) return;
     pthread_once(&once, adapt_init);
-    if (g_default_bt < 0) return 0;
+    if (g_default_bt < 0) return;
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
     long long now = (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-    if (now < next_ns) return passive;
+    if (now < next_ns) return;
     next_ns = now + ADAPT_PERIOD_NS;
     long r = host_runnable();
-    if (r < 0) return passive;
+    if (r < 0) return;
     /* sleeping workers are not runnable: count them as if they spun, so
      * the decision does not flip with the policy it made */
     int busy = r + (passive ? threads - 1 : 0) > g_ncpu;
@@ -85,5 +85,4 @@ int oa_par_adapt(int threads)
         g_set_bt(g_default_bt);
         passive = 0;
     }
-    return passive;
 }

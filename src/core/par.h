@@ -36,9 +36,7 @@
 
 /* Called by the thread about to run a model with `threads` threads: while
  * the host is oversubscribed its OpenMP team sleeps at once between regions
- * instead of spinning (par.c; docs/config.md "OpenMP waiting"), and the
- * call returns 1 (the caller then keeps small nodes on one thread); 0 when
- * the host has room or the waiting is the user's choice. Cheap: it reads
- * the clock, and the host's load every 100 ms. */
-int oa_par_adapt(int threads);
+ * instead of spinning (par.c; docs/config.md "OpenMP waiting"). Cheap: it
+ * reads the clock, and the host's load every 100 ms. */
+void oa_par_adapt(int threads);
 #endif

@@ -21,7 +21,6 @@ typedef struct step {
     size_t scratch_off, scratch_bytes;
     size_t packed_off, packed_bytes;
     int threads;              /* 1: a small node run on the calling thread alone; 0: the model's */
-    float est_us;             /* estimated single-thread time (eng_node_est_us); 0: not known */
 } step;
 
 /* An output whose value must be copied at the end of a run. */
@@ -124,13 +123,6 @@ int eng_precision_of(const eng_opts *o);
 /* Threads node n runs with given the budget `threads` (eng_threads.c):
  * 1 for nodes too small to gain from a parallel region, else `threads`. */
 int eng_node_threads(const g_node *n, const k_tensor *in, const k_tensor *out, int threads);
-/* The single-thread time estimate behind that decision, in microseconds. */
-double eng_node_est_us(const g_node *n, const k_tensor *in, const k_tensor *out);
-/* While the host is oversubscribed (core/par.h, oa_par_adapt), nodes
- * estimated below this many microseconds run on the calling thread: a
- * parallel region then waits for a worker the scheduler has to find a CPU
- * for, which costs more than such a node saves. */
-#define ENG_BUSY_HOST_US 1000.0
 /* eng_load without the shape cache (what the cache itself loads with). */
 int eng_load_fixed(const void *buf, size_t len, const eng_opts *o, eng_model **out);
 

@@ -109,13 +109,13 @@ static int run_static(eng_model *m, char *work, const k_tensor *in, k_tensor *ou
         }
     }
     int threads = set_threads(m), cur = threads;
-    int busy = oa_par_adapt(threads);
+    oa_par_adapt(threads);
     eng_dump *dump = m->dump;
     if (__builtin_expect(dump != NULL, 0) && !eng_dump_begin(dump)) dump = NULL;
     for (int s = 0; s < m->n_steps; s++) {
         step *st = &m->steps[s];
         const g_node *n = st->n;
-        int nt = st->threads == 1 || (busy && st->est_us > 0 && st->est_us < ENG_BUSY_HOST_US) ? 1 : threads;
+        int nt = st->threads == 1 ? 1 : threads;
         /* kernels that open their own parallel regions read the pool size */
         if (nt != cur) { omp_set_num_threads(nt); cur = nt; }
         k_ctx ctx = { .threads = nt, .scratch = st->scratch_bytes ? work + st->scratch_off : NULL,

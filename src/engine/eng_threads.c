@@ -37,8 +37,14 @@ static double numel(const k_tensor *t)
     return n;
 }
 
-double eng_node_est_us(const g_node *n, const k_tensor *in, const k_tensor *out)
+int eng_node_threads(const g_node *n, const k_tensor *in, const k_tensor *out, int threads)
 {
+    if (threads <= 1) return threads;
+    double limit = small_op_us();
+    if (limit <= 0) return threads;
+    /* subgraph bodies run their own nodes with the budget */
+    for (int i = 0; i < n->n_attr; i++)
+        if (n->attr[i].type == G_AT_GRAPH) return threads;
     double bytes = 0;
     for (int j = 0; j < n->n_in; j++)
         if (n->in[j] >= 0) bytes += numel(&in[j]) * (double)(g_dtype_size(in[j].dtype) ? g_dtype_size(in[j].dtype) : 4);
@@ -50,16 +56,5 @@ double eng_node_est_us(const g_node *n, const k_tensor *in, const k_tensor *out)
      * the shapes these kernels meet */
     double us = bytes / 8000.0;
     if (flops / 60000.0 > us) us = flops / 60000.0;
-    return us;
-}
-
-int eng_node_threads(const g_node *n, const k_tensor *in, const k_tensor *out, int threads)
-{
-    if (threads <= 1) return threads;
-    double limit = small_op_us();
-    if (limit <= 0) return threads;
-    /* subgraph bodies run their own nodes with the budget */
-    for (int i = 0; i < n->n_attr; i++)
-        if (n->attr[i].type == G_AT_GRAPH) return threads;
-    return eng_node_est_us(n, in, out) < limit ? 1 : threads;
+    return us < limit ? 1 : threads;
 }

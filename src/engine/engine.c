@@ -272,7 +272,6 @@ int eng_prepare_steps(eng_model *m)
         size_t pb = 0, sb = 0;
         /* small nodes plan (oneDNN: build) for the one thread they run on */
         s->threads = eng_node_threads(n, s->in, s->out, budget);
-        s->est_us = (float)eng_node_est_us(n, s->in, s->out);
         if (s->threads != omp_get_max_threads()) omp_set_num_threads(s->threads);
         if (n->op->plan && (rc = n->op->plan(n, n->state, s->in, s->out, &pb, &sb))) {
             acl_fail(rc, "model load: node '%s' (%s, opset %d): planning failed", n->name,
