@@ -4,7 +4,7 @@ JOBS  ?= $(shell nproc)
 BUILD ?= build
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build models test test-fast test-asan test-tsan demo bench install deb clean fuzz stress
+.PHONY: all deps build models models-torchvision bench-torchvision test test-fast test-asan test-tsan demo bench install deb clean fuzz stress
 
 all: build
 
@@ -21,6 +21,13 @@ build: deps $(BUILD)/build.ninja
 # reference outputs, for the model-agreement tests and the benchmarks.
 models: deps
 	@bash scripts/models.sh
+
+# The opt-in torchvision sweep (issue 23) in models/tv/: one variant of every
+# torchvision classification and segmentation family (TV_TIER=2: all of
+# them); neither `make models` nor `make test` builds it.
+TV_TIER ?= 1
+models-torchvision: deps
+	@bash scripts/models.sh --set torchvision --tier $(TV_TIER)
 
 # The whole suite: the release build's tests, then the runtime and API
 # tests again under AddressSanitizer+UBSan and under ThreadSanitizer, then a
@@ -82,6 +89,12 @@ demo: build
 BENCH_ARGS ?= --threads 1 --rounds 1 --min-time 0.5 --warmup 2 --out $(abspath $(BUILD))/bench/models.json
 bench: build models
 	@bash bench/models.sh $(BUILD) $(BENCH_ARGS)
+
+# openacl vs ORT over the torchvision sweep at 1 and 2 threads
+# (bench/torchvision.sh; the published table is in BENCHMARKS.md).
+TV_BENCH_ARGS ?= --threads 1,2 --rounds 1 --min-time 1 --warmup 2 --out $(abspath $(BUILD))/bench/torchvision.json
+bench-torchvision: build
+	@bash bench/torchvision.sh $(BUILD) --tier $(TV_TIER) $(TV_BENCH_ARGS)
 
 # A CANN-style toolkit tree (docs/porting.md): runtime/include, runtime/lib64
 # (+ stub/), bin/, python/site-packages, set_env.sh.

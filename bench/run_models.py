@@ -46,9 +46,15 @@ whose medians move with the stretches a process happens to land in.
 
 Writes bench/results/models.json.
 
+--set torchvision runs the torchvision sweep instead (models/tv/, built by
+scripts/models.sh --set torchvision; bench/torchvision.sh): every model of
+that manifest up to --tier counts for the geometric mean, and the results go
+to bench/results/torchvision.json.
+
   run_models.py --mdl-bench BUILD/mdl_bench [--ort-runner c|node] [--ort-bench BUILD/ort_bench]
                 [--threads 1,2] [--rounds 3] [--min-time 1.5]
-                [--only resnet50,bert4] [--bf16] [--parallel 2] [--paired 3] [--out FILE]"""
+                [--only resnet50,bert4] [--bf16] [--parallel 2] [--paired 3] [--out FILE]
+                [--set torchvision [--tier 2]]"""
 import argparse
 import datetime
 import json
@@ -125,7 +131,11 @@ def summary(rounds):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--mdl-bench", required=True)
-    ap.add_argument("--models", default=os.environ.get("OPENACL_MODELS_DIR", os.path.join(REPO, "models")))
+    ap.add_argument("--models", default=None, help="models folder (default models/, or models/tv/ "
+                    "with --set torchvision; OPENACL_MODELS_DIR overrides models/)")
+    ap.add_argument("--set", default="default", choices=["default", "torchvision"],
+                    help="model set: the benchmark set (TARGETS) or the torchvision sweep")
+    ap.add_argument("--tier", type=int, default=1, help="torchvision set: 1 one variant per family, 2 all")
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--min-time", type=float, default=1.5)
@@ -137,19 +147,24 @@ def main():
                     help="S seconds per runtime of in-process paired turns (ort_bench --pair-openacl)")
     ap.add_argument("--throughput-only", action="store_true",
                     help="only the throughput section, merged into the existing --out file")
-    ap.add_argument("--out", default=os.path.join(REPO, "bench", "results", "models.json"))
+    ap.add_argument("--out", default=None, help="results file (default bench/results/<set>.json)")
     ap.add_argument("--ort-runner", choices=["c", "node"], default=None,
                     help="ORT from C (bench/ortc ort_bench) or through Node (tools/ortref); "
                          "default c when ort_bench is built and finds the library")
     ap.add_argument("--ort-bench", default=None, help="ort_bench binary (default: next to --mdl-bench)")
     a = ap.parse_args()
+    base = os.environ.get("OPENACL_MODELS_DIR", os.path.join(REPO, "models"))
+    tv = a.set == "torchvision"
+    a.models = a.models or (os.path.join(base, "tv") if tv else base)
+    a.out = a.out or os.path.join(REPO, "bench", "results", "torchvision.json" if tv else "models.json")
 
     if not os.path.exists(os.path.join(a.models, "manifest.json")):
         sys.exit(f"bench: no {a.models}/manifest.json (run scripts/models.sh)")
     threads = [int(t) for t in a.threads.split(",") if t]
     only = set(filter(None, a.only.split(",")))
     models = [m for m in refs.load_manifest(a.models)
-              if (m["name"] in only if only else m.get("bench", True))]
+              if (m["name"] in only if only else m.get("bench", True) and m.get("tier", 1) <= a.tier)]
+    targets = [m["name"] for m in models] if tv else TARGETS
     t_start = time.time()
     load0 = os.getloadavg()
     steal0 = cpu_steal()
@@ -334,14 +349,14 @@ def main():
     geo = {}
     for t in threads:
         for v, _ in variants:
-            sel = [p for p in paired if p["threads"] == t and p["model"] in TARGETS and v in p]
+            sel = [p for p in paired if p["threads"] == t and p["model"] in targets and v in p]
             g = geomean([p[v]["speedup"] for p in sel])
             if g:
                 geo[f"paired_{v}_t{t}"] = {"geomean": round(g, 3), "models": len(sel),
                                            "worst": min((p[v]["speedup"], p["model"]) for p in sel)}
     for t in threads:
         for key in ("speedup_fp32", "speedup_bf16", "speedup_fp32_rounds", "speedup_bf16_rounds"):
-            sel = [r for r in rows if r["threads"] == t and r["model"] in TARGETS and key in r]
+            sel = [r for r in rows if r["threads"] == t and r["model"] in targets and key in r]
             g = geomean([r[key] for r in sel])
             if g:
                 geo[f"{key}_t{t}"] = {"geomean": round(g, 3), "models": len(sel),
@@ -356,6 +371,7 @@ def main():
         "ort_runner": runner,
         "date": datetime.datetime.now().isoformat(timespec="seconds"),
         "host": {"cpu": cpu_model(), "nproc": os.cpu_count(), "kernel": platform.release()},
+        "set": a.set, "models_dir": os.path.relpath(a.models, REPO),
         "ort_version": refs.ort_version(), "min_time_s": a.min_time, "warmup": a.warmup, "rounds": a.rounds,
         "threads": threads, "wall_s": round(time.time() - t_start, 1),
         "baseline_rss_kb": {"openacl": (base_ours or {}).get("baseline_rss_kb"),

@@ -42,6 +42,7 @@
 #define OMPENV_LOOPS_PER_MS 40000ULL
 
 static char g_applied[128];
+static int g_adaptive;   /* the default spin was applied: libascendcl may adapt it (src/core/par.c) */
 
 static int set_by_user(const char *name)
 {
@@ -68,6 +69,7 @@ __attribute__((constructor)) static void ompenv_apply(void)
     } else {
         char *end = NULL;
         unsigned long long v = strtoull(want, &end, 10);
+        g_adaptive = !*want;
         if (!*want || end == want || *end) v = OMPENV_DEFAULT_SPIN;
         unsigned long long ms = (v + OMPENV_LOOPS_PER_MS - 1) / OMPENV_LOOPS_PER_MS;
         char spin[32], bt[32];
@@ -84,4 +86,12 @@ __attribute__((constructor)) static void ompenv_apply(void)
 const char *openacl_ompenv_applied(void)
 {
     return g_applied;
+}
+
+/* 1 when the user chose nothing (no OPENACL_OMP_SPIN, no runtime variable):
+ * libascendcl may then shorten libomp's spin while the host is
+ * oversubscribed (docs/config.md, "OpenMP waiting"). */
+int openacl_ompenv_adaptive(void)
+{
+    return g_adaptive;
 }

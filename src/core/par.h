@@ -33,4 +33,10 @@
 #define OA_PAR_REGION(nt, ...) OA_PAR_(nt, "omp parallel num_threads(oa_par_nt_)", __VA_ARGS__)
 #define OA_PAR_FOR(nt, ...) \
     OA_PAR_(nt, "omp parallel for num_threads(oa_par_nt_) schedule(static)", __VA_ARGS__)
+
+/* Called by the thread about to run a model with `threads` threads: while
+ * the host is oversubscribed its OpenMP team sleeps at once between regions
+ * instead of spinning (par.c; docs/config.md "OpenMP waiting"). Cheap: it
+ * reads the clock, and the host's load every 100 ms. */
+void oa_par_adapt(int threads);
 #endif

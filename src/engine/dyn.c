@@ -1,5 +1,6 @@
 /* Dynamic execution (see exec.h): per node infer -> allocate -> (re)plan
  * when input shapes changed -> run -> release inputs after their last use. */
+#include "core/par.h"
 #include "engine/exec.h"
 #include "engine/eng_prof.h"
 #include "engine/eng_priv.h"
@@ -184,6 +185,7 @@ int eng_dyn_run(eng_dyn *d, k_tensor *vals, unsigned char *owned, int threads)
 {
     eng_prof_init();
     double t_run = eng_prof_on ? eng_prof_now() : 0;
+    oa_par_adapt(threads > 0 ? threads : omp_get_max_threads());
     int rc = dyn_run(d, vals, owned, threads);
     if (threads > 0 && omp_get_max_threads() != threads) omp_set_num_threads(threads);
     if (eng_prof_on) eng_prof_run(d->g, 1, t_run, eng_prof_now());

@@ -6,6 +6,7 @@
  * Outputs: eng_run writes each output's actual dtype/shape into out[i] and
  * sets out[i].nbytes to the bytes written. */
 #include "engine/eng_priv.h"
+#include "core/par.h"
 #include "engine/eng_prof.h"
 #include "graph/errs.h"
 #include "core/core.h"
@@ -108,6 +109,7 @@ int eng_program_run(eng_program *p, int budget, eng_dump *dump, char *work, cons
         }
     }
     int threads = set_threads(budget), cur = threads;
+    oa_par_adapt(threads);
     if (__builtin_expect(dump != NULL, 0) && !eng_dump_begin(dump)) dump = NULL;
     for (int s = 0; s < p->n_steps; s++) {
         step *st = &p->steps[s];

@@ -803,6 +803,9 @@ int graph_pass_fuse(g_graph *g)
     if (!rc) rc = each_node(&f, fz_fuse_se, 3, "OPENACL_NO_SE_FUSE");
     /* channel shuffles (no convolution involved) */
     if (!rc) rc = each_node(&f, fz_fuse_shuffle, 1, "OPENACL_NO_SHUFFLE_FUSE");
+    /* pool pads and BatchNormalization activations (no heavy node) */
+    if (!rc) rc = each_node(&f, fz_fuse_pad_pool, 1, "OPENACL_NO_PAD_POOL_FUSE");
+    if (!rc) rc = each_node(&f, fz_fuse_bn_relu, 1, "OPENACL_NO_BN_RELU_FUSE");
     if (!rc && f.nfused) {
         acl_log(1, "fusion pass: %d nodes absorbed into convolutions, matrix products and shuffles", f.nfused);
         rc = graph_remove_nodes_snap(g, f.dead, &snap);

@@ -29,5 +29,9 @@ int fz_ints_all(const g_node *n, const char *name, int64_t v, int cnt);
  * < 0 an error. */
 int fz_fuse_se(fz *f, int mi);
 int fz_fuse_shuffle(fz *f, int ri);
+/* fuse_simple.c: a zero spatial Pad into the AveragePool after it; a Relu
+ * into the BatchNormalization before it. */
+int fz_fuse_pad_pool(fz *f, int pi);
+int fz_fuse_bn_relu(fz *f, int bi);
 
 #endif

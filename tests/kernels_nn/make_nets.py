@@ -187,6 +187,19 @@ def pool_tiny(path):
     finish(path, [1, 3, 12, 35], [conv(m, 8, 4, 1)], [[1, 4, 2, 8]])
 
 
+def dense_tiny(path):
+    """DenseNet's pre-activation (Concat -> BN -> Relu -> Conv, the BN with no
+    convolution before it to fold into) and Inception's zero Pad before an
+    AveragePool: both folded by graph/fuse_simple.c."""
+    c1 = node("Relu", [conv("x", 3, 8, 3)])
+    cat = node("Concat", [c1, conv(c1, 8, 8, 3)], axis=1)                   # 16 x 16 x 16
+    y = conv(node("Relu", [bn(cat, 16)]), 16, 8, 1)
+    pads = numpy_helper.from_array(np.array([0, 0, 1, 1, 0, 0, 1, 1], dtype=np.int64), name("pads"))
+    inits.append(pads)
+    a = node("AveragePool", [node("Pad", [y, pads.name], mode="constant")], kernel_shape=[3, 3])
+    finish(path, [1, 3, 16, 16], [conv(a, 8, 4, 1)], [[1, 4, 16, 16]])
+
+
 if __name__ == "__main__":
     out = sys.argv[1] if len(sys.argv) > 1 else "."
     os.makedirs(out, exist_ok=True)
@@ -195,3 +208,4 @@ if __name__ == "__main__":
     se_tiny(os.path.join(out, "se_tiny.onnx"))
     shuffle_tiny(os.path.join(out, "shuffle_tiny.onnx"))
     pool_tiny(os.path.join(out, "pool_tiny.onnx"))
+    dense_tiny(os.path.join(out, "dense_tiny.onnx"))

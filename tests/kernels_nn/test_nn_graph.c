@@ -4,7 +4,7 @@
  * the outputs must agree. The optimised graph is also inspected: the
  * absorbed ops are gone and consecutive convolutions exchange NHWC
  * tensors without reorders; squeeze-excite blocks became one node each.
- * usage: knn_graph <dir with resnet_tiny.onnx, mbnet_tiny.onnx, se_tiny.onnx, shuffle_tiny.onnx, pool_tiny.onnx> */
+ * usage: knn_graph <dir with resnet_tiny.onnx, mbnet_tiny.onnx, se_tiny.onnx, shuffle_tiny.onnx, pool_tiny.onnx, dense_tiny.onnx> */
 #include "engine/eng_priv.h"
 #include "graph/passes.h"
 #include "onnx/onnx_import.h"
@@ -89,12 +89,20 @@ static void inspect(const void *buf, size_t len, const char *model)
     CHECK(!rc, "%s: import/optimise failed: %d", model, rc);
     if (rc) { g_graph_free(g); return; }
     int conv = 0, reorder = 0, leftover = 0, nhwc_links = 0, plain_links = 0, se = 0, shuf = 0, moves = 0;
+    int bn_relu = 0, pads = 0, dense = !strcmp(model, "dense_tiny.onnx");
     for (int i = 0; i < g->n_nodes; i++) {
         const g_node *n = &g->nodes[i];
         if (!strcmp(n->op_type, "Conv")) conv++;
         if (!strcmp(n->op_type, "Reorder")) reorder++;
         if (!strcmp(n->op_type, "SqueezeExcite")) se++;
         if (!strcmp(n->op_type, "ChannelShuffle")) shuf++;
+        if (!strcmp(n->op_type, "Pad")) pads++;
+        /* dense_tiny's BatchNormalization has no convolution to fold into:
+         * it stays, carrying the Relu after it */
+        if (dense && !strcmp(n->op_type, "BatchNormalization") && g_node_attr(n, "_oa_post_ops")) {
+            bn_relu++;
+            continue;
+        }
         if (!strcmp(n->op_type, "Transpose") || !strcmp(n->op_type, "Slice") || !strcmp(n->op_type, "Reshape"))
             moves++;
         static const char *const gone[] = { "BatchNormalization", "Relu", "Clip", "HardSwish",
@@ -124,6 +132,11 @@ static void inspect(const void *buf, size_t len, const char *model)
     if (!strcmp(model, "se_tiny.onnx")) {
         printf("%s: %d SqueezeExcite nodes\n", model, se);
         CHECK(se == 3, "%s: %d SqueezeExcite nodes, want 3", model, se);
+    }
+    if (dense) {
+        printf("%s: %d BatchNormalization with a fused Relu, %d Pad left\n", model, bn_relu, pads);
+        CHECK(bn_relu == 1 && pads == 0, "%s: %d BatchNormalization+Relu (want 1), %d Pad (want 0)", model,
+              bn_relu, pads);
     }
     if (!strcmp(model, "shuffle_tiny.onnx")) {
         printf("%s: %d ChannelShuffle nodes, %d Reshape/Transpose/Slice left\n", model, shuf, moves);
@@ -258,6 +271,7 @@ int main(int argc, char **argv)
     check_model(dir, "se_tiny.onnx");
     check_model(dir, "shuffle_tiny.onnx");
     check_model(dir, "pool_tiny.onnx");
+    check_model(dir, "dense_tiny.onnx");
     if (oa_failures) { printf("%d failures\n", oa_failures); return 1; }
     printf("all passed\n");
     return 0;

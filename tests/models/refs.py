@@ -17,6 +17,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 GEN = os.path.join(REPO, "scripts", "gen_inputs.py")
 ORTREF = os.path.join(REPO, "tools", "ortref", "ortref.js")
 EXPORT = os.path.join(REPO, "tests", "models", "export_models.py")
+EXPORT_TV = os.path.join(REPO, "tests", "models", "export_torchvision.py")
 SEED = 0
 
 
@@ -100,8 +101,10 @@ def main():
         if d is None:
             sys.exit("refs: onnxruntime-node not installed (run scripts/setup.sh)")
         pinned |= not m["dynamic"] and any(isinstance(x, str) for o in m["outputs"] for x in o["shape"])
-    if pinned:  # refresh the manifest's output shapes
-        subprocess.run([sys.executable, EXPORT, "--out", a.models, "--manifest-only"], check=True)
+    if pinned:  # refresh the manifest's output shapes, with the script that wrote it
+        man = json.load(open(os.path.join(a.models, "manifest.json")))
+        script = EXPORT_TV if man.get("set") == "torchvision" else EXPORT
+        subprocess.run([sys.executable, script, "--out", a.models, "--manifest-only"], check=True)
 
 
 if __name__ == "__main__":

@@ -30,6 +30,18 @@ add_test(NAME ompenv_user COMMAND ${CMAKE_COMMAND} -E env ${OA_OMPENV_UNSET} ${O
          $<TARGET_FILE:ompenv_test>)
 set_tests_properties(ompenv_default ompenv_count ompenv_passive ompenv_user PROPERTIES TIMEOUT 30)
 
+# core/par.c: the team's waiting adapts to an oversubscribed host, unless the
+# user chose a policy.
+add_executable(par_adapt_test ${CMAKE_CURRENT_LIST_DIR}/par_adapt_test.c)
+target_link_libraries(par_adapt_test PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,ascendcl_internal>" ${CMAKE_DL_LIBS})
+target_compile_options(par_adapt_test PRIVATE ${OA_WARN})
+target_link_options(par_adapt_test PRIVATE -no-pie)
+add_test(NAME par_adapt COMMAND ${CMAKE_COMMAND} -E env ${OA_OMPENV_UNSET} --unset=OPENACL_OMP_SPIN
+         --unset=OPENACL_OMP_ADAPT $<TARGET_FILE:par_adapt_test> expect-adapt)
+add_test(NAME par_adapt_user COMMAND ${CMAKE_COMMAND} -E env ${OA_OMPENV_UNSET} OPENACL_OMP_SPIN=60000
+         $<TARGET_FILE:par_adapt_test> expect-fixed)
+set_tests_properties(par_adapt par_adapt_user PROPERTIES TIMEOUT 60 SKIP_RETURN_CODE 77)
+
 # The engine's shape cache (static programs per input shape of dynamic models);
 # the models are written by make_models.py (onnx from Debian's python3).
 add_executable(shape_cache_test ${CMAKE_CURRENT_LIST_DIR}/shape_cache_test.c)

@@ -1,10 +1,12 @@
-/* Reference normalisations: BatchNormalization (inference; NCHW or NHWC),
+/* Reference normalisations: BatchNormalization (inference; NCHW or NHWC;
+ * a Relu the fusion pass folded in as its _oa_post_ops, graph/fuse_simple.c),
  * InstanceNormalization, LayerNormalization (opset 17, optional Mean and
  * InvStdDev outputs), GroupNormalization (18: scale per group, 21: per
  * channel), LpNormalization and MeanVarianceNormalization. Statistics are
  * taken in two passes (mean, then squared deviations); float32 has
  * vectorised row loops, other float types compute in double. */
 #include "kernels/ref/ew_common.h"
+#include "kernels/post.h"
 #include <omp.h>
 #include <stdlib.h>
 
@@ -27,6 +29,14 @@ EW_CLONE static void affine_f32(const float *x, float *y, int64_t n, float k, fl
 {
     EW_SIMD for (int64_t i = 0; i < n; i++) y[i] = x[i] * k + b;
 }
+/* the same followed by max(., 0) */
+EW_CLONE static void affine_relu_f32(const float *x, float *y, int64_t n, float k, float b)
+{
+    EW_SIMD for (int64_t i = 0; i < n; i++) {
+        float v = x[i] * k + b;
+        y[i] = v > 0.0f ? v : 0.0f;
+    }
+}
 static void stats_gen(const void *x, int dt, int64_t off, int64_t n, double eps, double *mean, double *inv)
 {
     double s = 0.0, v = 0.0;
@@ -40,9 +50,12 @@ static void stats_gen(const void *x, int dt, int64_t off, int64_t n, double eps,
     *mean = m;
     *inv = 1.0 / sqrt(v + eps);
 }
-static void affine_gen(const void *x, void *y, int dt, int64_t off, int64_t n, double k, double b)
+static void affine_gen(const void *x, void *y, int dt, int64_t off, int64_t n, double k, double b, int relu)
 {
-    for (int64_t i = 0; i < n; i++) ew_st(y, dt, (size_t)(off + i), ew_ld(x, dt, (size_t)(off + i)) * k + b);
+    for (int64_t i = 0; i < n; i++) {
+        double v = ew_ld(x, dt, (size_t)(off + i)) * k + b;
+        ew_st(y, dt, (size_t)(off + i), relu && !(v > 0.0) ? 0.0 : v);
+    }
 }
 
 static int need_rank(const g_node *n, const k_tensor *x, int min)
@@ -61,6 +74,7 @@ static int64_t numel_or0(const k_tensor *t)
 typedef struct bn_state {
     int dt;
     float eps;
+    int relu;         /* fused Relu (the only post-op the fusion pass gives it) */
 } bn_state;
 
 static int bn_init(g_graph *g, g_node *n, void **state)
@@ -81,10 +95,14 @@ static int bn_init(g_graph *g, g_node *n, void **state)
         if (n->out[i] >= 0)
             return ew_fail(n, EW_EUNSUP, "output %d (a training-mode statistic) is requested; only "
                            "inference (output 0) is supported", i);
+    nn_post po;
+    if (nn_post_parse(n, &po) || po.n > 1 || (po.n == 1 && (po.kind[0] != NN_PO_RELU || po.a[0] != 0.0f)))
+        return ew_fail(n, EW_EUNSUP, "fused post-ops other than one Relu are not supported");
     bn_state *s = calloc(1, sizeof *s);
     if (!s) return ew_fail(n, EW_ENOMEM, "out of memory");
     s->dt = dt;
     s->eps = g_attr_float(n, "epsilon", 1e-5f);
+    s->relu = po.n == 1;
     *state = s;
     return 0;
 }
@@ -122,7 +140,7 @@ static int bn_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
     int64_t N = sh->d[0], C = sh->d[1], S = 1;
     for (int i = 2; i < sh->rank; i++) S *= sh->d[i];
     if (N * C * S <= 0) return 0;
-    int dt = s->dt;
+    int dt = s->dt, relu = s->relu;
     const void *x = in[0].data;
     void *y = out[0].data;
     int nt = ew_threads(ctx, (size_t)(N * C * S), EW_GRAIN_CHEAP);
@@ -142,11 +160,19 @@ static int bn_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
                 if (dt == G_F32) {
                     const float *xp = (const float *)x + p * C + c0;
                     float *yp = (float *)y + p * C + c0;
-                    EW_SIMD for (int64_t j = 0; j < m; j++) yp[j] = xp[j] * kf[j] + bf[j];
+                    if (relu) {
+                        EW_SIMD for (int64_t j = 0; j < m; j++) {
+                            float v = xp[j] * kf[j] + bf[j];
+                            yp[j] = v > 0.0f ? v : 0.0f;
+                        }
+                    } else {
+                        EW_SIMD for (int64_t j = 0; j < m; j++) yp[j] = xp[j] * kf[j] + bf[j];
+                    }
                 } else {
                     for (int64_t j = 0; j < m; j++) {
                         size_t e = (size_t)(p * C + c0 + j);
-                        ew_st(y, dt, e, ew_ld(x, dt, e) * kf[j] + bf[j]);
+                        double v = ew_ld(x, dt, e) * kf[j] + bf[j];
+                        ew_st(y, dt, e, relu && !(v > 0.0) ? 0.0 : v);
                     }
                 }
             );
@@ -156,8 +182,9 @@ static int bn_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
     EW_PAR_FOR(u, N * C,
         double k, b;
         bn_coef(in, s->eps, u % C, &k, &b);
-        if (dt == G_F32) affine_f32((const float *)x + u * S, (float *)y + u * S, S, (float)k, (float)b);
-        else affine_gen(x, y, dt, u * S, S, k, b);
+        if (dt == G_F32 && relu) affine_relu_f32((const float *)x + u * S, (float *)y + u * S, S, (float)k, (float)b);
+        else if (dt == G_F32) affine_f32((const float *)x + u * S, (float *)y + u * S, S, (float)k, (float)b);
+        else affine_gen(x, y, dt, u * S, S, k, b, relu);
     );
     return 0;
 }
@@ -262,7 +289,7 @@ static int gn_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
             double sc = ew_ld(in[1].data, in[1].dtype, (size_t)pi), bi = ew_ld(in[2].data, in[2].dtype, (size_t)pi);
             double k = sc * inv, b = bi - m * k;
             if (dt == G_F32) affine_f32((const float *)x + off + j * S, (float *)y + off + j * S, S, (float)k, (float)b);
-            else affine_gen(x, y, dt, off + j * S, S, k, b);
+            else affine_gen(x, y, dt, off + j * S, S, k, b, 0);
         }
     );
     return 0;

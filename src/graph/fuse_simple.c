@@ -1,0 +1,106 @@
+/* Two small folds of the fusion pass that involve no heavy node:
+ *   - a zero constant Pad of the spatial dims before an AveragePool becomes
+ *     the pool's own pads with count_include_pad=1 (torch exports
+ *     avg_pool2d(padding=1) that way: Inception-v3's Mixed blocks), so no
+ *     padded copy is written and the pool keeps the channels-last layout;
+ *   - a Relu after an inference BatchNormalization that no convolution
+ *     absorbed (DenseNet's pre-activation BN -> ReLU -> Conv) becomes the
+ *     BatchNormalization's post-op: one pass over the concatenated
+ *     features instead of two.
+ * Both return 1 when done, 0 when not applicable, < 0 an error. */
+#include "graph/fuse_priv.h"
+#include <string.h>
+
+static int producer(const fz *f, int t)
+{
+    for (int i = 0; i < f->g->n_nodes; i++) {
+        if (f->dead[i]) continue;
+        const g_node *n = &f->g->nodes[i];
+        for (int k = 0; k < n->n_out; k++)
+            if (n->out[k] == t) return i;
+    }
+    return -1;
+}
+
+/* A constant float tensor whose every element is zero (absent: zero). */
+static int zero_const(const g_graph *g, const g_node *n, int slot)
+{
+    int t = fz_in_t(n, slot);
+    if (t < 0) return 1;
+    const g_tensor *c = fz_cst(g, t);
+    if (!c || c->dtype != G_F32) return 0;
+    const float *v = c->data;
+    for (int64_t i = 0; i < g_shape_numel(&c->shape); i++)
+        if (v[i] != 0.0f) return 0;
+    return 1;
+}
+
+/* The Pad's pads as 2*r int64 (begins then ends), 0 when not a constant
+ * zero pad of a 4-D tensor's spatial dims only. */
+static int spatial_pads(const g_graph *g, const g_node *pad, int64_t out[8])
+{
+    const g_attr *mode = g_node_attr(pad, "mode");
+    if (mode && (mode->type != G_AT_STRING || strcmp(mode->s, "constant"))) return 0;
+    if (pad->n_in < 1 || pad->in[0] < 0 || g->t[pad->in[0]].shape.rank != 4) return 0;
+    if (pad->opset >= 11) {
+        if (pad->n_in > 3 || !zero_const(g, pad, 2)) return 0;
+        const g_tensor *p = fz_cst(g, fz_in_t(pad, 1));
+        if (!p || p->dtype != G_I64 || g_shape_numel(&p->shape) != 8) return 0;
+        memcpy(out, p->data, 8 * sizeof(int64_t));
+    } else {
+        const g_attr *p = g_node_attr(pad, "pads"), *val = g_node_attr(pad, "value");
+        if (!p || p->type != G_AT_INTS || p->n != 8 || (val && val->f != 0.0f)) return 0;
+        memcpy(out, p->ints, 8 * sizeof(int64_t));
+    }
+    for (int i = 0; i < 8; i++)
+        if (out[i] < 0 || ((i % 4) < 2 && out[i] != 0)) return 0;
+    return 1;
+}
+
+int fz_fuse_pad_pool(fz *f, int pi)
+{
+    g_graph *g = f->g;
+    const g_node *pool = &g->nodes[pi];
+    if (!fz_is_op(pool, "AveragePool") || pool->n_in < 1 || pool->in[0] < 0) return 0;
+    const g_attr *ap = g_node_attr(pool, "auto_pad");
+    if (ap && ap->type == G_AT_STRING && strcmp(ap->s, "NOTSET")) return 0;
+    if (!fz_ints_all(pool, "pads", 0, 4) || !fz_ints_all(pool, "dilations", 1, 2)) return 0;
+    int slot, t = pool->in[0];
+    if (fz_single_use(f, t, &slot) != pi) return 0;
+    int di = producer(f, t);
+    if (di < 0 || !fz_is_op(&g->nodes[di], "Pad") || g->nodes[di].n_out != 1) return 0;
+    int64_t pads[8];
+    if (!spatial_pads(g, &g->nodes[di], pads) || g->t[g->nodes[di].in[0]].dtype != G_F32) return 0;
+    int64_t pp[4] = { pads[2], pads[3], pads[6], pads[7] };
+    g_node *pw = &g->nodes[pi];
+    int rc = fz_set_attr_ints(pw, "pads", pp, 4);
+    if (!rc) rc = fz_set_attr_int(pw, "count_include_pad", 1);
+    if (rc) return -rc;
+    pw->in[0] = g->nodes[di].in[0];
+    f->dead[di] = 1;
+    fz_unbind(pw);
+    return 1;
+}
+
+int fz_fuse_bn_relu(fz *f, int bi)
+{
+    g_graph *g = f->g;
+    const g_node *bn = &g->nodes[bi];
+    if (!fz_is_op(bn, "BatchNormalization") || bn->n_out < 1 || bn->out[0] < 0) return 0;
+    if (g_attr_int(bn, "training_mode", 0) != 0 || g_node_attr(bn, "_oa_post_ops")) return 0;
+    for (int j = 1; j < bn->n_out; j++)
+        if (bn->out[j] >= 0) return 0;
+    int slot, t = bn->out[0];
+    if (g->t[t].dtype != G_F32) return 0;
+    int ri = fz_single_use(f, t, &slot);
+    if (ri < 0 || !fz_is_op(&g->nodes[ri], "Relu") || g->nodes[ri].n_out != 1 || g->nodes[ri].out[0] < 0)
+        return 0;
+    nn_post p = { .n = 1, .kind = { NN_PO_RELU } };
+    g_node *bw = &g->nodes[bi];
+    int rc = fz_write_post(bw, &p);
+    if (rc) return -rc;
+    bw->out[0] = g->nodes[ri].out[0];
+    f->dead[ri] = 1;
+    fz_unbind(bw);
+    return 1;
+}
