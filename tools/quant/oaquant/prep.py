@@ -265,6 +265,17 @@ def preprocess(model):
     m = onnx.ModelProto()
     m.CopyFrom(model)
     counts = {}
+    # the activations first: a Conv -> Add(3) -> Clip -> /6 would otherwise lose
+    # its +3 to the bias fold and no longer read as a hard-sigmoid
+    gr = _G(m.graph)
+    for n in list(m.graph.node):
+        if n.op_type not in ("Add", "HardSigmoid") or n not in m.graph.node:
+            continue
+        found = _hard_swish(gr, n) or _hard_sigmoid_mul(gr, n)
+        if found:
+            _rewrite_act(gr, found)
+            counts[found[3]] = counts.get(found[3], 0) + 1
+            gr = _G(m.graph)
     passes = (("fold after Conv", lambda gr, n: n.op_type == "Conv" and _fold_after_conv(gr, n)),
               ("fold before Conv", lambda gr, n: n.op_type == "Conv" and _fold_before_conv(gr, n)))
     changed = True
@@ -277,15 +288,6 @@ def preprocess(model):
                     counts[what] = counts.get(what, 0) + 1
                     changed = True
                     gr = _G(m.graph)
-    gr = _G(m.graph)
-    for n in list(m.graph.node):
-        if n.op_type not in ("Add", "HardSigmoid") or n not in m.graph.node:
-            continue
-        found = _hard_swish(gr, n) or _hard_sigmoid_mul(gr, n)
-        if found:
-            _rewrite_act(gr, found)
-            counts[found[3]] = counts.get(found[3], 0) + 1
-            gr = _G(m.graph)
     if counts.get("HardSwish"):
         _needs_opset(m, HSWISH_OPSET)
     _drop_unused(m.graph)
