@@ -192,3 +192,27 @@ def test_real_ocr_recogniser_preprocessed_equals_original(work):
         ref = acl_run(src, [x])
     got = acl_run(path, [x])[0]
     assert np.abs(got - ref[0]).max() <= 1e-4 * float(np.abs(ref[0]).max())
+
+
+def test_no_fold_of_what_a_subgraph_reads():
+    """A Conv output an If branch reads from the outer scope keeps its name
+    and value: the Mul after it stays."""
+    import sys
+    sys.path.insert(0, os.path.join(REPO, "tools", "quant"))
+    from oaquant import prep
+    rng = np.random.default_rng(9)
+    N = helper.make_node
+    branch = lambda name: helper.make_graph(  # noqa: E731
+        [N("Identity", ["c"], [name + "_o"])], name, [],
+        [helper.make_tensor_value_info(name + "_o", TensorProto.FLOAT, None)])
+    g = helper.make_graph(
+        [N("Conv", ["x", "w"], ["c"], "conv"), N("Mul", ["c", "s"], ["m"], "mul"),
+         N("If", ["cond"], ["z"], "if", then_branch=branch("t"), else_branch=branch("e"))],
+        "sub", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 4, 4]),
+                helper.make_tensor_value_info("cond", TensorProto.BOOL, [])],
+        [helper.make_tensor_value_info("m", TensorProto.FLOAT, None),
+         helper.make_tensor_value_info("z", TensorProto.FLOAT, None)],
+        [_c("w", rng.standard_normal([3, 2, 1, 1])), _c("s", [2.0])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    pre, counts = prep.preprocess(m)
+    assert counts == {} and [n.op_type for n in pre.graph.node] == ["Conv", "Mul", "If"]

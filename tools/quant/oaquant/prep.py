@@ -31,7 +31,9 @@ class _G:
     def __init__(self, graph):
         self.g = graph
         self.inits = {t.name: t for t in graph.initializer}
-        self.outputs = {o.name for o in graph.output}
+        # graph outputs, and tensors a subgraph (If/Loop body) reads from
+        # this scope: neither may disappear
+        self.outputs = {o.name for o in graph.output} | _subgraph_reads(graph)
         self.producer, self.users = {}, {}
         for n in graph.node:
             for o in n.output:
@@ -42,7 +44,7 @@ class _G:
 
     def const(self, t):
         t = self.inits.get(t)
-        if t is None or t.data_type not in (onnx.TensorProto.FLOAT, onnx.TensorProto.DOUBLE):
+        if t is None or t.data_type != onnx.TensorProto.FLOAT:
             return None
         return numpy_helper.to_array(t).astype(np.float64)
 
@@ -67,6 +69,17 @@ class _G:
         self.g.initializer.append(t)
         self.inits[name] = t
         return name
+
+
+def _subgraph_reads(graph):
+    names = set()
+    for n in graph.node:
+        for a in n.attribute:
+            for sub in ([a.g] if a.type == onnx.AttributeProto.GRAPH else list(a.graphs)):
+                for m in sub.node:
+                    names.update(i for i in m.input if i)
+                names |= _subgraph_reads(sub)
+    return names
 
 
 def _attr(n, name, default):
