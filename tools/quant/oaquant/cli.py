@@ -23,7 +23,7 @@ import time
 import numpy as np
 import onnx
 
-from . import QuantError, calib, data, qdq, report, runner
+from . import QuantError, calib, data, prep, qdq, report, runner
 
 
 def parse_floats(s, what):
@@ -49,6 +49,11 @@ def build_parser():
     ap.add_argument("--no-bias-correction", dest="bias_correction", action="store_false",
                     help="keep the float biases as they are (by default each Conv/Gemm bias absorbs the mean "
                          "shift that rounding its weights causes on the calibration data)")
+    ap.add_argument("--no-preprocess", dest="preprocess", action="store_false",
+                    help="quantise the model as it is (by default batch norms and constant Mul/Add after a Conv "
+                         "fold into it and spelled-out hard-swish becomes HardSwish first)")
+    ap.add_argument("--save-preprocessed", metavar="FILE",
+                    help="also write the pre-processed float model (before quantisation) here")
     ap.add_argument("--dynamic", action="store_true",
                     help="dynamic int8 MatMul (DynamicQuantizeLinear + MatMulInteger), no calibration")
     ap.add_argument("--eval", help="folder of held-out samples for the accuracy report")
@@ -241,6 +246,24 @@ def evaluate(args, model, qmodel, fp_run, specs, prep, ev, source, rep):
     rep["accuracy"] = out
 
 
+def preprocess(args, model):
+    """The folds and rewrites of prep.py (unless --no-preprocess), and the
+    float result written to --save-preprocessed."""
+    args.prep_counts = None
+    if args.preprocess:
+        model, args.prep_counts = prep.preprocess(model)
+    if args.save_preprocessed:
+        try:
+            onnx.checker.check_model(model)
+            onnx.save(model, args.save_preprocessed)
+        except OSError as e:
+            raise QuantError("cannot write %s: %s" % (args.save_preprocessed, e.strerror or e)) from None
+        except Exception as e:
+            raise QuantError("the pre-processed model fails the ONNX checker: %s"
+                             % str(e).splitlines()[0]) from None
+    return model
+
+
 def main(argv=None):
     args = build_parser().parse_args(argv)
     t0 = time.time()
@@ -253,13 +276,15 @@ def main(argv=None):
     skip = [s for s in args.skip.split(",") if s]
     args.skip_list = skip
     check_skip(model, skip)
+    model = preprocess(args, model)
     prep = image_prep(args)
     cal, ev, source = samples_of(args, specs)
     validate(cal, specs, prep, args.quiet, "calibration data")
     validate(ev, specs, prep, args.quiet, "evaluation data")
     rep = {"model": args.model, "output": args.output, "mode": "dynamic" if args.dynamic else "static",
            "method": None if args.dynamic else args.method, "runner": args.runner, "warnings": [],
-           "skip": skip, "weights": "per-tensor" if args.per_tensor else "per-channel"}
+           "skip": skip, "weights": "per-tensor" if args.per_tensor else "per-channel",
+           "preprocess": args.prep_counts}
     fp_run = None
     if args.dynamic:
         qmodel = dynamic_model(args, model, rep, skip)

@@ -192,10 +192,13 @@ class Plan:
     acts: activation tensors to quantise, in graph order; weights: initializer
     -> axis (None: per tensor); biases: (node name, bias, x tensor, weight);
     share: output tensor -> input tensors whose scale it may reuse;
-    nodes: names of the quantised nodes; chains: head node -> chain end."""
+    nodes: names of the quantised nodes; chains: head node -> chain end;
+    affine: tensor h -> (y, a, b) where y = a * h + b through constant
+    scalar Mul/Add nodes only, both h and y quantised (aligned_params)."""
 
     def __init__(self):
         self.acts, self.weights, self.biases, self.share, self.nodes, self.chains = [], {}, [], {}, [], {}
+        self.affine = {}
 
     def add_act(self, t):
         if t not in self.acts:
@@ -296,7 +299,38 @@ def plan_static(model, skip=(), per_tensor=False, not_float=()):
         elif n.op_type == "Concat":
             plan.share[out] = list(n.input)
         plan.add_act(out)
+    for t in plan.acts:
+        aff = scalar_affine(gr, t)
+        if aff and aff[0] in plan.acts:
+            plan.affine[t] = aff
     return plan
+
+
+def scalar_affine(gr, t):
+    """(y, a, b) when t reaches y = a * t + b through a run of Mul/Add/Sub/Div
+    nodes by one constant value each (t alone feeding each), else None."""
+    a, b, y = 1.0, 0.0, t
+    while y not in gr.outputs:
+        users = gr.users(y)
+        if len(users) != 1 or len(users[0][0].input) != 2:
+            break
+        n, k = users[0]
+        c = gr.inits.get(n.input[1 - k])
+        if c is None or c.data_type != TensorProto.FLOAT or int(np.prod(c.dims)) != 1:
+            break
+        v = float(numpy_helper.to_array(c).reshape(-1)[0])
+        if n.op_type == "Mul":
+            a, b = a * v, b * v
+        elif n.op_type == "Add":
+            b += v
+        elif n.op_type == "Sub" and k == 0:
+            b -= v
+        elif n.op_type == "Div" and k == 0 and v != 0.0:
+            a, b = a / v, b / v
+        else:
+            break
+        y = n.output[0]
+    return (y, a, b) if y != t else None
 
 
 def plan_node(gr, plan, n, label, per_tensor):
@@ -379,11 +413,44 @@ def bias_quant(b, x_scale, w_scale):
     return scale, q
 
 
+def aligned_params(y_range, h_range, a, b):
+    """Parameters of h and of y = a * h + b (a > 0) on one grid: y's step s
+    divides b (widening y's range a little), h gets step s / a and zero point
+    zp_y + b / s, so a * dq(q(h)) + b lies on y's grid and the second
+    QuantizeLinear adds no error; one rounding as if only y were quantised
+    (the affine left of a LearnableAffineBlock between an activation and a
+    padded depthwise Conv, which pre-processing cannot fold). None when a <= 0
+    or the grids cannot agree."""
+    if not a > 0.0:
+        return None
+    lo = min(float(y_range[0]), a * float(h_range[0]) + b, b, 0.0)
+    hi = max(float(y_range[1]), a * float(h_range[1]) + b, b, 0.0)
+    s = (hi - lo) / 255.0
+    if not np.isfinite(s) or s <= 0.0:
+        return None
+    if b != 0.0:
+        m = int(np.floor(abs(b) / s))
+        if m < 1:
+            return None
+        s = abs(b) / m
+        if (hi - lo) / s > 255.0 + 1e-6:
+            return None
+    zp = min(max(int(round(-lo / s)), 0), 255)
+    zh = zp + int(round(b / s))
+    if not 0 <= zh <= 255 or np.float32(s / a) <= 0.0:
+        return None
+    return (np.float32(s), np.uint8(zp)), (np.float32(s / a), np.uint8(zh))
+
+
 def resolve_params(plan, ranges):
     """Scale and zero point of every planned activation from its calibrated
     range; MaxPool outputs, and Concat outputs whose inputs agree, take their
     input's parameters."""
     params = {t: act_params(*ranges[t]) for t in plan.acts}
+    for h, (y, a, b) in plan.affine.items():
+        aligned = aligned_params(ranges[y], ranges[h], a, b)
+        if aligned:
+            params[y], params[h] = aligned
     for t in plan.acts:
         srcs = plan.share.get(t)
         if srcs and all(s in params for s in srcs):

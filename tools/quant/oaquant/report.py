@@ -159,6 +159,8 @@ def text(rep, worst=15):
     lines = ["openacl-quant: %s -> %s" % (rep["model"], rep["output"]),
              "  mode %s, calibration %s, %d calibration sample(s), runner %s" % (
                  rep["mode"], rep.get("method") or "-", rep.get("calibration_samples", 0), rep["runner"])]
+    if rep.get("preprocess"):
+        lines.append("  pre-processed: %s" % ", ".join("%d %s" % (v, k) for k, v in sorted(rep["preprocess"].items())))
     q = rep["quantized_ops"]
     lines.append("  quantised nodes: %s" % (", ".join("%d %s" % (v, k) for k, v in sorted(q.items())) or "none"))
     if rep.get("skipped"):
