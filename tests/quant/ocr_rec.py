@@ -85,6 +85,16 @@ def quantise_det(a, qdir, demo_img, rng, pages=12):
     return p.returncode
 
 
+def edits(a, b):
+    """Levenshtein distance of two strings."""
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        for j, cb in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
+    return row[len(b)]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--ocr", required=True)
@@ -130,11 +140,18 @@ def main():
         return 1
     fp = read_lines(a.ocr, a.models, img, os.path.join(a.work, "fp32.tsv"))
     i8 = read_lines(a.ocr, qdir, img, os.path.join(a.work, "int8.tsv"))
-    ok = fp == i8 and len(fp) == len(DEMO)
+    # The issue's target is the recogniser: int8 rec on fp32 boxes reads every
+    # line exactly as fp32 does. With the detector quantised too, its boxes
+    # move by about a pixel and the crops the recogniser reads change with
+    # them, so the stated tolerance there is the same lines, each within one
+    # edited character of fp32's (measured: one letter of one line).
+    slack = 1 if a.with_det else 0
+    ok = len(fp) == len(DEMO) and len(i8) == len(fp) and all(edits(x, y) <= slack for x, y in zip(fp, i8))
     for k, exp in enumerate(DEMO):
         print("  drawn %-32r fp32 %-32r int8 rec %-32r %s" % (
             exp, fp[k] if k < len(fp) else None, i8[k] if k < len(i8) else None,
-            "same" if k < len(fp) and k < len(i8) and fp[k] == i8[k] else "DIFFERS"))
+            "same" if k < len(fp) and k < len(i8) and fp[k] == i8[k] else
+            "%d edit(s)" % edits(fp[k], i8[k]) if k < len(fp) and k < len(i8) else "MISSING"))
     print("int8: rec%s" % (" and det" if a.with_det else ""))
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1
