@@ -418,6 +418,23 @@ static int qadd_run(const g_node *n, void *state, const k_tensor *in, k_tensor *
         if (out[0].layout == G_LAYOUT_NHWC) { ord[1] = 2; ord[2] = 3; ord[3] = 1; }
         const int64_t *D = ys->d;
         int64_t i0, i1, i2, i3;
+        if (!s->mul && sa_[ord[3]] == 1 && sb_[ord[3]] == 1 && sy_[ord[3]] == 1 && in[0].dtype == dt &&
+            in[3].dtype == dt) {
+            /* rows contiguous in all three (e.g. attention scores plus a
+             * [1,1,1,W] mask): the same-shape loop per row */
+            int64_t n1 = D[ord[1]], n2 = D[ord[2]], rows = D[ord[0]] * n1 * n2;
+            const char *pa = in[0].data, *pb = in[3].data;
+            char *py = out[0].data;
+            int nthr = ctx ? ctx->threads : 1;
+            OA_PAR_FOR(nthr > 1 && cnt > 65536 ? nthr : 1, for (int64_t rw = 0; rw < rows; rw++) {
+                int64_t j0 = rw / (n1 * n2), j1 = rw / n2 % n1, j2 = rw % n2;
+                int64_t oa = j0 * sa_[ord[0]] + j1 * sa_[ord[1]] + j2 * sa_[ord[2]];
+                int64_t ob = j0 * sb_[ord[0]] + j1 * sb_[ord[1]] + j2 * sb_[ord[2]];
+                int64_t oy = j0 * sy_[ord[0]] + j1 * sy_[ord[1]] + j2 * sy_[ord[2]];
+                qadd_flat(s, pa + oa, pb + ob, py + oy, dt, D[ord[3]], za, zb, zc, sa, sb, scy, 1);
+            });
+            return 0;
+        }
         for (i0 = 0; i0 < D[ord[0]]; i0++)
             for (i1 = 0; i1 < D[ord[1]]; i1++)
                 for (i2 = 0; i2 < D[ord[2]]; i2++) {
