@@ -646,6 +646,7 @@ static const graph_pass g_pipeline[] = {
     { "qmatmul", graph_pass_qmatmul, qmatmul_on, "unless OPENACL_NO_QMATMUL", 1, 0 },
     { "fuse", graph_pass_fuse, fuse_on, "unless OPENACL_NO_FUSE", 1, 0 },
     { "qmatmul_out", graph_pass_qmatmul_out, qmatmul_on, "unless OPENACL_NO_QMATMUL", 1, 0 },
+    { "qbias", graph_pass_qbias, qmatmul_on, "unless OPENACL_NO_QMATMUL", 1, 0 },
     { "layout", graph_pass_layout, layout_on, "unless OPENACL_NO_LAYOUT", 1, 0 },
     { "bf16_act", graph_pass_bf16_act, bf16_on, "bf16-marked graphs", 1, 0 },
     { "bf16_se", graph_pass_bf16_se, bf16_se_on, "bf16-marked graphs unless OPENACL_BF16_SE=0", 1, 0 },

@@ -91,6 +91,8 @@ int graph_pass_qmatmul(g_graph *g);
 int graph_pass_qdq_matmul(g_graph *g);
 /* graph/qmatmul.c: the QuantizeLinear after such a product, folded in (after fusion). */
 int graph_pass_qmatmul_out(g_graph *g);
+/* DequantizeLinear -> bias Add [-> GELU] -> QuantizeLinear as openacl.QBias (graph/qmatmul.c). */
+int graph_pass_qbias(g_graph *g);
 int graph_pass_layout(g_graph *g);
 int graph_pass_bf16_se(g_graph *g);
 /* QDQ folding into int8 ops (qdq_conv.c): runs before constant folding. */

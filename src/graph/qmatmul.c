@@ -492,3 +492,157 @@ int graph_pass_qmatmul_out(g_graph *g)
     free(dead);
     return rc;
 }
+
+/* ---- the float step between two quantised tensors after a product ----
+ * ONNX Runtime's quantiser quantises a MatMul's output before its bias, so
+ * a QDQ encoder carries, behind each product,
+ *     DequantizeLinear(x_u8) -> Add(bias[N]) [-> GELU spelled out:
+ *     Mul(Mul(a, Add(Erf(Div(a, c)), 1)), 0.5)] -> QuantizeLinear(uint8)
+ * per column a function of one byte: graph_pass_qbias makes it
+ * openacl.QBias(x, x_scale, x_zp, bias, y_scale, y_zp [, c]) (c present:
+ * the GELU), which the kernel runs as a per-column table of 256 entries
+ * computed in float32 as the nodes would (kernels/ref/nn_qbias.c). */
+
+static int scalar_is(const g_graph *g, int t, float v)
+{
+    const g_tensor *c = cst(g, t);
+    return c && c->dtype == G_F32 && g_shape_numel(&c->shape) == 1 && *(const float *)c->data == v;
+}
+
+/* The other input of a two-input node whose input `t` is known: its index or -1. */
+static int other_in(const g_node *n, int t)
+{
+    if (n->n_in != 2) return -1;
+    return n->in[0] == t ? n->in[1] : n->in[1] == t ? n->in[0] : -1;
+}
+
+/* Mul(Mul(a, Add(Erf(Div(a, c)), 1)), 0.5) ending in tensor t: a and the
+ * Div's constant c; the five nodes in nodes[]. */
+static int gelu_of(const g_graph *g, int t, int *a, int *c, int nodes[5])
+{
+    const g_node *m2 = producer(g, t);
+    if (!m2 || !is_op(m2, "Mul") || m2->n_in != 2) return 0;
+    int h = scalar_is(g, m2->in[1], 0.5f) ? m2->in[0] : scalar_is(g, m2->in[0], 0.5f) ? m2->in[1] : -1;
+    const g_node *m1 = h >= 0 ? producer(g, h) : NULL;
+    if (!m1 || !is_op(m1, "Mul") || m1->n_in != 2) return 0;
+    for (int k = 0; k < 2; k++) {
+        int x = m1->in[k], e = m1->in[1 - k];
+        const g_node *ad = producer(g, e);
+        if (!ad || !is_op(ad, "Add") || ad->n_in != 2) continue;
+        int ef = scalar_is(g, ad->in[1], 1.0f) ? ad->in[0] : scalar_is(g, ad->in[0], 1.0f) ? ad->in[1] : -1;
+        const g_node *er = ef >= 0 ? producer(g, ef) : NULL;
+        if (!er || !is_op(er, "Erf") || er->n_in != 1) continue;
+        const g_node *dv = producer(g, er->in[0]);
+        if (!dv || !is_op(dv, "Div") || dv->n_in != 2 || dv->in[0] != x) continue;
+        const g_tensor *ct = cst(g, dv->in[1]);
+        if (!ct || ct->dtype != G_F32 || g_shape_numel(&ct->shape) != 1) continue;
+        *a = x;
+        *c = dv->in[1];
+        nodes[0] = g->t[t].producer; nodes[1] = g->t[h].producer; nodes[2] = g->t[e].producer;
+        nodes[3] = g->t[ef].producer; nodes[4] = g->t[er->in[0]].producer;
+        return 1;
+    }
+    return 0;
+}
+
+/* Whether every consumer of tensor t is one of nodes[0..cnt) (and t is no graph output). */
+static int only_read_by(const g_graph *g, int t, const int *nodes, int cnt)
+{
+    if (g->t[t].is_output) return 0;
+    for (int i = 0; i < g->n_nodes; i++)
+        for (int j = 0; j < g->nodes[i].n_in; j++)
+            if (g->nodes[i].in[j] == t) {
+                int ok = 0;
+                for (int k = 0; k < cnt; k++) ok |= nodes[k] == i;
+                if (!ok) return 0;
+            }
+    return 1;
+}
+
+/* QuantizeLinear node qi reading the pattern: the new inputs (7) and the
+ * nodes that go (up to 7: Add, DQ, GELU's five). */
+static int qbias_match(const g_graph *g, int qi, int in[7], int dead[7], int *nd)
+{
+    const g_node *q = &g->nodes[qi];
+    if (!is_op(q, "QuantizeLinear") || q->n_in < 3 || q->n_out != 1 || q->out[0] < 0 ||
+        g->t[q->out[0]].dtype != G_U8 || g_attr_int(q, "block_size", 0) || g_node_attr(q, "output_dtype"))
+        return 0;
+    const g_tensor *ys = cst(g, q->in[1]), *yz = cst(g, q->in[2]);
+    if (!ys || ys->dtype != G_F32 || g_shape_numel(&ys->shape) != 1 || !yz || yz->dtype != G_U8 ||
+        g_shape_numel(&yz->shape) != 1)
+        return 0;
+    int t = q->in[0], a = t, c = -1, gn[5];
+    *nd = 0;
+    if (gelu_of(g, t, &a, &c, gn)) {
+        for (int k = 0; k < 5; k++) dead[(*nd)++] = gn[k];
+        /* the intermediates read only inside the GELU */
+        const g_node *m1 = &g->nodes[gn[1]];
+        int chk[] = { m1->out[0], g->nodes[gn[2]].out[0], g->nodes[gn[3]].out[0], g->nodes[gn[4]].out[0] };
+        for (int k = 0; k < 4; k++)
+            if (!only_read_by(g, chk[k], gn, 5)) return 0;
+        if (!only_read_by(g, a, gn, 5) || !only_read_by(g, t, &qi, 1)) return 0;
+    } else if (!only_read_by(g, t, &qi, 1)) {
+        return 0;
+    }
+    const g_node *ad = producer(g, a);
+    if (!ad || !is_op(ad, "Add") || ad->n_in != 2) return 0;
+    int xq, xs, xz, bt = -1;
+    for (int k = 0; k < 2 && bt < 0; k++)
+        if (cst(g, ad->in[k]) && dq_act(g, ad->in[1 - k], &xq, &xs, &xz)) bt = ad->in[k];
+    if (bt < 0) return 0;
+    const g_tensor *b = cst(g, bt);
+    const g_shape *xsh = &g->t[xq].shape;
+    if (b->dtype != G_F32 || b->shape.rank != 1 || xsh->rank < 1 || xsh->d[xsh->rank - 1] != b->shape.d[0] ||
+        g->t[xq].dtype != G_U8)
+        return 0;
+    int dqt = other_in(ad, bt);
+    dead[(*nd)++] = g->t[a].producer;
+    if (only_read_by(g, dqt, &dead[*nd - 1], 1)) dead[(*nd)++] = g->t[dqt].producer;
+    in[0] = xq; in[1] = xs; in[2] = xz; in[3] = bt; in[4] = q->in[1]; in[5] = q->in[2]; in[6] = c;
+    return 1;
+}
+
+int graph_pass_qbias(g_graph *g)
+{
+    const char *off = getenv("OPENACL_NO_QBIAS");
+    if (!g || !g->n_nodes || (off && *off && strcmp(off, "0"))) return 0;
+    int rc = g_graph_link(g), done = 0;
+    unsigned char *dead = calloc((size_t)g->n_nodes + 1, 1);
+    if (!dead) return acl_fail(ACL_ERROR_BAD_ALLOC, "int8 bias pass: out of memory");
+    g_cover_snap snap = { 0 };
+    if (!rc) rc = graph_cover_snap(g, &snap);
+    for (int i = 0; i < g->n_nodes && !rc; i++) {
+        int in[7], dn[7], nd, skip = 0;
+        if (dead[i] || !qbias_match(g, i, in, dn, &nd)) continue;
+        for (int k = 0; k < nd; k++) skip |= dead[dn[k]];
+        if (skip) continue;
+        g_node *n = &g->nodes[i];
+        int cnt = in[6] >= 0 ? 7 : 6;
+        int *ni = realloc(n->in, 7 * sizeof *ni);
+        char *o = strdup("QBias"), *d = strdup("openacl");
+        if (ni) n->in = ni;
+        if (!ni || !o || !d) {
+            free(o); free(d);
+            rc = acl_fail(ACL_ERROR_BAD_ALLOC, "int8 bias pass: out of memory");
+            break;
+        }
+        memcpy(n->in, in, (size_t)cnt * sizeof *ni);
+        n->n_in = cnt;
+        free(n->op_type); free(n->domain);
+        n->op_type = o; n->domain = d; n->opset = 1;
+        for (int j = 0; j < n->n_attr; j++) g_attr_clear(&n->attr[j]);
+        n->n_attr = 0;
+        if (n->op && n->op->fini && n->state) n->op->fini(n->state);
+        n->op = NULL;
+        n->state = NULL;
+        for (int k = 0; k < nd; k++) dead[dn[k]] = 1;
+        done++;
+    }
+    if (!rc && done) {
+        acl_log(1, "int8 bias pass: %d bias (and GELU) steps between quantised tensors as openacl.QBias", done);
+        rc = graph_remove_nodes_snap(g, dead, &snap);
+    }
+    graph_cover_snap_free(&snap);
+    free(dead);
+    return rc;
+}

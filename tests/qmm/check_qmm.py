@@ -31,6 +31,7 @@ Exit 0 pass, 1 fail, 77 skipped (ORT through node or the model set absent).
 
 Usage: check_qmm.py --mdl-run BIN [--models DIR] [--only graphs|qdq|qop|bert4]"""
 import argparse
+import math
 import os
 import subprocess
 import sys
@@ -188,8 +189,14 @@ def qdq_graph(rng, xshape, N, per_col, kind, bias, act):
     xs, xz = qparams(float(x.min()), float(x.max()))
     xd = (np.clip(np.rint(x / xs) + xz, 0, 255) - xz) * xs
     b = rng.standard_normal(N).astype(np.float32) if bias else np.zeros(N, np.float32)
-    y = xd @ (wq * ws) + b
-    if act:
+    mm = xd @ (wq * ws)
+    ms, mz = qparams(float(mm.min()), float(mm.max()))
+    if kind == "matmulq":   # ORT's quantiser: the product's output quantised before the bias
+        mm = (np.clip(np.rint(mm / ms) + mz, 0, 255) - mz) * ms
+    y = mm + b
+    if act == "gelu":
+        y = 0.5 * y * (1 + np.vectorize(math.erf)(y / math.sqrt(2)))
+    elif act:
         y = np.maximum(y, 0)
     ys, yz = qparams(float(y.min()), float(y.max()))
     def sc(v):
@@ -202,7 +209,15 @@ def qdq_graph(rng, xshape, N, per_col, kind, bias, act):
     tb = kind == "gemmT"
     inits.append(numpy_helper.from_array(wq.T.copy() if tb else wq, "wq"))
     nodes.append(helper.make_node("DequantizeLinear", ["wq", "ws"], ["wd"], axis=0 if tb else 1))
-    if kind == "matmul":
+    if kind == "matmulq":
+        inits += [numpy_helper.from_array(sc(ms), "ms"), numpy_helper.from_array(np.array(mz, np.uint8), "mz"),
+                  numpy_helper.from_array(b, "B")]
+        nodes += [helper.make_node("MatMul", ["xd", "wd"], ["mm"]),
+                  helper.make_node("QuantizeLinear", ["mm", "ms", "mz"], ["mq"]),
+                  helper.make_node("DequantizeLinear", ["mq", "ms", "mz"], ["md"]),
+                  helper.make_node("Add", ["B", "md"], ["mb"])]
+        t = "mb"
+    elif kind == "matmul":
         nodes.append(helper.make_node("MatMul", ["xd", "wd"], ["mm"]))
         t = "mm"
         if bias:
@@ -221,7 +236,14 @@ def qdq_graph(rng, xshape, N, per_col, kind, bias, act):
             cin = ["bd"]
         nodes.append(helper.make_node("Gemm", ["xd", "wd"] + cin, ["mm"], transB=int(tb)))
         t = "mm"
-    if act:
+    if act == "gelu":   # as torch exports it
+        inits += [numpy_helper.from_array(sc(math.sqrt(2)), "g_c"), numpy_helper.from_array(sc(1.0), "g_one"),
+                  numpy_helper.from_array(sc(0.5), "g_half")]
+        nodes += [helper.make_node("Div", [t, "g_c"], ["g_d"]), helper.make_node("Erf", ["g_d"], ["g_e"]),
+                  helper.make_node("Add", ["g_e", "g_one"], ["g_a"]), helper.make_node("Mul", [t, "g_a"], ["g_m"]),
+                  helper.make_node("Mul", ["g_m", "g_half"], ["act"])]
+        t = "act"
+    elif act:
         nodes.append(helper.make_node("Relu", [t], ["act"]))
         t = "act"
     nodes += [helper.make_node("QuantizeLinear", [t, "ys", "yz"], ["yq"]),
@@ -245,6 +267,10 @@ QDQ_CASES = [
     ((3, 33), 64, False, "gemm", True, False),
     ((1, 256), 1000, True, "gemmT", True, False),
     ((5, 48), 20, True, "gemmF", True, True),
+    # ORT's quantiser's form: bias (and GELU) between two quantised tensors (openacl.QBias)
+    ((2, 9, 64), 40, True, "matmulq", True, False),
+    ((1, 16, 48), 70, True, "matmulq", True, "gelu"),
+    ((3, 32), 16, False, "matmulq", True, "gelu"),
 ]
 
 
@@ -270,6 +296,8 @@ def check_qdq(a, tmp):
                 ok = ok and "QMatMul" in log and (tag == "ref" or "[dnnl]" in log.split("QMatMul", 1)[1][:200])
                 # the output's QuantizeLinear folded in: only the input's is left
                 ok = ok and sum(1 for ln in log.splitlines() if " QuantizeLinear " in ln) == 1
+                if kind == "matmulq":
+                    ok = ok and "QBias" in log and " Erf " not in log and " Add " not in log
             print(f"{'ok  ' if ok else 'FAIL'} qdq case {ci} x{list(xs)} N={N} per_col={per_col} {kind} "
                   f"bias={bias} relu={act} [{tag}]: max|diff| {err:.3g} (one step {ystep:.3g})")
             fails += not ok

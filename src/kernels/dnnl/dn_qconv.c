@@ -14,8 +14,14 @@
  * the primitive's format (with oneDNN's zero-point compensation) in the
  * packed area, so a compiled model stores them packed. */
 #include "kernels/dnnl/dn_common.h"
+#include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define DQ_SILU_AVX512 1
+#endif
 
 enum { QX = 0, QXS, QXZ, QW, QWS, QWZ, QYS, QYZ, QB, QR, QRS, QRZ };
 
@@ -26,6 +32,9 @@ typedef struct dqconv {
     int has_add;       /* fused residual (inputs QR, QRS, QRZ) as a sum post-op */
     float sum_scale;
     int32_t rzp;
+    int silu;          /* chain SiLU alone: float32 out of oneDNN, then dq_silu_q */
+    int silu_div;
+    float inv_ys;
     int xdt, ydt;      /* G_U8 / G_I8 */
     int32_t xzp, yzp;
     float *oscale;     /* per output channel (count nsc) */
@@ -35,10 +44,10 @@ typedef struct dqconv {
     int xl, yl, al;
     dnnl_primitive_desc_t pd;
     dnnl_primitive_t conv, re_x, re_y, re_a;
-    dnnl_memory_t m_x, m_w, m_b, m_y, m_sp, m_xu, m_yu, m_xz, m_yz, m_au;
+    dnnl_memory_t m_x, m_w, m_b, m_y, m_sp, m_xu, m_yu, m_xz, m_yz, m_au, m_yq;
     dnnl_memory_desc_t wmd;
     int have_wmd;
-    size_t wbytes, bbytes, off_x, off_y, off_sp, scratch;
+    size_t wbytes, bbytes, off_x, off_y, off_f, off_sp, scratch;
     dn_pk pk;
 } dqconv;
 
@@ -50,7 +59,7 @@ static void dq_release(dqconv *s)
     dn_mem_free(&s->m_au);
     dn_mem_free(&s->m_x); dn_mem_free(&s->m_w); dn_mem_free(&s->m_b); dn_mem_free(&s->m_y);
     dn_mem_free(&s->m_sp); dn_mem_free(&s->m_xu); dn_mem_free(&s->m_yu); dn_mem_free(&s->m_xz);
-    dn_mem_free(&s->m_yz);
+    dn_mem_free(&s->m_yz); dn_mem_free(&s->m_yq);
     s->built = 0;
 }
 
@@ -165,6 +174,85 @@ static int dq_scales(dqconv *s, const nn_post *chain, float xsc, const g_tensor 
     return !nn_post_conflict(&s->po);
 }
 
+/* SiLU chains: oneDNN 2.6's swish post-op inside the int8 kernels costs
+ * several times the integer product on the expand and depthwise layers of
+ * EfficientNet-style nets (their reduction depth is small), so those
+ * convolutions write the real values (float32, output scales x_scale *
+ * w_scale[c]) and this pass applies x * sigmoid(x) and quantises:
+ * saturate(round(v / y_scale) + y_zp), ties to even as QuantizeLinear. The
+ * pass is bound by arithmetic (about a cycle a value), so it takes the
+ * bf16-grade sigmoid (< 2e-4 relative: under 0.06 of a quantisation step at
+ * 255 steps). */
+static void silu_q_scalar(const float *f, void *dst, size_t n, float inv, int32_t zp, int s8)
+{
+    int lo = s8 ? -128 : 0, hi = s8 ? 127 : 255;
+    for (size_t i = 0; i < n; i++) {
+        float x = f[i], v = nearbyintf(x / (1.0f + expf(-x)) * inv) + (float)zp;
+        int q = v < (float)lo ? lo : v > (float)hi ? hi : (int)v;
+        if (s8) ((int8_t *)dst)[i] = (int8_t)q;
+        else ((uint8_t *)dst)[i] = (uint8_t)q;
+    }
+}
+
+#ifdef DQ_SILU_AVX512
+/* x / (1 + 2^t), t = -x log2 e, times 1/y_scale plus y_zp in one fma; 2^t
+ * as kernels/silu16.h's bf16-grade form (degree 3 on the fraction, vscalef
+ * for the integer part); no clamp of t: the inputs are finite, so large x
+ * gives 2^t = 0 (exactly x) and very negative x gives 2^t = inf (-0). */
+#define SILU_Q_LOOP(NAME, DIV)                                                                       \
+    __attribute__((target("avx512f"))) static void NAME(const float *f, void *dst, size_t n,         \
+                                                        float inv, int32_t zp, int s8)              \
+    {                                                                                                \
+        const __m512 vi = _mm512_set1_ps(inv), vz = _mm512_set1_ps((float)zp);                      \
+        const __m512 nl2e = _mm512_set1_ps(-1.44269504088896341f), one = _mm512_set1_ps(1.0f);       \
+        const __m512 c3 = _mm512_set1_ps(0.05500892549753189f), c2 = _mm512_set1_ps(0.2422109842300415f); \
+        const __m512 c1 = _mm512_set1_ps(0.6932829022407532f);                                       \
+        const __m512i z0 = _mm512_setzero_si512();                                                   \
+        size_t i = 0;                                                                                \
+        for (; i + 16 <= n; i += 16) {                                                               \
+            __m512 x = _mm512_loadu_ps(f + i);                                                       \
+            __m512 t = _mm512_mul_ps(x, nl2e);                                                       \
+            __m512 k = _mm512_roundscale_ps(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);       \
+            __m512 fr = _mm512_sub_ps(t, k);                                                         \
+            __m512 p = _mm512_fmadd_ps(_mm512_fmadd_ps(_mm512_fmadd_ps(c3, fr, c2), fr, c1), fr, one); \
+            __m512 d = _mm512_add_ps(one, _mm512_scalef_ps(p, k));                                   \
+            __m512 y = DIV ? _mm512_add_ps(_mm512_div_ps(_mm512_mul_ps(x, vi), d), vz)               \
+                           : _mm512_fmadd_ps(_mm512_mul_ps(x, vi), _mm512_rcp14_ps(d), vz);          \
+            __m512i q = _mm512_cvtps_epi32(y);                                                       \
+            if (s8) _mm_storeu_si128((__m128i *)((int8_t *)dst + i), _mm512_cvtsepi32_epi8(q));        \
+            else _mm_storeu_si128((__m128i *)((uint8_t *)dst + i), _mm512_cvtusepi32_epi8(_mm512_max_epi32(q, z0))); \
+        }                                                                                            \
+        silu_q_scalar(f + i, (char *)dst + i, n - i, inv, zp, s8);                                   \
+    }
+SILU_Q_LOOP(silu_q_avx512, 0)
+SILU_Q_LOOP(silu_q_div_avx512, 1)
+#endif
+
+static void silu_q_range(const dqconv *s, const float *f, void *dst, size_t n)
+{
+    int s8 = s->ydt == G_I8;
+#ifdef DQ_SILU_AVX512
+    if (dn_has_avx512()) {
+        (s->silu_div ? silu_q_div_avx512 : silu_q_avx512)(f, dst, n, s->inv_ys, s->yzp, s8);
+        return;
+    }
+#endif
+    silu_q_scalar(f, dst, n, s->inv_ys, s->yzp, s8);
+}
+
+static void dq_silu_q(const dqconv *s, const float *f, void *dst, size_t n, int threads)
+{
+    if (threads < 1 || n < ((size_t)1 << 14)) threads = 1;
+    if (threads == 1) { silu_q_range(s, f, dst, n); return; }
+#pragma omp parallel num_threads(threads)
+    {
+        int nt = omp_get_num_threads(), t = omp_get_thread_num();
+        size_t blocks = (n + 15) / 16, b0 = blocks * (size_t)t / (size_t)nt, b1 = blocks * (size_t)(t + 1) / (size_t)nt;
+        size_t a = b0 * 16, b = b1 * 16 < n ? b1 * 16 : n;
+        if (a < b) silu_q_range(s, f + a, (char *)dst + a, b - a);
+    }
+}
+
 /* Constant int8 weights with zero points 0, constant per-tensor scales and
  * zero points, 8-bit activations; anything else is the reference kernel's. */
 static int dq_init(g_graph *g, g_node *n, void **state)
@@ -202,6 +290,9 @@ static int dq_init(g_graph *g, g_node *n, void **state)
     s->has_bias = b != NULL;
     float rsc = 1.f;
     s->has_add = chain.has_add;
+    s->silu = !chain.has_add && chain.n == 1 && chain.kind[0] == NN_PO_SILU && chain.a[0] == 1.0f &&
+              !getenv("OPENACL_DNNL_SWISH");
+    s->inv_ys = 1.0f / ysc;
     int ok = scalar_zp(xz, xdt, &s->xzp) && scalar_zp(yz, ydt, &s->yzp);
     if (ok && s->has_add)
         ok = n->n_in > QRZ && n->in[QR] >= 0 && g->t[n->in[QR]].dtype == ydt &&
@@ -210,6 +301,10 @@ static int dq_init(g_graph *g, g_node *n, void **state)
         int q = dq_scales(s, &chain, xsc, ws, ysc, rsc);
         if (q < 0) { dq_fini(s); return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s': out of memory", n->name); }
         ok = q;
+    }
+    if (ok && s->silu) {
+        s->po.n = 0;   /* output scales x_scale * w_scale[c]: real values */
+        s->silu_div = dn_silu_div();
     }
     if (!ok) { dq_fini(s); return K_DECLINE; }
     *state = s;
@@ -265,7 +360,8 @@ static dnnl_status_t dq_attr(const g_node *n, const dqconv *s, dnnl_primitive_at
     if (st == dnnl_success)
         st = dnnl_primitive_attr_set_output_scales(*attr, s->nsc, s->nsc > 1 ? 1 << 1 : 0, s->oscale);
     if (st == dnnl_success && s->xzp) st = dnnl_primitive_attr_set_zero_points(*attr, DNNL_ARG_SRC, 1, 0, &rt);
-    if (st == dnnl_success && s->yzp) st = dnnl_primitive_attr_set_zero_points(*attr, DNNL_ARG_DST, 1, 0, &rt);
+    if (st == dnnl_success && s->yzp && !s->silu)
+        st = dnnl_primitive_attr_set_zero_points(*attr, DNNL_ARG_DST, 1, 0, &rt);
     int add_idx;
     if (st == dnnl_success && s->has_add && dn_post_ops_qsum(n, &s->po, s->sum_scale, s->rzp, *attr))
         st = dnnl_unimplemented;
@@ -291,9 +387,10 @@ static int dq_build(const g_node *n, dqconv *s, const k_tensor *in, const k_tens
     s->al = s->has_add ? in[QR].layout : 0;
     s->nthr = nthr;
     int64_t C = s->xs.d[1];
-    dnnl_memory_desc_t x_c, y_c, x_u, y_u, a_u, w_user, w_any, b_md;
+    dnnl_memory_desc_t x_c, y_c, y_q, x_u, y_u, a_u, w_user, w_any, b_md;
     dnnl_dims_t strides, dil, pl, pr;
-    if (dn_md_act(&x_c, &s->xs, 1, dt_of(s->xdt)) || dn_md_act(&y_c, &s->ys, 1, dt_of(s->ydt)) ||
+    if (dn_md_act(&x_c, &s->xs, 1, dt_of(s->xdt)) || dn_md_act(&y_q, &s->ys, 1, dt_of(s->ydt)) ||
+        dn_md_act(&y_c, &s->ys, 1, s->silu ? dnnl_f32 : dt_of(s->ydt)) ||
         dn_md_act(&x_u, &s->xs, s->xl == G_LAYOUT_NHWC, dt_of(s->xdt)) ||
         dn_md_act(&y_u, &s->ys, s->yl == G_LAYOUT_NHWC, dt_of(s->ydt)) ||
         dn_md_act(&a_u, &s->ys, s->al == G_LAYOUT_NHWC, dt_of(s->ydt)) || user_wmd(s, C, &w_user))
@@ -337,11 +434,13 @@ static int dq_build(const g_node *n, dqconv *s, const k_tensor *in, const k_tens
         if (!r) r = dn_reorder_prim(n, &x_u, &x_c, &s->re_x);
         if (!r) r = dn_mem(n, &x_u, &s->m_xu);
     }
-    if (!dnnl_memory_desc_equal(&y_u, &y_c)) {
-        s->off_y = off; off = dn_align(off + dnnl_memory_desc_get_size(&y_c));
-        if (!r) r = dn_reorder_prim(n, &y_c, &y_u, &s->re_y);
+    if (!dnnl_memory_desc_equal(&y_u, &y_q)) {
+        s->off_y = off; off = dn_align(off + dnnl_memory_desc_get_size(&y_q));
+        if (!r) r = dn_reorder_prim(n, &y_q, &y_u, &s->re_y);
         if (!r) r = dn_mem(n, &y_u, &s->m_yu);
+        if (!r && s->silu) r = dn_mem(n, &y_q, &s->m_yq);
     }
+    if (s->silu) { s->off_f = off; off = dn_align(off + dnnl_memory_desc_get_size(&y_c)); }
     if (s->has_add && !dnnl_memory_desc_equal(&a_u, &y_c)) {
         if (!r) r = dn_reorder_prim(n, &a_u, &y_c, &s->re_a);
         if (!r) r = dn_mem(n, &a_u, &s->m_au);
@@ -357,7 +456,7 @@ static int dq_build(const g_node *n, dqconv *s, const k_tensor *in, const k_tens
     if (!r) r = dn_mem(n, &y_c, &s->m_y);
     if (!r && dn_scratch_size(pd)) r = dn_mem(n, &spmd, &s->m_sp);
     if (!r && s->xzp) r = dn_mem(n, &zmd, &s->m_xz);
-    if (!r && s->yzp) r = dn_mem(n, &zmd, &s->m_yz);
+    if (!r && s->yzp && !s->silu) r = dn_mem(n, &zmd, &s->m_yz);
     if (r) { dq_release(s); return r; }
     s->built = 1;
     return 0;
@@ -436,7 +535,7 @@ static int dq_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
     } else if ((r = dn_set_handle(n, s->m_x, in[QX].data))) return r;
     char *ydst = s->re_y ? scr + s->off_y : (char *)out[0].data;
     int32_t xz = s->xzp, yz = s->yzp;
-    if ((r = dn_set_handle(n, s->m_y, ydst)) || (r = dn_set_handle(n, s->m_w, s->pk.packed))) return r;
+    if ((r = dn_set_handle(n, s->m_y, s->silu ? scr + s->off_f : ydst)) || (r = dn_set_handle(n, s->m_w, s->pk.packed))) return r;
     if (s->has_bias && (r = dn_set_handle(n, s->m_b, (char *)s->pk.packed + off_b(s)))) return r;
     if (s->m_sp && (r = dn_set_handle(n, s->m_sp, scr + s->off_sp))) return r;
     if (s->m_xz && (r = dn_set_handle(n, s->m_xz, &xz))) return r;
@@ -460,8 +559,14 @@ static int dq_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
     if (s->m_xz) a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, s->m_xz };
     if (s->m_yz) a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST, s->m_yz };
     if ((r = dn_check(dnnl_primitive_execute(s->conv, strm, na, a), n, "int8 convolution"))) return r;
+    if (s->silu) {
+        if ((r = dn_check(dnnl_stream_wait(strm), n, "stream wait"))) return r;
+        dq_silu_q(s, (const float *)(scr + s->off_f), ydst, (size_t)g_shape_numel(&s->ys), nthr);
+    }
     if (s->re_y) {
-        if ((r = dn_set_handle(n, s->m_yu, out[0].data)) || (r = dn_reorder_exec(n, s->re_y, strm, s->m_y, s->m_yu)))
+        dnnl_memory_t ysrc = s->silu ? s->m_yq : s->m_y;
+        if ((s->silu && (r = dn_set_handle(n, s->m_yq, ydst))) || (r = dn_set_handle(n, s->m_yu, out[0].data)) ||
+            (r = dn_reorder_exec(n, s->re_y, strm, ysrc, s->m_yu)))
             return r;
     }
     return dn_check(dnnl_stream_wait(strm), n, "stream wait");

@@ -181,12 +181,30 @@ __attribute__((target("avx2"))) static void qmul_row_avx2(const uint8_t *a, uint
     }
     qmul_row_c(a + i, y + i, n - i, fstep ? f + i : f, fstep, za, zc);
 }
+
+/* 16 values a step: (a - za) * f rounded half to even (the conversion's
+ * default mode), plus zc, saturated to 0..255 */
+__attribute__((target("avx512f"))) static void qmul_row_avx512(const uint8_t *a, uint8_t *y, int64_t n,
+                                                              const float *f, int fstep, float za, float zc)
+{
+    __m512 vz = _mm512_set1_ps(za), f0 = _mm512_set1_ps(f[0]);
+    __m512i vc = _mm512_set1_epi32((int32_t)zc), z0 = _mm512_setzero_si512();
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m512 fv = fstep ? _mm512_loadu_ps(f + i) : f0;
+        __m512 x = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(a + i))));
+        __m512i q = _mm512_add_epi32(_mm512_cvtps_epi32(_mm512_mul_ps(_mm512_sub_ps(x, vz), fv)), vc);
+        _mm_storeu_si128((__m128i *)(y + i), _mm512_cvtusepi32_epi8(_mm512_max_epi32(q, z0)));
+    }
+    qmul_row_avx2(a + i, y + i, n - i, fstep ? f + i : f, fstep, za, zc);
+}
 #endif
 
 static void qmul_row_u8(const uint8_t *a, uint8_t *y, int64_t n, const float *f, int fstep, float za,
                         float zc)
 {
 #ifdef QL_X86
+    if (__builtin_cpu_supports("avx512f")) { qmul_row_avx512(a, y, n, f, fstep, za, zc); return; }
     if (__builtin_cpu_supports("avx2")) { qmul_row_avx2(a, y, n, f, fstep, za, zc); return; }
 #endif
     qmul_row_c(a, y, n, f, fstep, za, zc);
@@ -400,6 +418,23 @@ static int qadd_run(const g_node *n, void *state, const k_tensor *in, k_tensor *
         if (out[0].layout == G_LAYOUT_NHWC) { ord[1] = 2; ord[2] = 3; ord[3] = 1; }
         const int64_t *D = ys->d;
         int64_t i0, i1, i2, i3;
+        if (!s->mul && sa_[ord[3]] == 1 && sb_[ord[3]] == 1 && sy_[ord[3]] == 1 && in[0].dtype == dt &&
+            in[3].dtype == dt) {
+            /* rows contiguous in all three (e.g. attention scores plus a
+             * [1,1,1,W] mask): the same-shape loop per row */
+            int64_t n1 = D[ord[1]], n2 = D[ord[2]], rows = D[ord[0]] * n1 * n2;
+            const char *pa = in[0].data, *pb = in[3].data;
+            char *py = out[0].data;
+            int nthr = ctx ? ctx->threads : 1;
+            OA_PAR_FOR(nthr > 1 && cnt > 65536 ? nthr : 1, for (int64_t rw = 0; rw < rows; rw++) {
+                int64_t j0 = rw / (n1 * n2), j1 = rw / n2 % n1, j2 = rw % n2;
+                int64_t oa = j0 * sa_[ord[0]] + j1 * sa_[ord[1]] + j2 * sa_[ord[2]];
+                int64_t ob = j0 * sb_[ord[0]] + j1 * sb_[ord[1]] + j2 * sb_[ord[2]];
+                int64_t oy = j0 * sy_[ord[0]] + j1 * sy_[ord[1]] + j2 * sy_[ord[2]];
+                qadd_flat(s, pa + oa, pb + ob, py + oy, dt, D[ord[3]], za, zb, zc, sa, sb, scy, 1);
+            });
+            return 0;
+        }
         for (i0 = 0; i0 < D[ord[0]]; i0++)
             for (i1 = 0; i1 < D[ord[1]]; i1++)
                 for (i2 = 0; i2 < D[ord[2]]; i2++) {
@@ -471,6 +506,33 @@ static int qgap_infer(const g_node *n, void *state, const k_tensor *in, k_tensor
     return 0;
 }
 
+/* uint8 sums per channel (plane < 2^23: int32 cannot overflow), in loops
+ * the compiler vectorises: channels-last adds rows of C bytes into C
+ * 32-bit sums (in blocks of 256 channels, which stay in registers/L1);
+ * plain sums each plane. */
+static void gap_sum_u8(const uint8_t *x, int64_t C, int64_t plane, int nhwc, int64_t *sum)
+{
+    if (!nhwc) {
+        for (int64_t c = 0; c < C; c++) {
+            const uint8_t *p = x + c * plane;
+            uint32_t acc = 0;
+            for (int64_t i = 0; i < plane; i++) acc += p[i];
+            sum[c] = acc;
+        }
+        return;
+    }
+    for (int64_t c0 = 0; c0 < C; c0 += 256) {
+        int64_t cn = C - c0 < 256 ? C - c0 : 256;
+        uint32_t acc[256];
+        memset(acc, 0, sizeof acc);
+        for (int64_t p = 0; p < plane; p++) {
+            const uint8_t *row = x + p * C + c0;
+            for (int64_t c = 0; c < cn; c++) acc[c] += row[c];
+        }
+        for (int64_t c = 0; c < cn; c++) sum[c0 + c] = acc[c];
+    }
+}
+
 static int qgap_run(const g_node *n, void *state, const k_tensor *in, k_tensor *out, const k_ctx *ctx)
 {
     (void)state; (void)ctx;
@@ -489,7 +551,9 @@ static int qgap_run(const g_node *n, void *state, const k_tensor *in, k_tensor *
     if (!sum) return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): out of memory", n->name, n->op_type);
     for (int64_t b = 0; b < N; b++) {
         memset(sum, 0, (size_t)C * sizeof(int64_t));
-        if (nhwc) {
+        if (dt == G_U8 && plane < ((int64_t)1 << 23)) {
+            gap_sum_u8((const uint8_t *)in[0].data + b * C * plane, C, plane, nhwc, sum);
+        } else if (nhwc) {
             /* channels-last: rows of C values, summed row by row */
             for (int64_t p = 0; p < plane; p++)
                 for (int64_t c = 0; c < C; c++) sum[c] += ld8(in[0].data, dt, (size_t)((b * plane + p) * C + c));
