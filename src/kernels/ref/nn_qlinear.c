@@ -170,7 +170,9 @@ static void qmul_row_c(const uint8_t *a, uint8_t *y, int64_t n, const float *f, 
 __attribute__((target("avx2"))) static void qmul_row_avx2(const uint8_t *a, uint8_t *y, int64_t n,
                                                           const float *f, int fstep, float za, float zc)
 {
-    __m256 vz = _mm256_set1_ps(za), vc = _mm256_set1_ps(zc), f0 = _mm256_set1_ps(f[0]);
+    /* f[0] only when the row has one factor: with one per value, f may
+     * point just past the factors when no value is left (n == 0) */
+    __m256 vz = _mm256_set1_ps(za), vc = _mm256_set1_ps(zc), f0 = _mm256_set1_ps(fstep ? 0.f : f[0]);
     __m256 lo = _mm256_setzero_ps(), hi = _mm256_set1_ps(255.f);
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) {
@@ -187,7 +189,7 @@ __attribute__((target("avx2"))) static void qmul_row_avx2(const uint8_t *a, uint
 __attribute__((target("avx512f"))) static void qmul_row_avx512(const uint8_t *a, uint8_t *y, int64_t n,
                                                               const float *f, int fstep, float za, float zc)
 {
-    __m512 vz = _mm512_set1_ps(za), f0 = _mm512_set1_ps(f[0]);
+    __m512 vz = _mm512_set1_ps(za), f0 = _mm512_set1_ps(fstep ? 0.f : f[0]);
     __m512i vc = _mm512_set1_epi32((int32_t)zc), z0 = _mm512_setzero_si512();
     int64_t i = 0;
     for (; i + 16 <= n; i += 16) {
