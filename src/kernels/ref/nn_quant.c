@@ -248,8 +248,11 @@ static void q_u8(const float *x, uint8_t *y, int64_t n, float sc, float z)
     q_u8_c(x, y, n, sc, z);
 }
 
-/* uint8 -> float32 per tensor, vectorised. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+/* uint8 -> float32 per tensor, vectorised. The clones are picked by an
+ * ifunc resolver at load, before a sanitizer's runtime is up: sanitizer
+ * builds keep the one baseline loop (as EW_CLONE does). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__) && \
+    !defined(__SANITIZE_THREAD__)
 __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 #endif
 static void dq_u8(const uint8_t *x, float *y, int64_t n, float sc, float z)
