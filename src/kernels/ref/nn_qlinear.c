@@ -255,14 +255,15 @@ static void qmul_u8(const uint8_t *a, const uint8_t *b, uint8_t *y, int64_t n, f
 /* QLinearMul of [N,C,H,W] (either layout) by [N,C,1,1], uint8, no chain:
  * the squeeze-excite scaling. */
 static int qmul_chan(const qadd_st *s, const g_node *n, const k_tensor *in, k_tensor *out, float k,
-                     int32_t za, int32_t zb, int32_t zc, int nthr)
+                     int32_t za, int32_t zb, int32_t zc, const k_ctx *ctx)
 {
+    int nthr = ctx ? ctx->threads : 1;
     const k_tensor *big = &in[s->chan == 1 ? 0 : 3], *small = &in[s->chan == 1 ? 3 : 0];
     int32_t zbig = s->chan == 1 ? za : zb, zsm = s->chan == 1 ? zb : za;
     const g_shape *xs = &big->shape;
     int64_t N = xs->d[0], C = xs->d[1], P = xs->d[2] * xs->d[3];
     int heap = 0;
-    float *f = nn_tmp_get(NULL, (size_t)(N * C) * sizeof(float), &heap);
+    float *f = nn_tmp_get(ctx, (size_t)(N * C) * sizeof(float), &heap);   /* plan()'s scratch */
     if (!f) return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): out of memory", n->name, n->op_type);
     for (int64_t i = 0; i < N * C; i++) f[i] = (float)(((const uint8_t *)small->data)[i] - zsm) * k;
     int nhwc = big->layout == G_LAYOUT_NHWC;
@@ -369,7 +370,7 @@ static int qadd_run(const g_node *n, void *state, const k_tensor *in, k_tensor *
     if (s->mul && s->chan && !s->po.n && dt == G_U8 && in[0].dtype == G_U8 &&
         chan_of(&in[s->chan == 1 ? 0 : 3].shape, &in[s->chan == 1 ? 3 : 0].shape) &&
         out[0].layout == in[s->chan == 1 ? 0 : 3].layout)
-        return qmul_chan(s, n, in, out, sa * sb / scy, za, zb, zc, ctx ? ctx->threads : 1);
+        return qmul_chan(s, n, in, out, sa * sb / scy, za, zb, zc, ctx);
     if (s->mul && !s->po.n && dt == G_U8 && in[0].dtype == G_U8 && g_shape_eq(&in[0].shape, &in[3].shape) &&
         in[0].layout == in[3].layout && in[0].layout == out[0].layout) {
         qmul_u8(in[0].data, in[3].data, out[0].data, cnt, (float)za, (float)zb, sa * sb / scy, (float)zc,
@@ -537,7 +538,7 @@ static void gap_sum_u8(const uint8_t *x, int64_t C, int64_t plane, int nhwc, int
 
 static int qgap_run(const g_node *n, void *state, const k_tensor *in, k_tensor *out, const k_ctx *ctx)
 {
-    (void)state; (void)ctx;
+    (void)state;
     static const int sc[] = { 1, 2, 3, 4 };
     int r = check_scalars(n, in, sc, 4);
     if (r) return r;
@@ -549,7 +550,7 @@ static int qgap_run(const g_node *n, void *state, const k_tensor *in, k_tensor *
     int nhwc = in[0].layout == G_LAYOUT_NHWC && xs->rank == 4;
     int dt = in[0].dtype;
     int heap = 0;
-    int64_t *sum = nn_tmp_get(NULL, (size_t)C * sizeof(int64_t), &heap);
+    int64_t *sum = nn_tmp_get(ctx, (size_t)C * sizeof(int64_t), &heap);   /* plan()'s scratch */
     if (!sum) return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): out of memory", n->name, n->op_type);
     for (int64_t b = 0; b < N; b++) {
         memset(sum, 0, (size_t)C * sizeof(int64_t));
@@ -569,6 +570,32 @@ static int qgap_run(const g_node *n, void *state, const k_tensor *in, k_tensor *
         }
     }
     nn_tmp_put(sum, heap);
+    return 0;
+}
+
+/* The per-run buffers, from the shapes the plan fixes: the channel factors of
+ * a channel scaling (QLinearMul) and the channel sums of the pooling. Runs
+ * without a plan (dynamic shapes) allocate them instead (nn_tmp_get). */
+static int qmul_plan(const g_node *n, void *state, const k_tensor *in, const k_tensor *out,
+                     size_t *packed_bytes, size_t *scratch_bytes)
+{
+    (void)n; (void)out;
+    const qadd_st *s = state;
+    *packed_bytes = 0;
+    *scratch_bytes = 0;
+    if (s->chan) {
+        const g_shape *big = &in[s->chan == 1 ? 0 : 3].shape;
+        *scratch_bytes = (size_t)(big->d[0] * big->d[1]) * sizeof(float);
+    }
+    return 0;
+}
+
+static int qgap_plan(const g_node *n, void *state, const k_tensor *in, const k_tensor *out,
+                     size_t *packed_bytes, size_t *scratch_bytes)
+{
+    (void)n; (void)state; (void)out;
+    *packed_bytes = 0;
+    *scratch_bytes = in[0].shape.rank >= 2 ? (size_t)in[0].shape.d[1] * sizeof(int64_t) : 0;
     return 0;
 }
 
@@ -748,8 +775,11 @@ QMS(k_qladd_ref, "QLinearAdd", qadd_init, qadd_infer, qadd_run, q_fini, qadd_acc
 /* before the generic QLinearMul (nn_qops.c), whose arithmetic it shares */
 static const k_op k_qlmul_layout = { .op_type = "QLinearMul", .domain = "com.microsoft", .since = 1,
     .until = 0, .impl = "ref_layout", .priority = 5, .init = qmul_init, .infer = qadd_infer,
-    .run = qadd_run, .fini = q_fini, .accepts_layout = qadd_accepts };
+    .plan = qmul_plan, .run = qadd_run, .fini = q_fini, .accepts_layout = qadd_accepts };
 K_REGISTER(k_qlmul_layout);
-QMS(k_qlgap_ref, "QLinearGlobalAveragePool", qgap_init, qgap_infer, qgap_run, q_fini, qx_accepts);
+static const k_op k_qlgap_ref = { .op_type = "QLinearGlobalAveragePool", .domain = "com.microsoft",
+    .since = 1, .until = 0, .impl = "ref", .priority = 0, .init = qgap_init, .infer = qgap_infer,
+    .plan = qgap_plan, .run = qgap_run, .fini = q_fini, .accepts_layout = qx_accepts };
+K_REGISTER(k_qlgap_ref);
 QMS(k_qlap_ref, "QLinearAveragePool", qap_init, qap_infer, qap_run, q_fini, NULL);
 QMS(k_qlcat_ref, "QLinearConcat", qcat_init, qcat_infer, qcat_run, q_fini, NULL);
