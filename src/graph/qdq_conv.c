@@ -54,24 +54,6 @@ static int zp_or_zero(g_graph *g, const qdq_param *p, const char *base)
     return qdq_const_add(g, base, "zp", p->qtype, &sc, &zero);
 }
 
-/* Gives node ni a new op type, domain and inputs (unbound; its attributes stay). */
-static int retype(g_graph *g, int ni, const char *op, const char *domain, const int *in, int n_in)
-{
-    g_node *n = &g->nodes[ni];
-    fz_unbind(n);
-    char *o = strdup(op), *d = strdup(domain);
-    int *ins = malloc((size_t)n_in * sizeof *ins);
-    if (!o || !d || !ins) { free(o); free(d); free(ins); return oom(); }
-    free(n->op_type); free(n->domain); free(n->in);
-    n->op_type = o;
-    n->domain = d;
-    n->in = ins;
-    memcpy(ins, in, (size_t)n_in * sizeof *ins);
-    n->n_in = n_in;
-    if (*domain) n->opset = 1;
-    return 0;
-}
-
 static void kill(qc *s, const int *chain, int nchain, int qnode)
 {
     for (int k = 0; k < nchain; k++) s->dead[chain[k]] = 1;
@@ -150,7 +132,7 @@ static int try_conv(qc *s, int ni)
         if ((in[8] = qdq_const_add(g, base, "bias_i32_", G_I32, &bs, b)) < 0) rc = oom();
     }
     free(b);
-    if (!rc) rc = retype(g, ni, "QLinearConv", "", in, has_b ? 9 : 8);
+    if (!rc) rc = qdq_retype(&g->nodes[ni], "qdq", "QLinearConv", "", in, has_b ? 9 : 8, 0);
     if (!rc && p.n) rc = fz_write_post(&g->nodes[ni], &p);
     if (rc) return rc;
     g->nodes[ni].out[0] = qy;
@@ -179,7 +161,7 @@ static int try_bin(qc *s, int ni, const char *qop)
     if ((in[2] = zp_or_zero(g, &da, base)) < 0 || (in[5] = zp_or_zero(g, &db, base)) < 0 ||
         (in[7] = zp_or_zero(g, &q, base)) < 0)
         rc = oom();
-    if (!rc) rc = retype(g, ni, qop, "com.microsoft", in, 8);
+    if (!rc) rc = qdq_retype(&g->nodes[ni], "qdq", qop, "com.microsoft", in, 8, 0);
     if (!rc && p.n) rc = fz_write_post(&g->nodes[ni], &p);
     if (rc) return rc;
     g->nodes[ni].out[0] = qy;
@@ -201,7 +183,7 @@ static int try_avg(qc *s, int ni, const char *qop)
     int in[5] = { dx.x, dx.scale, -1, q.scale, -1 };
     int qnode = q.node, qy = q.y, rc = 0;
     if ((in[2] = zp_or_zero(g, &dx, base)) < 0 || (in[4] = zp_or_zero(g, &q, base)) < 0) rc = oom();
-    if (!rc) rc = retype(g, ni, qop, "com.microsoft", in, 5);
+    if (!rc) rc = qdq_retype(&g->nodes[ni], "qdq", qop, "com.microsoft", in, 5, 0);
     if (rc) return rc;
     g->nodes[ni].out[0] = qy;
     kill(s, NULL, 0, qnode);
@@ -234,7 +216,7 @@ static int try_concat(qc *s, int ni)
             in[3 + 3 * j] = d[j].scale;
             if ((in[4 + 3 * j] = zp_or_zero(g, &d[j], base)) < 0) rc = oom();
         }
-        if (!rc) rc = retype(g, ni, "QLinearConcat", "com.microsoft", in, 2 + 3 * k);
+        if (!rc) rc = qdq_retype(&g->nodes[ni], "qdq", "QLinearConcat", "com.microsoft", in, 2 + 3 * k, 0);
         if (!rc) {
             g->nodes[ni].out[0] = qy;
             kill(s, NULL, 0, qnode);
@@ -341,7 +323,7 @@ static int try_sum(qc *s, int ai)
         in[10] = a->in[4 - k * 3];
         in[11] = a->in[5 - k * 3];
         int out = a->out[0];
-        int rc = retype(g, pi, "QLinearConv", "", in, 12);
+        int rc = qdq_retype(&g->nodes[pi], "qdq", "QLinearConv", "", in, 12, 0);
         if (!rc) rc = fz_write_post(&g->nodes[pi], &p);
         if (rc) return rc;
         g->nodes[pi].out[0] = out;

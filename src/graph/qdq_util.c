@@ -2,6 +2,7 @@
  * read the graph, except qdq_const_add. */
 #include "graph/qdq_util.h"
 #include "core/core.h"
+#include "acl/acl_base.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -210,4 +211,31 @@ int qdq_const_add(g_graph *g, const char *base, const char *suffix, int dtype, c
     x->nbytes = nb;
     x->producer = -1;
     return t;
+}
+
+int qdq_retype(g_node *n, const char *pass, const char *op, const char *domain, const int *in, int n_in,
+               int drop_attrs)
+{
+    char *o = strdup(op), *d = strdup(domain);
+    int *ins = malloc((size_t)(n_in > 0 ? n_in : 1) * sizeof *ins);
+    if (!o || !d || !ins) {
+        free(o); free(d); free(ins);
+        return acl_fail(ACL_ERROR_BAD_ALLOC, "%s pass: out of memory retyping node '%s' to %s", pass,
+                        n->name ? n->name : "", op);
+    }
+    if (n->op && n->op->fini && n->state) n->op->fini(n->state);
+    n->op = NULL;
+    n->state = NULL;
+    free(n->op_type); free(n->domain); free(n->in);
+    n->op_type = o;
+    n->domain = d;
+    n->in = ins;
+    memcpy(ins, in, (size_t)n_in * sizeof *ins);
+    n->n_in = n_in;
+    if (*domain) n->opset = 1;
+    if (drop_attrs) {
+        for (int i = 0; i < n->n_attr; i++) g_attr_clear(&n->attr[i]);
+        n->n_attr = 0;
+    }
+    return 0;
 }

@@ -46,4 +46,11 @@ int qdq_chain(const g_graph *g, const unsigned char *dead, int t, nn_post *p, in
 int qdq_const_add(g_graph *g, const char *base, const char *suffix, int dtype, const g_shape *s,
                   const void *data);
 
+/* Node n becomes `domain`.`op` over inputs in[0..n_in) (opset 1 for a
+ * non-standard domain), unbound; its attributes are dropped when
+ * drop_attrs. 0, or ACL_ERROR_BAD_ALLOC with a message naming `pass`, the
+ * node unchanged. */
+int qdq_retype(g_node *n, const char *pass, const char *op, const char *domain, const int *in, int n_in,
+               int drop_attrs);
+
 #endif

@@ -32,6 +32,7 @@
  * y_scale, y_zero_point), so activations stay int8 between int8 products.
  * OPENACL_NO_QMATMUL=1 turns all three passes off. */
 #include "graph/passes.h"
+#include "graph/qdq_util.h"
 #include "core/core.h"
 #include "acl/acl_base.h"
 #include <stdio.h>
@@ -153,26 +154,8 @@ static int match_fused(const g_graph *g, int i, int in[5])
 /* The Mul node mi becomes openacl.DynQMatMul(x, W, -, -, w_scale). */
 static int rewrite(g_node *mul, int xt, int wt, int st, int bt)
 {
-    int *in = realloc(mul->in, 5 * sizeof *in);
-    char *o = strdup("DynQMatMul"), *d = strdup("openacl");
-    if (in) mul->in = in;
-    if (!in || !o || !d) {
-        free(o); free(d);
-        return acl_fail(ACL_ERROR_BAD_ALLOC, "int8 matmul pass: out of memory");
-    }
-    in[0] = xt; in[1] = wt; in[2] = bt; in[3] = -1; in[4] = st;
-    mul->n_in = 5;
-    free(mul->op_type);
-    free(mul->domain);
-    mul->op_type = o;
-    mul->domain = d;
-    mul->opset = 1;
-    for (int i = 0; i < mul->n_attr; i++) g_attr_clear(&mul->attr[i]);
-    mul->n_attr = 0;
-    if (mul->op && mul->op->fini && mul->state) mul->op->fini(mul->state);
-    mul->op = NULL;
-    mul->state = NULL;
-    return 0;
+    int in[5] = { xt, wt, bt, -1, st };
+    return qdq_retype(mul, "int8 matmul", "DynQMatMul", "openacl", in, 5, 1);
 }
 
 int graph_pass_qmatmul(g_graph *g)
@@ -410,21 +393,7 @@ int graph_pass_qdq_matmul(g_graph *g)
         if (!r) { r = qgemm_inputs(g, i, in); cnt = 9; }
         if (r < 0) rc = acl_fail(ACL_ERROR_BAD_ALLOC, "int8 matmul pass: out of memory");
         if (r <= 0) continue;
-        g_node *n = &g->nodes[i];
-        int *ni = realloc(n->in, (size_t)cnt * sizeof *ni);
-        char *o = strdup("QMatMul"), *d = strdup("openacl");
-        if (ni) n->in = ni;
-        if (!ni || !o || !d) {
-            free(o); free(d);
-            rc = acl_fail(ACL_ERROR_BAD_ALLOC, "int8 matmul pass: out of memory");
-            break;
-        }
-        memcpy(n->in, in, (size_t)cnt * sizeof *ni);
-        n->n_in = cnt;
-        free(n->op_type); free(n->domain);
-        n->op_type = o; n->domain = d; n->opset = 1;
-        for (int j = 0; j < n->n_attr; j++) g_attr_clear(&n->attr[j]);
-        n->n_attr = 0;
+        if ((rc = qdq_retype(&g->nodes[i], "int8 matmul", "QMatMul", "openacl", in, cnt, 1))) break;
         done++;
     }
     if (!rc && done) {
@@ -616,25 +585,8 @@ int graph_pass_qbias(g_graph *g)
         if (dead[i] || !qbias_match(g, i, in, dn, &nd)) continue;
         for (int k = 0; k < nd; k++) skip |= dead[dn[k]];
         if (skip) continue;
-        g_node *n = &g->nodes[i];
         int cnt = in[6] >= 0 ? 7 : 6;
-        int *ni = realloc(n->in, 7 * sizeof *ni);
-        char *o = strdup("QBias"), *d = strdup("openacl");
-        if (ni) n->in = ni;
-        if (!ni || !o || !d) {
-            free(o); free(d);
-            rc = acl_fail(ACL_ERROR_BAD_ALLOC, "int8 bias pass: out of memory");
-            break;
-        }
-        memcpy(n->in, in, (size_t)cnt * sizeof *ni);
-        n->n_in = cnt;
-        free(n->op_type); free(n->domain);
-        n->op_type = o; n->domain = d; n->opset = 1;
-        for (int j = 0; j < n->n_attr; j++) g_attr_clear(&n->attr[j]);
-        n->n_attr = 0;
-        if (n->op && n->op->fini && n->state) n->op->fini(n->state);
-        n->op = NULL;
-        n->state = NULL;
+        if ((rc = qdq_retype(&g->nodes[i], "int8 bias", "QBias", "openacl", in, cnt, 1))) break;
         for (int k = 0; k < nd; k++) dead[dn[k]] = 1;
         done++;
     }
