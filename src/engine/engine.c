@@ -29,19 +29,27 @@ int eng_precision_of(const eng_opts *o)
 
 /* ---- load ---- */
 
-int eng_model_of(eng_program *p, int threads, eng_model **out)
+/* A model whose inputs and outputs are program p's (p is the model's). */
+static eng_model *model_new(eng_program *p)
 {
-    *out = NULL;
     eng_model *m = calloc(1, sizeof *m);
-    if (!m) { eng_program_free(p); return acl_fail(ACL_ERROR_BAD_ALLOC, "model load: out of memory"); }
+    if (!m) return NULL;
     m->prog = p;
-    m->threads = threads > 0 ? threads : 0;
     m->is_static = p->is_static;
     m->ins = p->ins;
     m->outs = p->outs;
     m->n_in = p->n_in;
     m->n_out = p->n_out;
     m->gear_input = -1;
+    return m;
+}
+
+int eng_model_of(eng_program *p, int threads, eng_model **out)
+{
+    *out = NULL;
+    eng_model *m = model_new(p);
+    if (!m) { eng_program_free(p); return acl_fail(ACL_ERROR_BAD_ALLOC, "model load: out of memory"); }
+    m->threads = threads > 0 ? threads : 0;
     m->work_size = p->work_size;
     m->weight_size = p->weight_size;
     if (!p->is_static) {
@@ -85,16 +93,9 @@ int eng_describe(const void *buf, size_t len, const eng_opts *o, eng_model **out
     if (rc) return rc;
     eng_program *p = NULL;
     if ((rc = eng_program_describe(g, o, &p))) return rc;
-    eng_model *m = calloc(1, sizeof *m);
+    eng_model *m = model_new(p);
     if (!m) { eng_program_free(p); return acl_fail(ACL_ERROR_BAD_ALLOC, "model describe: out of memory"); }
-    m->prog = p;
     m->described_only = 1;
-    m->is_static = p->is_static;
-    m->ins = p->ins;
-    m->outs = p->outs;
-    m->n_in = p->n_in;
-    m->n_out = p->n_out;
-    m->gear_input = -1;
     *out = m;
     return 0;
 }
