@@ -2,6 +2,7 @@
  * kernel chosen for it and its tensors (type, shape, layout, storage). Set
  * OPENACL_DUMP_GRAPH=1 to get it on stderr at every model load. */
 #include "graph/passes.h"
+#include "graph/plan.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,25 @@ static void dump_tensor(FILE *f, const g_graph *g, int t)
     else if (x->kind == G_TK_INPUT) fprintf(f, "(input)");
     else if (x->is_output) fprintf(f, "(output)");
     else if (x->mem_offset >= 0) fprintf(f, "@%lld", (long long)x->mem_offset);
+}
+
+/* A Concat's inputs the memory plan placed in their slice of its output
+ * (their producers write them there and the Concat skips them). */
+static void dump_concat_placed(FILE *f, const g_graph *g, const g_node *n, int indent)
+{
+    if (*n->domain || strcmp(n->op_type, "Concat") || n->n_out != 1 || n->out[0] < 0) return;
+    const g_tensor *y = &g->t[n->out[0]];
+    int any = 0;
+    for (int k = 0; k < n->n_in && y->mem_offset >= 0; k++) {
+        size_t off;
+        if (n->in[k] < 0 || g->t[n->in[k]].mem_offset < 0 || !plan_concat_part(g, n, k, &off) ||
+            g->t[n->in[k]].mem_offset != y->mem_offset + (int64_t)off)
+            continue;
+        if (!any) fprintf(f, "%*s  concat in place:", indent, "");
+        fprintf(f, "%s input %d at +%zu", any ? "," : "", k, off);
+        any = 1;
+    }
+    if (any) fprintf(f, "\n");
 }
 
 void graph_dump(const g_graph *g, FILE *f, int indent)
@@ -35,6 +55,7 @@ void graph_dump(const g_graph *g, FILE *f, int indent)
             dump_tensor(f, g, n->out[j]);
         }
         fprintf(f, ")\n");
+        dump_concat_placed(f, g, n, indent);
         for (int a = 0; a < n->n_attr; a++)
             if (n->attr[a].type == G_AT_GRAPH && n->attr[a].g) {
                 fprintf(f, "%*s  body '%s':\n", indent, "", n->attr[a].name);

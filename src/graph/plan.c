@@ -141,49 +141,193 @@ static size_t tensor_bytes(const g_tensor *x)
     return numel < 0 || !es ? (size_t)-1 : (size_t)numel * es;
 }
 
-/* Node i (input j asked for by its kernel) may write output 0 over input j's
- * buffer when both live in the arena, the buffer (root r, with every tensor
- * sharing it) is read by nothing after node i nor through another input of
- * node i, and it has output 0's dtype and byte size. */
-static int inplace_ok(const g_graph *g, int i, int j, const int *last, const int *root)
+/* Storage sharing, union-find style: par[t] is the tensor whose buffer t
+ * lives in (t itself for a buffer of its own) and poff[t] t's byte offset
+ * in it; a view's or in-place output's parent is its input (offset 0), a
+ * Concat input placed in place has the Concat's output as parent. */
+typedef struct share {
+    int *par, *last, *first;   /* first/last: of the whole buffer at a root */
+    size_t *poff;
+    int *cat;                  /* tensor: the Concat output it is to be placed in, -1 none */
+    size_t *cat_off;
+} share;
+
+/* Root of t's buffer; *off (may be NULL) gets t's offset in it. Compresses
+ * the path. */
+static int share_find(const share *s, int t, size_t *off)
 {
-    const g_node *n = &g->nodes[i];
-    if (j < 0 || j >= n->n_in || n->in[j] < 0 || n->n_out < 1 || n->out[0] < 0) return 0;
-    int r = root[n->in[j]];
-    const g_tensor *x = &g->t[r], *y = &g->t[n->out[0]];
-    if (!in_arena(&g->t[n->in[j]]) || !in_arena(y) || last[r] != i || x->dtype != y->dtype ||
-        tensor_bytes(x) == (size_t)-1 || tensor_bytes(x) != tensor_bytes(y))
+    int r = t;
+    size_t acc = 0;
+    while (s->par[r] != r) { acc += s->poff[r]; r = s->par[r]; }
+    if (off) *off = acc;
+    for (int x = t; s->par[x] != x;) {
+        int nx = s->par[x];
+        size_t px = s->poff[x];
+        s->par[x] = r;
+        s->poff[x] = acc;
+        acc -= px;
+        x = nx;
+    }
+    return r;
+}
+
+int plan_concat_inplace_on(void)
+{
+    const char *e = getenv("OPENACL_NO_CONCAT_INPLACE");
+    return !(e && *e && strcmp(e, "0"));
+}
+
+static int is_concat(const g_node *n)
+{
+    return !*n->domain && !strcmp(n->op_type, "Concat") && n->n_out == 1 && n->out[0] >= 0;
+}
+
+int plan_concat_part(const g_graph *g, const g_node *n, int k, size_t *off)
+{
+    if (!is_concat(n) || k < 0 || k >= n->n_in || n->in[k] < 0) return 0;
+    const g_tensor *y = &g->t[n->out[0]];
+    int r = y->shape.rank;
+    size_t es = g_dtype_size(y->dtype);
+    if (r < 1 || !es || !g_shape_known(&y->shape) || (y->layout == G_LAYOUT_NHWC && r != 4)) return 0;
+    int ax = (int)g_attr_int(n, "axis", 1);
+    if (ax < 0) ax += r;
+    if (ax < 0 || ax >= r) return 0;
+    /* storage order of the dims: plain, or channels-last N,H,W,C */
+    int ord[G_MAX_RANK];
+    for (int a = 0; a < r; a++) ord[a] = a;
+    if (y->layout == G_LAYOUT_NHWC) { ord[1] = 2; ord[2] = 3; ord[3] = 1; }
+    int64_t outer = 1, inner = 1;
+    int seen = 0;
+    for (int p = 0; p < r; p++) {
+        if (ord[p] == ax) { seen = 1; continue; }
+        if (seen) inner *= y->shape.d[ord[p]];
+        else outer *= y->shape.d[ord[p]];
+    }
+    if (outer != 1) return 0;
+    int64_t at = 0;
+    for (int i = 0; i < k; i++) {
+        if (n->in[i] < 0) return 0;
+        const g_shape *xs = &g->t[n->in[i]].shape;
+        if (xs->rank != r || xs->d[ax] < 0) return 0;
+        at += xs->d[ax];
+    }
+    const g_tensor *x = &g->t[n->in[k]];
+    if (x->dtype != y->dtype || x->layout != y->layout || !g_shape_known(&x->shape) || x->shape.rank != r)
         return 0;
-    for (int k = 0; k < n->n_in; k++)
-        if (k != j && n->in[k] >= 0 && root[n->in[k]] == r) return 0;
+    for (int a = 0; a < r; a++)
+        if (a != ax && x->shape.d[a] != y->shape.d[a]) return 0;
+    *off = (size_t)(at * inner) * es;
     return 1;
 }
 
-/* Lifetimes (see plan.h): last[t] is the step of t's last reader (its
- * producer when nothing reads it) and root[t] the tensor whose storage t
- * shares (a view's output, or an output granted its input's storage by
- * inplace[], may be NULL; t itself for the rest); a shared buffer lives until
- * the last use of any tensor in it. Both arrays are g->n_t + 1 long. */
-static void lifetimes(const g_graph *g, const int *inplace, int *last, int *root)
+/* Which Concat inputs go in place (see plan.h): s->cat / cat_off. A tensor
+ * is placed in one Concat at most: the first in node order. */
+static void concat_choose(const g_graph *g, share *s)
 {
-    for (int t = 0; t < g->n_t; t++) { last[t] = g->t[t].producer; root[t] = t; }
+    for (int t = 0; t < g->n_t; t++) s->cat[t] = -1;
+    if (!plan_concat_inplace_on()) return;
     for (int i = 0; i < g->n_nodes; i++) {
         const g_node *n = &g->nodes[i];
-        for (int j = 0; j < n->n_in; j++) if (n->in[j] >= 0) last[n->in[j]] = i;
+        if (!is_concat(n) || !in_arena(&g->t[n->out[0]]) || tensor_bytes(&g->t[n->out[0]]) == (size_t)-1)
+            continue;
+        for (int k = 0; k < n->n_in; k++) {
+            int x = n->in[k], twice = 0;
+            size_t off;
+            if (x < 0 || !in_arena(&g->t[x]) || s->cat[x] >= 0 || x == n->out[0]) continue;
+            for (int j = 0; j < n->n_in; j++) twice |= j != k && n->in[j] == x;
+            if (twice || !plan_concat_part(g, n, k, &off) || off % PLAN_ALIGN || !tensor_bytes(&g->t[x]))
+                continue;
+            s->cat[x] = n->out[0];
+            s->cat_off[x] = off;
+        }
     }
+}
+
+/* Node i (input j asked for by its kernel) may write output 0 over input j's
+ * buffer when both live in the arena, the buffer (root r, with every tensor
+ * sharing it) is read by nothing after node i nor through another input of
+ * node i, and input j has output 0's dtype and byte size. */
+static int inplace_ok(const g_graph *g, const share *s, int i, int j)
+{
+    const g_node *n = &g->nodes[i];
+    if (j < 0 || j >= n->n_in || n->in[j] < 0 || n->n_out < 1 || n->out[0] < 0) return 0;
+    int r = share_find(s, n->in[j], NULL);
+    const g_tensor *x = &g->t[n->in[j]], *y = &g->t[n->out[0]];
+    if (!in_arena(x) || !in_arena(y) || s->last[r] != i || x->dtype != y->dtype ||
+        tensor_bytes(x) == (size_t)-1 || tensor_bytes(x) != tensor_bytes(y))
+        return 0;
+    for (int k = 0; k < n->n_in; k++)
+        if (k != j && n->in[k] >= 0 && share_find(s, n->in[k], NULL) == r) return 0;
+    return 1;
+}
+
+/* Lifetimes (see plan.h): s->last[t] is the step of t's last reader (its
+ * producer when nothing reads it), for a root the last use of any tensor
+ * in its buffer, and s->first[r] the step its buffer is first written (a
+ * Concat's output buffer: when its first placed input is made). The
+ * buffers come from views, from outputs granted their input's storage by
+ * inplace[] (may be NULL) and from Concat inputs placed in their output
+ * (concat_choose). Arrays are g->n_t + 1 long. */
+static void lifetimes(const g_graph *g, const int *inplace, share *s)
+{
+    for (int t = 0; t < g->n_t; t++) {
+        s->last[t] = s->first[t] = g->t[t].producer;
+        s->par[t] = t;
+        s->poff[t] = 0;
+    }
+    for (int i = 0; i < g->n_nodes; i++) {
+        const g_node *n = &g->nodes[i];
+        for (int j = 0; j < n->n_in; j++) if (n->in[j] >= 0) s->last[n->in[j]] = i;
+    }
+    concat_choose(g, s);
     /* in node order, so a buffer's last use is known when a later node
      * asks to take it over: every reader of a member after node i reads a
-     * member made at or before i, whose own last use is already counted */
+     * member made at or before i, whose own last use is already counted
+     * (a Concat's placed inputs join its buffer at the Concat) */
     for (int i = 0; i < g->n_nodes; i++) {
         const g_node *n = &g->nodes[i];
+        if (is_concat(n)) {
+            int y = n->out[0];
+            for (int k = 0; k < n->n_in; k++) {
+                int x = n->in[k];
+                if (x < 0 || s->cat[x] != y || s->par[x] != x) continue;
+                s->par[x] = y;
+                s->poff[x] = s->cat_off[x];
+                if (s->last[x] > s->last[y]) s->last[y] = s->last[x];
+                if (s->first[x] < s->first[y]) s->first[y] = s->first[x];
+            }
+            continue;
+        }
         int from = -1;
+        /* an output to be placed in a Concat keeps a buffer of its own */
+        if (n->n_out >= 1 && n->out[0] >= 0 && s->cat[n->out[0]] >= 0) continue;
         if (is_view(g, n) && in_arena(&g->t[n->in[0]]) && in_arena(&g->t[n->out[0]])) from = n->in[0];
-        else if (inplace && inplace_ok(g, i, inplace[i], last, root)) from = n->in[inplace[i]];
+        else if (inplace && inplace_ok(g, s, i, inplace[i])) from = n->in[inplace[i]];
         if (from < 0) continue;
-        int r = root[from], to = n->out[0];
-        root[to] = r;
-        if (last[to] > last[r]) last[r] = last[to];
+        int r = share_find(s, from, NULL), to = n->out[0];
+        s->par[to] = from;
+        s->poff[to] = 0;
+        if (s->last[to] > s->last[r]) s->last[r] = s->last[to];
     }
+}
+
+static void share_free(share *s)
+{
+    free(s->par); free(s->last); free(s->first); free(s->poff); free(s->cat); free(s->cat_off);
+}
+
+static int share_alloc(const g_graph *g, share *s)
+{
+    size_t n = (size_t)g->n_t + 1;
+    s->par = malloc(n * sizeof *s->par);
+    s->last = malloc(n * sizeof *s->last);
+    s->first = malloc(n * sizeof *s->first);
+    s->poff = malloc(n * sizeof *s->poff);
+    s->cat = malloc(n * sizeof *s->cat);
+    s->cat_off = malloc(n * sizeof *s->cat_off);
+    if (s->par && s->last && s->first && s->poff && s->cat && s->cat_off) return 0;
+    share_free(s);
+    return -1;
 }
 
 int plan_graph(g_graph *g, const size_t *scratch_bytes, size_t *scratch_off, size_t *arena)
@@ -196,31 +340,26 @@ int plan_graph_inplace(g_graph *g, const size_t *scratch_bytes, const int *inpla
 {
     int rc = g_graph_link(g);
     if (rc) return rc;
-    int *last = malloc(((size_t)g->n_t + 1) * sizeof *last);
+    share s;
     plan_item *items = malloc(((size_t)g->n_t + (size_t)g->n_nodes + 1) * sizeof *items);
     int *owner = malloc(((size_t)g->n_t + (size_t)g->n_nodes + 1) * sizeof *owner);
-    if (!last || !items || !owner) {
-        free(last); free(items); free(owner);
+    if (!items || !owner || share_alloc(g, &s)) {
+        free(items); free(owner);
         return acl_fail(ACL_ERROR_BAD_ALLOC, "memory plan: out of memory");
     }
-    int *root = malloc(((size_t)g->n_t + 1) * sizeof *root);
-    if (!root) {
-        free(last); free(items); free(owner);
-        return acl_fail(ACL_ERROR_BAD_ALLOC, "memory plan: out of memory");
-    }
-    lifetimes(g, inplace, last, root);
+    lifetimes(g, inplace, &s);
     int ni = 0;
     for (int t = 0; t < g->n_t; t++) {
         g_tensor *x = &g->t[t];
         x->mem_offset = -1;
-        if (!in_arena(x) || root[t] != t) continue;
+        if (!in_arena(x) || share_find(&s, t, NULL) != t) continue;
         size_t size = tensor_bytes(x);
         if (size == (size_t)-1) {
-            free(last); free(items); free(owner); free(root);
+            free(items); free(owner); share_free(&s);
             return acl_fail(ACL_ERROR_INTERNAL_ERROR, "memory plan: tensor '%s' has no static "
                             "size", x->name);
         }
-        items[ni] = (plan_item){ .size = size, .first = x->producer, .last = last[t] };
+        items[ni] = (plan_item){ .size = size, .first = s.first[t], .last = s.last[t] };
         owner[ni++] = t;
     }
     for (int i = 0; scratch_bytes && i < g->n_nodes; i++) {
@@ -230,17 +369,20 @@ int plan_graph_inplace(g_graph *g, const size_t *scratch_bytes, const int *inpla
     }
     size_t sz = plan_assign(items, ni);
     if (sz == (size_t)-1) {
-        free(last); free(items); free(owner); free(root);
+        free(items); free(owner); share_free(&s);
         return acl_fail(ACL_ERROR_BAD_ALLOC, "memory plan: out of memory");
     }
     for (int k = 0; k < ni; k++) {
         if (owner[k] >= 0) g->t[owner[k]].mem_offset = (int64_t)items[k].offset;
         else if (scratch_off) scratch_off[-1 - owner[k]] = items[k].offset;
     }
-    for (int t = 0; t < g->n_t; t++)
-        if (root[t] != t && in_arena(&g->t[t])) g->t[t].mem_offset = g->t[root[t]].mem_offset;
+    for (int t = 0; t < g->n_t; t++) {
+        size_t off;
+        int r = share_find(&s, t, &off);
+        if (r != t && in_arena(&g->t[t])) g->t[t].mem_offset = g->t[r].mem_offset + (int64_t)off;
+    }
     *arena = sz;
-    free(last); free(items); free(owner); free(root);
+    free(items); free(owner); share_free(&s);
     return 0;
 }
 
@@ -291,21 +433,26 @@ static int items_disjoint(chk_item *it, int n)
 int plan_graph_check(const g_graph *g, const int64_t *mem_offset, const size_t *scratch_bytes,
                      const size_t *scratch_off, const int *inplace, size_t arena)
 {
-    int *last = malloc(((size_t)g->n_t + 1) * sizeof *last), *root = malloc(((size_t)g->n_t + 1) * sizeof *root);
+    share s;
     chk_item *it = malloc(((size_t)g->n_t + (size_t)g->n_nodes + 1) * sizeof *it);
-    int ok = last && root && it, n = 0;
-    if (ok) lifetimes(g, inplace, last, root);
+    int ok = it && !share_alloc(g, &s), n = 0;
+    if (!ok) { free(it); return 0; }
+    lifetimes(g, inplace, &s);
     for (int t = 0; ok && t < g->n_t; t++) {
         const g_tensor *x = &g->t[t];
         if (!in_arena(x)) { ok = mem_offset[t] < 0; continue; }
         int64_t numel = g_shape_numel(&x->shape), off = mem_offset[t];
-        size_t es = g_dtype_size(x->dtype);
+        size_t es = g_dtype_size(x->dtype), sub;
         if (numel < 0 || !es || off < 0 || (size_t)off > arena || (size_t)off % PLAN_ALIGN) { ok = 0; break; }
         if ((uint64_t)numel > (arena - (size_t)off) / es) { ok = 0; break; }
         size_t size = (size_t)numel * es;
-        /* a view or in-place output sharing its root's storage exactly is part of the root's buffer */
-        if (root[t] != t && mem_offset[root[t]] == off) continue;
-        if (size) it[n++] = (chk_item){ (size_t)off, (size_t)off + size, x->producer, last[t] };
+        int r = share_find(&s, t, &sub);
+        /* a view, in-place output or placed Concat input lying exactly where
+         * it belongs in its root's buffer is part of that buffer (whose own
+         * item is checked, over the buffer's whole life) */
+        if (r != t && mem_offset[r] >= 0 && mem_offset[t] == mem_offset[r] + (int64_t)sub) continue;
+        int first = r == t ? s.first[t] : x->producer;
+        if (size) it[n++] = (chk_item){ (size_t)off, (size_t)off + size, first, s.last[t] };
     }
     for (int i = 0; ok && scratch_bytes && i < g->n_nodes; i++) {
         if (!scratch_bytes[i]) continue;
@@ -316,7 +463,8 @@ int plan_graph_check(const g_graph *g, const int64_t *mem_offset, const size_t *
         it[n++] = (chk_item){ scratch_off[i], scratch_off[i] + scratch_bytes[i], i, i };
     }
     if (ok) ok = items_disjoint(it, n);
-    free(last); free(root); free(it);
+    share_free(&s);
+    free(it);
     return ok;
 }
 

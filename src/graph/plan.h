@@ -28,7 +28,14 @@ size_t plan_assign(plan_item *items, int n);
  * mem_offset of every tensor that lives in the arena (computed, not a graph
  * output) and -1 for the rest. The output of a view op (Reshape, Flatten,
  * Squeeze, Unsqueeze, Identity) shares its input's storage; scratch_bytes[i] (may be NULL) is node i's
- * scratch, its offset goes to scratch_off[i]. *arena gets the size. */
+ * scratch, its offset goes to scratch_off[i]. *arena gets the size.
+ * A Concat whose inputs are contiguous slices of its output
+ * (plan_concat_part) has those inputs placed inside its output's buffer, so
+ * their producers write them in place and the Concat kernel skips them
+ * (concat in place; OPENACL_NO_CONCAT_INPLACE=1 turns it off). An input is
+ * placed when it lives in the arena, is read once by that Concat, is in no
+ * other Concat's output already, starts on a PLAN_ALIGN boundary and is not
+ * itself a view or in-place output of another buffer. */
 int plan_graph(g_graph *g, const size_t *scratch_bytes, size_t *scratch_off, size_t *arena);
 /* The same, where inplace[i] (may be NULL) is the input of node i whose
  * storage its output 0 may take over (k_op.inplace), -1 for none: granted
@@ -37,12 +44,22 @@ int plan_graph(g_graph *g, const size_t *scratch_bytes, size_t *scratch_off, siz
 int plan_graph_inplace(g_graph *g, const size_t *scratch_bytes, const int *inplace, size_t *scratch_off,
                        size_t *arena);
 
+/* Whether input k of Concat node n is a contiguous slice of its output in
+ * the tensors' storage layout (every dim stored before the concat axis is
+ * 1: plain N=1 channel concat, axis 0, channels-last with H*W = 1, ...),
+ * same dtype and layout, static shapes. Returns 1 and the slice's byte
+ * offset in *off, else 0. */
+int plan_concat_part(const g_graph *g, const g_node *n, int k, size_t *off);
+/* Whether concat in place is on (OPENACL_NO_CONCAT_INPLACE unset or 0). */
+int plan_concat_inplace_on(void);
+
 /* Checks a plan made elsewhere (a compiled model's): mem_offset[t] for every
  * tensor (-1 outside the arena) and scratch_off[i] for node i's
  * scratch_bytes[i]. Returns 1 when every arena buffer lies aligned inside
  * [0, arena) and no two buffers live at the same step share a byte (a view's
  * output, or an output granted its input's storage (inplace, may be NULL),
- * may share that storage exactly, as plan_graph_inplace places it);
+ * may share that storage exactly, and a Concat input lie at its slice of
+ * the output's buffer, as plan_graph_inplace places them);
  * 0 otherwise, and also when out of memory or when checking would take far
  * longer than planning (the caller then plans again). */
 int plan_graph_check(const g_graph *g, const int64_t *mem_offset, const size_t *scratch_bytes,

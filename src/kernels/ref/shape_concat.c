@@ -51,7 +51,9 @@ static int concat_infer(const g_node *n, void *st, const k_tensor *in, k_tensor 
 
 /* Each input lands at its offset along the axis; strides follow each
  * tensor's own layout, so plain and channels-last inputs mix freely (for
- * plain tensors the copy coalesces into [outer, block] rows). */
+ * plain tensors the copy coalesces into [outer, block] rows). An input
+ * already at its place (same address) is skipped, so a slice the planner
+ * placed in the output costs nothing. */
 static int concat_run(const g_node *n, void *st, const k_tensor *in, k_tensor *out, const k_ctx *c)
 {
     int r = out[0].shape.rank, ax;
@@ -61,11 +63,13 @@ static int concat_run(const g_node *n, void *st, const k_tensor *in, k_tensor *o
     ksh_lstrides(&out[0], ost);
     int nt = ksh_threads(c, (size_t)ksh_numel(&out[0].shape) * es);
     for (int i = 0; i < n->n_in; i++) {
-        if (ksh_numel(&in[i].shape) == 0) continue;
-        ksh_lstrides(&in[i], ist);
-        ksh_copy_nd((char *)out[0].data + off * ost[ax] * (int64_t)es, ost, in[i].data, ist,
-                    in[i].shape.d, r, es, nt);
+        char *dst = (char *)out[0].data + off * ost[ax] * (int64_t)es;
         off += in[i].shape.d[ax];
+        /* an input the memory plan placed in its slice of the output
+         * (concat in place, graph/plan.h) is already there */
+        if (ksh_numel(&in[i].shape) == 0 || (const char *)in[i].data == dst) continue;
+        ksh_lstrides(&in[i], ist);
+        ksh_copy_nd(dst, ost, in[i].data, ist, in[i].shape.d, r, es, nt);
     }
     return 0;
 }
