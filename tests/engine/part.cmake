@@ -46,3 +46,15 @@ if(EXISTS ${CMAKE_SOURCE_DIR}/tools/npy/npy.c)
                      ${CMAKE_SOURCE_DIR}/tools/npy/npy.c)
   target_include_directories(engine_model_check PRIVATE ${CMAKE_SOURCE_DIR}/tools/npy)
 endif()
+
+# Concat in place (graph/plan.h): the planner on hand-built graphs, then
+# models with numpy references (make_concat_nets.py, compiled ones by atc)
+# with and without OPENACL_NO_CONCAT_INPLACE.
+oa_engine_test_exe(concat_inplace_test ${CMAKE_CURRENT_LIST_DIR}/concat_inplace_test.c)
+set(OA_CONCAT_NETS ${CMAKE_CURRENT_BINARY_DIR}/concat_nets)
+add_test(NAME engine_concat_nets
+  COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/make_concat_nets.py $<TARGET_FILE:atc> ${OA_CONCAT_NETS})
+set_tests_properties(engine_concat_nets PROPERTIES FIXTURES_SETUP concat_nets LABELS "engine;sanitize" TIMEOUT 300)
+add_test(NAME engine_concat_inplace COMMAND concat_inplace_test ${OA_CONCAT_NETS})
+set_tests_properties(engine_concat_inplace PROPERTIES FIXTURES_REQUIRED concat_nets
+  LABELS "engine;sanitize" TIMEOUT 300)
