@@ -24,19 +24,21 @@ static void dump_tensor(FILE *f, const g_graph *g, int t)
  * (their producers write them there and the Concat skips them). */
 static void dump_concat_placed(FILE *f, const g_graph *g, const g_node *n, int indent)
 {
-    if (*n->domain || strcmp(n->op_type, "Concat") || n->n_out != 1 || n->out[0] < 0) return;
+    if (*n->domain || strcmp(n->op_type, "Concat") || n->n_out != 1 || n->out[0] < 0 ||
+        g->t[n->out[0]].mem_offset < 0)
+        return;
+    size_t *off = malloc(((size_t)n->n_in + 1) * sizeof *off);
+    if (!off || !plan_concat_slices(g, n, off)) { free(off); return; }
     const g_tensor *y = &g->t[n->out[0]];
     int any = 0;
-    for (int k = 0; k < n->n_in && y->mem_offset >= 0; k++) {
-        size_t off;
-        if (n->in[k] < 0 || g->t[n->in[k]].mem_offset < 0 || !plan_concat_part(g, n, k, &off) ||
-            g->t[n->in[k]].mem_offset != y->mem_offset + (int64_t)off)
-            continue;
+    for (int k = 0; k < n->n_in; k++) {
+        if (off[k] == (size_t)-1 || g->t[n->in[k]].mem_offset != y->mem_offset + (int64_t)off[k]) continue;
         if (!any) fprintf(f, "%*s  concat in place:", indent, "");
-        fprintf(f, "%s input %d at +%zu", any ? "," : "", k, off);
+        fprintf(f, "%s input %d at +%zu", any ? "," : "", k, off[k]);
         any = 1;
     }
     if (any) fprintf(f, "\n");
+    free(off);
 }
 
 void graph_dump(const g_graph *g, FILE *f, int indent)

@@ -182,9 +182,10 @@ static int is_concat(const g_node *n)
     return !*n->domain && !strcmp(n->op_type, "Concat") && n->n_out == 1 && n->out[0] >= 0;
 }
 
-int plan_concat_part(const g_graph *g, const g_node *n, int k, size_t *off)
+int plan_concat_slices(const g_graph *g, const g_node *n, size_t *off)
 {
-    if (!is_concat(n) || k < 0 || k >= n->n_in || n->in[k] < 0) return 0;
+    for (int k = 0; is_concat(n) && k < n->n_in; k++) off[k] = (size_t)-1;
+    if (!is_concat(n)) return 0;
     const g_tensor *y = &g->t[n->out[0]];
     int r = y->shape.rank;
     size_t es = g_dtype_size(y->dtype);
@@ -196,50 +197,49 @@ int plan_concat_part(const g_graph *g, const g_node *n, int k, size_t *off)
     int ord[G_MAX_RANK];
     for (int a = 0; a < r; a++) ord[a] = a;
     if (y->layout == G_LAYOUT_NHWC) { ord[1] = 2; ord[2] = 3; ord[3] = 1; }
-    int64_t outer = 1, inner = 1;
-    int seen = 0;
+    int64_t outer = 1, inner = 1, at = 0;
+    int seen = 0, count = 0;
     for (int p = 0; p < r; p++) {
         if (ord[p] == ax) { seen = 1; continue; }
         if (seen) inner *= y->shape.d[ord[p]];
         else outer *= y->shape.d[ord[p]];
     }
     if (outer != 1) return 0;
-    int64_t at = 0;
-    for (int i = 0; i < k; i++) {
-        if (n->in[i] < 0) return 0;
-        const g_shape *xs = &g->t[n->in[i]].shape;
-        if (xs->rank != r || xs->d[ax] < 0) return 0;
-        at += xs->d[ax];
+    for (int k = 0; k < n->n_in; k++) {
+        if (n->in[k] < 0) return count;
+        const g_tensor *x = &g->t[n->in[k]];
+        if (x->shape.rank != r || x->shape.d[ax] < 0) return count;
+        int ok = x->dtype == y->dtype && x->layout == y->layout && g_shape_known(&x->shape);
+        for (int a = 0; a < r && ok; a++) ok = a == ax || x->shape.d[a] == y->shape.d[a];
+        if (ok) { off[k] = (size_t)(at * inner) * es; count++; }
+        at += x->shape.d[ax];
     }
-    const g_tensor *x = &g->t[n->in[k]];
-    if (x->dtype != y->dtype || x->layout != y->layout || !g_shape_known(&x->shape) || x->shape.rank != r)
-        return 0;
-    for (int a = 0; a < r; a++)
-        if (a != ax && x->shape.d[a] != y->shape.d[a]) return 0;
-    *off = (size_t)(at * inner) * es;
-    return 1;
+    return count;
 }
 
 /* Which Concat inputs go in place (see plan.h): s->cat / cat_off. A tensor
- * is placed in one Concat at most: the first in node order. */
+ * is placed in one Concat at most: the first in node order. s->par serves
+ * as a per-tensor count of a Concat's uses of it (reset after each). */
 static void concat_choose(const g_graph *g, share *s)
 {
-    for (int t = 0; t < g->n_t; t++) s->cat[t] = -1;
+    for (int t = 0; t < g->n_t; t++) { s->cat[t] = -1; s->par[t] = 0; }
     if (!plan_concat_inplace_on()) return;
     for (int i = 0; i < g->n_nodes; i++) {
         const g_node *n = &g->nodes[i];
         if (!is_concat(n) || !in_arena(&g->t[n->out[0]]) || tensor_bytes(&g->t[n->out[0]]) == (size_t)-1)
             continue;
+        size_t *off = s->cat_off + g->n_t + 1;   /* scratch past the per-tensor offsets */
+        if (!plan_concat_slices(g, n, off)) continue;
+        for (int k = 0; k < n->n_in; k++) if (n->in[k] >= 0) s->par[n->in[k]]++;
         for (int k = 0; k < n->n_in; k++) {
-            int x = n->in[k], twice = 0;
-            size_t off;
-            if (x < 0 || !in_arena(&g->t[x]) || s->cat[x] >= 0 || x == n->out[0]) continue;
-            for (int j = 0; j < n->n_in; j++) twice |= j != k && n->in[j] == x;
-            if (twice || !plan_concat_part(g, n, k, &off) || off % PLAN_ALIGN || !tensor_bytes(&g->t[x]))
+            int x = n->in[k];
+            if (x < 0 || off[k] == (size_t)-1 || !in_arena(&g->t[x]) || s->cat[x] >= 0 || x == n->out[0] ||
+                s->par[x] != 1 || off[k] % PLAN_ALIGN || !tensor_bytes(&g->t[x]))
                 continue;
             s->cat[x] = n->out[0];
-            s->cat_off[x] = off;
+            s->cat_off[x] = off[k];
         }
+        for (int k = 0; k < n->n_in; k++) if (n->in[k] >= 0) s->par[n->in[k]] = 0;
     }
 }
 
@@ -270,6 +270,7 @@ static int inplace_ok(const g_graph *g, const share *s, int i, int j)
  * (concat_choose). Arrays are g->n_t + 1 long. */
 static void lifetimes(const g_graph *g, const int *inplace, share *s)
 {
+    concat_choose(g, s);
     for (int t = 0; t < g->n_t; t++) {
         s->last[t] = s->first[t] = g->t[t].producer;
         s->par[t] = t;
@@ -279,7 +280,6 @@ static void lifetimes(const g_graph *g, const int *inplace, share *s)
         const g_node *n = &g->nodes[i];
         for (int j = 0; j < n->n_in; j++) if (n->in[j] >= 0) s->last[n->in[j]] = i;
     }
-    concat_choose(g, s);
     /* in node order, so a buffer's last use is known when a later node
      * asks to take it over: every reader of a member after node i reads a
      * member made at or before i, whose own last use is already counted
@@ -324,7 +324,9 @@ static int share_alloc(const g_graph *g, share *s)
     s->first = malloc(n * sizeof *s->first);
     s->poff = malloc(n * sizeof *s->poff);
     s->cat = malloc(n * sizeof *s->cat);
-    s->cat_off = malloc(n * sizeof *s->cat_off);
+    int most = 0;   /* the largest node input count: concat_choose's scratch */
+    for (int i = 0; i < g->n_nodes; i++) if (g->nodes[i].n_in > most) most = g->nodes[i].n_in;
+    s->cat_off = malloc((n + (size_t)most + 1) * sizeof *s->cat_off);
     if (s->par && s->last && s->first && s->poff && s->cat && s->cat_off) return 0;
     share_free(s);
     return -1;

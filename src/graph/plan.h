@@ -30,7 +30,7 @@ size_t plan_assign(plan_item *items, int n);
  * Squeeze, Unsqueeze, Identity) shares its input's storage; scratch_bytes[i] (may be NULL) is node i's
  * scratch, its offset goes to scratch_off[i]. *arena gets the size.
  * A Concat whose inputs are contiguous slices of its output
- * (plan_concat_part) has those inputs placed inside its output's buffer, so
+ * (plan_concat_slices) has those inputs placed inside its output's buffer, so
  * their producers write them in place and the Concat kernel skips them
  * (concat in place; OPENACL_NO_CONCAT_INPLACE=1 turns it off). An input is
  * placed when it lives in the arena, is read once by that Concat, is in no
@@ -44,12 +44,13 @@ int plan_graph(g_graph *g, const size_t *scratch_bytes, size_t *scratch_off, siz
 int plan_graph_inplace(g_graph *g, const size_t *scratch_bytes, const int *inplace, size_t *scratch_off,
                        size_t *arena);
 
-/* Whether input k of Concat node n is a contiguous slice of its output in
+/* The Concat inputs of node n that are contiguous slices of its output in
  * the tensors' storage layout (every dim stored before the concat axis is
- * 1: plain N=1 channel concat, axis 0, channels-last with H*W = 1, ...),
- * same dtype and layout, static shapes. Returns 1 and the slice's byte
- * offset in *off, else 0. */
-int plan_concat_part(const g_graph *g, const g_node *n, int k, size_t *off);
+ * 1: plain N=1 channel concat, axis 0, channels-last with H*W = 1, ...;
+ * same dtype and layout, static shapes): off[k] (n->n_in entries) gets
+ * input k's byte offset in the output, (size_t)-1 for the others. Returns
+ * how many are slices (0 for any other node). */
+int plan_concat_slices(const g_graph *g, const g_node *n, size_t *off);
 /* Whether concat in place is on (OPENACL_NO_CONCAT_INPLACE unset or 0). */
 int plan_concat_inplace_on(void);
 
