@@ -154,7 +154,7 @@ typedef struct share {
 
 /* Root of t's buffer; *off (may be NULL) gets t's offset in it. Compresses
  * the path. */
-static int share_find(const share *s, int t, size_t *off)
+static int share_find(share *s, int t, size_t *off)
 {
     int r = t;
     size_t acc = 0;
@@ -247,7 +247,7 @@ static void concat_choose(const g_graph *g, share *s)
  * buffer when both live in the arena, the buffer (root r, with every tensor
  * sharing it) is read by nothing after node i nor through another input of
  * node i, and input j has output 0's dtype and byte size. */
-static int inplace_ok(const g_graph *g, const share *s, int i, int j)
+static int inplace_ok(const g_graph *g, share *s, int i, int j)
 {
     const g_node *n = &g->nodes[i];
     if (j < 0 || j >= n->n_in || n->in[j] < 0 || n->n_out < 1 || n->out[0] < 0) return 0;
