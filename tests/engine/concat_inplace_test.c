@@ -6,7 +6,8 @@
  * placed input), that the plan check accepts exactly such plans, and the off
  * switch. Model part, on make_concat_nets.py's models: outputs against numpy
  * references, identical with and without (OPENACL_NO_CONCAT_INPLACE=1), the
- * count of placed inputs, a dynamic-shape model, and compiled models (one
+ * count of placed inputs, a dynamic-shape model (batch 1 and 2: the shape
+ * cache plans a static program for each), and compiled models (one
  * recorded with placement, one recorded without, as an older build did).
  * usage: concat_inplace_test <dir of make_concat_nets.py> */
 #include "engine/eng_priv.h"
@@ -426,6 +427,7 @@ int main(int argc, char **argv)
         /* channels-last: the slices are strided, nothing is placed */
         check_model(d, "cat_conv", "cat_conv.onnx", 0, 0, 0);
         check_model(d, "cat_dyn", "cat_dyn.onnx", 0, 0, -1);
+        check_model(d, "cat_dyn_b2", "cat_dyn.onnx", 0, 0, -1);
         check_model(d, "cat_odd", "cat_odd.om", 1, 0, want_odd);
         check_model(d, "cat_conv", "cat_conv.om", 1, 1, want_conv);
         check_model(d, "cat_odd", "cat_odd_old.om", 1, 0, -1);

@@ -6,7 +6,8 @@ output as a Concat input, channel counts off the 16-lane grid whose slices
 start off a 64-byte boundary, N=2 concats on axis 1 and on axis 0, a Concat
 inside a Concat, a view producing a Concat input and a view of one),
 cat_conv (convolutions writing Concat inputs, a residual convolution whose
-addend is a Concat input), cat_dyn (a symbolic batch: the dynamic executor),
+addend is a Concat input), cat_dyn (a symbolic batch, run with 1 and 2: the
+shape cache plans a static program per batch size),
 and with atc: cat_conv.om and cat_odd.om, and cat_odd_old.om compiled with
 concat in place off (a plan as an older build recorded it).
 Each model M comes with M.meta ("inputs K", one line per input: rank and
@@ -177,6 +178,12 @@ def cat_dyn():
     c = n.op("Concat", [a, b], axis=1)
     y = n.op("Mul", [c, n.const(2.0)])
     n.save("cat_dyn", [("x", ["N", 8, 4, 4], x)], [y], [np.concatenate([np.maximum(x, 0), -x], 1) * 2], -1)
+    # the same model run with a batch of 2 (cat_dyn_b2.meta and data only)
+    x2 = rng.standard_normal((2, 8, 4, 4)).astype(np.float32)
+    with open(os.path.join(OUT, "cat_dyn_b2.meta"), "w") as f:
+        f.write("inputs 1\n4 2 8 4 4\noutputs 1\nplaced -1\n")
+    x2.tofile(os.path.join(OUT, "cat_dyn_b2.in0.bin"))
+    (np.concatenate([np.maximum(x2, 0), -x2], 1) * 2).astype(np.float32).tofile(os.path.join(OUT, "cat_dyn_b2.out0.bin"))
 
 
 def atc(model, out, env=None):
