@@ -3,8 +3,9 @@
  * Planner part, on hand-built graphs: which inputs are placed (odd cases:
  * an input read again later, one feeding two Concats, a graph output, slices
  * off a 64-byte boundary, N=2, a nested Concat, in-place requests over a
- * placed input), that the plan check accepts exactly such plans, and the off
- * switch. Model part, on make_concat_nets.py's models: outputs against numpy
+ * placed input, a Concat of 50 000 inputs), that the plan check accepts
+ * such plans and refuses one with a placed input moved over a live tensor,
+ * and the off switch. Model part, on make_concat_nets.py's models: outputs against numpy
  * references, identical with and without (OPENACL_NO_CONCAT_INPLACE=1), the
  * count of placed inputs, a dynamic-shape model (batch 1 and 2: the shape
  * cache plans a static program for each), and compiled models (one
