@@ -245,7 +245,14 @@ static void qadd_flat(const qadd_st *s, const void *a, const void *b, void *y, i
     int64_t chunk = 16384, nch = (cnt + chunk - 1) / chunk;
     int fast = plain && dt == G_U8;
     float off = (float)zc - (float)za * ra - (float)zb * rb;
+    /* the chain's bounds in output steps, rounded as the values are: the
+     * loops clamp rounded values, and rint(clamp(v, lo, hi)) is
+     * clamp(rint(v), rint(lo), rint(hi)); a bound left fractional would be
+     * truncated by the byte conversion (Clip(0, 2.5) at scale 0.06: 169,
+     * not 170) */
     float flo = lo + (float)zc > 0.f ? lo + (float)zc : 0.f, fhi = hi + (float)zc < 255.f ? hi + (float)zc : 255.f;
+    flo = rintf(flo);
+    fhi = rintf(fhi);
     OA_PAR_FOR(nthr > 1 && cnt > 65536 ? nthr : 1, for (int64_t c = 0; c < nch; c++) {
         int64_t e = (c + 1) * chunk < cnt ? (c + 1) * chunk : cnt;
         if (fast) {
