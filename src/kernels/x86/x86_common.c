@@ -1,6 +1,6 @@
-/* The CPU questions of the x86 vector kernels (x86_common.h). Asked at
- * init(), never per run; __builtin_cpu_supports reads what libgcc found at
- * start, so nothing is cached here (and no thread races on a cache). */
+/* The CPU questions of the x86 vector kernels (x86_common.h).
+ * __builtin_cpu_supports reads what libgcc found at start: cheap enough to
+ * ask again, so nothing is cached here (and no thread races on a cache). */
 #include "kernels/x86/x86_common.h"
 
 static int cpu_has(int bf16)

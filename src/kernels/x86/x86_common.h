@@ -13,7 +13,7 @@
 #define X86_SIMD 1
 #endif
 
-/* AVX-512 F, BW and VL (what every loop here may use): 1 or 0, asked once */
+/* AVX-512 F, BW and VL (what every loop here may use): 1 or 0 */
 int x86_has_avx512(void);
 /* the above and AVX512-BF16 (loops that read or write bfloat16 data) */
 int x86_has_avx512_bf16(void);
