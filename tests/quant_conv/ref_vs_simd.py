@@ -21,15 +21,10 @@ What must agree, and why:
 Usage: ref_vs_simd.py --mdl-run BIN [--only NAME] [--keep]
 Exit codes: 0 pass, 1 fail."""
 import argparse
-import json
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 
 import numpy as np
-import onnx
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import qdq_nets as qn  # noqa: E402
@@ -82,23 +77,12 @@ def run_mode(args, mp, ins, out, extra):
     env = dict(os.environ)
     env.pop("OPENACL_FORCE_REF", None)
     env.update(extra)
-    p = subprocess.run([args.mdl_run, "--model", mp, "--inputs", ",".join(ins), "--outdir", out],
-                       capture_output=True, text=True, env=env, timeout=600)
-    if p.returncode != 0:
-        raise RuntimeError(f"mdl_run failed (rc {p.returncode}): {p.stdout}{p.stderr}")
-    j = json.load(open(os.path.join(out, "outputs.json")))
-    return [np.load(os.path.join(out, o["file"])) for o in j["outputs"]]
+    qn.run([args.mdl_run, "--model", mp, "--inputs", ",".join(ins), "--outdir", out], env)
+    return qn.outputs(out)
 
 
 def check_case(name, args, work):
-    m, xs, step = CASES[name]()
-    onnx.checker.check_model(m)
-    mp = os.path.join(work, name + ".onnx")
-    onnx.save(m, mp)
-    ins = []
-    for i, x in enumerate(xs):
-        ins.append(os.path.join(work, f"{name}_in{i}.npy"))
-        np.save(ins[-1], x)
+    mp, ins, step = qn.save_case(name, CASES[name], work)
     fast = run_mode(args, mp, ins, os.path.join(work, name + "_fast"), {})
     ref = run_mode(args, mp, ins, os.path.join(work, name + "_ref"), {"OPENACL_FORCE_REF": "1"})
     bad, notes = [], []
@@ -131,22 +115,11 @@ def main():
     ap.add_argument("--only")
     ap.add_argument("--keep", action="store_true")
     a = ap.parse_args()
-    work = tempfile.mkdtemp(prefix="oa_refsimd_")
-    fails = 0
-    try:
-        for name in ([a.only] if a.only else CASES):
-            bad, notes = check_case(name, a, work)
-            tag = "exact" if name in EXACT else "steps"
-            print(("ok   " if not bad else "FAIL ") + f"{name} [{tag}] " + ", ".join(notes) +
-                  ("" if not bad else ": " + "; ".join(bad)))
-            fails += bool(bad)
-    finally:
-        if a.keep:
-            print("kept", work)
-        else:
-            shutil.rmtree(work, ignore_errors=True)
-    return 1 if fails else 0
+    def check(name, work):
+        bad, notes = check_case(name, a, work)
+        return bad, f" [{'exact' if name in EXACT else 'steps'}] " + ", ".join(notes)
 
+    return qn.run_all([a.only] if a.only else list(CASES), check, a.keep, "oa_refsimd_")
 
 if __name__ == "__main__":
     sys.exit(main())
