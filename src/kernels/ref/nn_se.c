@@ -132,7 +132,7 @@ int nn_se_infer(const g_node *n, void *state, const k_tensor *in, k_tensor *out)
 }
 
 int nn_se_plan(const g_node *n, void *state, const k_tensor *in, const k_tensor *out,
-                   size_t *packed_bytes, size_t *scratch_bytes)
+               size_t *packed_bytes, size_t *scratch_bytes)
 {
     (void)n; (void)out;
     const se_state *s = state;
@@ -152,7 +152,7 @@ static void se_point(se_state *s, void *packed)
 }
 
 int nn_se_pack(const g_node *n, void *state, const k_tensor *in, const k_tensor *out,
-                   void *packed)
+               void *packed)
 {
     (void)out;
     se_state *s = state;
@@ -181,7 +181,7 @@ int nn_se_pack(const g_node *n, void *state, const k_tensor *in, const k_tensor 
 }
 
 int nn_se_adopt(const g_node *n, void *state, const k_tensor *in, const k_tensor *out,
-                    void *packed)
+                void *packed)
 {
     (void)n; (void)in; (void)out;
     se_point(state, packed);
