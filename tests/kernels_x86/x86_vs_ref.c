@@ -199,7 +199,12 @@ static void compare(const char *what, const char *op, const char *dom, int opset
         }
     }
     if (bad) {
-        printf("FAIL %s: %zu values differ (first at %zu: %u vs the reference's %u; worst relative %.3g)\n", what, bad, first, a[first], b[first], worst);
+        if (tol < 0)
+            printf("FAIL %s: %zu bytes differ (first at %zu: %u, the reference %u)\n", what, bad, first, a[first],
+                   b[first]);
+        else
+            printf("FAIL %s: %zu values differ (first at %zu: %.9g, the reference %.9g; worst relative %.3g)\n",
+                   what, bad, first, ((const float *)a)[first], ((const float *)b)[first], worst);
         failures++;
     } else {
         printf("ok   %s (%zu bytes%s)\n", what, na, tol < 0 ? ", bit-exact" : "");
