@@ -2,10 +2,12 @@
  * AVX-512 / AVX2 inner loops: the driver is the reference's
  * (kernels/ref/nn_qlinear.c, through nn_qlinear.h), only the uint8 loops
  * differ. They compute the reference's float32 steps in its order (no fused
- * multiply-add; rounding half to even by the conversion's or roundps'
- * default mode, which is rintf's), so their bytes are the reference's
- * (tests/quant_conv/test_ref_vs_simd.py). The 8-lane loops have no 16-lane
- * form yet; an AVX-512 CPU runs them as they are. */
+ * multiply-add: this folder builds with -ffp-contract=off; rounding half to
+ * even by the conversion's or roundps' default mode, which is rintf's), so
+ * their bytes are the reference's (tests/kernels_x86). The channel scaling
+ * row is 16 lanes wide; the same-shape product and sum are 8-lane AVX2
+ * loops, which the AVX-512 CPUs this implementation runs on execute as
+ * they are. */
 #include "kernels/ref/nn_qlinear.h"
 #include "kernels/x86/x86_common.h"
 
