@@ -8,6 +8,12 @@
     passes, importers, the compiled format, the API layer, the runtime).
   - no weak symbol stands in for a dependency between layers (the only weak
     declarations allowed are the linker-section bounds of the registry).
+  - src/kernels/ref (the reference: plain C, the oracle the tests compare the
+    fast kernels with) holds no hand-written vector code: no intrinsics
+    header, intrinsic, vector type, per-function target ISA or CPU probe
+    (target_clones of plain C loops are the compiler's vectorisation and
+    allowed). That code lives in src/kernels/x86, which in turn includes no
+    oneDNN header and no header of the oneDNN backend.
 
   check_layers.py SRC_DIR          exit 1 and one line per violation
   check_layers.py --self-test      the rules catch planted violations
@@ -24,6 +30,9 @@ UPPER = ('graph', 'engine', 'mdl')
 # headers above the kernels: what a kernel may not include
 ABOVE_KERNELS = re.compile(r'^(engine|onnx|om|mdl|rt|graph/(passes|plan|precision|dump))\b')
 BACKEND_HDR = re.compile(r'^kernels/[^/]+/')
+INTRIN_HDR = re.compile(r'(^|/)[a-z0-9]*intrin\.h$|^arm_neon\.h$')
+VECTOR_CODE = re.compile(r'\b_mm(256|512)?_[a-z0-9_]+\s*\(|\b__m(64|128|256|512)[dih]?\b|'
+                         r'\btarget\s*\(|__builtin_cpu_(supports|is)\b')
 
 
 def strip_comments(text):
@@ -57,6 +66,16 @@ def check(src):
                 for h in incs:
                     if ABOVE_KERNELS.match(h):
                         bad.append(f'{rel}: a kernel includes {h}, a header above the kernel interface')
+            if rel.startswith('kernels/ref/'):
+                for h in incs:
+                    if INTRIN_HDR.search(h):
+                        bad.append(f'{rel}: the reference includes the intrinsics header {h} (kernels/x86)')
+                for m in VECTOR_CODE.finditer(code):
+                    bad.append(f'{rel}: hand-written vector code in the reference: {m.group(0).rstrip("( ")}')
+            if rel.startswith('kernels/x86/'):
+                for h in incs:
+                    if 'dnnl' in h or 'oneapi' in h:
+                        bad.append(f'{rel}: the x86 backend includes the oneDNN header {h}')
             for line in code.splitlines():
                 if WEAK.search(line) and not re.search(r'__(start|stop)_oa_', line):
                     bad.append(f'{rel}: weak symbol: {line.strip()}')
@@ -70,6 +89,11 @@ def self_test():
         'mdl/c.c': 'int f(void) { return dn_has_bf16(); }\n',
         'kernels/ref/d.c': '#include "engine/exec.h"\n',
         'graph/e.c': 'int g(void) __attribute__((weak));\n',
+        'kernels/ref/f.c': '#include <immintrin.h>\n',
+        'kernels/ref/g.c': 'static int h(void) { return __builtin_cpu_supports("avx2"); }\n',
+        'kernels/ref/h.c': '__attribute__((target("avx2"))) static void k(void) {}\n',
+        'kernels/x86/i.c': '#include "kernels/dnnl/dn_common.h"\n',
+        'kernels/ref/ok.c': '__attribute__((target_clones("avx2", "default"))) void c(void) {}\n',
         'graph/ok.c': '/* dn_comment() */\n#include "kernels/kernel.h"\n',
     }
     with tempfile.TemporaryDirectory() as d:

@@ -19,3 +19,12 @@ foreach(m resnet50 mobilenet_v2)
             --name ${m} ${oa_qargs})
   set_tests_properties(quant_conv_model_${m} PROPERTIES LABELS "models" SKIP_RETURN_CODE 77 TIMEOUT 900)
 endforeach()
+
+# The same graphs and a tiny EfficientNet-like network run by the fast
+# implementations (oneDNN, kernels/x86) and by OPENACL_FORCE_REF=1, compared
+# with each other: byte for byte where every int8 op has a bit-exact fast
+# form, within a step where oneDNN may round a tie the other way. Needs no
+# ONNX Runtime, so the reference path runs wherever the tests do.
+add_test(NAME quant_conv_ref_vs_simd
+  COMMAND ${OA_SYS_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/ref_vs_simd.py --mdl-run $<TARGET_FILE:mdl_run>)
+set_tests_properties(quant_conv_ref_vs_simd PROPERTIES LABELS "kernels" TIMEOUT 600)

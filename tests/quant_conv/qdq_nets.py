@@ -325,8 +325,10 @@ def outputs(d):
     return [np.load(os.path.join(d, o["file"])) for o in j["outputs"]]
 
 
-def check_case(name, args, work):
-    m, xs, step = CASES[name]()
+def save_case(name, case, work):
+    """Builds a case, checks and saves its model and inputs under work:
+    (model path, input paths, output step(s))."""
+    m, xs, step = case()
     onnx.checker.check_model(m)
     mp = os.path.join(work, name + ".onnx")
     onnx.save(m, mp)
@@ -334,6 +336,11 @@ def check_case(name, args, work):
     for i, x in enumerate(xs):
         ins.append(os.path.join(work, f"{name}_in{i}.npy"))
         np.save(ins[-1], x)
+    return mp, ins, step
+
+
+def check_case(name, args, work):
+    mp, ins, step = save_case(name, CASES[name], work)
     ref = os.path.join(work, name + "_ort")
     run(["node", ORTREF, "--model", mp, "--inputs", ",".join(ins), "--outdir", ref])
     want = outputs(ref)
@@ -384,15 +391,22 @@ def main():
     if not os.path.isdir(os.path.join(REPO, "third_party", "npm", "node_modules", "onnxruntime-node")):
         print("SKIP: onnxruntime-node missing (run scripts/setup.sh)")
         return SKIP
-    work = tempfile.mkdtemp(prefix="oa_qdq_")
+    return run_all([a.only] if a.only else list(CASES), lambda name, work: (check_case(name, a, work), ""),
+                   a.keep, "oa_qdq_")
+
+
+def run_all(names, check, keep, prefix):
+    """check(name, work) -> (problems, a note) for each case in a fresh
+    folder; prints a line per case; 1 when any failed."""
+    work = tempfile.mkdtemp(prefix=prefix)
     fails = 0
     try:
-        for name in ([a.only] if a.only else CASES):
-            bad = check_case(name, a, work)
-            print(("ok   " if not bad else "FAIL ") + name + ("" if not bad else ": " + "; ".join(bad)))
+        for name in names:
+            bad, note = check(name, work)
+            print(("ok   " if not bad else "FAIL ") + name + note + ("" if not bad else ": " + "; ".join(bad)))
             fails += bool(bad)
     finally:
-        if a.keep:
+        if keep:
             print("kept", work)
         else:
             shutil.rmtree(work, ignore_errors=True)

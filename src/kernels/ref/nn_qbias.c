@@ -6,25 +6,20 @@
  * last axis, N values), so the kernel evaluates the nodes' float32
  * arithmetic once per column and byte at load into a table of N x 256 bytes
  * and runs as a lookup. Scales, zero points, bias and c must be constants. */
+#include "kernels/ref/nn_qbias.h"
 #include "kernels/ref/nn_common.h"
 #include "core/par.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#define QB_X86 1
-#endif
 
 enum { BX = 0, BXS, BXZ, BB, BYS, BYZ, BC };
 
-typedef struct qbias {
-    int64_t N;
-    int gelu;
-    float sx, zx, sy, zy;
-    float *bias;         /* a copy (bias-only rows are computed, not looked up) */
-    uint8_t *lut;        /* [N][256] */
-} qbias;
+/* a row by the table */
+static void qb_row_lut(const nn_qbias *s, const uint8_t *x, uint8_t *y)
+{
+    for (int64_t col = 0; col < s->N; col++) y[col] = s->lut[col * 256 + x[col]];
+}
 
 static const g_tensor *cnst(const g_graph *g, const g_node *n, int i)
 {
@@ -35,16 +30,16 @@ static const g_tensor *cnst(const g_graph *g, const g_node *n, int i)
 
 static int one_of(const g_tensor *t, int dt) { return t && t->dtype == dt && g_shape_numel(&t->shape) == 1; }
 
-static void qb_fini(void *state)
+void nn_qbias_fini(void *state)
 {
-    qbias *s = state;
+    nn_qbias *s = state;
     if (!s) return;
     free(s->lut);
     free(s->bias);
     free(s);
 }
 
-static int qb_init(g_graph *g, g_node *n, void **state)
+int nn_qbias_init(g_graph *g, g_node *n, void **state)
 {
     const g_tensor *xs = cnst(g, n, BXS), *xz = cnst(g, n, BXZ), *b = cnst(g, n, BB), *ys = cnst(g, n, BYS);
     const g_tensor *yz = cnst(g, n, BYZ), *c = n->n_in > BC ? cnst(g, n, BC) : NULL;
@@ -60,16 +55,17 @@ static int qb_init(g_graph *g, g_node *n, void **state)
     float zx = (float)*(const uint8_t *)xz->data, zy = (float)*(const uint8_t *)yz->data;
     if (!(sy > 0.f)) return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (%s): y_scale must be positive",
                                      n->name, n->op_type);
-    qbias *s = calloc(1, sizeof *s);
-    s->N = b->shape.d[0];
+    nn_qbias *s = calloc(1, sizeof *s);
+    if (s) s->N = b->shape.d[0];
     if (s) s->lut = malloc((size_t)(s->N > 0 ? s->N : 1) * 256);
     if (s) s->bias = malloc((size_t)(s->N > 0 ? s->N : 1) * sizeof(float));
     if (!s || !s->lut || !s->bias) {
-        qb_fini(s);
+        nn_qbias_fini(s);
         return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): out of memory", n->name, n->op_type);
     }
     const float *bias = b->data;
     s->gelu = c != NULL;
+    s->row = qb_row_lut;
     memcpy(s->bias, bias, (size_t)s->N * sizeof(float));
     s->sx = sx; s->zx = zx; s->sy = sy; s->zy = zy;
     for (int64_t col = 0; col < s->N; col++)
@@ -87,9 +83,9 @@ static int qb_init(g_graph *g, g_node *n, void **state)
     return 0;
 }
 
-static int qb_infer(const g_node *n, void *state, const k_tensor *in, k_tensor *out)
+int nn_qbias_infer(const g_node *n, void *state, const k_tensor *in, k_tensor *out)
 {
-    qbias *s = state;
+    nn_qbias *s = state;
     const g_shape *x = &in[BX].shape;
     if (x->rank >= 0 && (x->rank < 1 || (x->d[x->rank - 1] >= 0 && x->d[x->rank - 1] != s->N)))
         return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (%s): the last axis of X must have the "
@@ -100,51 +96,21 @@ static int qb_infer(const g_node *n, void *state, const k_tensor *in, k_tensor *
     return 0;
 }
 
-/* bias only: the same float32 steps, 16 columns a step (no fused
- * multiply-add, so the values are the table's) */
-#ifdef QB_X86
-__attribute__((target("avx512f"))) static void bias_row_avx512(const qbias *s, const uint8_t *x, uint8_t *y)
-{
-    const __m512 vzx = _mm512_set1_ps(s->zx), vsx = _mm512_set1_ps(s->sx), vsy = _mm512_set1_ps(s->sy);
-    const __m512i vzy = _mm512_set1_epi32((int32_t)s->zy), z0 = _mm512_setzero_si512();
-    int64_t col = 0;
-    for (; col + 16 <= s->N; col += 16) {
-        __m512 v = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(x + col))));
-        v = _mm512_add_ps(_mm512_mul_ps(_mm512_sub_ps(v, vzx), vsx), _mm512_loadu_ps(s->bias + col));
-        __m512i q = _mm512_add_epi32(_mm512_cvtps_epi32(_mm512_div_ps(v, vsy)), vzy);
-        _mm_storeu_si128((__m128i *)(y + col), _mm512_cvtusepi32_epi8(_mm512_max_epi32(q, z0)));
-    }
-    for (; col < s->N; col++) y[col] = s->lut[col * 256 + x[col]];
-}
-#endif
-
-static void qb_row(const qbias *s, const uint8_t *x, uint8_t *y, int avx512)
-{
-#ifdef QB_X86
-    if (avx512 && !s->gelu) { bias_row_avx512(s, x, y); return; }
-#endif
-    (void)avx512;
-    for (int64_t col = 0; col < s->N; col++) y[col] = s->lut[col * 256 + x[col]];
-}
-
-static int qb_run(const g_node *n, void *state, const k_tensor *in, k_tensor *out, const k_ctx *ctx)
+int nn_qbias_run(const g_node *n, void *state, const k_tensor *in, k_tensor *out, const k_ctx *ctx)
 {
     (void)n;
-    qbias *s = state;
+    nn_qbias *s = state;
     int64_t N = s->N, rows = N > 0 ? g_shape_numel(&in[BX].shape) / N : 0;
     const uint8_t *x = in[BX].data;
     uint8_t *y = out[0].data;
-    int nthr = ctx ? ctx->threads : 1, avx512 = 0;
-#ifdef QB_X86
-    avx512 = __builtin_cpu_supports("avx512f");
-#endif
+    int nthr = ctx ? ctx->threads : 1;
     OA_PAR_FOR(nthr > 1 && rows * N > 65536 ? nthr : 1,
-               for (int64_t r = 0; r < rows; r++) qb_row(s, x + r * N, y + r * N, avx512););
+               for (int64_t r = 0; r < rows; r++) s->row(s, x + r * N, y + r * N););
     return 0;
 }
 
 static const k_op k_qbias_ref = {
     .op_type = "QBias", .domain = "openacl", .since = 1, .until = 0, .impl = "ref", .priority = 0,
-    .init = qb_init, .infer = qb_infer, .run = qb_run, .fini = qb_fini,
+    .init = nn_qbias_init, .infer = nn_qbias_infer, .run = nn_qbias_run, .fini = nn_qbias_fini,
 };
 K_REGISTER(k_qbias_ref);

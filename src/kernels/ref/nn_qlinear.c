@@ -8,29 +8,22 @@
  * sum before requantisation. 8-bit activations (uint8 or int8), per-tensor
  * scales and zero points. */
 #include "kernels/ref/nn_common.h"
+#include "kernels/ref/ew_common.h"
+#include "kernels/ref/nn_qlinear.h"
 #include "core/par.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#define QL_X86 1   /* the AVX2 loops below, chosen at run time (__builtin_cpu_supports) */
-/* 8 floats rounded half to even, clamped to [lo, hi] (within 0..255), to bytes */
-__attribute__((target("avx2"))) static inline void st8_u8(uint8_t *y, __m256 v, __m256 lo, __m256 hi)
-{
-    v = _mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    v = _mm256_min_ps(_mm256_max_ps(v, lo), hi);
-    __m256i q = _mm256_cvtps_epi32(v);
-    __m128i w = _mm_packus_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
-    _mm_storel_epi64((__m128i *)y, _mm_packus_epi16(w, w));
-}
-
-__attribute__((target("avx2"))) static inline __m256 ld8_f(const uint8_t *p)
-{
-    return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)p)));
-}
-
+/* The plain C loops of the uint8 fast paths; vectorised by the compiler
+ * (clones for AVX2 / AVX-512 as the elementwise loops, ew_common.h) with
+ * fp-contract=off, so a product and a sum stay two roundings as in the
+ * vector implementation (kernels/x86/x86_qlinear.c) that shares this file's
+ * driver through nn_qlinear.h. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define QL_ROW EW_CLONE __attribute__((optimize("fp-contract=off")))
+#else
+#define QL_ROW
 #endif
 
 static int is_q8(int dt) { return dt == G_U8 || dt == G_I8; }
@@ -84,6 +77,7 @@ typedef struct qadd_st {
     int same;     /* A and B have one known 4-D shape: either may be channels-last */
     int mul;      /* QLinearMul */
     int chan;     /* QLinearMul of [N,C,H,W] by [N,C,1,1]: 1 B is the small one, 2 A */
+    const nn_ql_rows *rows;   /* the uint8 loops: plain C here, vector ones (kernels/x86) */
 } qadd_st;
 
 /* Whether small is [N,C,1,1] against big's [N,C,H,W] (both known). */
@@ -94,9 +88,9 @@ static int chan_of(const g_shape *big, const g_shape *small)
            big->d[2] * big->d[3] > 1;
 }
 
-static void q_fini(void *s) { free(s); }
+void nn_ql_fini(void *s) { free(s); }
 
-static int qbin_init(g_graph *g, g_node *n, void **state, int mul)
+static int qbin_init(g_graph *g, g_node *n, void **state, int mul, const nn_ql_rows *rows)
 {
     if (n->n_in < 7 || n->in[0] < 0 || n->in[3] < 0 || n->in[1] < 0 || n->in[4] < 0 || n->in[6] < 0)
         return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (%s): needs A, A_scale, B, B_scale "
@@ -114,6 +108,7 @@ static int qbin_init(g_graph *g, g_node *n, void **state, int mul)
     const g_shape *as = &g->t[n->in[0]].shape, *bs = &g->t[n->in[3]].shape;
     s->same = as->rank == 4 && g_shape_known(as) && g_shape_eq(as, bs);
     s->mul = mul;
+    s->rows = rows;
     s->chan = mul ? (chan_of(as, bs) ? 1 : chan_of(bs, as) ? 2 : 0) : 0;
     s->scaled = 1;
     for (int i = 0; i < s->po.n; i++)
@@ -122,15 +117,19 @@ static int qbin_init(g_graph *g, g_node *n, void **state, int mul)
     return 0;
 }
 
-static int qadd_init(g_graph *g, g_node *n, void **st) { return qbin_init(g, n, st, 0); }
+int nn_qladd_init(g_graph *g, g_node *n, void **st, const nn_ql_rows *rows)
+{
+    return qbin_init(g, n, st, 0, rows);
+}
+static int qadd_init(g_graph *g, g_node *n, void **st) { return nn_qladd_init(g, n, st, &nn_ql_rows_c); }
 /* QLinearMul here is the form the int8 pass (graph/qdq_conv.c) writes: a
  * product of two tensors of one 4-D shape or a channel scaling ([N,C,H,W] by
  * [N,C,1,1], squeeze-excite), either in channels-last layout, or any product
  * carrying an activation chain. Every other QLinearMul (general broadcasting)
  * is the generic kernel's (nn_qops.c): this implementation declines it. */
-static int qmul_init(g_graph *g, g_node *n, void **st)
+int nn_qlmul_init(g_graph *g, g_node *n, void **st, const nn_ql_rows *rows)
 {
-    int r = qbin_init(g, n, st, 1);
+    int r = qbin_init(g, n, st, 1, rows);
     if (r) return r;
     const qadd_st *s = *st;
     if (s->same || s->chan || s->po.n) return 0;
@@ -138,8 +137,9 @@ static int qmul_init(g_graph *g, g_node *n, void **st)
     *st = NULL;
     return K_DECLINE;
 }
+static int qmul_init(g_graph *g, g_node *n, void **st) { return nn_qlmul_init(g, n, st, &nn_ql_rows_c); }
 
-static int qadd_infer(const g_node *n, void *state, const k_tensor *in, k_tensor *out)
+int nn_qladd_infer(const g_node *n, void *state, const k_tensor *in, k_tensor *out)
 {
     const qadd_st *s = state;
     int r = k_broadcast(n, &in[0].shape, &in[3].shape, &out[0].shape);
@@ -157,7 +157,7 @@ static int qadd_infer(const g_node *n, void *state, const k_tensor *in, k_tensor
 /* uint8 rows of C channels (channels-last) or planes (plain) times one
  * factor per channel (fstep 1) or one for the row (0):
  * y = clamp((a - za) * f + zc) rounded half to even. */
-static void qmul_row_c(const uint8_t *a, uint8_t *y, int64_t n, const float *f, int fstep, float za,
+QL_ROW static void qmul_row_c(const uint8_t *a, uint8_t *y, int64_t n, const float *f, int fstep, float za,
                        float zc)
 {
     for (int64_t i = 0; i < n; i++) {
@@ -166,55 +166,9 @@ static void qmul_row_c(const uint8_t *a, uint8_t *y, int64_t n, const float *f, 
     }
 }
 
-#ifdef QL_X86
-__attribute__((target("avx2"))) static void qmul_row_avx2(const uint8_t *a, uint8_t *y, int64_t n,
-                                                          const float *f, int fstep, float za, float zc)
-{
-    /* f[0] only when the row has one factor: with one per value, f may
-     * point just past the factors when no value is left (n == 0) */
-    __m256 vz = _mm256_set1_ps(za), vc = _mm256_set1_ps(zc), f0 = _mm256_set1_ps(fstep ? 0.f : f[0]);
-    __m256 lo = _mm256_setzero_ps(), hi = _mm256_set1_ps(255.f);
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        __m256 fv = fstep ? _mm256_loadu_ps(f + i) : f0;
-        __m256 v = _mm256_mul_ps(_mm256_sub_ps(ld8_f(a + i), vz), fv);
-        v = _mm256_add_ps(_mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), vc);
-        st8_u8(y + i, v, lo, hi);
-    }
-    qmul_row_c(a + i, y + i, n - i, fstep ? f + i : f, fstep, za, zc);
-}
-
-/* 16 values a step: (a - za) * f rounded half to even (the conversion's
- * default mode), plus zc, saturated to 0..255 */
-__attribute__((target("avx512f"))) static void qmul_row_avx512(const uint8_t *a, uint8_t *y, int64_t n,
-                                                              const float *f, int fstep, float za, float zc)
-{
-    __m512 vz = _mm512_set1_ps(za), f0 = _mm512_set1_ps(fstep ? 0.f : f[0]);
-    __m512i vc = _mm512_set1_epi32((int32_t)zc), z0 = _mm512_setzero_si512();
-    int64_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        __m512 fv = fstep ? _mm512_loadu_ps(f + i) : f0;
-        __m512 x = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(a + i))));
-        __m512i q = _mm512_add_epi32(_mm512_cvtps_epi32(_mm512_mul_ps(_mm512_sub_ps(x, vz), fv)), vc);
-        _mm_storeu_si128((__m128i *)(y + i), _mm512_cvtusepi32_epi8(_mm512_max_epi32(q, z0)));
-    }
-    qmul_row_avx2(a + i, y + i, n - i, fstep ? f + i : f, fstep, za, zc);
-}
-#endif
-
-static void qmul_row_u8(const uint8_t *a, uint8_t *y, int64_t n, const float *f, int fstep, float za,
-                        float zc)
-{
-#ifdef QL_X86
-    if (__builtin_cpu_supports("avx512f")) { qmul_row_avx512(a, y, n, f, fstep, za, zc); return; }
-    if (__builtin_cpu_supports("avx2")) { qmul_row_avx2(a, y, n, f, fstep, za, zc); return; }
-#endif
-    qmul_row_c(a, y, n, f, fstep, za, zc);
-}
-
 /* uint8 product of two tensors of one shape and layout, no chain:
  * y = clamp(((a - za) * (b - zb) * k) rounded + zc). */
-static void qmul_u8_c(const uint8_t *a, const uint8_t *b, uint8_t *y, int64_t n, float za, float zb,
+QL_ROW static void qmul_u8_c(const uint8_t *a, const uint8_t *b, uint8_t *y, int64_t n, float za, float zb,
                       float k, float zc)
 {
     for (int64_t i = 0; i < n; i++) {
@@ -223,32 +177,13 @@ static void qmul_u8_c(const uint8_t *a, const uint8_t *b, uint8_t *y, int64_t n,
     }
 }
 
-#ifdef QL_X86
-__attribute__((target("avx2"))) static void qmul_u8_avx2(const uint8_t *a, const uint8_t *b, uint8_t *y,
-                                                         int64_t n, float za, float zb, float k, float zc)
-{
-    __m256 va = _mm256_set1_ps(za), vb = _mm256_set1_ps(zb), vk = _mm256_set1_ps(k), vc = _mm256_set1_ps(zc);
-    __m256 lo = _mm256_setzero_ps(), hi = _mm256_set1_ps(255.f);
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        __m256 v = _mm256_mul_ps(_mm256_mul_ps(_mm256_sub_ps(ld8_f(a + i), va), _mm256_sub_ps(ld8_f(b + i), vb)), vk);
-        v = _mm256_add_ps(_mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), vc);
-        st8_u8(y + i, v, lo, hi);
-    }
-    qmul_u8_c(a + i, b + i, y + i, n - i, za, zb, k, zc);
-}
-#endif
-
-static void qmul_u8(const uint8_t *a, const uint8_t *b, uint8_t *y, int64_t n, float za, float zb, float k,
-                    float zc, int nthr)
+static void qmul_u8(const qadd_st *s, const uint8_t *a, const uint8_t *b, uint8_t *y, int64_t n, float za,
+                    float zb, float k, float zc, int nthr)
 {
     int64_t chunk = 16384, nch = (n + chunk - 1) / chunk;
     OA_PAR_FOR(nthr > 1 && n > 65536 ? nthr : 1, for (int64_t c = 0; c < nch; c++) {
         int64_t e = (c + 1) * chunk < n ? (c + 1) * chunk : n, o = c * chunk;
-#ifdef QL_X86
-        if (__builtin_cpu_supports("avx2")) { qmul_u8_avx2(a + o, b + o, y + o, e - o, za, zb, k, zc); continue; }
-#endif
-        qmul_u8_c(a + o, b + o, y + o, e - o, za, zb, k, zc);
+        s->rows->mul_u8(a + o, b + o, y + o, e - o, za, zb, k, zc);
     });
 }
 
@@ -272,7 +207,7 @@ static int qmul_chan(const qadd_st *s, const g_node *n, const k_tensor *in, k_te
     int64_t rows = nhwc ? N * P : N * C, len = nhwc ? C : P;
     OA_PAR_FOR(nthr > 1 && N * C * P > 65536 ? nthr : 1, for (int64_t r = 0; r < rows; r++) {
         const float *fr = nhwc ? f + (r / P) * C : f + r;
-        qmul_row_u8(a + r * len, y + r * len, len, fr, nhwc, (float)zbig, (float)zc);
+        s->rows->mul_row(a + r * len, y + r * len, len, fr, nhwc, (float)zbig, (float)zc);
     });
     nn_tmp_put(f, heap);
     return 0;
@@ -280,7 +215,7 @@ static int qmul_chan(const qadd_st *s, const g_node *n, const k_tensor *in, k_te
 
 /* uint8 with a Relu/Clip chain or none: y = clamp(a*ra + b*rb + off) rounded
  * half to even. */
-static void qadd_u8_c(const uint8_t *a, const uint8_t *b, uint8_t *y, int64_t n, float ra, float rb,
+QL_ROW static void qadd_u8_c(const uint8_t *a, const uint8_t *b, uint8_t *y, int64_t n, float ra, float rb,
                       float off, float lo, float hi)
 {
     for (int64_t i = 0; i < n; i++) {
@@ -289,30 +224,7 @@ static void qadd_u8_c(const uint8_t *a, const uint8_t *b, uint8_t *y, int64_t n,
     }
 }
 
-#ifdef QL_X86
-__attribute__((target("avx2"))) static void qadd_u8_avx2(const uint8_t *a, const uint8_t *b, uint8_t *y,
-                                                         int64_t n, float ra, float rb, float off,
-                                                         float lo, float hi)
-{
-    __m256 va = _mm256_set1_ps(ra), vb = _mm256_set1_ps(rb), vo = _mm256_set1_ps(off);
-    __m256 vl = _mm256_set1_ps(lo), vh = _mm256_set1_ps(hi);
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        __m256 v = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(ld8_f(a + i), va), _mm256_mul_ps(ld8_f(b + i), vb)), vo);
-        st8_u8(y + i, v, vl, vh);
-    }
-    qadd_u8_c(a + i, b + i, y + i, n - i, ra, rb, off, lo, hi);
-}
-#endif
-
-static void qadd_u8(const uint8_t *a, const uint8_t *b, uint8_t *y, int64_t n, float ra, float rb,
-                    float off, float lo, float hi)
-{
-#ifdef QL_X86
-    if (__builtin_cpu_supports("avx2")) { qadd_u8_avx2(a, b, y, n, ra, rb, off, lo, hi); return; }
-#endif
-    qadd_u8_c(a, b, y, n, ra, rb, off, lo, hi);
-}
+const nn_ql_rows nn_ql_rows_c = { qmul_row_c, qmul_u8_c, qadd_u8_c };
 
 /* Same shape and layout: one flat loop. */
 static void qadd_flat(const qadd_st *s, const void *a, const void *b, void *y, int dt, int64_t cnt,
@@ -333,11 +245,18 @@ static void qadd_flat(const qadd_st *s, const void *a, const void *b, void *y, i
     int64_t chunk = 16384, nch = (cnt + chunk - 1) / chunk;
     int fast = plain && dt == G_U8;
     float off = (float)zc - (float)za * ra - (float)zb * rb;
+    /* the chain's bounds in output steps, rounded as the values are: the
+     * loops clamp rounded values, and rint(clamp(v, lo, hi)) is
+     * clamp(rint(v), rint(lo), rint(hi)); a bound left fractional would be
+     * truncated by the byte conversion (Clip(0, 2.5) at scale 0.06: 169,
+     * not 170) */
     float flo = lo + (float)zc > 0.f ? lo + (float)zc : 0.f, fhi = hi + (float)zc < 255.f ? hi + (float)zc : 255.f;
+    flo = rintf(flo);
+    fhi = rintf(fhi);
     OA_PAR_FOR(nthr > 1 && cnt > 65536 ? nthr : 1, for (int64_t c = 0; c < nch; c++) {
         int64_t e = (c + 1) * chunk < cnt ? (c + 1) * chunk : cnt;
         if (fast) {
-            qadd_u8((const uint8_t *)a + c * chunk, (const uint8_t *)b + c * chunk, (uint8_t *)y + c * chunk,
+            s->rows->add_u8((const uint8_t *)a + c * chunk, (const uint8_t *)b + c * chunk, (uint8_t *)y + c * chunk,
                     e - c * chunk, ra, rb, off, flo, fhi);
             continue;
         }
@@ -356,7 +275,7 @@ static void qadd_flat(const qadd_st *s, const void *a, const void *b, void *y, i
     });
 }
 
-static int qadd_run(const g_node *n, void *state, const k_tensor *in, k_tensor *out, const k_ctx *ctx)
+int nn_qladd_run(const g_node *n, void *state, const k_tensor *in, k_tensor *out, const k_ctx *ctx)
 {
     qadd_st *s = state;
     static const int sc[] = { 1, 2, 4, 5, 6, 7 };
@@ -373,7 +292,7 @@ static int qadd_run(const g_node *n, void *state, const k_tensor *in, k_tensor *
         return qmul_chan(s, n, in, out, sa * sb / scy, za, zb, zc, ctx);
     if (s->mul && !s->po.n && dt == G_U8 && in[0].dtype == G_U8 && g_shape_eq(&in[0].shape, &in[3].shape) &&
         in[0].layout == in[3].layout && in[0].layout == out[0].layout) {
-        qmul_u8(in[0].data, in[3].data, out[0].data, cnt, (float)za, (float)zb, sa * sb / scy, (float)zc,
+        qmul_u8(s, in[0].data, in[3].data, out[0].data, cnt, (float)za, (float)zb, sa * sb / scy, (float)zc,
                 ctx ? ctx->threads : 1);
         return 0;
     }
@@ -472,7 +391,7 @@ static int qadd_run(const g_node *n, void *state, const k_tensor *in, k_tensor *
     return 0;
 }
 
-static int qadd_accepts(const g_node *n, void *state, int idx, int layout)
+int nn_qladd_accepts(const g_node *n, void *state, int idx, int layout)
 {
     (void)n;
     const qadd_st *s = state;
@@ -576,8 +495,8 @@ static int qgap_run(const g_node *n, void *state, const k_tensor *in, k_tensor *
 /* The per-run buffers, from the shapes the plan fixes: the channel factors of
  * a channel scaling (QLinearMul) and the channel sums of the pooling. Runs
  * without a plan (dynamic shapes) allocate them instead (nn_tmp_get). */
-static int qmul_plan(const g_node *n, void *state, const k_tensor *in, const k_tensor *out,
-                     size_t *packed_bytes, size_t *scratch_bytes)
+int nn_qlmul_plan(const g_node *n, void *state, const k_tensor *in, const k_tensor *out,
+                  size_t *packed_bytes, size_t *scratch_bytes)
 {
     (void)n; (void)out;
     const qadd_st *s = state;
@@ -771,15 +690,15 @@ static int qcat_run(const g_node *n, void *state, const k_tensor *in, k_tensor *
         .accepts_layout = acc }; \
     K_REGISTER(var)
 
-QMS(k_qladd_ref, "QLinearAdd", qadd_init, qadd_infer, qadd_run, q_fini, qadd_accepts);
+QMS(k_qladd_ref, "QLinearAdd", qadd_init, nn_qladd_infer, nn_qladd_run, nn_ql_fini, nn_qladd_accepts);
 /* before the generic QLinearMul (nn_qops.c), whose arithmetic it shares */
 static const k_op k_qlmul_layout = { .op_type = "QLinearMul", .domain = "com.microsoft", .since = 1,
-    .until = 0, .impl = "ref_layout", .priority = 5, .init = qmul_init, .infer = qadd_infer,
-    .plan = qmul_plan, .run = qadd_run, .fini = q_fini, .accepts_layout = qadd_accepts };
+    .until = 0, .impl = "ref_layout", .priority = 5, .init = qmul_init, .infer = nn_qladd_infer,
+    .plan = nn_qlmul_plan, .run = nn_qladd_run, .fini = nn_ql_fini, .accepts_layout = nn_qladd_accepts };
 K_REGISTER(k_qlmul_layout);
 static const k_op k_qlgap_ref = { .op_type = "QLinearGlobalAveragePool", .domain = "com.microsoft",
     .since = 1, .until = 0, .impl = "ref", .priority = 0, .init = qgap_init, .infer = qgap_infer,
-    .plan = qgap_plan, .run = qgap_run, .fini = q_fini, .accepts_layout = qx_accepts };
+    .plan = qgap_plan, .run = qgap_run, .fini = nn_ql_fini, .accepts_layout = qx_accepts };
 K_REGISTER(k_qlgap_ref);
-QMS(k_qlap_ref, "QLinearAveragePool", qap_init, qap_infer, qap_run, q_fini, NULL);
-QMS(k_qlcat_ref, "QLinearConcat", qcat_init, qcat_infer, qcat_run, q_fini, NULL);
+QMS(k_qlap_ref, "QLinearAveragePool", qap_init, qap_infer, qap_run, nn_ql_fini, NULL);
+QMS(k_qlcat_ref, "QLinearConcat", qcat_init, qcat_infer, qcat_run, nn_ql_fini, NULL);

@@ -211,10 +211,21 @@ static int dq_infer(const g_node *n, void *state, const k_tensor *in, k_tensor *
     return qdq_check_known(n, state, in);
 }
 
+/* The per-tensor uint8 loops, vectorised by the compiler: the clones are
+ * picked by an ifunc resolver at load, before a sanitizer's runtime is up,
+ * so sanitizer builds keep the one baseline loop (as EW_CLONE does). The
+ * hand-written AVX-512 forms are kernels/x86/x86_qdq.c's. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__) && \
+    !defined(__SANITIZE_THREAD__)
+#define QU8_CLONE __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+#else
+#define QU8_CLONE
+#endif
+
 /* float32 -> uint8 per tensor (the input of an int8 model, and the float
  * tensors a QDQ model quantises between its float ops): the same rounding
  * (half to even of x / scale, then the zero point, saturated; NaN -> 0). */
-static void q_u8_c(const float *x, uint8_t *y, int64_t n, float sc, float z)
+QU8_CLONE static void q_u8(const float *x, uint8_t *y, int64_t n, float sc, float z)
 {
     for (int64_t i = 0; i < n; i++) {
         float v = rintf(x[i] / sc) + z;
@@ -222,40 +233,8 @@ static void q_u8_c(const float *x, uint8_t *y, int64_t n, float sc, float z)
     }
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-__attribute__((target("avx2"))) static void q_u8_avx2(const float *x, uint8_t *y, int64_t n, float sc, float z)
-{
-    __m256 vs = _mm256_set1_ps(sc), vz = _mm256_set1_ps(z), lo = _mm256_setzero_ps(), hi = _mm256_set1_ps(255.f);
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        __m256 v = _mm256_div_ps(_mm256_loadu_ps(x + i), vs);
-        v = _mm256_add_ps(_mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), vz);
-        v = _mm256_min_ps(_mm256_max_ps(v, lo), hi);   /* (max_ps of a NaN gives lo) */
-        __m256i q = _mm256_cvtps_epi32(v);
-        __m128i w = _mm_packus_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
-        _mm_storel_epi64((__m128i *)(y + i), _mm_packus_epi16(w, w));
-    }
-    q_u8_c(x + i, y + i, n - i, sc, z);
-}
-#endif
-
-static void q_u8(const float *x, uint8_t *y, int64_t n, float sc, float z)
-{
-#if defined(__x86_64__) && defined(__GNUC__)
-    if (__builtin_cpu_supports("avx2")) { q_u8_avx2(x, y, n, sc, z); return; }
-#endif
-    q_u8_c(x, y, n, sc, z);
-}
-
-/* uint8 -> float32 per tensor, vectorised. The clones are picked by an
- * ifunc resolver at load, before a sanitizer's runtime is up: sanitizer
- * builds keep the one baseline loop (as EW_CLONE does). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__) && \
-    !defined(__SANITIZE_THREAD__)
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
-#endif
-static void dq_u8(const uint8_t *x, float *y, int64_t n, float sc, float z)
+/* uint8 -> float32 per tensor */
+QU8_CLONE static void dq_u8(const uint8_t *x, float *y, int64_t n, float sc, float z)
 {
     for (int64_t i = 0; i < n; i++) y[i] = ((float)x[i] - z) * sc;
 }

@@ -21,24 +21,22 @@
  * for the mean, the channels for the products, and the rows for the
  * scaling.
  *
- * Two registrations: "avx512" (AVX-512 loops; bf16 needs AVX512-BF16) and
- * "ref" (plain C, what OPENACL_FORCE_REF runs). */
-#include "kernels/ref/nn_common.h"
+ * The loops of the four steps come from a table (nn_se.h): this reference
+ * registers the plain C ones (what OPENACL_FORCE_REF runs), the x86
+ * implementation (kernels/x86/x86_se.c, "avx512") AVX-512 ones over the same
+ * driver. */
+#include "kernels/ref/nn_se.h"
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__x86_64__) && defined(__GNUC__)
-#include "kernels/silu16.h"
-#define SE_AVX512 1
-#endif
 
 enum { SE_X, SE_W1, SE_B1, SE_W2, SE_B2 };
 
 typedef struct se_state {
     nn_post act1, act2;
     int out_bf16;
-    int simd;                   /* the AVX-512 implementation */
-    int wbf16;                  /* W1, W2 packed as bf16 (bf16-marked node, simd) */
+    const nn_se_loops *loops;   /* the steps' loops (plain C, or the x86 implementation's) */
+    int wbf16;                  /* W1, W2 packed as bf16 (loops that read them so) */
     int64_t C, R;               /* channels, squeezed channels */
     const void *w1, *w2t;       /* in the packed area: [R][C] both */
     const float *b1, *b2;
@@ -65,20 +63,6 @@ static size_t scratch_floats(const se_state *s, int64_t N, int threads)
     return (size_t)N * (al16((size_t)s->C) * (2 + (size_t)threads) + al16((size_t)s->R));
 }
 
-static int cpu_avx512(int bf16)
-{
-#ifdef SE_AVX512
-    /* the loops are compiled for AVX512F/BW/VL; bf16 data also needs AVX512-BF16 */
-    if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512bw") ||
-        !__builtin_cpu_supports("avx512vl"))
-        return 0;
-    return !bf16 || __builtin_cpu_supports("avx512bf16");
-#else
-    (void)bf16;
-    return 0;
-#endif
-}
-
 static int const_f32(const g_graph *g, const g_node *n, int i, int rank, const int64_t *d)
 {
     if (i >= n->n_in || n->in[i] < 0 || !nn_is_const(g, n, i)) return 0;
@@ -89,7 +73,7 @@ static int const_f32(const g_graph *g, const g_node *n, int i, int rank, const i
     return 1;
 }
 
-static int se_init_common(g_graph *g, g_node *n, void **state, int simd)
+int nn_se_init(g_graph *g, g_node *n, void **state, const nn_se_loops *loops, int wbf16)
 {
     if (n->n_in < 4 || n->n_out != 1 || n->in[SE_X] < 0 || n->in[SE_W1] < 0 || n->in[SE_W2] < 0)
         return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (openacl.SqueezeExcite): needs inputs "
@@ -107,7 +91,6 @@ static int se_init_common(g_graph *g, g_node *n, void **state, int simd)
         return acl_fail(ACL_ERROR_INVALID_PARAM, "node '%s' (openacl.SqueezeExcite): weights must "
                         "be float32 constants W1 [R,C,1,1], b1 [R], W2 [C,R,1,1], b2 [C]", n->name);
     int out_bf16 = (int)g_attr_int(n, G_ATTR_BF16_OUT, 0) != 0;
-    if (simd && !cpu_avx512(x->dtype == G_BF16 || out_bf16)) return K_DECLINE;
     se_state *s = calloc(1, sizeof *s);
     if (!s) return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (openacl.SqueezeExcite): out of memory", n->name);
     int r = nn_se_post_parse(n, &s->act1);
@@ -117,20 +100,15 @@ static int se_init_common(g_graph *g, g_node *n, void **state, int simd)
                      "step's post-op list cannot add", n->name);
     if (r) { free(s); return r; }
     s->out_bf16 = out_bf16;
-    s->simd = simd;
-    /* bf16 where the convolutions compute in bf16 (oneDNN's view of the
-     * CPU, which ONEDNN_MAX_CPU_ISA may narrow) */
-    s->wbf16 = simd && graph_node_bf16(n) && cpu_avx512(1) && k_cpu_bf16();
+    s->loops = loops;
+    s->wbf16 = wbf16;
     s->C = C;
     s->R = R;
     *state = s;
     return 0;
 }
 
-static int se_init_ref(g_graph *g, g_node *n, void **st) { return se_init_common(g, n, st, 0); }
-static int se_init_simd(g_graph *g, g_node *n, void **st) { return se_init_common(g, n, st, 1); }
-
-static void se_fini(void *state)
+void nn_se_fini(void *state)
 {
     se_state *s = state;
     if (!s) return;
@@ -139,7 +117,7 @@ static void se_fini(void *state)
     free(s);
 }
 
-static int se_infer(const g_node *n, void *state, const k_tensor *in, k_tensor *out)
+int nn_se_infer(const g_node *n, void *state, const k_tensor *in, k_tensor *out)
 {
     const se_state *s = state;
     const g_shape *xs = &in[SE_X].shape;
@@ -153,8 +131,8 @@ static int se_infer(const g_node *n, void *state, const k_tensor *in, k_tensor *
     return 0;
 }
 
-static int se_plan(const g_node *n, void *state, const k_tensor *in, const k_tensor *out,
-                   size_t *packed_bytes, size_t *scratch_bytes)
+int nn_se_plan(const g_node *n, void *state, const k_tensor *in, const k_tensor *out,
+               size_t *packed_bytes, size_t *scratch_bytes)
 {
     (void)n; (void)out;
     const se_state *s = state;
@@ -173,8 +151,8 @@ static void se_point(se_state *s, void *packed)
     s->b2 = (const float *)(p + 2 * wbytes(s) + al64((size_t)s->R * 4));
 }
 
-static int se_pack(const g_node *n, void *state, const k_tensor *in, const k_tensor *out,
-                   void *packed)
+int nn_se_pack(const g_node *n, void *state, const k_tensor *in, const k_tensor *out,
+               void *packed)
 {
     (void)out;
     se_state *s = state;
@@ -202,8 +180,8 @@ static int se_pack(const g_node *n, void *state, const k_tensor *in, const k_ten
     return 0;
 }
 
-static int se_adopt(const g_node *n, void *state, const k_tensor *in, const k_tensor *out,
-                    void *packed)
+int nn_se_adopt(const g_node *n, void *state, const k_tensor *in, const k_tensor *out,
+                void *packed)
 {
     (void)n; (void)in; (void)out;
     se_point(state, packed);
@@ -231,13 +209,6 @@ static float total(const void *x, int xb, size_t len)
     return a;
 }
 
-static float dot(const float *a, const float *b, size_t len)
-{
-    float acc = 0;
-    for (size_t i = 0; i < len; i++) acc += a[i] * b[i];
-    return acc;
-}
-
 /* y[i] = x[i] * s[i] (per_elem) or x[i] * s[0] */
 static void scale_span(const void *x, int xb, void *y, int yb, const float *s, int per_elem, size_t len)
 {
@@ -248,191 +219,46 @@ static void scale_span(const void *x, int xb, void *y, int yb, const float *s, i
     }
 }
 
-#ifdef SE_AVX512
-#define SE_TGT __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16")))
-
-SE_TGT static inline __m512 ld16(const void *x, int xb, size_t i)
-{
-    if (xb)
-        return _mm512_castsi512_ps(_mm512_slli_epi32(
-            _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)((const uint16_t *)x + i))), 16));
-    return _mm512_loadu_ps((const float *)x + i);
-}
-
-SE_TGT static inline __m512 ld16m(const void *x, int xb, size_t i, __mmask16 k)
-{
-    if (xb)
-        return _mm512_castsi512_ps(_mm512_slli_epi32(
-            _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(k, (const uint16_t *)x + i)), 16));
-    return _mm512_maskz_loadu_ps(k, (const float *)x + i);
-}
-
-static inline __mmask16 lanes(int64_t left)
-{
-    return left >= 16 ? (__mmask16)0xffff : left <= 0 ? 0 : (__mmask16)((1u << left) - 1);
-}
-
-/* channel sums m[c0..c1) of a channels-last image (P rows of C): 128
- * channels at a time in eight registers */
-SE_TGT static void sums_nhwc_v(const void *x, int xb, int64_t P, int64_t C, int64_t c0, int64_t c1, float *m)
+/* m[0..C) = the sums of P rows of C */
+static void sums_nhwc_c(const void *x, int xb, int64_t P, int64_t C, float *m)
 {
     size_t es = xb ? 2 : 4;
-    for (int64_t c = c0; c < c1; c += 128) {
-        __mmask16 k[8];
-        for (int j = 0; j < 8; j++) k[j] = lanes(c1 - c - 16 * j);
-        __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
-        const char *px = (const char *)x + (size_t)c * es;
-        if (c1 - c >= 128) {
-            for (int64_t p = 0; p < P; p++, px += (size_t)C * es) {
-                a0 = _mm512_add_ps(a0, ld16(px, xb, 0));
-                a1 = _mm512_add_ps(a1, ld16(px, xb, 16));
-                a2 = _mm512_add_ps(a2, ld16(px, xb, 32));
-                a3 = _mm512_add_ps(a3, ld16(px, xb, 48));
-                a4 = _mm512_add_ps(a4, ld16(px, xb, 64));
-                a5 = _mm512_add_ps(a5, ld16(px, xb, 80));
-                a6 = _mm512_add_ps(a6, ld16(px, xb, 96));
-                a7 = _mm512_add_ps(a7, ld16(px, xb, 112));
-            }
-        } else if (c1 - c > 64) {
-            for (int64_t p = 0; p < P; p++, px += (size_t)C * es) {
-                a0 = _mm512_add_ps(a0, ld16(px, xb, 0));
-                a1 = _mm512_add_ps(a1, ld16(px, xb, 16));
-                a2 = _mm512_add_ps(a2, ld16(px, xb, 32));
-                a3 = _mm512_add_ps(a3, ld16(px, xb, 48));
-                a4 = _mm512_add_ps(a4, ld16m(px, xb, 64, k[4]));
-                a5 = _mm512_add_ps(a5, ld16m(px, xb, 80, k[5]));
-                a6 = _mm512_add_ps(a6, ld16m(px, xb, 96, k[6]));
-                a7 = _mm512_add_ps(a7, ld16m(px, xb, 112, k[7]));
-            }
-        } else {
-            for (int64_t p = 0; p < P; p++, px += (size_t)C * es) {
-                a0 = _mm512_add_ps(a0, ld16m(px, xb, 0, k[0]));
-                a1 = _mm512_add_ps(a1, ld16m(px, xb, 16, k[1]));
-                a2 = _mm512_add_ps(a2, ld16m(px, xb, 32, k[2]));
-                a3 = _mm512_add_ps(a3, ld16m(px, xb, 48, k[3]));
-            }
-        }
-        __m512 a[8] = { a0, a1, a2, a3, a4, a5, a6, a7 };
-        for (int j = 0; j < 8; j++) _mm512_mask_storeu_ps(m + c + 16 * j, k[j], a[j]);
-    }
+    memset(m, 0, (size_t)C * sizeof(float));
+    for (int64_t p = 0; p < P; p++) sum_span((const char *)x + (size_t)(p * C) * es, xb, m, (size_t)C);
 }
 
-/* sigmoid and SiLU (the activations of EfficientNet's block) by the
- * vector forms, others by nn_post_apply */
-SE_TGT static void post_v(const nn_post *p, float *y, size_t len)
-{
-    if (p->n == 1 && (p->kind[0] == NN_PO_SIGMOID || (p->kind[0] == NN_PO_SILU && p->a[0] == 1.0f))) {
-        int sig = p->kind[0] == NN_PO_SIGMOID;
-        for (size_t i = 0; i < len; i += 16) {
-            __mmask16 k = lanes((int64_t)(len - i));
-            __m512 v = _mm512_maskz_loadu_ps(k, y + i);
-            _mm512_mask_storeu_ps(y + i, k, sig ? sigmoid16(v) : silu16(v));
-        }
-        return;
-    }
-    nn_post_apply(p, y, len, NULL);
-}
-
-SE_TGT static float total_v(const void *x, int xb, size_t len)
-{
-    __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps();
-    size_t i = 0;
-    for (; i + 32 <= len; i += 32) {
-        a0 = _mm512_add_ps(a0, ld16(x, xb, i));
-        a1 = _mm512_add_ps(a1, ld16(x, xb, i + 16));
-    }
-    for (; i + 16 <= len; i += 16) a0 = _mm512_add_ps(a0, ld16(x, xb, i));
-    float a = _mm512_reduce_add_ps(_mm512_add_ps(a0, a1));
-    for (; i < len; i++) a += ld(x, xb, i);
-    return a;
-}
-
-/* h[r] = b[r] + W[r,:] . m for r in [r0, r1); W float32 or bf16 (wb) */
-SE_TGT static void squeeze_v(const void *w, int wb, const float *b, const float *m, int64_t C,
-                             int64_t r0, int64_t r1, float *h)
+static void squeeze_c(const void *w, int wb, const float *b, const float *m, int64_t C, int64_t r0,
+                      int64_t r1, float *h)
 {
     for (int64_t r = r0; r < r1; r++) {
-        size_t o = (size_t)(r * C);
-        __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps();
-        int64_t i = 0;
-        for (; i + 32 <= C; i += 32) {
-            a0 = _mm512_fmadd_ps(ld16(w, wb, o + (size_t)i), _mm512_loadu_ps(m + i), a0);
-            a1 = _mm512_fmadd_ps(ld16(w, wb, o + (size_t)i + 16), _mm512_loadu_ps(m + i + 16), a1);
-        }
-        for (; i < C; i += 16) {
-            __mmask16 k = lanes(C - i);
-            a0 = _mm512_fmadd_ps(ld16m(w, wb, o + (size_t)i, k), _mm512_maskz_loadu_ps(k, m + i), a0);
-        }
-        h[r] = b[r] + _mm512_reduce_add_ps(_mm512_add_ps(a0, a1));
+        float acc = 0;
+        for (int64_t i = 0; i < C; i++) acc += ld(w, wb, (size_t)(r * C + i)) * m[i];
+        h[r] = b[r] + acc;
     }
 }
 
-/* sv[c] = b[c] + sum_r Wt[r, c] h[r] for c in [c0, c1); Wt float32 or bf16,
- * read row after row (one stream for the prefetcher) */
-SE_TGT static void excite_v(const void *wt, int wb, const float *b, const float *h, int64_t R, int64_t C,
-                            int64_t c0, int64_t c1, float *sv)
+static void excite_c(const void *wt, int wb, const float *b, const float *h, int64_t R, int64_t C,
+                     int64_t c0, int64_t c1, float *sv)
 {
     memcpy(sv + c0, b + c0, (size_t)(c1 - c0) * sizeof(float));
-    for (int64_t r = 0; r < R; r++) {
-        __m512 v = _mm512_set1_ps(h[r]);
-        size_t o = (size_t)(r * C);
-        int64_t c = c0;
-        for (; c + 16 <= c1; c += 16)
-            _mm512_storeu_ps(sv + c, _mm512_fmadd_ps(ld16(wt, wb, o + (size_t)c), v, _mm512_loadu_ps(sv + c)));
-        if (c < c1) {
-            __mmask16 k = lanes(c1 - c);
-            _mm512_mask_storeu_ps(sv + c, k, _mm512_fmadd_ps(ld16m(wt, wb, o + (size_t)c, k), v,
-                                                             _mm512_maskz_loadu_ps(k, sv + c)));
-        }
-    }
+    for (int64_t r = 0; r < R; r++)
+        for (int64_t c = c0; c < c1; c++) sv[c] += h[r] * ld(wt, wb, (size_t)(r * C + c));
 }
 
-SE_TGT static inline void st16m(void *y, int yb, size_t i, __m512 v, __mmask16 k)
-{
-    if (yb) _mm256_mask_storeu_epi16((uint16_t *)y + i, k, (__m256i)_mm512_cvtneps_pbh(v));
-    else _mm512_mask_storeu_ps((float *)y + i, k, v);
-}
+static void act_c(const nn_post *p, float *y, size_t len) { nn_post_apply(p, y, len, NULL); }
 
-/* rows [q0, q1) of `len` values, `rpi` rows per image whose scales start
- * at s + image * stride: channels-last (per_elem: row times s[0..len)) or
- * plain (row r of an image times s[r]) */
-SE_TGT static void scale_rows_v(const void *x, int xb, void *y, int yb, const float *s, size_t stride,
-                                int per_elem, int64_t rpi, int64_t len, int64_t q0, int64_t q1)
+static void scale_rows_c(const void *x, int xb, void *y, int yb, const float *s, size_t stride, int per_elem,
+                         int64_t rpi, int64_t len, int64_t q0, int64_t q1)
 {
-    int64_t full = len & ~(int64_t)15, b = q0 / rpi, r = q0 % rpi;
-    __mmask16 kt = lanes(len - full);
+    size_t xes = xb ? 2 : 4, yes = yb ? 2 : 4;
     for (int64_t q = q0; q < q1; q++) {
-        size_t o = (size_t)(q * len);
-        const float *sr = s + (size_t)b * stride + (per_elem ? 0 : r);
-        __m512 one = _mm512_set1_ps(sr[0]);
-        for (int64_t i = 0; i < full; i += 16) {
-            __m512 v = _mm512_mul_ps(ld16(x, xb, o + (size_t)i), per_elem ? _mm512_loadu_ps(sr + i) : one);
-            if (yb) _mm256_storeu_si256((__m256i *)((uint16_t *)y + o + i), (__m256i)_mm512_cvtneps_pbh(v));
-            else _mm512_storeu_ps((float *)y + o + i, v);
-        }
-        if (kt) {
-            __m512 v = _mm512_mul_ps(ld16m(x, xb, o + (size_t)full, kt),
-                                     per_elem ? _mm512_maskz_loadu_ps(kt, sr + full) : one);
-            st16m(y, yb, o + (size_t)full, v, kt);
-        }
-        if (++r == rpi) { r = 0; b++; }
+        const float *sv = s + (size_t)(q / rpi) * stride + (per_elem ? 0 : q % rpi);
+        scale_span((const char *)x + (size_t)(q * len) * xes, xb, (char *)y + (size_t)(q * len) * yes, yb, sv,
+                   per_elem, (size_t)len);
     }
 }
-#endif
 
-/* An activation list over a small vector: the vector forms when simd. */
-static void apply_act(int simd, const nn_post *p, float *y, size_t len)
-{
-#ifdef SE_AVX512
-    if (simd) {
-        post_v(p, y, len);
-        return;
-    }
-#else
-    (void)simd;
-#endif
-    nn_post_apply(p, y, len, NULL);
-}
+static const nn_se_loops se_loops_c = { sums_nhwc_c, total, squeeze_c, excite_c, act_c, scale_rows_c };
 
 /* [a, b) of n split in `parts`, part p, in steps of `unit` */
 static void split(int64_t n, int64_t unit, int parts, int p, int64_t *a, int64_t *b)
@@ -451,7 +277,7 @@ static int se_own_pack(const g_node *n, se_state *s, const k_tensor *in, k_tenso
     s->own_packed = aligned_alloc(64, packed_bytes_of(s));
     if (!s->own_packed)
         return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (openacl.SqueezeExcite): out of memory", n->name);
-    return se_pack(n, s, in, out, s->own_packed);
+    return nn_se_pack(n, s, in, out, s->own_packed);
 }
 
 /* The run's scratch (*scr): the planned area with as many threads as it has
@@ -478,7 +304,7 @@ static inline int se_scratch(const g_node *n, se_state *s, const k_ctx *ctx, int
     return 0;
 }
 
-static int se_run(const g_node *n, void *state, const k_tensor *in, k_tensor *out, const k_ctx *ctx)
+int nn_se_run(const g_node *n, void *state, const k_tensor *in, k_tensor *out, const k_ctx *ctx)
 {
     se_state *s = state;
     const k_tensor *x = &in[SE_X];
@@ -496,12 +322,11 @@ static int se_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
     size_t hoff = al16((size_t)C), soff = hoff + al16((size_t)R), per = soff + al16((size_t)C);
     float *part = scr + (size_t)N * per;
     int xb = x->dtype == G_BF16, yb = out[0].dtype == G_BF16;
-    size_t xes = xb ? 2 : 4, yes = yb ? 2 : 4;
+    size_t xes = xb ? 2 : 4;
     float inv = P ? 1.0f / (float)P : 0.0f;
     const char *xd = x->data;
     char *yd = out[0].data;
-    const float *w1f = s->w1, *w2f = s->w2t;
-    const int simd = s->simd;
+    const nn_se_loops *L = s->loops;
 
 #pragma omp parallel num_threads(threads) if (threads > 1)
     {
@@ -519,21 +344,10 @@ static int se_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
                 int64_t p0, p1;
                 split(P, 1, T, t, &p0, &p1);
                 float *acc = T > 1 ? part + ((size_t)t * (size_t)N + (size_t)b) * al16((size_t)C) : m;
-                const char *xr = xi + (size_t)(p0 * C) * xes;
-#ifdef SE_AVX512
-                if (simd) { sums_nhwc_v(xr, xb, p1 - p0, C, 0, C, acc); continue; }
-#endif
-                memset(acc, 0, (size_t)C * sizeof(float));
-                for (int64_t p = p0; p < p1; p++, xr += (size_t)C * xes) sum_span(xr, xb, acc, (size_t)C);
+                L->sums_nhwc(xi + (size_t)(p0 * C) * xes, xb, p1 - p0, C, acc);
                 continue;
             }
-            for (int64_t c = c0; c < c1; c++) {
-                const char *row = xi + (size_t)(c * P) * xes;
-#ifdef SE_AVX512
-                if (simd) { m[c] = total_v(row, xb, (size_t)P); continue; }
-#endif
-                m[c] = total(row, xb, (size_t)P);
-            }
+            for (int64_t c = c0; c < c1; c++) m[c] = L->total(xi + (size_t)(c * P) * xes, xb, (size_t)P);
         }
         if (nhwc && T > 1) {
 #pragma omp barrier
@@ -553,73 +367,45 @@ static int se_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
         for (int64_t b = 0; b < N && r1 > r0; b++) {
             const float *m = scr + (size_t)b * per;
             float *h = scr + (size_t)b * per + hoff;
-#ifdef SE_AVX512
-            if (simd) squeeze_v(s->w1, s->wbf16, s->b1, m, C, r0, r1, h);
-            else
-#endif
-            for (int64_t r = r0; r < r1; r++) h[r] = s->b1[r] + dot(w1f + (size_t)(r * C), m, (size_t)C);
-            apply_act(simd, &s->act1, h + r0, (size_t)(r1 - r0));
+            L->squeeze(s->w1, s->wbf16, s->b1, m, C, r0, r1, h);
+            L->act(&s->act1, h + r0, (size_t)(r1 - r0));
         }
 #pragma omp barrier
         /* 3. excite: s = act2(W2 h + b2), this thread's channels */
         for (int64_t b = 0; b < N && c1 > c0; b++) {
             const float *h = scr + (size_t)b * per + hoff;
             float *sv = scr + (size_t)b * per + soff;
-#ifdef SE_AVX512
-            if (simd) excite_v(s->w2t, s->wbf16, s->b2, h, R, C, c0, c1, sv);
-            else
-#endif
-            {
-                memcpy(sv + c0, s->b2 + c0, (size_t)(c1 - c0) * sizeof(float));
-                for (int64_t r = 0; r < R; r++)
-                    for (int64_t c = c0; c < c1; c++) sv[c] += h[r] * w2f[r * C + c];
-            }
-            apply_act(simd, &s->act2, sv + c0, (size_t)(c1 - c0));
+            L->excite(s->w2t, s->wbf16, s->b2, h, R, C, c0, c1, sv);
+            L->act(&s->act2, sv + c0, (size_t)(c1 - c0));
         }
 #pragma omp barrier
         /* 4. scale: this thread's rows (pixels when channels-last, else channels) */
         int64_t rpi = nhwc ? P : C, len = nhwc ? C : P, q0, q1;
         split(N * rpi, 1, T, t, &q0, &q1);
-#ifdef SE_AVX512
-        if (simd) scale_rows_v(xd, xb, yd, yb, scr + soff, per, nhwc, rpi, len, q0, q1);
-        else
-#endif
-        for (int64_t q = q0; q < q1; q++) {
-            const float *sv = scr + (size_t)(q / rpi) * per + soff + (nhwc ? 0 : q % rpi);
-            scale_span(xd + (size_t)(q * len) * xes, xb, yd + (size_t)(q * len) * yes, yb, sv, nhwc, (size_t)len);
-        }
+        L->scale_rows(xd, xb, yd, yb, scr + soff, per, nhwc, rpi, len, q0, q1);
     }
     return 0;
 }
 
-static int se_accepts(const g_node *n, void *state, int idx, int layout)
+int nn_se_accepts(const g_node *n, void *state, int idx, int layout)
 {
     (void)n; (void)state;
     return layout == G_LAYOUT_PLAIN || (idx == SE_X && layout == G_LAYOUT_NHWC);
 }
 
-#define SE_PACKED ((1u << SE_W1) | (1u << SE_B1) | (1u << SE_W2) | (1u << SE_B2))
-
-/* Both implementations read x as bf16 or float32 (k_op.reads_bf16). */
-static int se_reads_bf16(const g_graph *g, const g_node *n, int slot)
+/* Every implementation reads x as bf16 or float32 (k_op.reads_bf16). */
+int nn_se_reads_bf16(const g_graph *g, const g_node *n, int slot)
 {
     (void)g; (void)n;
     return slot == SE_X;
 }
 
-static const k_op k_se_avx512 = {
-    .op_type = "SqueezeExcite", .domain = "openacl", .since = 1, .until = 0, .impl = "avx512",
-    .priority = 10, .init = se_init_simd, .infer = se_infer, .plan = se_plan, .pack = se_pack,
-    .run = se_run, .fini = se_fini, .accepts_layout = se_accepts, .packed_inputs = SE_PACKED,
-    .adopt = se_adopt, .reads_bf16 = se_reads_bf16,
-};
-K_REGISTER(k_se_avx512);
+static int se_init_ref(g_graph *g, g_node *n, void **st) { return nn_se_init(g, n, st, &se_loops_c, 0); }
 
 static const k_op k_se_ref = {
     .op_type = "SqueezeExcite", .domain = "openacl", .since = 1, .until = 0, .impl = "ref",
-    .priority = 0, .init = se_init_ref, .infer = se_infer, .plan = se_plan, .pack = se_pack,
-    .run = se_run, .fini = se_fini, .accepts_layout = se_accepts, .packed_inputs = SE_PACKED,
-    .adopt = se_adopt, .reads_bf16 = se_reads_bf16,
+    .priority = 0, .init = se_init_ref, .infer = nn_se_infer, .plan = nn_se_plan, .pack = nn_se_pack,
+    .run = nn_se_run, .fini = nn_se_fini, .accepts_layout = nn_se_accepts, .packed_inputs = NN_SE_PACKED,
+    .adopt = nn_se_adopt, .reads_bf16 = nn_se_reads_bf16,
 };
 K_REGISTER(k_se_ref);
-

@@ -4,16 +4,16 @@
  * and writing bf16 or float32 (G_ATTR_BF16_OUT). With them the bf16 pass of
  * the layout stage (graph/layout.c) keeps the depthwise output and the
  * scaled activation in bf16, instead of float32 tensors converted again by
- * the next convolution. Both accept the plain and the channels-last layout. */
+ * the next convolution. Both accept the plain and the channels-last layout.
+ * Channels-last rows run as AVX-512 loops where the CPU has AVX512-BF16 (a
+ * CPU that computes in bf16 has), plain C otherwise; the Mul is one float
+ * multiply per value either way, so both give the same bits. */
 #include "core/par.h"
-#include "kernels/dnnl/dn_common.h"
+#include "kernels/ref/nn_common.h"
+#include "kernels/x86/x86_common.h"
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#define DN_SCALE_AVX512 1
-#endif
 
 static inline float bf_get(const uint16_t *p, size_t i)
 {
@@ -26,18 +26,6 @@ static inline uint16_t bf_round(float f)
     union { uint32_t u; float f; } c = { .f = f };
     if (f != f) return (uint16_t)((c.u >> 16) | 0x40u);
     return (uint16_t)((c.u + 0x7fffu + ((c.u >> 16) & 1u)) >> 16);
-}
-
-static int avx512_bf16(void)
-{
-    static int has = -1;
-#ifdef DN_SCALE_AVX512
-    if (has < 0) has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                       __builtin_cpu_supports("avx512bf16");
-#else
-    has = 0;
-#endif
-    return has;
 }
 
 /* [N, C, 1, 1] (or [1, C, 1, 1]) with C matching x's channels */
@@ -55,7 +43,7 @@ typedef struct cscale {
 } cscale;
 
 /* Whether bound Mul node n is this kernel (for the layout stage's bf16 pass). */
-int dn_scale_bound(const g_node *n);
+int x86_scale_bound(const g_node *n);
 
 static int cs_init(g_graph *g, g_node *n, void **state)
 {
@@ -94,7 +82,7 @@ static int cs_infer(const g_node *n, void *state, const k_tensor *in, k_tensor *
     return 0;
 }
 
-#ifdef DN_SCALE_AVX512
+#ifdef X86_SIMD
 /* rows [r0, r1) of C channels (channels-last) of batch image rows/P, each
  * times s[b*sb .. +C) */
 __attribute__((target("avx512f,avx512bw,avx512bf16")))
@@ -165,8 +153,8 @@ static int cs_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
     size_t len = (size_t)(nhwc ? C : P);
     int threads = ctx->threads > 1 && (size_t)rows * len >= ((size_t)1 << 16) ? ctx->threads : 1;
     int64_t sb = sv->shape.d[0] == 1 ? 0 : C;
-#ifdef DN_SCALE_AVX512
-    if (nhwc && avx512_bf16()) {
+#ifdef X86_SIMD
+    if (nhwc && x86_has_avx512_bf16()) {
         OA_PAR_REGION(threads, {
             int nt = omp_get_num_threads(), t = omp_get_thread_num();
             rows_avx512(x->data, xb, out[0].data, yb, s, sb, P, len, rows * t / nt, rows * (t + 1) / nt);
@@ -207,7 +195,7 @@ static const k_op k_mul_chscale = {
 };
 K_REGISTER(k_mul_chscale);
 
-int dn_scale_bound(const g_node *n) { return n->op == &k_mul_chscale; }
+int x86_scale_bound(const g_node *n) { return n->op == &k_mul_chscale; }
 
 /* ---- GlobalAveragePool of a bf16 activation ---- */
 
@@ -242,8 +230,8 @@ static int gap_run(const g_node *n, void *state, const k_tensor *in, k_tensor *o
             /* channels-last: sum rows of C into float accumulators */
             memset(yb, 0, (size_t)C * sizeof *yb);
             const uint16_t *xb = x + (size_t)(b * P * C);
-#ifdef DN_SCALE_AVX512
-            if (avx512_bf16()) {
+#ifdef X86_SIMD
+            if (x86_has_avx512_bf16()) {
                 gap_rows_avx512(xb, P, (size_t)C, yb);
                 for (int64_t c = 0; c < C; c++) yb[c] *= inv;
                 continue;

@@ -1,4 +1,4 @@
-/* The squeeze-excite kernels of kernels/dnnl/dn_scale.c against plain C:
+/* The squeeze-excite kernels of kernels/x86/x86_scale.c against plain C:
  * the channel scale Mul (bf16 or float32 activation in, bf16 or float32 out,
  * scale per image or shared, activation as either Mul input) and the bf16
  * GlobalAveragePool, in the plain and the channels-last layout, odd channel
@@ -17,9 +17,9 @@
 
 #define GUARD 64
 
-/* dn_scale.c's own entry (also pulls its object, and so its registered
+/* x86_scale.c's own entry (also pulls its object, and so its registered
  * kernels, out of the static library) */
-int dn_scale_bound(const g_node *n);
+int x86_scale_bound(const g_node *n);
 
 static int failures;
 
@@ -120,7 +120,7 @@ static void check_mul(int64_t N, int64_t C, int64_t H, int64_t W, int xb, int yb
     }
     if (rc) { printf("FAIL %s: init %d\n", what, rc); failures++; g_graph_free(g); return; }
     n->op = op;
-    if (!dn_scale_bound(n)) { printf("FAIL %s: dn_scale_bound says no\n", what); failures++; }
+    if (!x86_scale_bound(n)) { printf("FAIL %s: x86_scale_bound says no\n", what); failures++; }
     int xi = x_second ? 1 : 0;
     if (!op->accepts_layout(n, state, xi, nhwc ? G_LAYOUT_NHWC : G_LAYOUT_PLAIN)) {
         printf("FAIL %s: layout refused\n", what);

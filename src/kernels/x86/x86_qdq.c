@@ -7,15 +7,11 @@
  * a rounding tie, so the results are the division's); (q - zero point) *
  * scale. Per-axis, blocked, 16-bit and non-float32 forms are the
  * reference's. */
-#include "kernels/dnnl/dn_common.h"
+#include "kernels/x86/x86_common.h"
 #include "core/par.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#define QD_X86 1
-#endif
 
 #define QD_CHUNK ((size_t)1 << 15)
 /* the rounding immediate of roundscale: a constant expression, as clang requires */
@@ -26,7 +22,7 @@ static int has_in(const g_node *n, int i) { return n->n_in > i && n->in[i] >= 0;
 static int qd_init_common(g_graph *g, g_node *n, void **state, int quant)
 {
     *state = NULL;
-    if (!dn_has_avx512() || n->n_in < 2 || n->in[0] < 0 || n->in[1] < 0 || n->n_out != 1) return K_DECLINE;
+    if (!x86_has_avx512() || n->n_in < 2 || n->in[0] < 0 || n->in[1] < 0 || n->n_out != 1) return K_DECLINE;
     if (g_attr_int(n, "block_size", 0) || g_node_attr(n, "output_dtype") || g_node_attr(n, "saturate") ||
         g->t[n->in[1]].dtype != G_F32 || g_shape_numel(&g->t[n->in[1]].shape) != 1)
         return K_DECLINE;
@@ -79,7 +75,7 @@ static float zero_point(const g_node *n, const k_tensor *in)
     return in[2].dtype == G_I8 ? (float)*(const int8_t *)in[2].data : (float)*(const uint8_t *)in[2].data;
 }
 
-#ifdef QD_X86
+#ifdef X86_SIMD
 __attribute__((target("avx512f")))
 static void q_avx512(const float *x, size_t n, float scale, float zp, int s8, void *y)
 {
@@ -109,7 +105,7 @@ static void q_avx512(const float *x, size_t n, float scale, float zp, int s8, vo
     }
 }
 
-/* avx512_core (dn_has_avx512) includes BW and VL */
+/* x86_has_avx512: F, BW and VL */
 __attribute__((target("avx512f,avx512bw,avx512vl")))
 static void dq_avx512(const void *q, size_t n, float scale, float zp, int s8, float *y)
 {
@@ -127,11 +123,11 @@ static void dq_avx512(const void *q, size_t n, float scale, float zp, int s8, fl
 
 static int qd_run_common(const g_node *n, const k_tensor *in, k_tensor *out, const k_ctx *ctx, int quant)
 {
-#ifdef QD_X86
+#ifdef X86_SIMD
     size_t cnt = (size_t)g_shape_numel(&in[0].shape), nch = (cnt + QD_CHUNK - 1) / QD_CHUNK;
     float sc = *(const float *)in[1].data, z = zero_point(n, in);
     int s8 = (quant ? out[0].dtype : in[0].dtype) == G_I8;
-    int nt = dn_threads(ctx);
+    int nt = x86_threads(ctx);
     nt = nch < (size_t)nt ? (int)nch : nt;
     const char *x = in[0].data;
     char *y = out[0].data;

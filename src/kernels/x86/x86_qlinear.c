@@ -1,0 +1,115 @@
+/* QLinearAdd and the int8 pass's QLinearMul forms (com.microsoft) with
+ * AVX-512 / AVX2 inner loops: the driver is the reference's
+ * (kernels/ref/nn_qlinear.c, through nn_qlinear.h), only the uint8 loops
+ * differ. They compute the reference's float32 steps in its order (no fused
+ * multiply-add: this folder builds with -ffp-contract=off; rounding half to
+ * even by the conversion's or roundps' default mode, which is rintf's), so
+ * their bytes are the reference's (tests/kernels_x86). The channel scaling
+ * row is 16 lanes wide; the same-shape product and sum are 8-lane AVX2
+ * loops, which the AVX-512 CPUs this implementation runs on execute as
+ * they are. */
+#include "kernels/ref/nn_qlinear.h"
+#include "kernels/x86/x86_common.h"
+
+#ifdef X86_SIMD
+/* 8 floats rounded half to even, clamped to [lo, hi] (within 0..255), to bytes */
+__attribute__((target("avx2"))) static inline void st8_u8(uint8_t *y, __m256 v, __m256 lo, __m256 hi)
+{
+    v = _mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    v = _mm256_min_ps(_mm256_max_ps(v, lo), hi);
+    __m256i q = _mm256_cvtps_epi32(v);
+    __m128i w = _mm_packus_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+    _mm_storel_epi64((__m128i *)y, _mm_packus_epi16(w, w));
+}
+
+__attribute__((target("avx2"))) static inline __m256 ld8_f(const uint8_t *p)
+{
+    return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)p)));
+}
+
+__attribute__((target("avx2"))) static void qmul_row_avx2(const uint8_t *a, uint8_t *y, int64_t n,
+                                                          const float *f, int fstep, float za, float zc)
+{
+    /* f[0] only when the row has one factor: with one per value, f may
+     * point just past the factors when no value is left (n == 0) */
+    __m256 vz = _mm256_set1_ps(za), vc = _mm256_set1_ps(zc), f0 = _mm256_set1_ps(fstep ? 0.f : f[0]);
+    __m256 lo = _mm256_setzero_ps(), hi = _mm256_set1_ps(255.f);
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 fv = fstep ? _mm256_loadu_ps(f + i) : f0;
+        __m256 v = _mm256_mul_ps(_mm256_sub_ps(ld8_f(a + i), vz), fv);
+        v = _mm256_add_ps(_mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), vc);
+        st8_u8(y + i, v, lo, hi);
+    }
+    nn_ql_rows_c.mul_row(a + i, y + i, n - i, fstep ? f + i : f, fstep, za, zc);
+}
+
+/* 16 values a step: (a - za) * f rounded half to even (the conversion's
+ * default mode), plus zc, saturated to 0..255 */
+__attribute__((target("avx512f"))) static void qmul_row_avx512(const uint8_t *a, uint8_t *y, int64_t n,
+                                                              const float *f, int fstep, float za, float zc)
+{
+    __m512 vz = _mm512_set1_ps(za), f0 = _mm512_set1_ps(fstep ? 0.f : f[0]);
+    __m512i vc = _mm512_set1_epi32((int32_t)zc), z0 = _mm512_setzero_si512();
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m512 fv = fstep ? _mm512_loadu_ps(f + i) : f0;
+        __m512 x = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(a + i))));
+        __m512i q = _mm512_add_epi32(_mm512_cvtps_epi32(_mm512_mul_ps(_mm512_sub_ps(x, vz), fv)), vc);
+        _mm_storeu_si128((__m128i *)(y + i), _mm512_cvtusepi32_epi8(_mm512_max_epi32(q, z0)));
+    }
+    qmul_row_avx2(a + i, y + i, n - i, fstep ? f + i : f, fstep, za, zc);
+}
+
+__attribute__((target("avx2"))) static void qmul_u8_avx2(const uint8_t *a, const uint8_t *b, uint8_t *y,
+                                                         int64_t n, float za, float zb, float k, float zc)
+{
+    __m256 va = _mm256_set1_ps(za), vb = _mm256_set1_ps(zb), vk = _mm256_set1_ps(k), vc = _mm256_set1_ps(zc);
+    __m256 lo = _mm256_setzero_ps(), hi = _mm256_set1_ps(255.f);
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 v = _mm256_mul_ps(_mm256_mul_ps(_mm256_sub_ps(ld8_f(a + i), va), _mm256_sub_ps(ld8_f(b + i), vb)), vk);
+        v = _mm256_add_ps(_mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), vc);
+        st8_u8(y + i, v, lo, hi);
+    }
+    nn_ql_rows_c.mul_u8(a + i, b + i, y + i, n - i, za, zb, k, zc);
+}
+
+__attribute__((target("avx2"))) static void qadd_u8_avx2(const uint8_t *a, const uint8_t *b, uint8_t *y,
+                                                         int64_t n, float ra, float rb, float off,
+                                                         float lo, float hi)
+{
+    __m256 va = _mm256_set1_ps(ra), vb = _mm256_set1_ps(rb), vo = _mm256_set1_ps(off);
+    __m256 vl = _mm256_set1_ps(lo), vh = _mm256_set1_ps(hi);
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 v = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(ld8_f(a + i), va), _mm256_mul_ps(ld8_f(b + i), vb)), vo);
+        st8_u8(y + i, v, vl, vh);
+    }
+    nn_ql_rows_c.add_u8(a + i, b + i, y + i, n - i, ra, rb, off, lo, hi);
+}
+
+static const nn_ql_rows ql_rows_avx512 = { qmul_row_avx512, qmul_u8_avx2, qadd_u8_avx2 };
+
+static int qadd_init(g_graph *g, g_node *n, void **st)
+{
+    *st = NULL;
+    return x86_has_avx512() ? nn_qladd_init(g, n, st, &ql_rows_avx512) : K_DECLINE;
+}
+
+static int qmul_init(g_graph *g, g_node *n, void **st)
+{
+    *st = NULL;
+    return x86_has_avx512() ? nn_qlmul_init(g, n, st, &ql_rows_avx512) : K_DECLINE;
+}
+
+/* before the reference QLinearAdd (0) and the layout QLinearMul (5) */
+static const k_op k_qladd_avx512 = { .op_type = "QLinearAdd", .domain = "com.microsoft", .since = 1,
+    .until = 0, .impl = "avx512", .priority = 10, .init = qadd_init, .infer = nn_qladd_infer,
+    .run = nn_qladd_run, .fini = nn_ql_fini, .accepts_layout = nn_qladd_accepts };
+K_REGISTER(k_qladd_avx512);
+static const k_op k_qlmul_avx512 = { .op_type = "QLinearMul", .domain = "com.microsoft", .since = 1,
+    .until = 0, .impl = "avx512", .priority = 10, .init = qmul_init, .infer = nn_qladd_infer,
+    .plan = nn_qlmul_plan, .run = nn_qladd_run, .fini = nn_ql_fini, .accepts_layout = nn_qladd_accepts };
+K_REGISTER(k_qlmul_avx512);
+#endif

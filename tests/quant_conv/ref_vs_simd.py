@@ -1,0 +1,125 @@
+#!/usr/bin/python3
+"""The int8 models of qdq_nets.py, and a tiny EfficientNet-like network,
+run by openacl twice through its public API (tests/models/mdl_run): with its
+fast implementations (oneDNN, the x86 vector kernels) and with
+OPENACL_FORCE_REF=1 (the portable reference kernels only), compared with
+each other. No ONNX Runtime is needed, so the reference path runs wherever
+the tests do.
+
+What must agree, and why:
+  - graphs without a convolution or a product (pools, QLinearAdd, the
+    contrib ops, Quantize/DequantizeLinear): byte for byte, since the x86
+    kernels compute the reference's float32 steps in its order
+    (tests/kernels_x86 checks them one by one);
+  - QLinearMul: the reference run takes the generic kernel (ONNX Runtime's
+    association, (a*b)*k) where the fast run takes the int8 pass's form
+    (a*(b*k)): a value on a rounding tie may move one step;
+  - graphs with convolutions or products: oneDNN's requantisation may round a
+    tie the other way, and the next layer carries that step on; within one
+    output step (two after several int8 layers) and with few values moved.
+
+Usage: ref_vs_simd.py --mdl-run BIN [--only NAME] [--keep]
+Exit codes: 0 pass, 1 fail."""
+import argparse
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import qdq_nets as qn  # noqa: E402
+
+# graphs whose every int8 op has a bit-exact fast form
+EXACT = {"avgpool", "globalavgpool", "maxpool", "add_broadcast", "contrib_ops"}
+ONE_STEP = {"mul_same", "mul_channel"}
+
+
+def case_tiny_effnet(seed=31):
+    """A stem convolution with SiLU, one MBConv block (1x1 expansion, depthwise
+    3x3, squeeze-excite: GlobalAveragePool, two 1x1 convolutions, Sigmoid,
+    the channel scaling Mul; 1x1 projection, residual Add), a 1x1 head,
+    GlobalAveragePool, Flatten and a classifier Gemm, quantised as ORT's
+    quantiser writes EfficientNet-B0."""
+    b = qn.B(seed)
+    x_dq, _, _, _ = b.qdq("x", 0.02, 128)
+    stem = qn.conv_layer(b, x_dq, 0.02, 3, 16, 3, stride=2, pad=1, act="silu", ys=0.03, yzp=10)
+    e = qn.conv_layer(b, stem, 0.03, 16, 64, 1, act="silu", ys=0.025, yzp=12)
+    d = qn.conv_layer(b, e, 0.025, 64, 64, 3, pad=1, group=64, act="silu", ys=0.02, yzp=15)
+    g = b.node("GlobalAveragePool", [d])
+    g_dq, _, _, _ = b.qdq(g, 0.005, 20)
+    s1 = qn.conv_layer(b, g_dq, 0.005, 64, 4, 1, act="silu", ys=0.01, yzp=30)
+    s2 = qn.conv_layer(b, s1, 0.01, 4, 64, 1, act="none", ys=0.05, yzp=128)
+    s2 = b.node("Sigmoid", [s2])
+    s2_dq, _, _, _ = b.qdq(s2, 1 / 255, 0)
+    m = b.node("Mul", [d, s2_dq])
+    m_dq, _, _, _ = b.qdq(m, 0.015, 30)
+    p = qn.conv_layer(b, m_dq, 0.015, 64, 16, 1, act="none", ys=0.03, yzp=128)
+    r = b.node("Add", [p, stem])
+    r_dq, _, _, _ = b.qdq(r, 0.04, 100)
+    h = qn.conv_layer(b, r_dq, 0.04, 16, 32, 1, act="silu", ys=0.03, yzp=10)
+    gh = b.node("GlobalAveragePool", [h])
+    gh_dq, _, _, _ = b.qdq(gh, 0.01, 10)
+    f = b.node("Flatten", [gh_dq])
+    wdq, wsc = b.weight(b.rng.normal(0, 0.3, (10, 32)).astype(np.float32))
+    wt = b.node("Transpose", [wdq], perm=[1, 0])
+    bias = b.bias(b.rng.normal(0, 0.1, 10).astype(np.float32), 0.01, wsc)
+    y = b.node("Gemm", [f, wt, bias])
+    y_dq, _, _, _ = b.qdq(y, 0.05, 128)
+    mo = b.model([qn.fin([1, 3, 32, 32])], [qn.fin(None, name=y_dq), qn.fin(None, name=r_dq)], opset=13)
+    return mo, [b.rng.uniform(-2.5, 2.5, (1, 3, 32, 32)).astype(np.float32)], [0.05, 0.04]
+
+
+CASES = dict(qn.CASES, tiny_effnet=case_tiny_effnet)
+MULTI = qn.MULTI | {"tiny_effnet"}
+
+
+def run_mode(args, mp, ins, out, extra):
+    env = dict(os.environ)
+    env.pop("OPENACL_FORCE_REF", None)
+    env.update(extra)
+    qn.run([args.mdl_run, "--model", mp, "--inputs", ",".join(ins), "--outdir", out], env)
+    return qn.outputs(out)
+
+
+def check_case(name, args, work):
+    mp, ins, step = qn.save_case(name, CASES[name], work)
+    fast = run_mode(args, mp, ins, os.path.join(work, name + "_fast"), {})
+    ref = run_mode(args, mp, ins, os.path.join(work, name + "_ref"), {"OPENACL_FORCE_REF": "1"})
+    bad, notes = [], []
+    for k, (a, w) in enumerate(zip(fast, ref)):
+        if a.dtype != w.dtype or a.shape != w.shape:
+            bad.append(f"output {k}: {a.dtype}{a.shape} vs the reference's {w.dtype}{w.shape}")
+            continue
+        d = np.abs(a.astype(np.float64) - w.astype(np.float64))
+        st = step[k] if isinstance(step, list) else step
+        if st is None:   # a float output no QuantizeLinear rounds
+            lim, frac_lim = 1e-4 * max(float(np.abs(w).max()), 1e-6), 1.0
+        elif name in EXACT:
+            lim, frac_lim = 0.0, 0.0
+        else:
+            unit = st if w.dtype.kind == "f" else 1
+            lim = unit * (2 if name in MULTI else 1) * 1.001
+            frac_lim = 0.3 if name in MULTI else 0.1 if name not in ONE_STEP else 0.02
+        frac = float((d > 0).mean())
+        notes.append(f"out{k} max {d.max():.3g} moved {frac:.2%}")
+        if d.max() > lim:
+            bad.append(f"output {k}: max diff {d.max():.4g} > {lim:.4g} ({int((d > lim).sum())} of {d.size})")
+        if frac > frac_lim:
+            bad.append(f"output {k}: {frac:.1%} of values differ (at most {frac_lim:.0%})")
+    return bad, notes
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--mdl-run", required=True)
+    ap.add_argument("--only")
+    ap.add_argument("--keep", action="store_true")
+    a = ap.parse_args()
+    def check(name, work):
+        bad, notes = check_case(name, a, work)
+        return bad, f" [{'exact' if name in EXACT else 'steps'}] " + ", ".join(notes)
+
+    return qn.run_all([a.only] if a.only else list(CASES), check, a.keep, "oa_refsimd_")
+
+if __name__ == "__main__":
+    sys.exit(main())
