@@ -249,7 +249,7 @@ def float_fallback(args, model, qmodel, fp_run, specs, prep, ev, rep):
     fb["samples"] = len(ev)
     rep["fallback"] = fb
     if not fb["met"]:
-        rep["warnings"].append("--target-cosine %g not met: cosine %.6f with %d layer(s) in float (raise "
+        rep["warnings"].append("--target-cosine %s not met: cosine %.6f with %d layer(s) in float (raise "
                                "--max-float-layers or --fallback-probe, or use --skip)"
                                % (args.target_cosine, fb["final_cosine"], len(fb["float_layers"])))
     labels = [f["node"] for f in fb["float_layers"]]

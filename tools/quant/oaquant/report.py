@@ -196,7 +196,7 @@ def fallback_lines(fb):
     """The --target-cosine search, for the text report."""
     if not fb:
         return []
-    out = ["  float fallback (--target-cosine %g, %d held-out sample(s)): cosine %.6f -> %.6f, %s, "
+    out = ["  float fallback (--target-cosine %s, %d held-out sample(s)): cosine %.6f -> %.6f, %s, "
            "%d layer(s) in float, %d evaluation(s):" % (
                fb["target_cosine"], fb.get("samples", 0), fb["start_cosine"], fb["final_cosine"],
                "met" if fb["met"] else "NOT met", len(fb["float_layers"]), fb.get("evaluations", 0))]
