@@ -244,7 +244,8 @@ def float_fallback(args, model, qmodel, fp_run, specs, prep, ev, rep):
     search = tune.Search(args, model, args.calibrated, inputs, refs)
     n_layers = len([r for r in rep.get("layers", []) if r.get("min_sqnr_db") is not None])
     probe = min(args.fallback_probe, n_layers) if args.fallback_probe > 0 else n_layers
-    bar = calib.Progress("float fallback (ranking %d layers)" % probe, probe, enabled=not args.quiet)
+    bar = calib.Progress("float fallback (probing %d layers per round)" % probe, probe * 3,
+                         enabled=not args.quiet)
     fb = tune.fallback(search, rep.get("layers", []), args.target_cosine, args.max_float_layers, probe, bar)
     fb["samples"] = len(ev)
     rep["fallback"] = fb

@@ -201,8 +201,9 @@ def fallback_lines(fb):
                fb["target_cosine"], fb.get("samples", 0), fb["start_cosine"], fb["final_cosine"],
                "met" if fb["met"] else "NOT met", len(fb["float_layers"]), fb.get("evaluations", 0))]
     for f in fb["float_layers"]:
-        out.append("    %-48s cosine alone %.6f, with the ones above %.6f" % (
-            f["node"][:48], f["cosine_alone"], f["cosine_after"]))
+        alone = "cosine alone %.6f, " % f["cosine_alone"] if f.get("cosine_alone") is not None else ""
+        out.append("    %-48s round %d: %swith the ones above %.6f" % (
+            f["node"][:48], f.get("round", 1), alone, f["cosine_after"]))
     return out
 
 

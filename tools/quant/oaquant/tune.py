@@ -9,10 +9,13 @@ run again, no new calibration. Candidates are ranked by their measured
 effect: each quantised layer (or the `probe` ones with the lowest SQNR) is
 kept in float on its own and the cosine it recovers is measured (a high
 SQNR does not make a layer harmless: the first convolution's input
-quantisation costs MobileNetV2 more than any low-SQNR layer); then, from the largest gain
-down, a layer stays in float only when adding it raises the cosine, until
-the target is met or `max_layers` are in float. The score of a model is the
-lowest, over its outputs, of the mean cosine over the search samples.
+quantisation costs MobileNetV2 more than any low-SQNR layer); then, from
+the largest gain down, a layer stays in float only when adding it raises
+the cosine, until the target is met or `max_layers` are in float; when the
+gains run out first, the layers left are probed again on top of those kept
+(up to three rounds). The score of a model is the lowest, over its outputs,
+of the mean cosine over the search samples; a variant the runner cannot
+load or run scores -1 (never chosen).
 """
 import numpy as np
 
@@ -42,14 +45,19 @@ class Search:
 
     def score(self, extra_skip):
         """The lowest per-output mean cosine to fp32 over the search inputs."""
-        run = runner.make_runner(self.args.runner, self.build(extra_skip))
+        self.runs += 1
+        try:
+            run = runner.make_runner(self.args.runner, self.build(extra_skip))
+        except QuantError:
+            return -1.0
         try:
             acc = report.Accuracy(self.names, self.classifier)
             for arrays, ref in zip(self.inputs, self.fp_outs):
                 acc.add(ref, run.run(arrays))
+        except QuantError:
+            return -1.0
         finally:
             run.close()
-        self.runs += 1
         return min(o["cosine_mean"] for o in acc.summary()["outputs"].values())
 
 
@@ -61,32 +69,42 @@ def candidates(layers, probe):
     return [r["node"] for r in (rows[:probe] if probe > 0 else rows)]
 
 
-def fallback(search, layers, target, max_layers, probe, progress=None):
+def fallback(search, layers, target, max_layers, probe, progress=None, rounds=3):
     """Greedy float fallback; returns the report's "fallback" entry, whose
-    "float_layers" lists the nodes kept in float, in the order chosen."""
+    "float_layers" lists the nodes kept in float, in the order chosen.
+    A round probes every candidate not yet in float on top of those kept
+    and then takes the positive gains, largest first, while each still
+    raises the cosine; the next round probes again from there (a layer's
+    gain alone is blurred by the noise of the others and can change once
+    some are float), up to `rounds` rounds."""
     start = search.score([])
     out = {"target_cosine": target, "start_cosine": start, "float_layers": [], "final_cosine": start,
-           "met": start >= target, "probed": 0}
-    if out["met"] or max_layers == 0:
-        out["evaluations"] = search.runs
-        return out
+           "met": start >= target, "probed": 0, "rounds": 0}
     cands = candidates(layers, probe)
-    gains = []
-    for label in cands:
-        gains.append((search.score([label]) - start, label))
-        if progress:
-            progress.step()
-    out["probed"] = len(cands)
-    gains.sort(key=lambda g: -g[0])
     kept, best = [], start
-    for gain, label in gains:
-        if best >= target or len(kept) >= max_layers or gain <= 0.0:
+    while best < target and len(kept) < max_layers and out["rounds"] < rounds:
+        out["rounds"] += 1
+        gains = []
+        for label in cands:
+            if label not in kept:
+                gains.append((search.score(kept + [label]) - best, label))
+                if progress:
+                    progress.step()
+        out["probed"] += len(gains)
+        gains.sort(key=lambda g: -g[0])
+        added = 0
+        for gain, label in gains:
+            if best >= target or len(kept) >= max_layers or gain <= 0.0:
+                break
+            c = best + gain if not added else search.score(kept + [label])
+            if c > best:
+                kept.append(label)
+                best = c
+                added += 1
+                out["float_layers"].append({"node": label, "cosine_alone": start + gain if out["rounds"] == 1
+                                            else None, "cosine_after": c, "round": out["rounds"]})
+        if not added:
             break
-        c = best + gain if not kept else search.score(kept + [label])
-        if c > best:
-            kept.append(label)
-            best = c
-            out["float_layers"].append({"node": label, "cosine_alone": start + gain, "cosine_after": c})
     out.update(final_cosine=best, met=best >= target, evaluations=search.runs)
     return out
 
