@@ -236,9 +236,6 @@ def count_ops(model, labels):
 def float_fallback(args, model, qmodel, fp_run, specs, prep, ev, rep):
     """--target-cosine: the greedy float fallback of tune.py over the
     held-out samples; returns the model to write."""
-    if not ev:
-        raise QuantError("--target-cosine needs held-out inputs: give --eval DIR or keep --holdout > 0 "
-                         "with at least 5 calibration samples")
     inputs = [data.load_sample(s, specs, prep) for s in ev]
     refs = [fp_run.run(a) for a in inputs]
     search = tune.Search(args, model, args.calibrated, inputs, refs)
@@ -326,6 +323,9 @@ def main(argv=None):
     cal, ev, source = samples_of(args, specs)
     validate(cal, specs, prep, args.quiet, "calibration data")
     validate(ev, specs, prep, args.quiet, "evaluation data")
+    if args.target_cosine is not None and not ev:
+        raise QuantError("--target-cosine needs held-out inputs: give --eval DIR or keep --holdout > 0 "
+                         "with at least 5 calibration samples")
     rep = {"model": args.model, "output": args.output, "mode": "dynamic" if args.dynamic else "static",
            "method": None if args.dynamic else args.method, "runner": args.runner, "warnings": [],
            "skip": skip, "weights": "per-tensor" if args.per_tensor else "per-channel",
