@@ -4,7 +4,8 @@ file, side by side in one run (issue 23's targets, docs/quantization.md).
 
 For each model (resnet50, mobilenet_v2, efficientnet_b0, ocr_det, ocr_rec
 static; bert4 with --dynamic) the script first quantises with openacl-quant
-(percentile 99.99 on --calib-n seeded inputs drawn like the manifest's, cached under
+(--method auto for the classifiers, percentile 99.99 for the OCR models,
+optionally --target-cosine, on --calib-n seeded inputs drawn like the manifest's, cached under
 --cache and redone when the model, the tool or the options change), then per
 thread count runs, each in a fresh process on the same seeded inputs, in an
 order that rotates every round:
@@ -20,7 +21,8 @@ The timing and statistics code is bench/run_models.py's (imported).
 
   int8.py --mdl-bench BUILD/mdl_bench [--ort-bench BUILD/ort_bench] [--quant BUILD/openacl-quant]
           [--threads 1,2] [--rounds 3] [--min-time 1.5] [--only resnet50,bert4] [--with-fp32]
-          [--calib-n 16] [--eval-n 16] [--cache BUILD/int8_models] [--out bench/results/int8.json]
+          [--calib-n 16] [--eval-n 16] [--method M] [--target-cosine C]
+          [--cache BUILD/int8_models] [--out bench/results/int8.json]
 """
 import argparse
 import datetime
@@ -42,6 +44,15 @@ refs = rm.refs
 STATIC = ["resnet50", "mobilenet_v2", "efficientnet_b0", "ocr_det", "ocr_rec"]
 DYNAMIC = ["bert4"]
 TARGET_FP32, TARGET_QDQ, TARGET_DYN = 3.0, 1.3, 2.0
+# the calibrator per model unless --method names one: the classifiers take
+# the per-tensor least-MSE choice (auto), the OCR models percentile, with
+# which the recogniser reads the demo lines as fp32 does (auto and mse
+# shift its CTC alignment: docs/quantization.md section 6)
+METHOD = {"resnet50": "auto", "mobilenet_v2": "auto", "efficientnet_b0": "auto"}
+
+
+def method_of(a, name):
+    return a.method or METHOD.get(name, "percentile")
 
 
 def load_gen():
@@ -84,7 +95,7 @@ def quantise(a, m, path, dynamic):
     stamp_file = path + ".stamp"
     model_stamp = open(stamp_file).read() if os.path.exists(stamp_file) else str(os.path.getmtime(path))
     key = hashlib.sha1(json.dumps([model_stamp, tool_hash(a.quant), dynamic, a.calib_n, a.eval_n,
-                                   a.method]).encode()).hexdigest()
+                                   method_of(a, m["name"]), a.target_cosine]).encode()).hexdigest()
     kf = os.path.join(cache, "key")
     if os.path.exists(out) and os.path.exists(rep) and os.path.exists(kf) and open(kf).read() == key:
         return out, json.load(open(rep)), True
@@ -92,7 +103,9 @@ def quantise(a, m, path, dynamic):
     write_samples(m, cal, 0 if dynamic else a.calib_n, 1000)
     write_samples(m, ev, a.eval_n, 5000)
     cmd = ["/usr/bin/python3", a.quant, path, "-o", out, "--report", rep, "--eval", ev, "--quiet"]
-    cmd += ["--dynamic"] if dynamic else ["--calib", cal, "--method", a.method]
+    cmd += ["--dynamic"] if dynamic else ["--calib", cal, "--method", method_of(a, m["name"])]
+    if a.target_cosine and not dynamic:
+        cmd += ["--target-cosine", str(a.target_cosine)]
     t0 = time.time()
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
@@ -165,7 +178,11 @@ def main():
     ap.add_argument("--with-fp32", action="store_true", help="also openacl on the fp32 model")
     ap.add_argument("--calib-n", type=int, default=16)
     ap.add_argument("--eval-n", type=int, default=16)
-    ap.add_argument("--method", default="percentile")
+    ap.add_argument("--method", default=None,
+                    help="openacl-quant's calibrator for every model (default: auto for the classifiers, "
+                         "percentile for the OCR models)")
+    ap.add_argument("--target-cosine", type=float, default=None,
+                    help="openacl-quant's accuracy-driven float fallback (e.g. 0.99; default none)")
     ap.add_argument("--cache", default=None, help="quantised models (default: int8_models/ in the build folder)")
     ap.add_argument("--out", default=os.path.join(HERE, "results", "int8.json"))
     a = ap.parse_args()
@@ -248,7 +265,7 @@ def main():
            "date": datetime.datetime.now().isoformat(timespec="seconds"),
            "host": {"cpu": rm.cpu_model(), "nproc": os.cpu_count()}, "ort_version": refs.ort_version(),
            "threads": threads, "rounds": a.rounds, "min_time_s": a.min_time, "calib_n": a.calib_n,
-           "eval_n": a.eval_n, "method": a.method, "wall_s": round(time.time() - t_start, 1),
+           "eval_n": a.eval_n, "method": a.method or METHOD, "target_cosine": a.target_cosine, "wall_s": round(time.time() - t_start, 1),
            "loadavg_start": [round(x, 2) for x in load0], "loadavg_end": [round(x, 2) for x in os.getloadavg()],
            "steal_pct": rm.steal_pct(steal0, rm.cpu_steal()), "geomean": geo, "results": rows}
     os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)

@@ -381,9 +381,12 @@ int graph_pass_qdq(g_graph *g)
     for (int i = 0; i < g->n_nodes; i++) fz_unbind(&g->nodes[i]);
     if (!rc && (s.nconv || s.nother)) {
         rc = graph_remove_nodes(g, s.dead);
-        if (!rc) rc = graph_dce(g);
-        /* a convolution that took in a residual reads a tensor made later */
+        /* a convolution that took in a residual may read a tensor made later
+         * in node order (a float branch's QuantizeLinear): sort before
+         * dead-node removal, whose backward walk needs readers after
+         * producers, or that branch goes as unread */
         if (!rc) rc = graph_toposort(g);
+        if (!rc) rc = graph_dce(g);
         if (!rc)
             acl_log(1, "QDQ folding: %d int8 convolutions (%d with their residual add), %d other "
                     "int8 ops", s.nconv, s.nsum, s.nother);

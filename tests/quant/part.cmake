@@ -30,6 +30,10 @@ if(TARGET ocr)
   add_test(NAME quant_ocr_det_rec
     COMMAND ${OA_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/ocr_rec.py --ocr $<TARGET_FILE:ocr> --with-det
             --work ${OA_QUANT_SCRATCH}/ocr_det_rec)
-  set_tests_properties(quant_ocr_rec quant_ocr_det_rec PROPERTIES ENVIRONMENT "${OA_QUANT_ENV}" LABELS "models"
-    SKIP_RETURN_CODE 77 TIMEOUT 1200)
+  # top-1 agreement with fp32 on the real-weight OCR models: the recogniser's
+  # per-time-step argmax and the direction classifier's, on the demo's line crops
+  add_test(NAME quant_ocr_argmax
+    COMMAND ${OA_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/ocr_argmax.py --ocr $<TARGET_FILE:ocr> --work ${OA_QUANT_SCRATCH}/ocr_argmax)
+  set_tests_properties(quant_ocr_rec quant_ocr_det_rec quant_ocr_argmax PROPERTIES ENVIRONMENT "${OA_QUANT_ENV}"
+    LABELS "models" SKIP_RETURN_CODE 77 TIMEOUT 1200)
 endif()

@@ -3,7 +3,8 @@ quantisation of ONNX models into the QDQ format, docs/quantization.md).
 
 Modules: data (calibration inputs), calib (range calibrators), qdq (the QDQ
 and dynamic rewrites), runner (runs models through openacl, or ONNX Runtime
-as a fallback), report (sensitivity and accuracy), cli (the command line).
+as a fallback), report (sensitivity and accuracy), tune (the accuracy-driven
+float fallback of --target-cosine), cli (the command line).
 """
 
 

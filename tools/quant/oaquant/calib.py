@@ -9,6 +9,9 @@ through two passes: the first records the finite min and max, the second
 - mse: the range inside [min, max] whose uint8 quantisation error
   (rounding inside, clipping outside) has the least mean square over the
   HIST_BINS histogram of the values (each end shrunk towards 0 in turn).
+- auto: per tensor, whichever of the ranges above (minmax, percentile
+  99.9 / 99.99 / 99.999, mse) has the least uint8 quantisation MSE over
+  the tensor's HIST_BINS histogram (the per-tensor choice of method).
 - entropy: the threshold t minimising KL(P || Q) between the clipped
   reference distribution P and its quantised version Q, searched over a
   KL_BINS (2048) histogram; tensors that are never negative use the values
@@ -22,7 +25,8 @@ import time
 
 import numpy as np
 
-METHODS = ("minmax", "percentile", "entropy", "mse")
+METHODS = ("minmax", "percentile", "entropy", "mse", "auto")
+AUTO_PERCENTILES = (99.9, 99.99, 99.999)
 HIST_BINS = 8192
 KL_BINS = 2048
 
@@ -96,7 +100,7 @@ class Histograms:
         self.method = method
         self.edges, self.hist, self.signed = {}, {}, {}
         for name, (lo, hi) in ranges.items():
-            if method in ("percentile", "mse"):
+            if method in ("percentile", "mse", "auto"):
                 a, b, nb, signed = lo, hi, HIST_BINS, lo < 0
             else:
                 signed = lo < 0
@@ -159,6 +163,33 @@ def mse_range(hist, a, b, steps=200, rounds=2):
         if lo0 < 0:
             lo = min((quant_mse(centers, w, lo0 * f, hi), lo0 * f) for f in fs)[1]
     return max(a, lo), min(b, hi)
+
+
+def auto_range(hist, a, b, percentile):
+    """((lo, hi), name) of the candidate range with the least uint8
+    quantisation MSE over the histogram: min-max, the percentiles of
+    AUTO_PERCENTILES (and the one asked for), and mse_range's search. The
+    error is measured as act_params quantises: the range widened to
+    include 0."""
+    total = hist.sum()
+    if total == 0:
+        return (a, b), "minmax"
+    cands = [((a, b), "minmax")]
+    for p in sorted(set(AUTO_PERCENTILES) | {percentile}):
+        plo, phi = percentile_range(hist, a, b, p)
+        cands.append(((max(a, plo), min(b, phi)), "percentile %g" % p))
+    cands.append((mse_range(hist, a, b), "mse"))
+    centers = a + (np.arange(len(hist)) + 0.5) * (b - a) / len(hist)
+    w = hist.astype(np.float64) / float(total)
+    best = None
+    for (lo, hi), name in cands:
+        lo0, hi0 = min(lo, 0.0), max(hi, 0.0)
+        if not hi0 > lo0:
+            continue
+        err = quant_mse(centers, w, lo0, hi0)
+        if best is None or err < best[0]:
+            best = (err, (lo, hi), name)
+    return (best[1], best[2]) if best else ((a, b), "minmax")
 
 
 def quantize_distribution(p, levels):
@@ -231,8 +262,9 @@ def entropy_threshold(hist, top, levels):
     return (best_i + 0.5) * width if best_i < nb else top
 
 
-def final_ranges(stats, hists, method, percentile):
-    """tensor -> (lo, hi) for the chosen method."""
+def final_ranges(stats, hists, method, percentile, chosen=None):
+    """tensor -> (lo, hi) for the chosen method; with method auto, `chosen`
+    (a dict) receives tensor -> the candidate picked."""
     out = {}
     for name in stats.lo:
         lo, hi = stats.range(name)
@@ -246,6 +278,10 @@ def final_ranges(stats, hists, method, percentile):
             out[name] = (max(lo, plo), min(hi, phi))
         elif method == "mse":
             out[name] = mse_range(h, a, b)
+        elif method == "auto":
+            out[name], pick = auto_range(h, a, b, percentile)
+            if chosen is not None:
+                chosen[name] = pick
         else:
             if hists.signed[name]:
                 t = entropy_threshold(h, b, 128)

@@ -23,7 +23,7 @@ import time
 import numpy as np
 import onnx
 
-from . import QuantError, calib, data, prep, qdq, report, runner
+from . import QuantError, calib, data, prep, qdq, report, runner, tune
 
 
 def parse_floats(s, what):
@@ -63,6 +63,14 @@ def build_parser():
     ap.add_argument("--max-samples", type=int, default=0, help="use at most this many calibration samples")
     ap.add_argument("--sensitivity-samples", type=int, default=8,
                     help="calibration samples used for the per-layer SQNR (0 = no sensitivity)")
+    ap.add_argument("--target-cosine", type=float, default=None, metavar="C",
+                    help="keep the layers that cost the most accuracy in float, greedily, until the logits cosine "
+                         "to fp32 on the held-out inputs reaches C (e.g. 0.99); listed in the report")
+    ap.add_argument("--max-float-layers", type=int, default=8,
+                    help="with --target-cosine: at most this many layers kept in float (default 8)")
+    ap.add_argument("--fallback-probe", type=int, default=0,
+                    help="with --target-cosine: how many of the lowest-SQNR layers are tried in float one by one "
+                         "to rank them (default 0: every quantised layer)")
     ap.add_argument("--report", help="write the report as JSON here")
     ap.add_argument("--runner", choices=sorted(runner.RUNNERS), default="openacl",
                     help="what runs the models (ort: ONNX Runtime's C API, a fallback)")
@@ -174,9 +182,13 @@ def calibrate(args, model, plan, specs, prep, cal, rep):
                 if t in outs:
                     hists.add(t, outs[t])
         run_pass(run, cal, specs, prep, "calibrating (%s histograms)" % args.method, args.quiet, sink_hist)
-    ranges = calib.final_ranges(stats, hists, args.method, args.percentile)
+    chosen = {}
+    ranges = calib.final_ranges(stats, hists, args.method, args.percentile, chosen)
     rep["ranges"] = {t: [float(v) for v in ranges[t]] for t in plan.acts}
+    if chosen:
+        rep["auto_methods"] = {t: chosen[t] for t in plan.acts if t in chosen}
     means = {t: sums[t] / count[t] for t in sums}
+    args.calibrated = (ranges, means, not_float)
     return qdq.resolve_params(plan, ranges), run, means
 
 
@@ -193,12 +205,7 @@ def static_model(args, model, specs, prep, cal, rep, skip):
     base = qdq.correct_biases(model, plan, means) if args.bias_correction else model
     rep["bias_correction"] = bool(args.bias_correction)
     qmodel = qdq.write_static(base, plan, params)
-    ops = {}
-    labels = set(plan.nodes)
-    for i, n in enumerate(model.graph.node):
-        if qdq.node_label(n, i) in labels:
-            ops[n.op_type] = ops.get(n.op_type, 0) + 1
-    rep["quantized_ops"] = ops
+    rep["quantized_ops"] = count_ops(model, plan.nodes)
     rep["calibration_samples"] = len(cal)
     if args.sensitivity_samples > 0:
         sens = report.Sensitivity(params)
@@ -215,6 +222,40 @@ def static_model(args, model, specs, prep, cal, rep, skip):
         rep["layers"] = report.layer_table(model, plan, sens, wsq)
         rep["sensitivity_samples"] = len(sub)
     return qmodel, run
+
+
+def count_ops(model, labels):
+    """op type -> how many of the nodes named in labels it has."""
+    ops, labels = {}, set(labels)
+    for i, n in enumerate(model.graph.node):
+        if qdq.node_label(n, i) in labels:
+            ops[n.op_type] = ops.get(n.op_type, 0) + 1
+    return ops
+
+
+def float_fallback(args, model, qmodel, fp_run, specs, prep, ev, rep):
+    """--target-cosine: the greedy float fallback of tune.py over the
+    held-out samples; returns the model to write."""
+    inputs = [data.load_sample(s, specs, prep) for s in ev]
+    refs = [fp_run.run(a) for a in inputs]
+    search = tune.Search(args, model, args.calibrated, inputs, refs)
+    n_layers = len([r for r in rep.get("layers", []) if r.get("min_sqnr_db") is not None])
+    probe = min(args.fallback_probe, n_layers) if args.fallback_probe > 0 else n_layers
+    bar = calib.Progress("float fallback (probing %d layers per round)" % probe, probe * 3,
+                         enabled=not args.quiet)
+    fb = tune.fallback(search, rep.get("layers", []), args.target_cosine, args.max_float_layers, probe, bar)
+    fb["samples"] = len(ev)
+    rep["fallback"] = fb
+    if not fb["met"]:
+        rep["warnings"].append("--target-cosine %s not met: cosine %.6f with %d layer(s) in float (raise "
+                               "--max-float-layers or --fallback-probe, or use --skip)"
+                               % (args.target_cosine, fb["final_cosine"], len(fb["float_layers"])))
+    labels = [f["node"] for f in fb["float_layers"]]
+    if not labels:
+        return qmodel
+    rep["quantized_ops"] = count_ops(model, [n for n in qdq.plan_static(
+        model, args.skip_list + labels, args.per_tensor, args.calibrated[2]).nodes])
+    return search.build(labels)
 
 
 def dynamic_model(args, model, rep, skip):
@@ -271,6 +312,7 @@ def main(argv=None):
         raise QuantError("--holdout must be in [0, 1), got %g" % args.holdout)
     if not (50.0 < args.percentile <= 100.0):
         raise QuantError("--percentile must be in (50, 100], got %g" % args.percentile)
+    tune.check_args(args)
     model = qdq.load_model(args.model)
     specs = [data.InputSpec(vi) for vi in qdq.real_inputs(model)]
     skip = [s for s in args.skip.split(",") if s]
@@ -281,6 +323,9 @@ def main(argv=None):
     cal, ev, source = samples_of(args, specs)
     validate(cal, specs, prep, args.quiet, "calibration data")
     validate(ev, specs, prep, args.quiet, "evaluation data")
+    if args.target_cosine is not None and not ev:
+        raise QuantError("--target-cosine needs held-out inputs: give --eval DIR or keep --holdout > 0 "
+                         "with at least 5 calibration samples")
     rep = {"model": args.model, "output": args.output, "mode": "dynamic" if args.dynamic else "static",
            "method": None if args.dynamic else args.method, "runner": args.runner, "warnings": [],
            "skip": skip, "weights": "per-tensor" if args.per_tensor else "per-channel",
@@ -290,6 +335,8 @@ def main(argv=None):
         qmodel = dynamic_model(args, model, rep, skip)
     else:
         qmodel, fp_run = static_model(args, model, specs, prep, cal, rep, skip)
+        if args.target_cosine is not None:
+            qmodel = float_fallback(args, model, qmodel, fp_run, specs, prep, ev, rep)
     try:
         onnx.checker.check_model(qmodel)
     except Exception as e:

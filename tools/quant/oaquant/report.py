@@ -163,6 +163,7 @@ def text(rep, worst=15):
         lines.append("  pre-processed: %s" % ", ".join("%d %s" % (v, k) for k, v in sorted(rep["preprocess"].items())))
     q = rep["quantized_ops"]
     lines.append("  quantised nodes: %s" % (", ".join("%d %s" % (v, k) for k, v in sorted(q.items())) or "none"))
+    lines.extend(fallback_lines(rep.get("fallback")))
     if rep.get("skipped"):
         lines.append("  kept in float by --skip: %d node(s)" % len(rep["skipped"]))
     layers = [r for r in rep.get("layers", []) if r.get("min_sqnr_db") is not None]
@@ -189,6 +190,21 @@ def text(rep, worst=15):
     for w in rep.get("warnings", []):
         lines.append("  warning: " + w)
     return "\n".join(lines)
+
+
+def fallback_lines(fb):
+    """The --target-cosine search, for the text report."""
+    if not fb:
+        return []
+    out = ["  float fallback (--target-cosine %s, %d held-out sample(s)): cosine %.6f -> %.6f, %s, "
+           "%d layer(s) in float, %d evaluation(s):" % (
+               fb["target_cosine"], fb.get("samples", 0), fb["start_cosine"], fb["final_cosine"],
+               "met" if fb["met"] else "NOT met", len(fb["float_layers"]), fb.get("evaluations", 0))]
+    for f in fb["float_layers"]:
+        alone = "cosine alone %.6f, " % f["cosine_alone"] if f.get("cosine_alone") is not None else ""
+        out.append("    %-48s round %d: %swith the ones above %.6f" % (
+            f["node"][:48], f.get("round", 1), alone, f["cosine_after"]))
+    return out
 
 
 def write_json(rep, path):
