@@ -645,6 +645,7 @@ static const graph_pass g_pipeline[] = {
     { "dce", graph_dce, NULL, "always", 0, 1 },
     { "qmatmul", graph_pass_qmatmul, qmatmul_on, "unless OPENACL_NO_QMATMUL", 1, 0 },
     { "fuse", graph_pass_fuse, fuse_on, "unless OPENACL_NO_FUSE", 1, 0 },
+    { "perm_fold", graph_pass_perm_fold, fuse_on, "unless OPENACL_NO_FUSE / OPENACL_NO_PERM_FOLD", 1, 0 },
     { "qmatmul_out", graph_pass_qmatmul_out, qmatmul_on, "unless OPENACL_NO_QMATMUL", 1, 0 },
     { "qbias", graph_pass_qbias, qmatmul_on, "unless OPENACL_NO_QMATMUL", 1, 0 },
     { "layout", graph_pass_layout, layout_on, "unless OPENACL_NO_LAYOUT", 1, 0 },
