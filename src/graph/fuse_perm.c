@@ -78,7 +78,8 @@ static int scale_columns(g_graph *g, int mi, int64_t C, const float *v)
     int bt = fz_in_t(m, 2);
     const g_tensor *b = bt >= 0 ? fz_cst(g, bt) : NULL;
     if (!w || w->dtype != G_F32 || w->shape.rank != 2 || w->shape.d[1] != C) return 0;
-    if (bt >= 0 && (!b || b->dtype != G_F32 || g_shape_numel(&b->shape) != C || b->shape.d[b->shape.rank - 1] != C))
+    if (bt >= 0 && (!b || b->dtype != G_F32 || b->shape.rank < 1 || g_shape_numel(&b->shape) != C ||
+                    b->shape.d[b->shape.rank - 1] != C))
         return 0;
     int64_t K = w->shape.d[0];
     float *nw = malloc((size_t)(K * C) * sizeof *nw), *nb = malloc((size_t)C * sizeof *nb);

@@ -38,11 +38,12 @@ static int perm_of(const g_node *n, int r, int *p)
  * copies nothing when granted (ConvNeXt's Permute pairs around each block). */
 typedef struct tr_state { int noop; } tr_state;
 
+/* Whether n's perm attribute is want (4 entries); asks without failing. */
 static int perm_is(const g_node *n, const int *want)
 {
-    int p[4];
-    if (perm_of(n, 4, p)) return 0;
-    for (int i = 0; i < 4; i++) if (p[i] != want[i]) return 0;
+    const int64_t *a;
+    if (g_attr_ints(n, "perm", &a) != 4) return 0;
+    for (int i = 0; i < 4; i++) if (a[i] != want[i]) return 0;
     return 1;
 }
 static const int k_to_nchw[4] = { 0, 3, 1, 2 }, k_to_nhwc[4] = { 0, 2, 3, 1 };
