@@ -3,8 +3,11 @@
  * compute in, so no reorder runs between consecutive layers.
  *
  * Window ops read any layout and write the one their _oa_layout attribute
- * names; every other op says through accepts_layout which input layouts it
- * reads, and its infer() derives its output layout from its inputs. The
+ * names, and so does a Transpose to channels-first (its channels-last output
+ * holds its input's bytes unchanged); every other op says through
+ * accepts_layout which input layouts it reads (and whether one saves it
+ * work: a Transpose to channels-last of an NHWC tensor copies nothing), and
+ * its infer() derives its output layout from its inputs. The
  * pass first marks which tensors lead (through ops that accept NHWC) to a
  * window op, gives window ops whose output does a channels-last output,
  * then walks the graph in order simulating the kernels' own inference and
@@ -31,11 +34,26 @@ static int is_window_type(const g_node *n)
     return 0;
 }
 
+/* 0: n cannot read input `slot` in `layout`; 1: it can; 2: it can and
+ * saves work so (kernel.h, accepts_layout). */
 static int accepts(const g_node *n, int slot, int layout)
 {
     if (layout == G_LAYOUT_PLAIN) return 1;
     if (!n->op || !n->op->accepts_layout) return 0;
-    return n->op->accepts_layout(n, n->state, slot, layout) != 0;
+    int a = n->op->accepts_layout(n, n->state, slot, layout);
+    return a > 2 ? 2 : a < 0 ? 0 : a;
+}
+
+/* A 4-D Transpose to channels-first (perm 0,3,1,2): its output may be
+ * stored channels-last, the very bytes of its input (a free transpose). */
+static int to_channels_first(const g_graph *g, const g_node *n)
+{
+    if (n->domain[0] && strcmp(n->domain, "ai.onnx")) return 0;
+    if (strcmp(n->op_type, "Transpose") || n->n_in < 1 || n->n_out != 1 || n->in[0] < 0 || n->out[0] < 0)
+        return 0;
+    const int64_t *p;
+    if (g_attr_ints(n, "perm", &p) != 4 || g->t[n->in[0]].shape.rank != 4) return 0;
+    return p[0] == 0 && p[1] == 3 && p[2] == 1 && p[3] == 2;
 }
 
 /* A window op reads NHWC on its data input (and a fused addend) and picks
@@ -57,6 +75,7 @@ typedef struct lp {
     int *cstart, *clist;      /* consumers of each tensor: node*8 + slot (CSR) */
     unsigned char *want;      /* tensor: NHWC would reach a window op */
     int n_reorders;
+    int free_perm;            /* channels-last around transposes (unless OPENACL_NO_FREE_PERM) */
 } lp;
 
 static int build_consumers(lp *s)
@@ -82,7 +101,8 @@ static int build_consumers(lp *s)
 }
 
 /* Reverse order: a tensor wants NHWC when some consumer is a window op, or
- * accepts NHWC and has a 4-D output that wants it. */
+ * reads NHWC with less work (a Transpose to channels-last), or accepts NHWC
+ * and has a 4-D output that wants it. */
 static void mark_wants(lp *s)
 {
     g_graph *g = s->g;
@@ -94,8 +114,9 @@ static void mark_wants(lp *s)
             for (int u = s->cstart[t]; u < s->cstart[t + 1] && !s->want[t]; u++) {
                 int ci = s->clist[u] / 8, slot = s->clist[u] % 8;
                 const g_node *c = &g->nodes[ci];
-                if (!accepts(c, slot, G_LAYOUT_NHWC)) continue;
-                if (is_window(c)) { s->want[t] = 1; break; }
+                int a = accepts(c, slot, G_LAYOUT_NHWC);
+                if (!a) continue;
+                if (is_window(c) || (a == 2 && s->free_perm)) { s->want[t] = 1; break; }
                 for (int m = 0; m < c->n_out; m++)
                     if (c->out[m] >= 0 && s->want[c->out[m]]) s->want[t] = 1;
             }
@@ -272,6 +293,8 @@ int graph_pass_layout(g_graph *g)
     const char *off = getenv("OPENACL_NO_LAYOUT");   /* debugging and tests: pass disabled */
     if (off && *off && strcmp(off, "0")) return 0;
     lp s = { .g = g };
+    const char *fp = getenv("OPENACL_NO_FREE_PERM");
+    s.free_perm = !(fp && *fp && strcmp(fp, "0"));
     int rc = build_consumers(&s);
     s.want = calloc((size_t)g->n_t + 1, 1);
     if (!rc && !s.want) rc = oom();
@@ -321,6 +344,13 @@ int graph_pass_layout(g_graph *g)
             for (int k = 1; k < n->n_out; k++)
                 if (n->out[k] >= 0) g->t[n->out[k]].layout = G_LAYOUT_PLAIN;
             continue;
+        }
+        /* a transpose to channels-first whose output wants NHWC writes it so */
+        if (s.free_perm && to_channels_first(g, n)) {
+            int t = n->out[0];
+            int to = s.want[t] && !g->t[t].is_output && spatial_4d(&g->t[t]) ? G_LAYOUT_NHWC : G_LAYOUT_PLAIN;
+            if ((to == G_LAYOUT_NHWC || g_node_attr(n, "_oa_layout")) && (rc = set_layout_attr(n, to))) break;
+            n = &g->nodes[i];
         }
         /* other ops: whatever their inference makes of the input layouts */
         int lay[16];

@@ -183,6 +183,20 @@ static void replace_uses(g_graph *g, int from, int to)
     }
 }
 
+/* A Dropout whose ratio is a constant 0 passes its input through even in
+ * training mode: every element is kept and scaled by 1 / (1 - 0) (torchvision's
+ * Swin exports its attention dropouts so, training_mode true, ratio 0). */
+static int ratio_zero(const g_graph *g, const g_node *n)
+{
+    if (n->opset < 12 || n->n_in < 2 || n->in[1] < 0) return 0;
+    const g_tensor *r = &g->t[n->in[1]];
+    if (r->kind != G_TK_CONST || !r->data || g_shape_numel(&r->shape) != 1) return 0;
+    if (r->dtype == G_F32 && r->nbytes >= 4) return *(const float *)r->data == 0.0f;
+    if (r->dtype == G_F64 && r->nbytes >= 8) return *(const double *)r->data == 0.0;
+    if (r->dtype == G_F16 && r->nbytes >= 2) return (*(const uint16_t *)r->data & 0x7fffu) == 0;
+    return 0;
+}
+
 static int is_passthrough(const g_graph *g, const g_node *n)
 {
     if (*n->domain) return 0;
@@ -196,7 +210,7 @@ static int is_passthrough(const g_graph *g, const g_node *n)
     if (n->opset >= 12 && n->n_in > 2 && n->in[2] >= 0) {
         const g_tensor *tm = &g->t[n->in[2]];
         if (tm->kind != G_TK_CONST || !tm->data || tm->nbytes < 1 || ((unsigned char *)tm->data)[0])
-            return 0;   /* training mode on or unknown */
+            return ratio_zero(g, n);   /* training mode on or unknown: only a zero ratio keeps all */
     }
     return 1;
 }
@@ -645,6 +659,7 @@ static const graph_pass g_pipeline[] = {
     { "dce", graph_dce, NULL, "always", 0, 1 },
     { "qmatmul", graph_pass_qmatmul, qmatmul_on, "unless OPENACL_NO_QMATMUL", 1, 0 },
     { "fuse", graph_pass_fuse, fuse_on, "unless OPENACL_NO_FUSE", 1, 0 },
+    { "perm_fold", graph_pass_perm_fold, fuse_on, "unless OPENACL_NO_FUSE / OPENACL_NO_PERM_FOLD", 1, 0 },
     { "qmatmul_out", graph_pass_qmatmul_out, qmatmul_on, "unless OPENACL_NO_QMATMUL", 1, 0 },
     { "qbias", graph_pass_qbias, qmatmul_on, "unless OPENACL_NO_QMATMUL", 1, 0 },
     { "layout", graph_pass_layout, layout_on, "unless OPENACL_NO_LAYOUT", 1, 0 },

@@ -85,6 +85,9 @@ int graph_dump_wanted(void);
  * pairs, squeeze-excite blocks, channel shuffles), storage layouts and the
  * squeeze-excite bf16 step (layout.c); graph_pass_bf16_act: precision.h. */
 int graph_pass_fuse(g_graph *g);
+/* graph/fuse_perm.c: a channel scale and a residual add after a MatMul's
+ * channels-first Transpose, folded into the MatMul (after fusion). */
+int graph_pass_perm_fold(g_graph *g);
 /* graph/qmatmul.c: ONNX Runtime's dynamic int8 products as openacl.DynQMatMul
  * (after folding); QDQ products as openacl.QMatMul (before folding). */
 int graph_pass_qmatmul(g_graph *g);

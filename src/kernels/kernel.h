@@ -76,7 +76,9 @@ typedef struct k_op {
                const k_ctx *ctx);
     void (*fini)(void *state);
     /* Optional. Whether input `idx` may arrive in `layout` (for the layout
-     * pass). NULL = plain only. */
+     * pass): 0 no, 1 yes, 2 yes and it saves work (the layout pass then
+     * stores the input so even when no window op follows: a Transpose to
+     * channels-last of an NHWC tensor copies nothing). NULL = plain only. */
     int (*accepts_layout)(const g_node *n, void *state, int idx, int layout);
     /* Optional. Bit i set: when input i is a constant, pack() copies what
      * run() needs of it into the packed area and run() never reads it, so

@@ -711,6 +711,56 @@ static void test_plan_inplace(void)
     T_free_all();
 }
 
+/* A Dropout in training mode with a constant ratio 0 keeps every element
+ * (torchvision's Swin exports its attention dropouts so): eliminated; with a
+ * ratio of 0.5 it stays. */
+static void test_dropout_ratio0(void)
+{
+    for (int half = 0; half < 2; half++) {
+        gb b;
+        gb_init(&b);
+        static const int64_t none[1] = { 0 };
+        const float ratio = half ? 0.5f : 0.0f;
+        b.ins[b.g.n_input++] = vi("x", 1, 2, D23, NULL);
+        b.inits[b.g.n_initializer++] = tensor("ratio", 0, none, &ratio, 1);
+        Onnx__TensorProto *tm = tensor("train", 0, none, NULL, 0);
+        tm->data_type = 9;   /* bool */
+        tm->has_raw_data = 1;
+        tm->raw_data.len = 1;
+        tm->raw_data.data = T(1);
+        tm->raw_data.data[0] = 1;
+        b.inits[b.g.n_initializer++] = tm;
+        static const char *const ins[3] = { "x", "ratio", "train" }, *const outs[1] = { "d" };
+        b.nodes[b.g.n_node++] = nodev("Dropout", "drop", 3, ins, 1, outs);
+        b.nodes[b.g.n_node++] = node("Relu", "relu", "d", NULL, "y");
+        b.outs[b.g.n_output++] = vi("y", 1, 2, D23, NULL);
+        size_t len;
+        void *buf = gb_pack(&b, &len);
+        g_graph *g = NULL;
+        int rc = onnx_import(buf, len, NULL, &g);
+        if (!rc) rc = graph_elim_identity(g);
+        int drops = 0;
+        for (int i = 0; !rc && i < g->n_nodes; i++) drops += !strcmp(g->nodes[i].op_type, "Dropout");
+        CHECK(rc == 0 && drops == half, "training-mode Dropout with ratio %g: %d left (want %d), rc %d",
+              (double)ratio, drops, half, rc);
+        g_graph_free(g);
+        if (!half) {
+            eng_model *m = NULL;
+            rc = load(buf, len, NULL, &m);
+            CHECK(rc == 0, "ratio-0 Dropout model loads: %d", rc);
+            if (!rc) {
+                float x[6] = { 1, -2, 3, -4, 5, -6 }, yv[6] = { 0 }, want[6] = { 1, 0, 3, 0, 5, 0 };
+                k_tensor in = { .dtype = G_F32, .shape = { 2, { 2, 3 } }, .data = x, .nbytes = 24 };
+                k_tensor out = { .data = yv, .nbytes = 24 };
+                rc = run(m, NULL, &in, 1, &out, 1, NULL);
+                CHECK(rc == 0 && !memcmp(want, yv, sizeof yv), "ratio-0 Dropout passes its input through");
+                eng_free(m);
+            }
+        }
+        T_free_all();
+    }
+}
+
 /* Identity/Dropout elimination, dead nodes, constant folding. */
 static void test_passes(void)
 {
@@ -1578,6 +1628,7 @@ int main(void)
     test_plan_check();
     test_plan_inplace();
     test_passes();
+    test_dropout_ratio0();
     test_packed_only_constant();
     test_static_run();
     test_describe();

@@ -7,6 +7,7 @@
 #include "../common/oa_check.h"
 #include "kernels/ref/ew_common.h"
 #include "acl/acl.h"
+#include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -359,6 +360,52 @@ static void test_threads(void)
     }
 }
 
+/* ---- 4b. Softmax of masked rows (Swin's shifted windows add -100): the
+ * probabilities of the masked entries are written as 0, never as subnormals
+ * (every operation on one is a microcode assist on x86), and the rest still
+ * match the double-precision formula. Both the row path (last axis) and the
+ * column path (axis 1 of [2, R, I]). ---- */
+static void test_softmax_masked(void)
+{
+    const int R = 49, I = 3;
+    float *x = malloc(sizeof(float) * 2 * R * I);
+    for (int k = 0; k < 2 * R * I; k++) x[k] = (float)((k * 37) % 11) * 0.3f - ((k / 7) % 3 == 1 ? 100.0f : 0.0f);
+    x[5] = -250.0f;   /* exp underflows to exactly 0 even in double */
+    x[6] = -95.5f;    /* offset -95.5 from the row's max: a subnormal in float */
+    int dt[1] = { G_F32 };
+    for (int path = 0; path < 2; path++) {
+        g_shape s = path == 0 ? shp(2, 2 * I, R) : shp(3, 2, R, I);
+        void *d[1] = { x };
+        float *y = run_copy("Softmax", 13, 1, dt, &s, d, 1, 0, "axis", path == 0 ? -1 : 1);
+        CHECK(y != NULL, "Softmax masked rows ran (path %d)", path);
+        if (!y) continue;
+        int sub = 0, bad = 0;
+        double worst = 0;
+        for (int o = 0; o < 2 * I; o++) {
+            /* the o-th softmax group: stride 1 (rows) or I (columns of [2, R, I]) */
+            int64_t base = path == 0 ? (int64_t)o * R : (int64_t)(o / I) * R * I + o % I;
+            int64_t st = path == 0 ? 1 : I;
+            double m = -1e30, sum = 0, got = 0;
+            for (int r = 0; r < R; r++) m = x[base + r * st] > m ? x[base + r * st] : m;
+            for (int r = 0; r < R; r++) sum += exp((double)x[base + r * st] - m);
+            for (int r = 0; r < R; r++) {
+                float v = y[base + r * st];
+                double want = exp((double)x[base + r * st] - m) / sum;
+                if (v != 0.0f && fabsf(v) < FLT_MIN) sub++;
+                double e = fabs((double)v - want);
+                if (e > 1e-6 * want + 2e-38) bad++;
+                if (e > worst) worst = e;
+                got += v;
+            }
+            if (fabs(got - 1.0) > 1e-5) bad++;
+        }
+        CHECK(sub == 0, "Softmax path %d wrote %d subnormal probabilities", path, sub);
+        CHECK(bad == 0, "Softmax path %d: %d values off the formula (worst %.3g)", path, bad, worst);
+        free(y);
+    }
+    free(x);
+}
+
 /* ---- 5. refusals, K_NEED_DATA, empty tensors ---- */
 static void expect_refusal(const char *op, int opset, int nin, const int *dts, int nout, const char *an,
                            const char *sv, int64_t iv, int code, const char *what)
@@ -472,6 +519,7 @@ int main(void)
     test_half();
     test_nhwc();
     test_threads();
+    test_softmax_masked();
     test_refusals();
     if (oa_failures) printf("%d check(s) failed\n", oa_failures);
     else printf("all checks passed\n");

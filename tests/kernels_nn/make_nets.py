@@ -59,13 +59,13 @@ def bn(x, c):
                                        const(0.5 + rng.random(c), "var")], epsilon=1e-5)
 
 
-def finish(path, x_shape, outs, out_shapes):
+def finish(path, x_shape, outs, out_shapes, opset=14):
     g = helper.make_graph(nodes, os.path.basename(path)[:-5],
                           [helper.make_tensor_value_info("x", TensorProto.FLOAT, x_shape)],
                           [helper.make_tensor_value_info(o, TensorProto.FLOAT, sh)
                            for o, sh in zip(outs, out_shapes)],
                           inits)
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
     m.ir_version = 7
     onnx.save(m, path)
     nodes.clear()
@@ -200,6 +200,35 @@ def dense_tiny(path):
     finish(path, [1, 3, 16, 16], [conv(a, 8, 4, 1)], [[1, 4, 16, 16]])
 
 
+def cnx_block(x, c, scale_shape=(None,), swap=False, bias=True):
+    """One ConvNeXt block on x [1, c, H, W]; scale_shape None: no layer scale."""
+    d = conv(x, c, c, 7, group=c)
+    t = node("Transpose", [d], perm=[0, 2, 3, 1])
+    ln = node("LayerNormalization", [t, const(1 + 0.1 * rng.standard_normal(c), "lg"),
+                                     const(0.1 * rng.standard_normal(c), "lb")], axis=-1, epsilon=1e-6)
+    h = node("MatMul", [ln, const(rng.standard_normal((c, 4 * c)) * c ** -0.5, "w1")])
+    h = node("Add", [h, const(0.1 * rng.standard_normal(4 * c), "b1")])
+    e = node("Erf", [node("Div", [h, const(1.4142135381698608, "sqrt2")])])
+    h = node("Mul", [node("Mul", [h, node("Add", [e, const(1.0, "one")])]), const(0.5, "half")])
+    y = node("MatMul", [h, const(rng.standard_normal((4 * c, c)) * (4 * c) ** -0.5, "w2")])
+    if bias:
+        y = node("Add", [const(0.1 * rng.standard_normal(c), "b2"), y])
+    y = node("Transpose", [y], perm=[0, 3, 1, 2])
+    if scale_shape[0] is not None:
+        g = const(0.5 + rng.random(scale_shape), "gamma")
+        y = node("Mul", [g, y] if swap else [y, g])
+    return node("Add", [y, x] if swap else [x, y])
+
+
+def cnx_tiny(path):
+    x = conv("x", 3, 16, 4, 4, 0)                                   # 16 x 8 x 8 (a ConvNeXt stem)
+    b1 = cnx_block(x, 16, (16, 1, 1))
+    b2 = cnx_block(b1, 16, (1, 16, 1, 1), swap=True)
+    b3 = cnx_block(b2, 16, (None,), bias=False)
+    cat = node("Concat", [b3, b2], axis=1)                          # b2 read again after block 3
+    finish(path, [1, 3, 32, 32], [cat, b1], [[1, 32, 8, 8], [1, 16, 8, 8]], opset=17)
+
+
 if __name__ == "__main__":
     out = sys.argv[1] if len(sys.argv) > 1 else "."
     os.makedirs(out, exist_ok=True)
@@ -209,3 +238,4 @@ if __name__ == "__main__":
     shuffle_tiny(os.path.join(out, "shuffle_tiny.onnx"))
     pool_tiny(os.path.join(out, "pool_tiny.onnx"))
     dense_tiny(os.path.join(out, "dense_tiny.onnx"))
+    cnx_tiny(os.path.join(out, "cnx_tiny.onnx"))

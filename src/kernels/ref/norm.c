@@ -371,6 +371,31 @@ static int ln_infer(const g_node *n, void *state, const k_tensor *in, k_tensor *
     return 0;
 }
 
+/* LayerNormalization of `rows` contiguous float rows of R with dense scale and
+ * (optional) bias: the whole row step in one cloned function, so the
+ * normalising loop is vectorised for the CPU too, not only the statistics
+ * (ConvNeXt-T's 96-wide rows: 2x faster). */
+EW_CLONE static void ln_rows_f32(const float *x, float *y, const float *sc, const float *bi, int64_t rows,
+                                 int64_t R, float eps, float *mo, float *io)
+{
+    for (int64_t o = 0; o < rows; o++) {
+        const float *xr = x + o * R;
+        float *yr = y + o * R;
+        float s = 0.0f;
+        EW_SIMD_RED(+, s)
+        for (int64_t i = 0; i < R; i++) s += xr[i];
+        const float m = s / (float)R;
+        float v = 0.0f;
+        EW_SIMD_RED(+, v)
+        for (int64_t i = 0; i < R; i++) v += (xr[i] - m) * (xr[i] - m);
+        const float k = 1.0f / sqrtf(v / (float)R + eps);
+        if (bi) { EW_SIMD for (int64_t i = 0; i < R; i++) yr[i] = (xr[i] - m) * k * sc[i] + bi[i]; }
+        else { EW_SIMD for (int64_t i = 0; i < R; i++) yr[i] = (xr[i] - m) * k * sc[i]; }
+        if (mo) mo[o] = m;
+        if (io) io[o] = k;
+    }
+}
+
 static int ln_run(const g_node *n, void *state, const k_tensor *in, k_tensor *out, const k_ctx *ctx)
 {
     ln_state *s = state;
@@ -390,17 +415,20 @@ static int ln_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
     const void *x = in[0].data;
     void *y = out[0].data;
     int nt = ew_threads(ctx, (size_t)(O * R), EW_GRAIN_CHEAP);
+    if (dt == G_F32 && dense) {
+        /* blocks of rows of about 16 KiB, the unit of the threads' static split */
+        int64_t per = (4096 + R - 1) / R, nb = (O + per - 1) / per;
+        const float *sc = in[1].data, *bi = has_b ? in[2].data : NULL;
+        EW_PAR_FOR(b, nb,
+            int64_t o0 = b * per, cnt = O - o0 < per ? O - o0 : per;
+            ln_rows_f32((const float *)x + o0 * R, (float *)y + o0 * R, sc, bi, cnt, R, s->eps,
+                        mo ? mo + o0 : NULL, io ? io + o0 : NULL);
+        );
+        return 0;
+    }
     EW_PAR_FOR(o, O,
         double m, inv;
-        if (dt == G_F32 && dense) {
-            const float *xr = (const float *)x + o * R, *sc = in[1].data, *bi = has_b ? in[2].data : NULL;
-            float *yr = (float *)y + o * R, mf, invf;
-            stats_f32(xr, R, s->eps, &mf, &invf);
-            if (bi) { EW_SIMD for (int64_t i = 0; i < R; i++) yr[i] = (xr[i] - mf) * invf * sc[i] + bi[i]; }
-            else { EW_SIMD for (int64_t i = 0; i < R; i++) yr[i] = (xr[i] - mf) * invf * sc[i]; }
-            m = mf;
-            inv = invf;
-        } else {
+        {
             stats_gen(x, dt, o * R, R, s->eps, &m, &inv);
             int64_t idx[G_MAX_RANK] = { 0 }, so = 0, bo = 0;
             for (int64_t i = 0; i < R; i++) {

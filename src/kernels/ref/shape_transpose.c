@@ -30,6 +30,34 @@ static int perm_of(const g_node *n, int r, int *p)
     return 0;
 }
 
+/* The channels-first permutation (0, 3, 1, 2) of a 4-D tensor may write
+ * its output channels-last (attribute _oa_layout = G_LAYOUT_NHWC, set by the
+ * layout pass): the bytes are then the input's, unchanged. So is the
+ * channels-last permutation (0, 2, 3, 1) of a tensor stored NHWC. Such a
+ * "free" transpose asks the planner for its input's storage (inplace) and
+ * copies nothing when granted (ConvNeXt's Permute pairs around each block). */
+typedef struct tr_state { int noop; } tr_state;
+
+/* Whether n's perm attribute is want (4 entries); asks without failing. */
+static int perm_is(const g_node *n, const int *want)
+{
+    const int64_t *a;
+    if (g_attr_ints(n, "perm", &a) != 4) return 0;
+    for (int i = 0; i < 4; i++) if (a[i] != want[i]) return 0;
+    return 1;
+}
+static const int k_to_nchw[4] = { 0, 3, 1, 2 }, k_to_nhwc[4] = { 0, 2, 3, 1 };
+
+static int transpose_init(g_graph *g, g_node *n, void **st)
+{
+    int e = move_init(g, n, st);
+    if (e) return e;
+    tr_state *s = calloc(1, sizeof *s);
+    if (!s) return ksh_fail(n, KSH_ENOMEM, "out of memory");
+    *st = s;
+    return 0;
+}
+
 static int transpose_infer(const g_node *n, void *st, const k_tensor *in, k_tensor *out)
 {
     int p[G_MAX_RANK], r = in[0].shape.rank, e;
@@ -42,26 +70,73 @@ static int transpose_infer(const g_node *n, void *st, const k_tensor *in, k_tens
     o.rank = r;
     for (int i = 0; i < r; i++) o.d[i] = in[0].shape.d[p[i]];
     out[0].shape = o;
+    if (r == 4 && in[0].layout == G_LAYOUT_PLAIN && perm_is(n, k_to_nchw) &&
+        g_attr_int(n, "_oa_layout", G_LAYOUT_PLAIN) == G_LAYOUT_NHWC)
+        out[0].layout = G_LAYOUT_NHWC;
     return 0;
+}
+
+/* Source strides of each output axis (in logical output order) and the
+ * output's own strides, both as stored. */
+static int transpose_strides(const g_node *n, const k_tensor *in, const k_tensor *out, int64_t *sst,
+                             int64_t *ost)
+{
+    int p[G_MAX_RANK], r = in[0].shape.rank, e;
+    if ((e = perm_of(n, r, p))) return e;
+    int64_t ist[G_MAX_RANK];
+    ksh_lstrides(&in[0], ist);
+    ksh_lstrides(&out[0], ost);
+    for (int i = 0; i < r; i++) sst[i] = ist[p[i]];
+    return 0;
+}
+
+static int transpose_plan(const g_node *n, void *st, const k_tensor *in, const k_tensor *out,
+                          size_t *packed, size_t *scratch)
+{
+    tr_state *s = st;
+    int64_t sst[G_MAX_RANK], ost[G_MAX_RANK];
+    *packed = *scratch = 0;
+    s->noop = 0;
+    if (in[0].shape.rank < 0 || transpose_strides(n, in, out, sst, ost)) return 0;
+    /* the same bytes when every axis longer than 1 has the same stride on both sides */
+    s->noop = 1;
+    for (int i = 0; i < out[0].shape.rank; i++)
+        if (out[0].shape.d[i] > 1 && sst[i] != ost[i]) s->noop = 0;
+    return 0;
+}
+
+static int transpose_inplace(const g_node *n, void *st)
+{
+    const tr_state *s = st;
+    return s && s->noop ? 0 : -1;
 }
 
 static int transpose_run(const g_node *n, void *st, const k_tensor *in, k_tensor *out,
                          const k_ctx *c)
 {
-    int p[G_MAX_RANK], r = in[0].shape.rank, e;
-    if ((e = perm_of(n, r, p))) return e;
-    int64_t ist[G_MAX_RANK], sst[G_MAX_RANK], ost[G_MAX_RANK];
-    ksh_lstrides(&in[0], ist);
-    ksh_strides(&out[0].shape, ost);
-    for (int i = 0; i < r; i++) sst[i] = ist[p[i]];
+    int64_t sst[G_MAX_RANK], ost[G_MAX_RANK];
+    int r = in[0].shape.rank, e;
+    if ((e = transpose_strides(n, in, out, sst, ost))) return e;
+    if (out[0].data == in[0].data) return 0;   /* granted in place: only when the bytes are the same */
     size_t es = ksh_esize(in[0].dtype);
     ksh_copy_nd(out[0].data, ost, in[0].data, sst, out[0].shape.d, r, es,
                 ksh_threads(c, (size_t)ksh_numel(&out[0].shape) * es));
     return 0;
 }
+
+/* NHWC input: any permutation reads it; the channels-last one (2) copies
+ * nothing, so the layout pass stores its input so whenever it can. */
+static int transpose_accepts(const g_node *n, void *st, int idx, int layout)
+{
+    if (layout == G_LAYOUT_PLAIN) return 1;
+    if (layout != G_LAYOUT_NHWC || idx != 0) return 0;
+    return perm_is(n, k_to_nhwc) ? 2 : 1;
+}
+
 static const k_op k_transpose = {.op_type = "Transpose", .domain = "", .since = 1, .impl = "ref",
-                                 .init = move_init, .infer = transpose_infer, .run = transpose_run,
-                                 .accepts_layout = ksh_accept_data};
+                                 .init = transpose_init, .infer = transpose_infer,
+                                 .plan = transpose_plan, .run = transpose_run, .fini = free,
+                                 .accepts_layout = transpose_accepts, .inplace = transpose_inplace};
 K_REGISTER(k_transpose);
 
 /* ---- DepthToSpace / SpaceToDepth ---- */
