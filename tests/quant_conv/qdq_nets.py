@@ -186,6 +186,10 @@ def case_pool(seed, op):
     if op == "avg":
         p = b.node("AveragePool", [x_dq], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
         y, _, _, _ = b.qdq(p, 0.02, 90)
+    elif op == "avg_pad_ceil":   # count_include_pad, ceil_mode, a 3x2 window as PP-OCR's neck
+        p = b.node("AveragePool", [x_dq], kernel_shape=[3, 2], strides=[2, 2], pads=[1, 0, 1, 1],
+                   count_include_pad=1, ceil_mode=1)
+        y, _, _, _ = b.qdq(p, 0.02, 90)
     elif op == "gap":
         p = b.node("GlobalAveragePool", [x_dq])
         y, _, _, _ = b.qdq(p, 0.01, 7)
@@ -193,7 +197,7 @@ def case_pool(seed, op):
         p = b.node("MaxPool", [x_dq], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
         y, _, _, _ = b.qdq(p, 0.03, 100)
     m = b.model([fin([2, 16, 11, 13])], [fin(None, name=y)])
-    return m, [b.rng.uniform(-3, 4.5, (2, 16, 11, 13)).astype(np.float32)], 0.02 if op == "avg" else 0.03
+    return m, [b.rng.uniform(-3, 4.5, (2, 16, 11, 13)).astype(np.float32)], 0.02 if op.startswith("avg") else 0.03
 
 
 def case_bin(seed, op, yshape, ys):
@@ -302,6 +306,7 @@ CASES = {
     "concat": lambda: case_concat(14),
     "qoperator_conv": lambda: case_qop(15),
     "avgpool": lambda: case_pool(16, "avg"),
+    "avgpool_pad_ceil": lambda: case_pool(26, "avg_pad_ceil"),
     "globalavgpool": lambda: case_pool(17, "gap"),
     "maxpool": lambda: case_pool(18, "max"),
     "add_broadcast": lambda: case_bin(19, "Add", [1, 8, 1, 70], 0.06),
