@@ -6,8 +6,8 @@
  * no temporary, and shares the planes among the node's threads. Results
  * agree with it (and ONNX Runtime) except where float32 summation lands on
  * the other side of a rounding tie (one step). Declines what it does not
- * take (a rank other than 4 at load, dilations, channels_last, parameters
- * that are not constants):
+ * take (a rank other than 4 or a row width unknown or wider than QAP_COLS
+ * at load, dilations, channels_last, parameters that are not constants):
  * the reference runs those. */
 #include "kernels/kernel.h"
 #include "kernels/ref/nn_common.h"
@@ -15,6 +15,8 @@
 #include "core/par.h"
 #include <math.h>
 #include <stdlib.h>
+
+#define QAP_COLS 2048   /* widest row summed through the column buffer */
 
 typedef struct qap2 {
     nn_win w;
@@ -57,7 +59,8 @@ static int qap2_init(g_graph *g, g_node *n, void **state)
     s->zx = czp(g, n, 2);
     s->zy = czp(g, n, 4);
     s->include_pad = (int)g_attr_int(n, "count_include_pad", 0);
-    if (!(sx > 0.f) || !(sy > 0.f) || !isfinite(s->mul) || s->w.d[0] > 1 || s->w.d[1] > 1) {
+    if (!(sx > 0.f) || !(sy > 0.f) || !isfinite(s->mul) || s->w.d[0] > 1 || s->w.d[1] > 1 ||
+        g->t[n->in[0]].shape.d[3] < 0 || g->t[n->in[0]].shape.d[3] > QAP_COLS) {
         free(s);
         return K_DECLINE;
     }
@@ -86,35 +89,42 @@ static inline int32_t rq(float v, int32_t zp, int i8)
     return (int32_t)((v + 12582912.f) - 12582912.f) + zp;   /* half to even */
 }
 
-/* One plane: x H x W bytes to y OH x OW (as uint8 or int8 through i8). */
+/* One output row's column sums: col[c] = sum over input rows [ha, hb) of x. */
+static void col_sums(const uint8_t *x, int64_t W, int64_t ha, int64_t hb, int i8, int32_t *col)
+{
+    for (int64_t c = 0; c < W; c++) col[c] = 0;
+    for (int64_t h = ha; h < hb; h++) {
+        const uint8_t *r = x + h * W;
+        if (i8) for (int64_t c = 0; c < W; c++) col[c] += (int8_t)r[c];
+        else for (int64_t c = 0; c < W; c++) col[c] += r[c];
+    }
+}
+
+/* One plane: x H x W bytes to y OH x OW (as uint8 or int8 through i8);
+ * the window's rows are summed per column first (a vector loop), then
+ * each output adds its window's columns. */
 static void plane(const qap2 *s, const uint8_t *x, uint8_t *y, int i8)
 {
     const nn_win *w = &s->w;
     int64_t H = w->in[0], W = w->in[1], OH = w->out[0], OW = w->out[1];
+    int32_t col[QAP_COLS];
     for (int64_t oh = 0; oh < OH; oh++) {
         int64_t h0 = oh * w->s[0] - w->pb[0], h1 = h0 + w->k[0];
         int64_t hp1 = h1 < H + w->pe[0] ? h1 : H + w->pe[0];
         int64_t ha = h0 < 0 ? 0 : h0, hb = h1 < H ? h1 : H;
+        col_sums(x, W, ha, hb, i8, col);
         for (int64_t ow = 0; ow < OW; ow++) {
             int64_t w0 = ow * w->s[1] - w->pb[1], w1 = w0 + w->k[1];
             int64_t wp1 = w1 < W + w->pe[1] ? w1 : W + w->pe[1];
             int64_t wa = w0 < 0 ? 0 : w0, wb = w1 < W ? w1 : W;
             int32_t sum = 0;
-            for (int64_t h = ha; h < hb; h++) {
-                const uint8_t *r = x + h * W;
-                if (i8) for (int64_t c = wa; c < wb; c++) sum += (int8_t)r[c];
-                else for (int64_t c = wa; c < wb; c++) sum += r[c];
-            }
+            for (int64_t c = wa; c < wb; c++) sum += col[c];
             int64_t cnt = (hb - ha) * (wb - wa);
             /* with count_include_pad the explicit pads count, not what
              * ceil_mode adds beyond them (as the reference) */
             int64_t div = s->include_pad ? (hp1 - h0) * (wp1 - w0) : cnt;
-            int32_t v = 0;
-            if (cnt > 0 && div > 0)
-                v = rq((float)(sum - (int32_t)cnt * s->zx) * s->mul / (float)div, s->zy, i8);
-            else
-                v = rq(0.f, s->zy, i8);
-            y[oh * OW + ow] = (uint8_t)v;
+            float v = cnt > 0 && div > 0 ? (float)(sum - (int32_t)cnt * s->zx) * s->mul / (float)div : 0.f;
+            y[oh * OW + ow] = (uint8_t)rq(v, s->zy, i8);
         }
     }
 }
