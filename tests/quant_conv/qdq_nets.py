@@ -179,6 +179,27 @@ def case_concat(seed):
     return m, [b.rng.uniform(-2.5, 2.5, (1, 8, 10, 12)).astype(np.float32)], 0.05
 
 
+def case_fpn(seed):
+    """A detection neck: a convolution's output upsampled by a nearest Resize
+    (Q after it with the DQ's parameters: the pass runs it on the bytes),
+    concatenated along channels with another convolution's output (NHWC)
+    and the quantised input itself (stored plain, sharing the concat's
+    parameters: copied), then a convolution."""
+    b = B(seed)
+    x_dq, _, _, _ = b.qdq("x", 0.025, 10)
+    lo = conv_layer(b, x_dq, 0.025, 8, 12, 3, stride=2, pad=1, act="relu", ys=0.03, yzp=0)
+    sc = b.const(np.array([1, 1, 2, 2], np.float32))
+    up = b.node("Resize", [lo, "", sc], mode="nearest", coordinate_transformation_mode="asymmetric",
+                nearest_mode="floor")
+    up_dq, _, _, _ = b.qdq(up, 0.03, 0)
+    hi = conv_layer(b, x_dq, 0.025, 8, 6, 1, act="hswish", ys=0.02, yzp=30)
+    c = b.node("Concat", [up_dq, hi, x_dq], axis=1)
+    c_dq, _, _, _ = b.qdq(c, 0.025, 10)
+    y = conv_layer(b, c_dq, 0.025, 26, 8, 3, pad=1, act="none", ys=0.05, yzp=128)
+    m = b.model([fin([1, 8, 12, 14])], [fin(None, name=y), fin(None, name=c_dq)])
+    return m, [b.rng.uniform(-0.2, 6, (1, 8, 12, 14)).astype(np.float32)], [0.05, 0.025]
+
+
 def case_pool(seed, op):
     """One pooling op between a DQ and a Q (other scales for the averages)."""
     b = B(seed)
@@ -261,7 +282,7 @@ def case_qop(seed):
     return m, [b.rng.integers(0, 256, (1, 3, 9, 11)).astype(np.uint8)], 0
 
 
-MULTI = {"block_residual", "block_maxpool", "block_avgpool", "concat", "squeeze_excite"}
+MULTI = {"block_residual", "block_maxpool", "block_avgpool", "concat", "squeeze_excite", "fpn_resize_concat"}
 
 def case_contrib(seed):
     """ORT's contrib ops written directly (QOperator form, uint8 in and out):
@@ -305,6 +326,7 @@ CASES = {
     "block_avgpool": lambda: case_block(13, pool="avg", H=16, W=16),
     "concat": lambda: case_concat(14),
     "qoperator_conv": lambda: case_qop(15),
+    "fpn_resize_concat": lambda: case_fpn(27),
     "avgpool": lambda: case_pool(16, "avg"),
     "avgpool_pad_ceil": lambda: case_pool(26, "avg_pad_ceil"),
     "globalavgpool": lambda: case_pool(17, "gap"),
