@@ -7,7 +7,8 @@ depthwise convolution, as openacl-quant writes PP-OCR's blocks. Where y's grid
 is h's grid moved by the affine (y step = a * h step, the offset b a whole
 number of y steps, h's zero point y's plus that number) every integer maps to itself and the pass lets the
 convolution read h's integers; everywhere else (negative or zero scale, a
-per-channel factor, an offset off the grid) it must leave the graph alone.
+per-channel factor, an offset half a step off the grid) it must leave the
+graph alone; an offset a smaller fraction of a step off rounds away and folds.
 Checks, per case: whether the pass folded (node count after it, from
 OPENACL_PRINT_PASSES), outputs equal bit for bit with the pass switched off
 (OPENACL_QDQ_AFFINE=0: the rewrite changes no value), and within one output
@@ -73,10 +74,11 @@ CASES = {   # name: (builder, folds)
     "scalar_div_sub": (lambda: case(2, 1.9, -7, kind="div_sub"), True),
     "scale_gt_one_zero_offset": (lambda: case(3, 3.35, 0), True),
     "also_read_as_float": (lambda: case(4, 0.53, 5, also_float=True), True),
+    "offset_rounds_away": (lambda: case(9, 3.35, -0.374), True),
     "negative_scale": (lambda: case(5, -0.7, 12), False),
     "zero_scale": (lambda: case(6, 0.0, 3), False),
     "per_channel_factor": (lambda: case(7, 0.7, 12, per_channel=True), False),
-    "offset_off_grid": (lambda: case(8, 0.7, 12.5), False),
+    "offset_on_a_tie": (lambda: case(8, 0.7, 12.5), False),
 }
 
 
