@@ -200,6 +200,24 @@ def case_fpn(seed):
     return m, [b.rng.uniform(-0.2, 6, (1, 8, 12, 14)).astype(np.float32)], [0.05, 0.025]
 
 
+def case_pool_nhwc(seed, include_pad):
+    """Average pooling between two convolutions, so it reads and writes
+    channels-last: PP-OCR rec's neck pool (3x2 window, stride 3x2) or a
+    padded 3x3 window with count_include_pad."""
+    b = B(seed)
+    x_dq, _, _, _ = b.qdq("x", 0.02, 128)
+    h = conv_layer(b, x_dq, 0.02, 8, 24, 1, act="hswish", ys=0.03, yzp=12)
+    if include_pad:
+        p = b.node("AveragePool", [h], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1],
+                   count_include_pad=1)
+    else:
+        p = b.node("AveragePool", [h], kernel_shape=[3, 2], strides=[3, 2])
+    p_dq, _, _, _ = b.qdq(p, 0.02, 20)
+    y = conv_layer(b, p_dq, 0.02, 24, 16, 1, act="none", ys=0.04, yzp=128)
+    m = b.model([fin([1, 8, 9, 14])], [fin(None, name=y), fin(None, name=p_dq)])
+    return m, [b.rng.uniform(-2.5, 2.5, (1, 8, 9, 14)).astype(np.float32)], [0.04, 0.02]
+
+
 def case_pool(seed, op):
     """One pooling op between a DQ and a Q (other scales for the averages)."""
     b = B(seed)
@@ -282,7 +300,8 @@ def case_qop(seed):
     return m, [b.rng.integers(0, 256, (1, 3, 9, 11)).astype(np.uint8)], 0
 
 
-MULTI = {"block_residual", "block_maxpool", "block_avgpool", "concat", "squeeze_excite", "fpn_resize_concat"}
+MULTI = {"block_residual", "block_maxpool", "block_avgpool", "concat", "squeeze_excite", "fpn_resize_concat",
+         "avgpool_nhwc", "avgpool_nhwc_pad"}
 
 def case_contrib(seed):
     """ORT's contrib ops written directly (QOperator form, uint8 in and out):
@@ -329,6 +348,8 @@ CASES = {
     "fpn_resize_concat": lambda: case_fpn(27),
     "avgpool": lambda: case_pool(16, "avg"),
     "avgpool_pad_ceil": lambda: case_pool(26, "avg_pad_ceil"),
+    "avgpool_nhwc": lambda: case_pool_nhwc(28, False),
+    "avgpool_nhwc_pad": lambda: case_pool_nhwc(29, True),
     "globalavgpool": lambda: case_pool(17, "gap"),
     "maxpool": lambda: case_pool(18, "max"),
     "add_broadcast": lambda: case_bin(19, "Add", [1, 8, 1, 70], 0.06),

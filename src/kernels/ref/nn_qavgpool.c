@@ -3,7 +3,8 @@
  * (sum * x_scale / count / y_scale, rounded half to even, saturated). The
  * reference (nn_qlinear.c) dequantises the whole tensor into a temporary,
  * pools in float32 and requantises; this one touches only the bytes, needs
- * no temporary, and shares the planes among the node's threads. Results
+ * no float temporary, and shares the planes (channels-last: the output
+ * rows) among the node's threads. Results
  * agree with it (and ONNX Runtime) except where float32 summation lands on
  * the other side of a rounding tie (one step). Declines what it does not
  * take (a rank other than 4 or a row width unknown or wider than QAP_COLS
@@ -81,7 +82,7 @@ static int qap2_infer(const g_node *n, void *state, const k_tensor *in, k_tensor
         return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "node '%s' (%s): dilations are not supported",
                         n->name, n->op_type);
     out[0].dtype = in[0].dtype;
-    out[0].layout = G_LAYOUT_PLAIN;
+    out[0].layout = in[0].layout == G_LAYOUT_NHWC ? G_LAYOUT_NHWC : G_LAYOUT_PLAIN;
     return 0;
 }
 
@@ -132,6 +133,35 @@ static void plane(const qap2 *s, const uint8_t *x, uint8_t *y, int i8)
     }
 }
 
+/* Channels-last: one image's output row oh, all channels at once. The
+ * window's rows are summed into col (W x C int32), then each output pixel
+ * adds its window's columns channel by channel. */
+static void row_nhwc(const qap2 *s, const uint8_t *x, uint8_t *y, int64_t C, int64_t oh, int i8, int32_t *col,
+                     int32_t *acc)
+{
+    const nn_win *w = &s->w;
+    int64_t H = w->in[0], W = w->in[1], OW = w->out[1];
+    int64_t h0 = oh * w->s[0] - w->pb[0], h1 = h0 + w->k[0];
+    int64_t hp1 = h1 < H + w->pe[0] ? h1 : H + w->pe[0];
+    int64_t ha = h0 < 0 ? 0 : h0, hb = h1 < H ? h1 : H;
+    col_sums(x, W * C, ha, hb, i8, col);
+    for (int64_t ow = 0; ow < OW; ow++) {
+        int64_t w0 = ow * w->s[1] - w->pb[1], w1 = w0 + w->k[1];
+        int64_t wp1 = w1 < W + w->pe[1] ? w1 : W + w->pe[1];
+        int64_t wa = w0 < 0 ? 0 : w0, wb = w1 < W ? w1 : W;
+        for (int64_t c = 0; c < C; c++) acc[c] = 0;
+        for (int64_t k = wa; k < wb; k++)
+            for (int64_t c = 0; c < C; c++) acc[c] += col[k * C + c];
+        int64_t cnt = (hb - ha) * (wb - wa);
+        int64_t div = s->include_pad ? (hp1 - h0) * (wp1 - w0) : cnt;
+        uint8_t *d = y + (oh * OW + ow) * C;
+        for (int64_t c = 0; c < C; c++) {
+            float v = cnt > 0 && div > 0 ? (float)(acc[c] - (int32_t)cnt * s->zx) * s->mul / (float)div : 0.f;
+            d[c] = (uint8_t)rq(v, s->zy, i8);
+        }
+    }
+}
+
 static int qap2_run(const g_node *n, void *state, const k_tensor *in, k_tensor *out, const k_ctx *ctx)
 {
     qap2 *s = state;
@@ -141,14 +171,55 @@ static int qap2_run(const g_node *n, void *state, const k_tensor *in, k_tensor *
     if (r) return r;
     qap2 st = *s;
     st.w = w;
-    int64_t planes = in[0].shape.d[0] * in[0].shape.d[1];
+    int64_t N = in[0].shape.d[0], C = in[0].shape.d[1];
     int64_t xp = w.in[0] * w.in[1], yp = w.out[0] * w.out[1];
     const uint8_t *x = in[0].data;
     uint8_t *y = out[0].data;
     int i8 = in[0].dtype == G_I8;
-    int nt = ctx && ctx->threads > 1 && planes > 1 ? ctx->threads : 1;
-    OA_PAR_FOR(nt, for (int64_t p = 0; p < planes; p++) plane(&st, x + p * xp, y + p * yp, i8););
+    int nt = ctx && ctx->threads > 1 ? ctx->threads : 1;
+    if (in[0].layout != G_LAYOUT_NHWC) {
+        int64_t planes = N * C;
+        OA_PAR_FOR(planes > 1 ? nt : 1, for (int64_t p = 0; p < planes; p++) plane(&st, x + p * xp, y + p * yp, i8););
+        return 0;
+    }
+    /* rows of all images shared among the threads; col and acc from plan()'s scratch */
+    int64_t rows = N * w.out[0];
+    size_t per = (size_t)(w.in[1] * C + C) * sizeof(int32_t);
+    size_t fit = ctx && ctx->scratch ? ctx->scratch_bytes / per : 0;   /* runs without a plan allocate */
+    int32_t *buf = fit ? ctx->scratch : NULL;
+    if (fit && (size_t)nt > fit) nt = (int)fit;
+    if (!fit && !(buf = malloc(per * (size_t)nt)))
+        return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): out of memory", n->name, n->op_type);
+    OA_PAR_REGION(rows > 1 ? nt : 1, {
+        int t = omp_get_thread_num(), tn = omp_get_num_threads();
+        int32_t *col = buf + (size_t)t * (per / sizeof(int32_t)), *acc = col + w.in[1] * C;
+        for (int64_t rr = rows * t / tn; rr < rows * (t + 1) / tn; rr++) {
+            int64_t b = rr / w.out[0], oh = rr % w.out[0];
+            row_nhwc(&st, x + b * xp * C, y + b * yp * C, C, oh, i8, col, acc);
+        }
+    });
+    if (!fit) free(buf);
     return 0;
+}
+
+static int qap2_plan(const g_node *n, void *state, const k_tensor *in, const k_tensor *out, size_t *packed,
+                     size_t *scratch)
+{
+    (void)n; (void)state; (void)out;
+    *packed = 0;
+    /* channels-last rows: one column buffer per thread of the pool */
+    int nt = omp_get_max_threads();
+    *scratch = in[0].layout == G_LAYOUT_NHWC && g_shape_known(&in[0].shape)
+                   ? (size_t)(in[0].shape.d[3] * in[0].shape.d[1] + in[0].shape.d[1]) * sizeof(int32_t) *
+                         (size_t)(nt > 0 ? nt : 1)
+                   : 0;
+    return 0;
+}
+
+static int qap2_accepts(const g_node *n, void *state, int idx, int layout)
+{
+    (void)n; (void)state;
+    return layout == G_LAYOUT_PLAIN || (layout == G_LAYOUT_NHWC && idx == 0);
 }
 
 static double qap2_flops(const g_node *n, const k_tensor *in, const k_tensor *out)
@@ -165,5 +236,6 @@ static void qap2_fini(void *s) { free(s); }
 /* before the reference (nn_qlinear.c, priority 0) */
 static const k_op k_qlap_int = { .op_type = "QLinearAveragePool", .domain = "com.microsoft", .since = 1,
     .until = 0, .impl = "ref_int", .priority = 5, .init = qap2_init, .infer = qap2_infer,
-    .run = qap2_run, .fini = qap2_fini, .flops = qap2_flops };
+    .plan = qap2_plan, .run = qap2_run, .fini = qap2_fini, .accepts_layout = qap2_accepts,
+    .flops = qap2_flops };
 K_REGISTER(k_qlap_int);
