@@ -329,6 +329,34 @@ def case_contrib(seed):
     return m, xs, 0
 
 
+def case_contrib_i8(seed):
+    """The pooling and concatenation contrib ops on int8 (QOperator form, int8
+    in and out): QLinearAveragePool with count_include_pad, QLinearConcat of
+    inputs with other parameters and one sharing the output's (copied). The
+    scales are not in a simple ratio: with, say, 0.05 over 0.04 and windows of
+    6, one average in 24 is an exact .5 in real arithmetic, which each
+    implementation (ORT's float sum, openacl's reference in double, its int32
+    sum) rounds by its own float error."""
+    b = B(seed)
+    f, i8 = np.float32, np.int8
+    c = lambda v: b.const(v)
+    ms = "com.microsoft"
+    def q(op, ins, **kw):
+        out = b.name(op.lower())
+        b.nodes.append(helper.make_node(op, ins, [out], domain=ms, **kw))
+        return out
+    ap = q("QLinearAveragePool", ["a", c(f(0.05)), c(i8(-3)), c(f(0.0413)), c(i8(5))], kernel_shape=[3, 2],
+           strides=[2, 2], pads=[1, 0, 1, 1], count_include_pad=1)
+    cat = q("QLinearConcat", [c(f(0.0413)), c(i8(5)), ap, c(f(0.0413)), c(i8(5)), "b", c(f(0.07)), c(i8(-20))],
+            axis=1)
+    t = TensorProto.INT8
+    m = b.model([fin([1, 4, 9, 11], t, "a"), fin([1, 3, 5, 6], t, "b")],
+                [fin([1, 4, 5, 6], t, ap), fin([1, 7, 5, 6], t, cat)], ms=True)
+    xs = [b.rng.integers(-128, 128, (1, 4, 9, 11)).astype(np.int8),
+          b.rng.integers(-128, 128, (1, 3, 5, 6)).astype(np.int8)]
+    return m, xs, 0
+
+
 CASES = {
     "conv3x3_relu": lambda: case_conv(1, 1, 16, 12, 12, 32, 3, 1, 1, 1, "relu", True, 128),
     "conv1x1_relu6": lambda: case_conv(2, 2, 24, 7, 9, 40, 1, 1, 0, 1, "relu6", True, 0),
@@ -358,6 +386,7 @@ CASES = {
     "squeeze_excite": lambda: case_se(20),
     "nomatch_softplus": lambda: case_nomatch(23, "softplus"),
     "contrib_ops": lambda: case_contrib(25),
+    "contrib_ops_int8": lambda: case_contrib_i8(30),
     "nomatch_conv_output": lambda: case_nomatch(24, "also_output"),
 }
 
