@@ -169,6 +169,9 @@ static int qap2_run(const g_node *n, void *state, const k_tensor *in, k_tensor *
     g_shape ys;
     int r = nn_pool_infer_shape(n, &w, 0, &in[0].shape, &ys);
     if (r) return r;
+    if (w.in[1] > QAP_COLS)   /* (init saw the width; a static plan cannot change it) */
+        return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "node '%s' (%s): rows of %lld values, more than "
+                        "%d", n->name, n->op_type, (long long)w.in[1], QAP_COLS);
     qap2 st = *s;
     st.w = w;
     int64_t N = in[0].shape.d[0], C = in[0].shape.d[1];
