@@ -115,18 +115,19 @@ static int affine_on(void)
     return !(e && !strcmp(e, "0"));
 }
 
-/* Whether g has a QuantizeLinear, and no subgraph (whose nodes could read
- * a rewired tensor by name). */
+/* Whether g has both a QuantizeLinear and a DequantizeLinear, and no
+ * subgraph (whose nodes could read a rewired tensor by name). */
 static int candidate(const g_graph *g)
 {
-    int any = 0;
+    int q = 0, dq = 0;
     for (int i = 0; i < g->n_nodes; i++) {
         const g_node *n = &g->nodes[i];
-        if (qdq_is_op(n, "QuantizeLinear")) any = 1;
+        q |= qdq_is_op(n, "QuantizeLinear");
+        dq |= qdq_is_op(n, "DequantizeLinear");
         for (int a = 0; a < n->n_attr; a++)
             if (n->attr[a].type == G_AT_GRAPH) return 0;
     }
-    return any;
+    return q && dq;
 }
 
 int graph_pass_qdq_affine(g_graph *g)
