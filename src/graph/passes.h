@@ -4,7 +4,8 @@
  * The load-time pipeline (graph_optimize) is one ordered table in passes.c
  * (name, function, switch); OPENACL_PRINT_PASSES=1 prints it as it runs.
  * In order: toposort, elim_identity, dce, supported (every node has a
- * kernel), qdq_matmul (QDQ int8 products, graph/qmatmul.c), fold (choose
+ * kernel), qdq_affine (scalar affines between quantised tensors that
+ * repeat the integers, graph/qdq_affine.c), qdq_matmul (QDQ int8 products, graph/qmatmul.c), fold (choose
  * kernels, infer types/shapes, fold constants), dce, qmatmul (dynamic int8
  * products), fuse, qmatmul_out (QuantizeLinear into int8 products), layout,
  * bf16_act and bf16_se (only for bf16-marked graphs), dce.
@@ -98,6 +99,9 @@ int graph_pass_qmatmul_out(g_graph *g);
 int graph_pass_qbias(g_graph *g);
 int graph_pass_layout(g_graph *g);
 int graph_pass_bf16_se(g_graph *g);
+/* A scalar affine between quantised tensors that maps each integer onto
+ * itself, read as the integers it repeats (qdq_affine.c; before the int8 passes). */
+int graph_pass_qdq_affine(g_graph *g);
 /* QDQ folding into int8 ops (qdq_conv.c): runs before constant folding. */
 int graph_pass_qdq(g_graph *g);
 

@@ -5,8 +5,8 @@
  * GlobalAveragePool ->
  * com.microsoft.QLinearGlobalAveragePool, AveragePool ->
  * com.microsoft.QLinearAveragePool, Concat -> com.microsoft.QLinearConcat,
- * while MaxPool, Reshape and Flatten whose Q after them repeats the DQ's
- * parameters run on the integer tensor itself. The quantised tensors then
+ * while MaxPool, Reshape, Flatten and nearest Resize whose Q after them
+ * repeats the DQ's parameters run on the integer tensor itself. The quantised tensors then
  * flow between int8 layers and the DequantizeLinear nodes nobody reads any
  * more go with dead-node removal. Runs before constant folding, which would
  * turn the int8 weights behind their DequantizeLinear into float32; a
@@ -248,6 +248,14 @@ static int try_same(qc *s, int ni)
     return 1;
 }
 
+/* A Resize that only gathers (nearest, no extrapolation fill): it runs on
+ * the integers exactly as on their dequantised values. */
+static int gathers(const g_node *n)
+{
+    return !strcmp(g_attr_str(n, "mode", "nearest"), "nearest") &&
+           strcmp(g_attr_str(n, "coordinate_transformation_mode", "half_pixel"), "tf_crop_and_resize");
+}
+
 /* Readers of t that still matter: a DequantizeLinear whose output nobody
  * reads any more (its reader now takes t itself) does not count. */
 static int live_readers(const qc *s, int t)
@@ -367,7 +375,8 @@ int graph_pass_qdq(g_graph *g)
         else if (qdq_is_op(n, "GlobalAveragePool")) r = try_avg(&s, i, "QLinearGlobalAveragePool");
         else if (qdq_is_op(n, "AveragePool")) r = try_avg(&s, i, "QLinearAveragePool");
         else if (qdq_is_op(n, "Concat")) r = try_concat(&s, i);
-        else if (qdq_is_op(n, "MaxPool") || qdq_is_op(n, "Reshape") || qdq_is_op(n, "Flatten"))
+        else if (qdq_is_op(n, "MaxPool") || qdq_is_op(n, "Reshape") || qdq_is_op(n, "Flatten") ||
+                 (qdq_is_op(n, "Resize") && gathers(n)))
             r = try_same(&s, i);
         if (r > 1) rc = r;
     }

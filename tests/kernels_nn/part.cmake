@@ -40,3 +40,19 @@ if(KNN_PYTHON)
   set_tests_properties(kernels_nn_graph PROPERTIES FIXTURES_REQUIRED knn_nets
     LABELS "kernels;sanitize" TIMEOUT 300)
 endif()
+
+# ConvTranspose (kernel = stride) with a fused chain, narrow rows (the chain as
+# its own primitive) and wide, against ORT (tools/ortref); 77 without onnxruntime-node.
+if(KNN_PYTHON)
+  add_test(NAME kernels_nn_deconv_post
+    COMMAND ${KNN_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/deconv_post.py --mdl-run $<TARGET_FILE:mdl_run>)
+  set_tests_properties(kernels_nn_deconv_post PROPERTIES LABELS "kernels" SKIP_RETURN_CODE 77 TIMEOUT 300)
+endif()
+
+# Whole-factor nearest Resize (ref/resize_up.c), plain and channels-last, and
+# the configurations it leaves to the reference, against ORT (tools/ortref).
+if(KNN_PYTHON)
+  add_test(NAME kernels_nn_resize_up
+    COMMAND ${KNN_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/resize_up.py --mdl-run $<TARGET_FILE:mdl_run>)
+  set_tests_properties(kernels_nn_resize_up PROPERTIES LABELS "kernels" SKIP_RETURN_CODE 77 TIMEOUT 300)
+endif()

@@ -28,3 +28,10 @@ endforeach()
 add_test(NAME quant_conv_ref_vs_simd
   COMMAND ${OA_SYS_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/ref_vs_simd.py --mdl-run $<TARGET_FILE:mdl_run>)
 set_tests_properties(quant_conv_ref_vs_simd PROPERTIES LABELS "kernels" TIMEOUT 600)
+
+# The qdq_affine pass (graph/qdq_affine.c): which scalar affines between
+# quantised tensors it folds and which it must leave, outputs unchanged by it
+# and within one step of ORT (tools/ortref); skipped (77) without onnxruntime-node.
+add_test(NAME quant_conv_affine
+  COMMAND ${OA_SYS_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/qdq_affine.py --mdl-run $<TARGET_FILE:mdl_run>)
+set_tests_properties(quant_conv_affine PROPERTIES LABELS "kernels" SKIP_RETURN_CODE 77 TIMEOUT 600)

@@ -179,12 +179,55 @@ def case_concat(seed):
     return m, [b.rng.uniform(-2.5, 2.5, (1, 8, 10, 12)).astype(np.float32)], 0.05
 
 
+def case_fpn(seed):
+    """A detection neck: a convolution's output upsampled by a nearest Resize
+    (Q after it with the DQ's parameters: the pass runs it on the bytes),
+    concatenated along channels with another convolution's output (NHWC)
+    and the quantised input itself (stored plain, sharing the concat's
+    parameters: copied), then a convolution."""
+    b = B(seed)
+    x_dq, _, _, _ = b.qdq("x", 0.025, 10)
+    lo = conv_layer(b, x_dq, 0.025, 8, 12, 3, stride=2, pad=1, act="relu", ys=0.03, yzp=0)
+    sc = b.const(np.array([1, 1, 2, 2], np.float32))
+    up = b.node("Resize", [lo, "", sc], mode="nearest", coordinate_transformation_mode="asymmetric",
+                nearest_mode="floor")
+    up_dq, _, _, _ = b.qdq(up, 0.03, 0)
+    hi = conv_layer(b, x_dq, 0.025, 8, 6, 1, act="hswish", ys=0.02, yzp=30)
+    c = b.node("Concat", [up_dq, hi, x_dq], axis=1)
+    c_dq, _, _, _ = b.qdq(c, 0.025, 10)
+    y = conv_layer(b, c_dq, 0.025, 26, 8, 3, pad=1, act="none", ys=0.05, yzp=128)
+    m = b.model([fin([1, 8, 12, 14])], [fin(None, name=y), fin(None, name=c_dq)])
+    return m, [b.rng.uniform(-0.2, 6, (1, 8, 12, 14)).astype(np.float32)], [0.05, 0.025]
+
+
+def case_pool_nhwc(seed, include_pad):
+    """Average pooling between two convolutions, so it reads and writes
+    channels-last: PP-OCR rec's neck pool (3x2 window, stride 3x2) or a
+    padded 3x3 window with count_include_pad."""
+    b = B(seed)
+    x_dq, _, _, _ = b.qdq("x", 0.02, 128)
+    h = conv_layer(b, x_dq, 0.02, 8, 24, 1, act="hswish", ys=0.03, yzp=12)
+    if include_pad:
+        p = b.node("AveragePool", [h], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1],
+                   count_include_pad=1)
+    else:
+        p = b.node("AveragePool", [h], kernel_shape=[3, 2], strides=[3, 2])
+    p_dq, _, _, _ = b.qdq(p, 0.02, 20)
+    y = conv_layer(b, p_dq, 0.02, 24, 16, 1, act="none", ys=0.04, yzp=128)
+    m = b.model([fin([1, 8, 9, 14])], [fin(None, name=y), fin(None, name=p_dq)])
+    return m, [b.rng.uniform(-2.5, 2.5, (1, 8, 9, 14)).astype(np.float32)], [0.04, 0.02]
+
+
 def case_pool(seed, op):
     """One pooling op between a DQ and a Q (other scales for the averages)."""
     b = B(seed)
     x_dq, _, _, _ = b.qdq("x", 0.03, 100)
     if op == "avg":
         p = b.node("AveragePool", [x_dq], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+        y, _, _, _ = b.qdq(p, 0.02, 90)
+    elif op == "avg_pad_ceil":   # count_include_pad, ceil_mode, a 3x2 window as PP-OCR's neck
+        p = b.node("AveragePool", [x_dq], kernel_shape=[3, 2], strides=[2, 2], pads=[1, 0, 1, 1],
+                   count_include_pad=1, ceil_mode=1)
         y, _, _, _ = b.qdq(p, 0.02, 90)
     elif op == "gap":
         p = b.node("GlobalAveragePool", [x_dq])
@@ -193,7 +236,7 @@ def case_pool(seed, op):
         p = b.node("MaxPool", [x_dq], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
         y, _, _, _ = b.qdq(p, 0.03, 100)
     m = b.model([fin([2, 16, 11, 13])], [fin(None, name=y)])
-    return m, [b.rng.uniform(-3, 4.5, (2, 16, 11, 13)).astype(np.float32)], 0.02 if op == "avg" else 0.03
+    return m, [b.rng.uniform(-3, 4.5, (2, 16, 11, 13)).astype(np.float32)], 0.02 if op.startswith("avg") else 0.03
 
 
 def case_bin(seed, op, yshape, ys):
@@ -257,7 +300,8 @@ def case_qop(seed):
     return m, [b.rng.integers(0, 256, (1, 3, 9, 11)).astype(np.uint8)], 0
 
 
-MULTI = {"block_residual", "block_maxpool", "block_avgpool", "concat", "squeeze_excite"}
+MULTI = {"block_residual", "block_maxpool", "block_avgpool", "concat", "squeeze_excite", "fpn_resize_concat",
+         "avgpool_nhwc", "avgpool_nhwc_pad"}
 
 def case_contrib(seed):
     """ORT's contrib ops written directly (QOperator form, uint8 in and out):
@@ -285,6 +329,34 @@ def case_contrib(seed):
     return m, xs, 0
 
 
+def case_contrib_i8(seed):
+    """The pooling and concatenation contrib ops on int8 (QOperator form, int8
+    in and out): QLinearAveragePool with count_include_pad, QLinearConcat of
+    inputs with other parameters and one sharing the output's (copied). The
+    scales are not in a simple ratio: with, say, 0.05 over 0.04 and windows of
+    6, one average in 24 is an exact .5 in real arithmetic, which each
+    implementation (ORT's float sum, openacl's reference in double, its int32
+    sum) rounds by its own float error."""
+    b = B(seed)
+    f, i8 = np.float32, np.int8
+    c = lambda v: b.const(v)
+    ms = "com.microsoft"
+    def q(op, ins, **kw):
+        out = b.name(op.lower())
+        b.nodes.append(helper.make_node(op, ins, [out], domain=ms, **kw))
+        return out
+    ap = q("QLinearAveragePool", ["a", c(f(0.05)), c(i8(-3)), c(f(0.0413)), c(i8(5))], kernel_shape=[3, 2],
+           strides=[2, 2], pads=[1, 0, 1, 1], count_include_pad=1)
+    cat = q("QLinearConcat", [c(f(0.0413)), c(i8(5)), ap, c(f(0.0413)), c(i8(5)), "b", c(f(0.07)), c(i8(-20))],
+            axis=1)
+    t = TensorProto.INT8
+    m = b.model([fin([1, 4, 9, 11], t, "a"), fin([1, 3, 5, 6], t, "b")],
+                [fin([1, 4, 5, 6], t, ap), fin([1, 7, 5, 6], t, cat)], ms=True)
+    xs = [b.rng.integers(-128, 128, (1, 4, 9, 11)).astype(np.int8),
+          b.rng.integers(-128, 128, (1, 3, 5, 6)).astype(np.int8)]
+    return m, xs, 0
+
+
 CASES = {
     "conv3x3_relu": lambda: case_conv(1, 1, 16, 12, 12, 32, 3, 1, 1, 1, "relu", True, 128),
     "conv1x1_relu6": lambda: case_conv(2, 2, 24, 7, 9, 40, 1, 1, 0, 1, "relu6", True, 0),
@@ -301,7 +373,11 @@ CASES = {
     "block_avgpool": lambda: case_block(13, pool="avg", H=16, W=16),
     "concat": lambda: case_concat(14),
     "qoperator_conv": lambda: case_qop(15),
+    "fpn_resize_concat": lambda: case_fpn(27),
     "avgpool": lambda: case_pool(16, "avg"),
+    "avgpool_pad_ceil": lambda: case_pool(26, "avg_pad_ceil"),
+    "avgpool_nhwc": lambda: case_pool_nhwc(28, False),
+    "avgpool_nhwc_pad": lambda: case_pool_nhwc(29, True),
     "globalavgpool": lambda: case_pool(17, "gap"),
     "maxpool": lambda: case_pool(18, "max"),
     "add_broadcast": lambda: case_bin(19, "Add", [1, 8, 1, 70], 0.06),
@@ -310,6 +386,7 @@ CASES = {
     "squeeze_excite": lambda: case_se(20),
     "nomatch_softplus": lambda: case_nomatch(23, "softplus"),
     "contrib_ops": lambda: case_contrib(25),
+    "contrib_ops_int8": lambda: case_contrib_i8(30),
     "nomatch_conv_output": lambda: case_nomatch(24, "also_output"),
 }
 

@@ -1,0 +1,126 @@
+#!/usr/bin/python3
+"""Whole-factor nearest Resize (kernels/ref/resize_up.c) against ONNX Runtime.
+
+Nearest mode with asymmetric coordinates and floor rounding, constant whole
+scales on H and W: float32 and uint8, plain and channels-last (between two
+convolutions, so the layout pass keeps it NHWC), factors that differ per axis
+or are 1; and configurations the implementation declines (half_pixel,
+round_prefer_floor, a fractional scale, sizes), which the reference runs.
+Each runs with the implementation on and off (OPENACL_RESIZE_UP=0); a gather
+must match ORT exactly.
+
+Usage: resize_up.py --mdl-run BIN
+Exit codes: 0 pass, 1 fail, 77 skipped (no onnxruntime-node)."""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ORTREF = os.path.join(REPO, "tools", "ortref", "ortref.js")
+
+
+def model(seed, dtype, shape, scales, convs=False, ctm="asymmetric", nearest="floor", sizes=False):
+    rng = np.random.default_rng(seed)
+    C = shape[1]
+    inits, nodes, x = [], [], "x"
+    if convs:
+        inits.append(numpy_helper.from_array((rng.standard_normal((C, C, 1, 1)) * 0.3).astype(np.float32), "w1"))
+        nodes.append(helper.make_node("Conv", ["x", "w1"], ["c1"]))
+        x = "c1"
+    inits.append(numpy_helper.from_array(np.zeros(0, np.float32), "roi"))
+    if sizes:
+        out = [shape[0], shape[1], int(shape[2] * scales[0]), int(shape[3] * scales[1])]
+        inits.append(numpy_helper.from_array(np.array(out, np.int64), "sizes"))
+        ins = [x, "roi", "", "sizes"]
+    else:
+        inits.append(numpy_helper.from_array(np.array([1, 1, scales[0], scales[1]], np.float32), "scales"))
+        ins = [x, "roi", "scales"]
+    nodes.append(helper.make_node("Resize", ins, ["r"], mode="nearest", coordinate_transformation_mode=ctm,
+                                  nearest_mode=nearest))
+    y = "r"
+    if convs:
+        inits.append(numpy_helper.from_array((rng.standard_normal((C, C, 1, 1)) * 0.3).astype(np.float32), "w2"))
+        nodes.append(helper.make_node("Conv", ["r", "w2"], ["y"]))
+        y = "y"
+    g = helper.make_graph(nodes, "resize", [helper.make_tensor_value_info("x", dtype, shape)],
+                          [helper.make_tensor_value_info(y, dtype, None)], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    if dtype == TensorProto.UINT8:
+        x = rng.integers(0, 256, shape).astype(np.uint8)
+    else:
+        x = rng.uniform(-3, 3, shape).astype(np.float32)
+    return m, x
+
+
+F, U8 = TensorProto.FLOAT, TensorProto.UINT8
+CASES = {
+    "f32_2x": (F, [1, 3, 5, 7], (2, 2), {}),
+    "f32_h1_w3": (F, [2, 4, 3, 6], (1, 3), {}),
+    "u8_8x": (U8, [1, 5, 4, 3], (8, 8), {}),
+    "u8_2x4": (U8, [1, 24, 6, 5], (2, 4), {}),
+    "f32_nhwc_2x": (F, [1, 16, 6, 9], (2, 2), {"convs": True}),
+    "f32_nhwc_4x2": (F, [1, 24, 5, 4], (4, 2), {"convs": True}),
+    "declined_half_pixel": (F, [1, 3, 5, 7], (2, 2), {"ctm": "half_pixel"}),
+    "declined_round": (F, [1, 3, 5, 7], (3, 2), {"nearest": "round_prefer_floor"}),
+    "declined_fraction": (F, [1, 3, 6, 8], (1.5, 2), {}),
+    "declined_sizes": (U8, [1, 3, 5, 7], (2, 2), {"sizes": True}),
+}
+
+
+def outputs(d):
+    j = json.load(open(os.path.join(d, "outputs.json")))
+    return [np.load(os.path.join(d, o["file"])) for o in j["outputs"]]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--mdl-run", required=True)
+    a = ap.parse_args()
+    if not os.path.isdir(os.path.join(REPO, "third_party", "npm", "node_modules", "onnxruntime-node")):
+        print("SKIP: onnxruntime-node missing (run scripts/setup.sh)")
+        return 77
+    work = tempfile.mkdtemp(prefix="oa_resize_")
+    fails = 0
+    try:
+        for i, (name, (dt, shape, scales, kw)) in enumerate(CASES.items()):
+            m, x = model(60 + i, dt, shape, scales, **kw)
+            mp, xp = os.path.join(work, name + ".onnx"), os.path.join(work, name + ".npy")
+            onnx.save(m, mp)
+            np.save(xp, x)
+            ref = os.path.join(work, name + "_ort")
+            subprocess.run(["node", ORTREF, "--model", mp, "--inputs", xp, "--outdir", ref], check=True,
+                           capture_output=True, timeout=600)
+            want = outputs(ref)[0]
+            bad = []
+            for mode, extra in (("on", {}), ("off", {"OPENACL_RESIZE_UP": "0"})):
+                out = os.path.join(work, f"{name}_{mode}")
+                p = subprocess.run([a.mdl_run, "--model", mp, "--inputs", xp, "--outdir", out],
+                                   capture_output=True, text=True, env=dict(os.environ, **extra), timeout=600)
+                if p.returncode:
+                    bad.append(f"{mode}: rc {p.returncode} {p.stderr.strip()[:200]}")
+                    continue
+                got = outputs(out)[0]
+                conv = kw.get("convs", False)
+                tol = 1e-5 * max(1.0, float(np.abs(want).max())) if conv else 0
+                if got.shape != want.shape or got.dtype != want.dtype:
+                    bad.append(f"{mode}: {got.dtype}{got.shape} vs ORT {want.dtype}{want.shape}")
+                elif float(np.abs(got.astype(np.float64) - want).max()) > tol:
+                    bad.append(f"{mode}: max diff {np.abs(got.astype(np.float64) - want).max():.3g}")
+            print(("ok   " if not bad else "FAIL ") + name + ("" if not bad else ": " + "; ".join(bad)))
+            fails += bool(bad)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
