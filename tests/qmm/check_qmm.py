@@ -485,7 +485,7 @@ def check_dqmm(a, tmp):
 
 
 def check_qdq_ops(a, tmp):
-    """Per-tensor QuantizeLinear / DequantizeLinear (kernels/dnnl/dn_qdq.c):
+    """Per-tensor QuantizeLinear / DequantizeLinear (kernels/x86/x86_qdq.c):
     equal to the reference kernels on ties, NaN, infinities and odd lengths,
     and to ORT on the finite values."""
     rng = np.random.default_rng(3)
