@@ -13,7 +13,10 @@ quantisation costs MobileNetV2 more than any low-SQNR layer); then, from
 the largest gain down, a layer stays in float only when adding it raises
 the cosine, until the target is met or `max_layers` are in float; when the
 gains run out first, the layers left are probed again on top of those kept
-(up to three rounds). The score of a model is the lowest, over its outputs,
+(up to three rounds). With rank "cost" the gains are taken in the order
+of gain per multiply-accumulate of the layer (cost.py), so that cheap
+layers go first, and with a budget (a fraction of the model's MACs) a
+layer that would take the float MACs past it is passed over. The score of a model is the lowest, over its outputs,
 of the mean cosine over the search samples; a variant the runner cannot
 load or run scores -1 (never chosen).
 """
@@ -69,17 +72,34 @@ def candidates(layers, probe):
     return [r["node"] for r in (rows[:probe] if probe > 0 else rows)]
 
 
-def fallback(search, layers, target, max_layers, probe, progress=None, rounds=3):
+def order(gains, rank, costs):
+    """The probed (gain, label) pairs in the order they are tried: largest
+    gain first, or with rank "cost" largest gain per MAC first (a layer of
+    unknown cost counts as the costliest); non-positive gains last."""
+    if rank == "gain":
+        return sorted(gains, key=lambda g: -g[0])
+    top = max(list(costs.values()) + [1])
+    return sorted(gains, key=lambda g: (g[0] <= 0.0, -g[0] / max(costs.get(g[1], top), 1)))
+
+
+def fallback(search, layers, target, max_layers, probe, progress=None, rounds=3, rank="gain",
+             costs=None, budget=None):
     """Greedy float fallback; returns the report's "fallback" entry, whose
     "float_layers" lists the nodes kept in float, in the order chosen.
     A round probes every candidate not yet in float on top of those kept
     and then takes the positive gains, largest first, while each still
     raises the cosine; the next round probes again from there (a layer's
     gain alone is blurred by the noise of the others and can change once
-    some are float), up to `rounds` rounds."""
+    some are float), up to `rounds` rounds. costs: (label -> MACs, total),
+    needed for rank "cost" and for budget (the most float MACs allowed, as
+    a fraction of the total)."""
+    macs, total = costs or ({}, 0)
     start = search.score([])
     out = {"target_cosine": target, "start_cosine": start, "float_layers": [], "final_cosine": start,
-           "met": start >= target, "probed": 0, "rounds": 0}
+           "met": start >= target, "probed": 0, "rounds": 0, "rank": rank}
+    if budget is not None:
+        out["max_float_cost"] = budget
+    spent = 0
     cands = candidates(layers, probe)
     kept, best = [], start
     while best < target and len(kept) < max_layers and out["rounds"] < rounds:
@@ -91,21 +111,26 @@ def fallback(search, layers, target, max_layers, probe, progress=None, rounds=3)
                 if progress:
                     progress.step()
         out["probed"] += len(gains)
-        gains.sort(key=lambda g: -g[0])
         added = 0
-        for gain, label in gains:
+        for gain, label in order(gains, rank, macs):
             if best >= target or len(kept) >= max_layers or gain <= 0.0:
                 break
+            if budget is not None and (label not in macs or spent + macs[label] > budget * total):
+                continue
             c = best + gain if not added else search.score(kept + [label])
             if c > best:
                 kept.append(label)
                 best = c
                 added += 1
+                spent += macs.get(label, 0)
                 out["float_layers"].append({"node": label, "cosine_alone": start + gain if out["rounds"] == 1
-                                            else None, "cosine_after": c, "round": out["rounds"]})
+                                            else None, "cosine_after": c, "round": out["rounds"],
+                                            "macs": macs.get(label)})
         if not added:
             break
     out.update(final_cosine=best, met=best >= target, evaluations=search.runs)
+    if total:
+        out.update(float_macs=spent, total_macs=total, float_macs_fraction=spent / total)
     return out
 
 
@@ -122,5 +147,8 @@ def check_args(args):
         raise QuantError("--max-float-layers must be >= 0, got %d" % args.max_float_layers)
     if args.fallback_probe < 0:
         raise QuantError("--fallback-probe must be >= 0 (0: every layer), got %d" % args.fallback_probe)
+    c = args.max_float_cost
+    if c is not None and (not np.isfinite(c) or not 0.0 <= c <= 1.0):
+        raise QuantError("--max-float-cost must be a fraction of the model's MACs in [0, 1], got %g (e.g. 0.02)" % c)
     if args.sensitivity_samples <= 0:
         raise QuantError("--target-cosine ranks layers by their SQNR: --sensitivity-samples must be > 0")
