@@ -48,7 +48,7 @@ def small_model(path):
 
 def test_layer_macs_match_a_counted_convolution_and_product(tmp_path):
     m = small_model(str(tmp_path / "c.onnx"))
-    costs, total = cost.layer_costs(m)
+    costs, total = cost.layer_costs(m, convert=False)
     # the symbolic batch counts as 1
     assert costs["conv"] == counted_conv_macs((1, 4, 6, 6), (16, 4, 3, 3), 1, 2, 1)
     assert costs["dw"] == counted_conv_macs((1, 16, 3, 3), (16, 1, 5, 5), 16, 1, 2)
@@ -57,6 +57,12 @@ def test_layer_macs_match_a_counted_convolution_and_product(tmp_path):
     assert costs["mm2"] == int(np.einsum("ncik,kj->ncij", np.ones((1, 16, 3, 7)), np.ones((7, 5))).sum())
     assert costs["relu"] == 16 * 3 * 3
     assert total == sum(costs.values())
+    # in float, each also converts its activation input and output: 30 MACs per element
+    fc, total2 = cost.layer_costs(m)
+    assert total2 == total
+    assert fc["conv"] == costs["conv"] + cost.CONVERT_MACS * (4 * 6 * 6 + 16 * 3 * 3)
+    assert fc["dw"] == costs["dw"] + cost.CONVERT_MACS * (16 * 3 * 3 * 2)
+    assert fc["mm2"] == costs["mm2"] + cost.CONVERT_MACS * (16 * 3 * 7 + 16 * 3 * 5)
 
 
 class Scored:
@@ -88,10 +94,10 @@ def test_rank_cost_takes_gain_per_mac_and_meets_the_target_cheaper():
     ratio = {k: GAINS[k] / MACS[k] for k in got}
     assert got == ["c", "b"] and fb["met"], fb                 # 0.98 + 0.002 + 0.003 >= 0.9845
     assert ratio["c"] >= ratio["b"]
-    assert fb["float_macs"] == 150 and fb["float_macs_fraction"] == pytest.approx(150 / 1160)
+    assert fb["float_cost"] == 150 and fb["float_cost_fraction"] == pytest.approx(150 / 1160)
     # the same target by gain costs 1000 MACs (a, then b): the cost rank is cheaper
     by_gain = tune.fallback(Scored(0.98, GAINS), LAYERS, 0.9845, 8, 0, costs=costs)
-    assert by_gain["float_macs"] > fb["float_macs"]
+    assert by_gain["float_cost"] > fb["float_cost"]
 
 
 @pytest.mark.parametrize("budget", [0.0, 0.05, 0.2, 1.0])
@@ -99,7 +105,7 @@ def test_budget_is_never_exceeded(budget):
     costs = (MACS, sum(MACS.values()))
     fb = tune.fallback(Scored(0.98, GAINS), LAYERS, 0.99, 8, 0, rank="cost", costs=costs, budget=budget)
     spent = sum(MACS[f["node"]] for f in fb["float_layers"])
-    assert spent <= budget * costs[1] and fb["float_macs"] == spent
+    assert spent <= budget * costs[1] and fb["float_cost"] == spent
     # every positive-gain layer that fitted in what was left was taken
     left = [k for k in GAINS if GAINS[k] > 0 and k not in [f["node"] for f in fb["float_layers"]]]
     assert all(spent + MACS[k] > budget * costs[1] for k in left), fb
@@ -113,7 +119,7 @@ def test_cost_options_end_to_end(cnn, tmp_path):
     fb = json.load(open(rep))["fallback"]
     costs, total = cost.layer_costs(onnx.load(cnn["model"]))
     assert fb["rank"] == "cost" and fb["total_macs"] == total
-    assert sum(costs[f["node"]] for f in fb["float_layers"]) == fb["float_macs"] <= 0.1 * total
+    assert sum(costs[f["node"]] for f in fb["float_layers"]) == fb["float_cost"] <= 0.1 * total
     # conv2 does 8*8*9 MACs for each of 8*8*8 outputs: over the budget
     assert costs["conv2"] > 0.1 * total and "conv2" not in [f["node"] for f in fb["float_layers"]]
 

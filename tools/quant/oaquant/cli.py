@@ -73,10 +73,12 @@ def build_parser():
                          "to rank them (default 0: every quantised layer)")
     ap.add_argument("--fallback-rank", choices=("gain", "cost"), default="gain",
                     help="with --target-cosine: the order layers go to float: by cosine gain (default) or by "
-                         "cosine gain per multiply-accumulate of the layer (cost: cheap layers first)")
+                         "cosine gain per unit of the layer's float cost (cost: its MACs plus 30 per element "
+                         "converted between int8 and float; cheap layers first)")
     ap.add_argument("--max-float-cost", type=float, default=None, metavar="F",
-                    help="with --target-cosine: the layers kept in float do at most this fraction of the "
-                         "model's multiply-accumulates (e.g. 0.02; default: no limit)")
+                    help="with --target-cosine: the float cost of the layers kept in float (as --fallback-rank "
+                         "cost counts it) at most this fraction of the model's MACs (e.g. 0.05; default: "
+                         "no limit)")
     ap.add_argument("--report", help="write the report as JSON here")
     ap.add_argument("--runner", choices=sorted(runner.RUNNERS), default="openacl",
                     help="what runs the models (ort: ONNX Runtime's C API, a fallback)")

@@ -14,9 +14,10 @@ the largest gain down, a layer stays in float only when adding it raises
 the cosine, until the target is met or `max_layers` are in float; when the
 gains run out first, the layers left are probed again on top of those kept
 (up to three rounds). With rank "cost" the gains are taken in the order
-of gain per multiply-accumulate of the layer (cost.py), so that cheap
-layers go first, and with a budget (a fraction of the model's MACs) a
-layer that would take the float MACs past it is passed over. The score of a model is the lowest, over its outputs,
+of gain per unit of the layer's float cost (cost.py: its MACs plus its
+int8/float conversions), so that cheap layers go first, and with a budget
+(a fraction of the model's MACs) a layer that would take the float cost
+past it is passed over. The score of a model is the lowest, over its outputs,
 of the mean cosine over the search samples; a variant the runner cannot
 load or run scores -1 (never chosen).
 """
@@ -74,7 +75,7 @@ def candidates(layers, probe):
 
 def order(gains, rank, costs):
     """The probed (gain, label) pairs in the order they are tried: largest
-    gain first, or with rank "cost" largest gain per MAC first (a layer of
+    gain first, or with rank "cost" largest gain per unit of cost first (a layer of
     unknown cost counts as the costliest); non-positive gains last."""
     if rank == "gain":
         return sorted(gains, key=lambda g: -g[0])
@@ -90,9 +91,9 @@ def fallback(search, layers, target, max_layers, probe, progress=None, rounds=3,
     and then takes the positive gains, largest first, while each still
     raises the cosine; the next round probes again from there (a layer's
     gain alone is blurred by the noise of the others and can change once
-    some are float), up to `rounds` rounds. costs: (label -> MACs, total),
-    needed for rank "cost" and for budget (the most float MACs allowed, as
-    a fraction of the total)."""
+    some are float), up to `rounds` rounds. costs: (label -> float cost,
+    the model's MACs), needed for rank "cost" and for budget (the most float
+    cost allowed, as a fraction of the model's MACs)."""
     macs, total = costs or ({}, 0)
     start = search.score([])
     out = {"target_cosine": target, "start_cosine": start, "float_layers": [], "final_cosine": start,
@@ -125,12 +126,12 @@ def fallback(search, layers, target, max_layers, probe, progress=None, rounds=3,
                 spent += macs.get(label, 0)
                 out["float_layers"].append({"node": label, "cosine_alone": start + gain if out["rounds"] == 1
                                             else None, "cosine_after": c, "round": out["rounds"],
-                                            "macs": macs.get(label)})
+                                            "cost": macs.get(label)})
         if not added:
             break
     out.update(final_cosine=best, met=best >= target, evaluations=search.runs)
     if total:
-        out.update(float_macs=spent, total_macs=total, float_macs_fraction=spent / total)
+        out.update(float_cost=spent, total_macs=total, float_cost_fraction=spent / total)
     return out
 
 
