@@ -48,7 +48,7 @@ def small_model(path):
 
 def test_layer_macs_match_a_counted_convolution_and_product(tmp_path):
     m = small_model(str(tmp_path / "c.onnx"))
-    costs, total = cost.layer_costs(m, convert=False)
+    costs, total = cost.layer_costs(m)
     # the symbolic batch counts as 1
     assert costs["conv"] == counted_conv_macs((1, 4, 6, 6), (16, 4, 3, 3), 1, 2, 1)
     assert costs["dw"] == counted_conv_macs((1, 16, 3, 3), (16, 1, 5, 5), 16, 1, 2)
@@ -57,12 +57,36 @@ def test_layer_macs_match_a_counted_convolution_and_product(tmp_path):
     assert costs["mm2"] == int(np.einsum("ncik,kj->ncij", np.ones((1, 16, 3, 7)), np.ones((7, 5))).sum())
     assert costs["relu"] == 16 * 3 * 3
     assert total == sum(costs.values())
-    # in float, each also converts its activation input and output: 30 MACs per element
-    fc, total2 = cost.layer_costs(m)
-    assert total2 == total
-    assert fc["conv"] == costs["conv"] + cost.CONVERT_MACS * (4 * 6 * 6 + 16 * 3 * 3)
-    assert fc["dw"] == costs["dw"] + cost.CONVERT_MACS * (16 * 3 * 3 * 2)
-    assert fc["mm2"] == costs["mm2"] + cost.CONVERT_MACS * (16 * 3 * 7 + 16 * 3 * 5)
+
+
+def test_float_cost_counts_conversions_only_between_float_and_int8(tmp_path):
+    """x -> conv -> Relu -> dw -> Relu -> mm -> mm2 with every layer
+    quantised: a float layer pays CONVERT_MACS per element of each
+    activation it takes from or gives to an int8 layer; the graph input and
+    output and a tensor between two float layers cost nothing."""
+    m = small_model(str(tmp_path / "c.onnx"))
+    macs, total = cost.layer_costs(m)
+    fc = cost.FloatCost(m, ["conv", "dw", "mm", "mm2"])
+    assert fc.total == total
+    k = cost.CONVERT_MACS
+    c1, c2, mo = 16 * 3 * 3, 16 * 3 * 3, 16 * 3 * 7
+    assert fc([]) == 0
+    assert fc(["conv"]) == macs["conv"] + k * c1                       # reads the graph input: no conversion
+    assert fc(["dw"]) == macs["dw"] + k * (c1 + c2)                    # through the Relus to int8 on both sides
+    assert fc(["conv", "dw"]) == macs["conv"] + macs["dw"] + k * c2     # c1 stays float between them
+    assert fc(["conv", "dw"]) < fc(["conv"]) + fc(["dw"])
+    assert fc(["mm2"]) == macs["mm2"] + k * mo      # its int8 input; the graph output it writes costs nothing
+    assert fc(["conv", "dw", "mm", "mm2"]) == sum(macs[l] for l in ["conv", "dw", "mm", "mm2"])
+
+
+class Additive:
+    """A cost whose sets cost the sum of their layers'."""
+
+    def __init__(self, macs):
+        self.macs, self.total = macs, sum(macs.values())
+
+    def __call__(self, labels):
+        return sum(self.macs[k] for k in labels)
 
 
 class Scored:
@@ -88,7 +112,7 @@ def test_rank_gain_takes_the_largest_gain_first():
 
 
 def test_rank_cost_takes_gain_per_mac_and_meets_the_target_cheaper():
-    costs = (MACS, sum(MACS.values()))
+    costs = Additive(MACS)
     fb = tune.fallback(Scored(0.98, GAINS), LAYERS, 0.9845, 8, 0, rank="cost", costs=costs)
     got = [f["node"] for f in fb["float_layers"]]
     ratio = {k: GAINS[k] / MACS[k] for k in got}
@@ -102,13 +126,13 @@ def test_rank_cost_takes_gain_per_mac_and_meets_the_target_cheaper():
 
 @pytest.mark.parametrize("budget", [0.0, 0.05, 0.2, 1.0])
 def test_budget_is_never_exceeded(budget):
-    costs = (MACS, sum(MACS.values()))
+    costs = Additive(MACS)
     fb = tune.fallback(Scored(0.98, GAINS), LAYERS, 0.99, 8, 0, rank="cost", costs=costs, budget=budget)
     spent = sum(MACS[f["node"]] for f in fb["float_layers"])
-    assert spent <= budget * costs[1] and fb["float_cost"] == spent
+    assert spent <= budget * costs.total and fb["float_cost"] == spent
     # every positive-gain layer that fitted in what was left was taken
     left = [k for k in GAINS if GAINS[k] > 0 and k not in [f["node"] for f in fb["float_layers"]]]
-    assert all(spent + MACS[k] > budget * costs[1] for k in left), fb
+    assert all(spent + MACS[k] > budget * costs.total for k in left), fb
 
 
 def test_cost_options_end_to_end(cnn, tmp_path):
@@ -117,11 +141,12 @@ def test_cost_options_end_to_end(cnn, tmp_path):
              "--per-tensor", "--target-cosine", "0.99999999", "--fallback-rank", "cost", "--max-float-cost", "0.1",
              "--report", rep)
     fb = json.load(open(rep))["fallback"]
-    costs, total = cost.layer_costs(onnx.load(cnn["model"]))
-    assert fb["rank"] == "cost" and fb["total_macs"] == total
-    assert sum(costs[f["node"]] for f in fb["float_layers"]) == fb["float_cost"] <= 0.1 * total
-    # conv2 does 8*8*9 MACs for each of 8*8*8 outputs: over the budget
-    assert costs["conv2"] > 0.1 * total and "conv2" not in [f["node"] for f in fb["float_layers"]]
+    layers = [row["node"] for row in json.load(open(rep))["layers"]]
+    fc = cost.FloatCost(onnx.load(cnn["model"]), layers)
+    assert fb["rank"] == "cost" and fb["total_macs"] == fc.total
+    assert fc([f["node"] for f in fb["float_layers"]]) == fb["float_cost"] <= 0.1 * fc.total
+    # conv2 does 8*8*9 MACs for each of 8*8*8 outputs: over the budget alone
+    assert fc(["conv2"]) > 0.1 * fc.total and "conv2" not in [f["node"] for f in fb["float_layers"]]
 
 
 @pytest.mark.parametrize("args,want", [

@@ -251,7 +251,9 @@ def float_fallback(args, model, qmodel, fp_run, specs, prep, ev, rep):
     probe = min(args.fallback_probe, n_layers) if args.fallback_probe > 0 else n_layers
     bar = calib.Progress("float fallback (probing %d layers per round)" % probe, probe * 3,
                          enabled=not args.quiet)
-    costs = cost.layer_costs(model) if args.fallback_rank == "cost" or args.max_float_cost is not None else None
+    costs = None
+    if args.fallback_rank == "cost" or args.max_float_cost is not None:
+        costs = cost.FloatCost(model, [r["node"] for r in rep.get("layers", [])])
     fb = tune.fallback(search, rep.get("layers", []), args.target_cosine, args.max_float_layers, probe, bar,
                        rank=args.fallback_rank, costs=costs, budget=args.max_float_cost)
     fb["samples"] = len(ev)

@@ -8,7 +8,8 @@ per output element (what an elementwise op or a pool touches).
 A layer in float between int8 ones also adds a DequantizeLinear on its
 input and a QuantizeLinear on its output, which the int8 layer had folded
 in; float_cost counts each element converted as CONVERT_MACS
-multiply-accumulates. The figure is measured (openacl's per-node profile of
+multiply-accumulates (FloatCost; only where a tensor crosses between
+float and int8). The figure is measured (openacl's per-node profile of
 MobileNetV2, 1 thread): a standalone QuantizeLinear of the 401k-element
 output of the first depthwise convolution took 0.109 ms, while that
 convolution itself (3.6M MACs) took 0.148 ms in float against 0.113 ms in
@@ -65,29 +66,91 @@ def node_macs(n, sh):
 
 
 CONVERT_MACS = 30
+HEAVY = ("Conv", "ConvTranspose", "MatMul", "Gemm")
 
 
-def float_cost(n, sh, macs):
-    """What keeping node n in float costs in MAC units: its MACs plus
-    CONVERT_MACS per element of its activation inputs and its output."""
-    elems = 0
-    for t in [n.input[0]] if n.input and n.op_type in ("Conv", "ConvTranspose", "MatMul", "Gemm") else n.input:
-        if t in sh:
-            elems += int(np.prod(sh[t], dtype=np.int64)) if sh[t] else 1
-    if n.output and n.output[0] in sh:
-        elems += int(np.prod(sh[n.output[0]], dtype=np.int64)) if sh[n.output[0]] else 1
-    return macs + CONVERT_MACS * elems
+def _elems(shape):
+    return int(np.prod(shape, dtype=np.int64)) if shape else 1
 
 
-def layer_costs(model, convert=True):
-    """node label -> the cost of keeping it in float (float_cost, or its
-    bare MACs with convert False; nodes of unknown shape left out), and the
-    model's total MACs over the nodes it knows."""
+class FloatCost:
+    """The cost, in MAC units, of keeping a set of the quantised layers in
+    float: their MACs plus CONVERT_MACS per element of each activation that
+    crosses between a float layer and an int8 one. A tensor between two
+    float layers is converted nowhere, and neither is a graph input read by
+    a float layer, so the cost of a set is not the sum of its layers' (the
+    first convolution and the depthwise one after it cost less together).
+    Nodes that are not layers (activations, Sigmoid/Mul chains, shape ops)
+    are looked through to the layers on either side."""
+
+    def __init__(self, model, layers):
+        self.sh = shapes(model)
+        self.layers = set(layers)
+        self.node = {}
+        self.producer, self.consumers = {}, {}
+        self.macs, self.total = {}, 0
+        for i, n in enumerate(model.graph.node):
+            label = qdq.node_label(n, i)
+            self.node[label] = n
+            for t in n.output:
+                self.producer[t] = label
+            for t in n.input:
+                self.consumers.setdefault(t, []).append(label)
+            m = node_macs(n, self.sh)
+            if m is not None:
+                self.macs[label] = m
+                self.total += m
+        self.inits = {t.name for t in model.graph.initializer}
+        self.outputs = {o.name for o in model.graph.output}
+        self._ends = {}
+
+    def _near(self, t, back):
+        """The layers reached from tensor t through non-layer nodes,
+        backwards (producers) or forwards (consumers)."""
+        key = (t, back)
+        if key not in self._ends:
+            found, seen, todo = set(), set(), [t]
+            while todo:
+                x = todo.pop()
+                if x in seen or x in self.inits:
+                    continue
+                seen.add(x)
+                nodes = [self.producer[x]] if back and x in self.producer else (
+                    [] if back else self.consumers.get(x, []))
+                for label in nodes:
+                    if label in self.layers:
+                        found.add(label)
+                    else:
+                        todo.extend(self.node[label].input if back else self.node[label].output)
+            self._ends[key] = found
+        return self._ends[key]
+
+    def __call__(self, labels):
+        s = set(labels)
+        cost = 0
+        for label in s:
+            n = self.node.get(label)
+            if n is None:
+                continue
+            cost += self.macs.get(label, 0)
+            ins = n.input[:1] if n.op_type in HEAVY else [t for t in n.input if t and t not in self.inits]
+            for t in ins:
+                if t in self.sh and self._near(t, True) - s:
+                    cost += CONVERT_MACS * _elems(self.sh[t])
+            for t in n.output[:1]:
+                if t in self.sh and self._near(t, False) - s:
+                    cost += CONVERT_MACS * _elems(self.sh[t])
+        return cost
+
+
+def layer_costs(model):
+    """node label -> multiply-accumulates (nodes of unknown shape left
+    out), and the model's total over the nodes it knows."""
     sh = shapes(model)
     costs, total = {}, 0
     for i, n in enumerate(model.graph.node):
         m = node_macs(n, sh)
         if m is not None:
-            costs[qdq.node_label(n, i)] = float_cost(n, sh, m) if convert else m
+            costs[qdq.node_label(n, i)] = m
             total += m
     return costs, total

@@ -73,14 +73,14 @@ def candidates(layers, probe):
     return [r["node"] for r in (rows[:probe] if probe > 0 else rows)]
 
 
-def order(gains, rank, costs):
+def order(gains, rank, marginal):
     """The probed (gain, label) pairs in the order they are tried: largest
-    gain first, or with rank "cost" largest gain per unit of cost first (a layer of
-    unknown cost counts as the costliest); non-positive gains last."""
+    gain first, or with rank "cost" largest gain per unit of the cost the
+    layer adds to those kept (marginal: label -> that cost; a layer that
+    adds none counts as adding 1); non-positive gains last."""
     if rank == "gain":
         return sorted(gains, key=lambda g: -g[0])
-    top = max(list(costs.values()) + [1])
-    return sorted(gains, key=lambda g: (g[0] <= 0.0, -g[0] / max(costs.get(g[1], top), 1)))
+    return sorted(gains, key=lambda g: (g[0] <= 0.0, -g[0] / max(marginal[g[1]], 1)))
 
 
 def fallback(search, layers, target, max_layers, probe, progress=None, rounds=3, rank="gain",
@@ -91,10 +91,11 @@ def fallback(search, layers, target, max_layers, probe, progress=None, rounds=3,
     and then takes the positive gains, largest first, while each still
     raises the cosine; the next round probes again from there (a layer's
     gain alone is blurred by the noise of the others and can change once
-    some are float), up to `rounds` rounds. costs: (label -> float cost,
-    the model's MACs), needed for rank "cost" and for budget (the most float
-    cost allowed, as a fraction of the model's MACs)."""
-    macs, total = costs or ({}, 0)
+    some are float), up to `rounds` rounds. costs: an object called with
+    a list of labels that gives the cost of that set in float, with the
+    model's MACs as .total (cost.FloatCost), needed for rank "cost" and for
+    budget (the most float cost allowed, as a fraction of .total)."""
+    total = costs.total if costs is not None else 0
     start = search.score([])
     out = {"target_cosine": target, "start_cosine": start, "float_layers": [], "final_cosine": start,
            "met": start >= target, "probed": 0, "rounds": 0, "rank": rank}
@@ -113,20 +114,23 @@ def fallback(search, layers, target, max_layers, probe, progress=None, rounds=3,
                     progress.step()
         out["probed"] += len(gains)
         added = 0
-        for gain, label in order(gains, rank, macs):
+        base = costs(kept) if costs is not None else 0
+        marginal = {g[1]: costs(kept + [g[1]]) - base for g in gains} if rank == "cost" else None
+        for gain, label in order(gains, rank, marginal):
             if best >= target or len(kept) >= max_layers or gain <= 0.0:
                 break
-            if budget is not None and (label not in macs or spent + macs[label] > budget * total):
+            if budget is not None and costs(kept + [label]) > budget * total:
                 continue
             c = best + gain if not added else search.score(kept + [label])
             if c > best:
                 kept.append(label)
                 best = c
                 added += 1
-                spent += macs.get(label, 0)
+                now = costs(kept) if costs is not None else 0
                 out["float_layers"].append({"node": label, "cosine_alone": start + gain if out["rounds"] == 1
                                             else None, "cosine_after": c, "round": out["rounds"],
-                                            "cost": macs.get(label)})
+                                            "cost_added": now - spent if costs is not None else None})
+                spent = now
         if not added:
             break
     out.update(final_cosine=best, met=best >= target, evaluations=search.runs)
