@@ -23,7 +23,7 @@ import time
 import numpy as np
 import onnx
 
-from . import QuantError, calib, data, prep, qdq, report, runner, tune
+from . import QuantError, calib, cost, data, prep, qdq, report, runner, tune
 
 
 def parse_floats(s, what):
@@ -71,6 +71,14 @@ def build_parser():
     ap.add_argument("--fallback-probe", type=int, default=0,
                     help="with --target-cosine: how many of the lowest-SQNR layers are tried in float one by one "
                          "to rank them (default 0: every quantised layer)")
+    ap.add_argument("--fallback-rank", choices=("gain", "cost"), default="gain",
+                    help="with --target-cosine: the order layers go to float: by cosine gain (default) or by "
+                         "cosine gain per unit of the layer's float cost (cost: its MACs plus 30 per element "
+                         "converted between int8 and float; cheap layers first)")
+    ap.add_argument("--max-float-cost", type=float, default=None, metavar="F",
+                    help="with --target-cosine: the float cost of the layers kept in float (as --fallback-rank "
+                         "cost counts it) at most this fraction of the model's MACs (e.g. 0.05; default: "
+                         "no limit)")
     ap.add_argument("--report", help="write the report as JSON here")
     ap.add_argument("--runner", choices=sorted(runner.RUNNERS), default="openacl",
                     help="what runs the models (ort: ONNX Runtime's C API, a fallback)")
@@ -243,7 +251,11 @@ def float_fallback(args, model, qmodel, fp_run, specs, prep, ev, rep):
     probe = min(args.fallback_probe, n_layers) if args.fallback_probe > 0 else n_layers
     bar = calib.Progress("float fallback (probing %d layers per round)" % probe, probe * 3,
                          enabled=not args.quiet)
-    fb = tune.fallback(search, rep.get("layers", []), args.target_cosine, args.max_float_layers, probe, bar)
+    costs = None
+    if args.fallback_rank == "cost" or args.max_float_cost is not None:
+        costs = cost.FloatCost(model, [r["node"] for r in rep.get("layers", [])])
+    fb = tune.fallback(search, rep.get("layers", []), args.target_cosine, args.max_float_layers, probe, bar,
+                       rank=args.fallback_rank, costs=costs, budget=args.max_float_cost)
     fb["samples"] = len(ev)
     rep["fallback"] = fb
     if not fb["met"]:

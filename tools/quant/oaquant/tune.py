@@ -13,7 +13,11 @@ quantisation costs MobileNetV2 more than any low-SQNR layer); then, from
 the largest gain down, a layer stays in float only when adding it raises
 the cosine, until the target is met or `max_layers` are in float; when the
 gains run out first, the layers left are probed again on top of those kept
-(up to three rounds). The score of a model is the lowest, over its outputs,
+(up to three rounds). With rank "cost" the gains are taken in the order
+of gain per unit of the layer's float cost (cost.py: its MACs plus its
+int8/float conversions), so that cheap layers go first, and with a budget
+(a fraction of the model's MACs) a layer that would take the float cost
+past it is passed over. The score of a model is the lowest, over its outputs,
 of the mean cosine over the search samples; a variant the runner cannot
 load or run scores -1 (never chosen).
 """
@@ -69,17 +73,35 @@ def candidates(layers, probe):
     return [r["node"] for r in (rows[:probe] if probe > 0 else rows)]
 
 
-def fallback(search, layers, target, max_layers, probe, progress=None, rounds=3):
+def order(gains, rank, marginal):
+    """The probed (gain, label) pairs in the order they are tried: largest
+    gain first, or with rank "cost" largest gain per unit of the cost the
+    layer adds to those kept (marginal: label -> that cost; a layer that
+    adds none counts as adding 1); non-positive gains last."""
+    if rank == "gain":
+        return sorted(gains, key=lambda g: -g[0])
+    return sorted(gains, key=lambda g: (g[0] <= 0.0, -g[0] / max(marginal[g[1]], 1)))
+
+
+def fallback(search, layers, target, max_layers, probe, progress=None, rounds=3, rank="gain",
+             costs=None, budget=None):
     """Greedy float fallback; returns the report's "fallback" entry, whose
     "float_layers" lists the nodes kept in float, in the order chosen.
     A round probes every candidate not yet in float on top of those kept
     and then takes the positive gains, largest first, while each still
     raises the cosine; the next round probes again from there (a layer's
     gain alone is blurred by the noise of the others and can change once
-    some are float), up to `rounds` rounds."""
+    some are float), up to `rounds` rounds. costs: an object called with
+    a list of labels that gives the cost of that set in float, with the
+    model's MACs as .total (cost.FloatCost), needed for rank "cost" and for
+    budget (the most float cost allowed, as a fraction of .total)."""
+    total = costs.total if costs is not None else 0
     start = search.score([])
     out = {"target_cosine": target, "start_cosine": start, "float_layers": [], "final_cosine": start,
-           "met": start >= target, "probed": 0, "rounds": 0}
+           "met": start >= target, "probed": 0, "rounds": 0, "rank": rank}
+    if budget is not None:
+        out["max_float_cost"] = budget
+    spent = 0
     cands = candidates(layers, probe)
     kept, best = [], start
     while best < target and len(kept) < max_layers and out["rounds"] < rounds:
@@ -91,21 +113,29 @@ def fallback(search, layers, target, max_layers, probe, progress=None, rounds=3)
                 if progress:
                     progress.step()
         out["probed"] += len(gains)
-        gains.sort(key=lambda g: -g[0])
         added = 0
-        for gain, label in gains:
+        base = costs(kept) if costs is not None else 0
+        marginal = {g[1]: costs(kept + [g[1]]) - base for g in gains} if rank == "cost" else None
+        for gain, label in order(gains, rank, marginal):
             if best >= target or len(kept) >= max_layers or gain <= 0.0:
                 break
+            if budget is not None and costs(kept + [label]) > budget * total:
+                continue
             c = best + gain if not added else search.score(kept + [label])
             if c > best:
                 kept.append(label)
                 best = c
                 added += 1
+                now = costs(kept) if costs is not None else 0
                 out["float_layers"].append({"node": label, "cosine_alone": start + gain if out["rounds"] == 1
-                                            else None, "cosine_after": c, "round": out["rounds"]})
+                                            else None, "cosine_after": c, "round": out["rounds"],
+                                            "cost_added": now - spent if costs is not None else None})
+                spent = now
         if not added:
             break
     out.update(final_cosine=best, met=best >= target, evaluations=search.runs)
+    if total:
+        out.update(float_cost=spent, total_macs=total, float_cost_fraction=spent / total)
     return out
 
 
@@ -122,5 +152,8 @@ def check_args(args):
         raise QuantError("--max-float-layers must be >= 0, got %d" % args.max_float_layers)
     if args.fallback_probe < 0:
         raise QuantError("--fallback-probe must be >= 0 (0: every layer), got %d" % args.fallback_probe)
+    c = args.max_float_cost
+    if c is not None and (not np.isfinite(c) or not 0.0 <= c <= 1.0):
+        raise QuantError("--max-float-cost must be a fraction of the model's MACs in [0, 1], got %g (e.g. 0.02)" % c)
     if args.sensitivity_samples <= 0:
         raise QuantError("--target-cosine ranks layers by their SQNR: --sensitivity-samples must be > 0")
