@@ -174,9 +174,10 @@ static void test_conv(int transposed)
         /* transposed up-sampling (kernel == stride, no pads): its own fast path */
         int upsample = transposed && rank == 4 && rndi(0, 2) == 0;
         if (upsample) { G = 1; C = cg = rndi(1, 20); M = mg = rndi(1, 20); xs[1] = C; }
-        /* 3x3 stride 1 on multiples of 16 channels: the Winograd path */
+        /* 3x3 stride 1 on multiples of 16 channels, enough of them (C x M
+         * / (C + M) >= 24, dn_conv.c): the Winograd path */
         int wino = !transposed && rank == 4 && rndi(0, 5) == 0;
-        if (wino) { G = 1; C = cg = 16 * rndi(1, 2); M = mg = 16 * rndi(1, 2); xs[1] = C; }
+        if (wino) { G = 1; C = cg = 16 * rndi(3, 4); M = mg = 16 * rndi(3, 4); xs[1] = C; }
         for (int i = 0; i < nsp; i++) {
             k[i] = rndi(0, 5) == 0 ? rndi(4, 7) : rndi(1, 3);
             s[i] = rndi(1, 3);

@@ -42,6 +42,10 @@ void dn_silu_f32_fast(float *y, size_t n, int threads, int div);
  * 3x3 stride-1 float32 convolutions: on unless OPENACL_WINOGRAD=0; part of
  * the kernel ABI. */
 int dn_winograd(void);
+/* OPENACL_WINO_PLANE=1 (dn_conv.c): the Winograd kernel takes layers by the
+ * earlier rule (output plane of 28x28 or more, any channel count) instead
+ * of by output tiles and channel product; part of the kernel ABI. */
+int dn_wino_plane(void);
 /* OPENACL_BF16_RESIDUAL=0 (dn_conv.c): residual adds of bf16 convolutions
  * keep their stream in float32 (default: bf16, read by the precision pass
  * at load). */
