@@ -42,6 +42,16 @@ void dn_silu_f32_fast(float *y, size_t n, int threads, int div);
  * 3x3 stride-1 float32 convolutions: on unless OPENACL_WINOGRAD=0; part of
  * the kernel ABI. */
 int dn_winograd(void);
+/* OPENACL_WINO_PLANE=1 (dn_conv.c): the Winograd kernel takes layers by the
+ * earlier rule (output plane of 28x28 or more, any channel count) instead
+ * of by output tiles and channel product; part of the kernel ABI. */
+int dn_wino_plane(void);
+/* dn_maxpool.c: whether float32 2-D MaxPools between channels-last tensors
+ * take the AVX-512 loop (an AVX-512 CPU, OPENACL_NO_FAST_MAXPOOL unset; read
+ * per build of the pool), and the loop: x [N, H, W, C] -> y [N, OH, OW, C]
+ * over window w (resolved, no dilation) on nthr threads. */
+int dn_maxpool_fast(void);
+void dn_maxpool_nhwc_f32(const nn_win *w, int64_t N, int64_t C, const float *x, float *y, int nthr);
 /* OPENACL_BF16_RESIDUAL=0 (dn_conv.c): residual adds of bf16 convolutions
  * keep their stream in float32 (default: bf16, read by the precision pass
  * at load). */
