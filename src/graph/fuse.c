@@ -189,10 +189,10 @@ static int grow_inputs(g_node *n, int cnt)
     return 0;
 }
 
-/* A new float32 constant (copy of data, or zeros). Returns its index. */
-static int new_const(fz *f, const char *base, const char *what, const g_shape *s, const float *data)
+/* A new float32 constant named after base and what (copy of data, or zeros).
+ * Returns its index, -1 when out of memory. */
+int fz_const_f32(g_graph *g, const char *base, const char *what, const g_shape *s, const float *data)
 {
-    g_graph *g = f->g;
     char name[256];
     for (int k = 0;; k++) {
         snprintf(name, sizeof name, "%s/_oa_%s%s%d", base, what, k ? "_" : "", k);
@@ -212,6 +212,11 @@ static int new_const(fz *f, const char *base, const char *what, const g_shape *s
     x->data = d;
     x->nbytes = cnt * sizeof(float);
     return t;
+}
+
+static int new_const(fz *f, const char *base, const char *what, const g_shape *s, const float *data)
+{
+    return fz_const_f32(f->g, base, what, s, data);
 }
 
 /* Input slot i of node ni as a float32 constant this node may modify: a

@@ -45,29 +45,6 @@ static int chan_scale(const g_tensor *k, int64_t C, float *v)
     return 1;
 }
 
-/* A new float32 constant holding data. Returns its index, -1 on OOM. */
-static int new_const(g_graph *g, const char *base, const char *what, const g_shape *s, const float *data)
-{
-    char name[300];
-    for (int k = 0;; k++) {
-        snprintf(name, sizeof name, "%s/_oa_%s%d", base, what, k);
-        if (g_tensor_find(g, name) < 0) break;
-    }
-    size_t cnt = (size_t)g_shape_numel(s);
-    float *d = malloc(cnt ? cnt * sizeof(float) : 4);
-    if (!d) return -1;
-    memcpy(d, data, cnt * sizeof(float));
-    int t = g_tensor_add(g, name);
-    if (t < 0) { free(d); return -1; }
-    g_tensor *x = &g->t[t];
-    x->kind = G_TK_CONST;
-    x->dtype = G_F32;
-    x->shape = *s;
-    x->data = d;
-    x->nbytes = cnt * sizeof(float);
-    return t;
-}
-
 /* Scales the columns of product mi's weight [K, C] and its bias by v. 1
  * when done, 0 when its weight or bias is not a float32 constant, < 0 an
  * error. */
@@ -89,8 +66,8 @@ static int scale_columns(g_graph *g, int mi, int64_t C, const float *v)
         for (int64_t c = 0; c < C; c++) nw[k * C + c] = W[k * C + c] * v[c];
     g_shape ws = w->shape, bs = { .rank = 1, .d = { C } };
     if (b) for (int64_t c = 0; c < C; c++) nb[c] = ((const float *)b->data)[c] * v[c];
-    int wt = new_const(g, m->name, "scaled_w", &ws, nw);
-    int nbt = b && wt >= 0 ? new_const(g, m->name, "scaled_b", &bs, nb) : -1;
+    int wt = fz_const_f32(g, m->name, "scaled_w", &ws, nw);
+    int nbt = b && wt >= 0 ? fz_const_f32(g, m->name, "scaled_b", &bs, nb) : -1;
     free(nw);
     free(nb);
     if (wt < 0 || (b && nbt < 0)) return -fz_oom();

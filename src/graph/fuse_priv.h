@@ -18,6 +18,7 @@ const g_tensor *fz_cst(const g_graph *g, int t);
 int fz_single_use(const fz *f, int t, int *slot);
 int fz_uses(const fz *f, int t, int *who, int max);
 int fz_oom(void);
+int fz_const_f32(g_graph *g, const char *base, const char *what, const g_shape *s, const float *data);
 int fz_set_attr_ints(g_node *n, const char *name, const int64_t *v, int cnt);
 int fz_set_attr_int(g_node *n, const char *name, int64_t v);
 int fz_write_post_as(g_node *n, const char *prefix, const nn_post *p);
