@@ -11,6 +11,7 @@
  * cache plans a static program for each), and compiled models (one
  * recorded with placement, one recorded without, as an older build did).
  * usage: concat_inplace_test <dir of make_concat_nets.py> */
+#include "onnx_testdata.h"
 #include "engine/eng_priv.h"
 #include "engine/engine.h"
 #include "graph/plan.h"
@@ -263,15 +264,8 @@ static void test_wide(void)
 
 static void *read_file(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    void *b = malloc(n > 0 ? (size_t)n : 1);
-    if (b && n > 0 && fread(b, 1, (size_t)n, f) != (size_t)n) { free(b); b = NULL; }
-    fclose(f);
-    *len = n > 0 ? (size_t)n : 0;
+    void *b = NULL;
+    if (otd_read_file(path, &b, len) != 0) return NULL;
     return b;
 }
 
