@@ -11,19 +11,14 @@ kernels (OPENACL_FORCE_REF=1); all must match ORT within float32 rounding.
 Usage: deconv_post.py --mdl-run BIN
 Exit codes: 0 pass, 1 fail, 77 skipped (no onnxruntime-node)."""
 import argparse
-import json
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 
 import numpy as np
-import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-ORTREF = os.path.join(REPO, "tools", "ortref", "ortref.js")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ort_cases  # noqa: E402
 
 
 def model(seed, C, M, k, H, W, chain):
@@ -60,48 +55,23 @@ CASES = {   # name: (C, M, k, H, W, chain); kw * M < 16 splits
 }
 
 
-def outputs(d):
-    j = json.load(open(os.path.join(d, "outputs.json")))
-    return [np.load(os.path.join(d, o["file"])) for o in j["outputs"]]
+def close(got, want):
+    d = float(np.abs(got.astype(np.float64) - want).max()) if got.shape == want.shape else np.inf
+    if d > 1e-5 * max(1.0, float(np.abs(want).max())):
+        return f"max diff {d:.3g} vs ORT (shape {got.shape} vs {want.shape})"
+    return None
+
+
+MODES = (("split", {}), ("inside", {"OPENACL_DECONV_POST_SPLIT": "0"}), ("ref", {"OPENACL_FORCE_REF": "1"}))
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--mdl-run", required=True)
     a = ap.parse_args()
-    if not os.path.isdir(os.path.join(REPO, "third_party", "npm", "node_modules", "onnxruntime-node")):
-        print("SKIP: onnxruntime-node missing (run scripts/setup.sh)")
-        return 77
-    work = tempfile.mkdtemp(prefix="oa_deconv_")
-    fails = 0
-    try:
-        for i, (name, (C, M, k, H, W, chain)) in enumerate(CASES.items()):
-            m, x = model(40 + i, C, M, k, H, W, chain)
-            mp, xp = os.path.join(work, name + ".onnx"), os.path.join(work, name + ".npy")
-            onnx.save(m, mp)
-            np.save(xp, x)
-            ref = os.path.join(work, name + "_ort")
-            subprocess.run(["node", ORTREF, "--model", mp, "--inputs", xp, "--outdir", ref], check=True,
-                           capture_output=True, timeout=600)
-            want = outputs(ref)[0]
-            bad = []
-            for mode, extra in (("split", {}), ("inside", {"OPENACL_DECONV_POST_SPLIT": "0"}),
-                                ("ref", {"OPENACL_FORCE_REF": "1"})):
-                out = os.path.join(work, f"{name}_{mode}")
-                p = subprocess.run([a.mdl_run, "--model", mp, "--inputs", xp, "--outdir", out],
-                                   capture_output=True, text=True, env=dict(os.environ, **extra), timeout=600)
-                if p.returncode:
-                    bad.append(f"{mode}: rc {p.returncode} {p.stderr.strip()[:200]}")
-                    continue
-                got = outputs(out)[0]
-                d = float(np.abs(got.astype(np.float64) - want).max()) if got.shape == want.shape else np.inf
-                if d > 1e-5 * max(1.0, float(np.abs(want).max())):
-                    bad.append(f"{mode}: max diff {d:.3g} vs ORT (shape {got.shape} vs {want.shape})")
-            print(("ok   " if not bad else "FAIL ") + name + ("" if not bad else ": " + "; ".join(bad)))
-            fails += bool(bad)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    return 1 if fails else 0
+    cases = ((name, *model(40 + i, C, M, k, H, W, chain), MODES, close)
+             for i, (name, (C, M, k, H, W, chain)) in enumerate(CASES.items()))
+    return ort_cases.run_cases(a.mdl_run, "oa_deconv_", cases)
 
 
 if __name__ == "__main__":

@@ -12,19 +12,14 @@ must match ORT exactly.
 Usage: resize_up.py --mdl-run BIN
 Exit codes: 0 pass, 1 fail, 77 skipped (no onnxruntime-node)."""
 import argparse
-import json
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 
 import numpy as np
-import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-ORTREF = os.path.join(REPO, "tools", "ortref", "ortref.js")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ort_cases  # noqa: E402
 
 
 def model(seed, dtype, shape, scales, convs=False, ctm="asymmetric", nearest="floor", sizes=False):
@@ -76,50 +71,26 @@ CASES = {
 }
 
 
-def outputs(d):
-    j = json.load(open(os.path.join(d, "outputs.json")))
-    return [np.load(os.path.join(d, o["file"])) for o in j["outputs"]]
+def checker(conv):
+    def check(got, want):
+        tol = 1e-5 * max(1.0, float(np.abs(want).max())) if conv else 0
+        if got.shape != want.shape or got.dtype != want.dtype:
+            return f"{got.dtype}{got.shape} vs ORT {want.dtype}{want.shape}"
+        d = float(np.abs(got.astype(np.float64) - want).max())
+        return f"max diff {d:.3g}" if d > tol else None
+    return check
+
+
+MODES = (("on", {}), ("off", {"OPENACL_RESIZE_UP": "0"}))
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--mdl-run", required=True)
     a = ap.parse_args()
-    if not os.path.isdir(os.path.join(REPO, "third_party", "npm", "node_modules", "onnxruntime-node")):
-        print("SKIP: onnxruntime-node missing (run scripts/setup.sh)")
-        return 77
-    work = tempfile.mkdtemp(prefix="oa_resize_")
-    fails = 0
-    try:
-        for i, (name, (dt, shape, scales, kw)) in enumerate(CASES.items()):
-            m, x = model(60 + i, dt, shape, scales, **kw)
-            mp, xp = os.path.join(work, name + ".onnx"), os.path.join(work, name + ".npy")
-            onnx.save(m, mp)
-            np.save(xp, x)
-            ref = os.path.join(work, name + "_ort")
-            subprocess.run(["node", ORTREF, "--model", mp, "--inputs", xp, "--outdir", ref], check=True,
-                           capture_output=True, timeout=600)
-            want = outputs(ref)[0]
-            bad = []
-            for mode, extra in (("on", {}), ("off", {"OPENACL_RESIZE_UP": "0"})):
-                out = os.path.join(work, f"{name}_{mode}")
-                p = subprocess.run([a.mdl_run, "--model", mp, "--inputs", xp, "--outdir", out],
-                                   capture_output=True, text=True, env=dict(os.environ, **extra), timeout=600)
-                if p.returncode:
-                    bad.append(f"{mode}: rc {p.returncode} {p.stderr.strip()[:200]}")
-                    continue
-                got = outputs(out)[0]
-                conv = kw.get("convs", False)
-                tol = 1e-5 * max(1.0, float(np.abs(want).max())) if conv else 0
-                if got.shape != want.shape or got.dtype != want.dtype:
-                    bad.append(f"{mode}: {got.dtype}{got.shape} vs ORT {want.dtype}{want.shape}")
-                elif float(np.abs(got.astype(np.float64) - want).max()) > tol:
-                    bad.append(f"{mode}: max diff {np.abs(got.astype(np.float64) - want).max():.3g}")
-            print(("ok   " if not bad else "FAIL ") + name + ("" if not bad else ": " + "; ".join(bad)))
-            fails += bool(bad)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    return 1 if fails else 0
+    cases = ((name, *model(60 + i, dt, shape, scales, **kw), MODES, checker(kw.get("convs", False)))
+             for i, (name, (dt, shape, scales, kw)) in enumerate(CASES.items()))
+    return ort_cases.run_cases(a.mdl_run, "oa_resize_", cases)
 
 
 if __name__ == "__main__":

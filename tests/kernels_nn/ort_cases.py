@@ -1,0 +1,64 @@
+"""Shared harness of the kernels_nn Python checks (deconv_post.py, resize_up.py):
+each case is a small ONNX model and an input; ONNX Runtime (tools/ortref) gives
+the expected output, and mdl_run runs the model once per mode (a set of
+environment switches). A check function compares one mode's output with ORT's."""
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+
+import numpy as np
+import onnx
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ORTREF = os.path.join(REPO, "tools", "ortref", "ortref.js")
+
+
+def have_ort():
+    return os.path.isdir(os.path.join(REPO, "third_party", "npm", "node_modules", "onnxruntime-node"))
+
+
+def outputs(d):
+    j = json.load(open(os.path.join(d, "outputs.json")))
+    return [np.load(os.path.join(d, o["file"])) for o in j["outputs"]]
+
+
+def _one(mdl_run, work, name, m, x, modes, check):
+    mp, xp = os.path.join(work, name + ".onnx"), os.path.join(work, name + ".npy")
+    onnx.save(m, mp)
+    np.save(xp, x)
+    ref = os.path.join(work, name + "_ort")
+    subprocess.run(["node", ORTREF, "--model", mp, "--inputs", xp, "--outdir", ref], check=True,
+                   capture_output=True, timeout=600)
+    want = outputs(ref)[0]
+    bad = []
+    for mode, extra in modes:
+        out = os.path.join(work, f"{name}_{mode}")
+        p = subprocess.run([mdl_run, "--model", mp, "--inputs", xp, "--outdir", out],
+                           capture_output=True, text=True, env=dict(os.environ, **extra), timeout=600)
+        if p.returncode:
+            bad.append(f"{mode}: rc {p.returncode} {p.stderr.strip()[:200]}")
+            continue
+        msg = check(outputs(out)[0], want)
+        if msg:
+            bad.append(f"{mode}: {msg}")
+    return bad
+
+
+def run_cases(mdl_run, prefix, cases):
+    """cases: iterable of (name, model, input, modes, check). Prints a line per
+    case; returns the exit code (0 pass, 1 fail, 77 without ONNX Runtime)."""
+    if not have_ort():
+        print("SKIP: onnxruntime-node missing (run scripts/setup.sh)")
+        return 77
+    work = tempfile.mkdtemp(prefix=prefix)
+    fails = 0
+    try:
+        for name, m, x, modes, check in cases:
+            bad = _one(mdl_run, work, name, m, x, modes, check)
+            print(("ok   " if not bad else "FAIL ") + name + ("" if not bad else ": " + "; ".join(bad)))
+            fails += bool(bad)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 1 if fails else 0
