@@ -25,10 +25,9 @@ import sys
 import tempfile
 
 import numpy as np
-import onnx
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from qdq_nets import B, ORTREF, REPO, SKIP, conv_layer, fin, outputs  # noqa: E402
+from qdq_nets import B, ORTREF, REPO, SKIP, conv_layer, fin, outputs, save_case  # noqa: E402
 
 HS = 0.02     # h's (the HardSwish output's) step
 
@@ -96,14 +95,7 @@ def nodes_after(log, name):
 
 def check(name, args, work):
     build, folds = CASES[name]
-    m, xs, steps = build()
-    onnx.checker.check_model(m)
-    mp = os.path.join(work, name + ".onnx")
-    onnx.save(m, mp)
-    ins = []
-    for i, x in enumerate(xs):
-        ins.append(os.path.join(work, f"{name}_in{i}.npy"))
-        np.save(ins[-1], x)
+    mp, ins, steps = save_case(name, build, work)
     ref = os.path.join(work, name + "_ort")
     subprocess.run(["node", ORTREF, "--model", mp, "--inputs", ",".join(ins), "--outdir", ref],
                    check=True, capture_output=True, timeout=600)
