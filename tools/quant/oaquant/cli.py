@@ -55,10 +55,10 @@ def build_parser():
     ap.add_argument("--equalize", action="store_true",
                     help="rescale the channels of linear activation streams (residual streams, Conv -> Relu -> "
                          "Conv) before calibration so activation and weight ranges even out; exact in float")
-    ap.add_argument("--equalize-alpha", type=float, default=0.5, metavar="A",
-                    help="with --equalize: s_i = range_i^A / max|w_i|^(1 - A) (default 0.5)")
+    ap.add_argument("--equalize-alpha", type=float, default=0.75, metavar="A",
+                    help="with --equalize: s_i = range_i^A / max|w_i|^(1 - A) (default 0.75)")
     ap.add_argument("--save-preprocessed", metavar="FILE",
-                    help="also write the pre-processed float model (before quantisation) here")
+                    help="also write the pre-processed float model (before quantisation, after --equalize) here")
     ap.add_argument("--dynamic", action="store_true",
                     help="dynamic int8 MatMul (DynamicQuantizeLinear + MatMulInteger), no calibration")
     ap.add_argument("--eval", help="folder of held-out samples for the accuracy report")
@@ -329,11 +329,16 @@ def evaluate(args, model, qmodel, fp_run, specs, prep, ev, source, rep):
 
 
 def preprocess(args, model):
-    """The folds and rewrites of prep.py (unless --no-preprocess), and the
-    float result written to --save-preprocessed."""
+    """The folds and rewrites of prep.py (unless --no-preprocess)."""
     args.prep_counts = None
     if args.preprocess:
         model, args.prep_counts = prep.preprocess(model)
+    return model
+
+
+def save_float(args, model):
+    """--save-preprocessed: the float model that is quantised (after the
+    folds and --equalize)."""
     if args.save_preprocessed:
         try:
             onnx.checker.check_model(model)
@@ -378,6 +383,7 @@ def main(argv=None):
     fp_run = None
     if args.equalize and cal:
         model = equalise(args, model, specs, prep, cal, rep)
+    save_float(args, model)
     if args.dynamic:
         qmodel = dynamic_model(args, model, rep, skip)
     else:
