@@ -123,7 +123,7 @@ def test_equalize_keeps_the_float_model_and_evens_the_ranges(tmp_path):
     run_tool(model, "--calib", tmp_path / "calib", "--eval", tmp_path / "eval", "-o", tmp_path / "q.onnx",
              "--equalize", "--save-preprocessed", eqf, "--report", rep, "--quiet")
     r = json.load(open(rep))["equalize"]
-    assert r["alpha"] == 0.75 and len(r["streams"]) == 1 and r["streams"][0]["tensors"] == 4
+    assert r["alpha"] == 0.9 and len(r["streams"]) == 1 and r["streams"][0]["tensors"] == 4
     m0, m1 = onnx.load(model), onnx.load(str(eqf))
     # the function is the same (float rounding only), in ONNX Runtime and in openacl
     for x in ev:

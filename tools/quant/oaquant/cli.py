@@ -55,8 +55,8 @@ def build_parser():
     ap.add_argument("--equalize", action="store_true",
                     help="rescale the channels of linear activation streams (residual streams, Conv -> Relu -> "
                          "Conv) before calibration so activation and weight ranges even out; exact in float")
-    ap.add_argument("--equalize-alpha", type=float, default=0.75, metavar="A",
-                    help="with --equalize: s_i = range_i^A / max|w_i|^(1 - A) (default 0.75)")
+    ap.add_argument("--equalize-alpha", type=float, default=0.9, metavar="A",
+                    help="with --equalize: s_i = range_i^A / max|w_i|^(1 - A) (default 0.9)")
     ap.add_argument("--save-preprocessed", metavar="FILE",
                     help="also write the pre-processed float model (before quantisation, after --equalize) here")
     ap.add_argument("--dynamic", action="store_true",
