@@ -30,7 +30,8 @@ from onnx import numpy_helper
 from . import QuantError
 
 PASS_OPS = ("Add", "Relu", "MaxPool")
-MAX_RATIO = 1e3     # s_i kept within [1/MAX_RATIO, MAX_RATIO] of the streams' geometric mean
+MAX_RATIO = 1e3     # s_i kept within [1/MAX_RATIO, MAX_RATIO] of the stream's median channel
+DEAD = 1e-6         # a channel whose range or reader weights are below this share of the widest is left as it is
 
 
 def _attr(n, name, default):
@@ -111,7 +112,7 @@ def streams(model):
 
 def _check(ix, members):
     writers, readers = [], []
-    for t in members:
+    for t in sorted(members):
         if t in ix.outputs or t in ix.inputs or t in ix.inits:
             return None
         p = ix.producer.get(t)
@@ -136,7 +137,7 @@ def _check(ix, members):
     c = {ix.weight(w).shape[0] for w in writers} | {ix.weight(r).shape[1] for r in readers}
     if len(c) != 1:
         return None
-    return sorted(members), [ix.index[id(n)] for n in writers], [ix.index[id(n)] for n in readers]
+    return sorted(members), sorted({ix.index[id(n)] for n in writers}), sorted({ix.index[id(n)] for n in readers})
 
 
 def channel_ranges(x):
@@ -183,13 +184,14 @@ def scales(ix, stream, spread, alpha):
         m = np.abs(ix.weight(ix.nodes[r])).max(axis=(0, 2, 3)).astype(np.float64)
         w = m if w is None else np.maximum(w, m)
     a = np.asarray(spread, np.float64)
-    ok = (a > 0) & (w > 0) & np.isfinite(a) & np.isfinite(w)
+    # dead channels (pruned: weights of 1e-40 on both sides in PP-OCRv4) say
+    # nothing about the balance; they keep the scale of a typical channel
+    ok = np.isfinite(a) & np.isfinite(w) & (a > DEAD * a.max()) & (w > DEAD * w.max())
     if not ok.any():
         return None
-    s = np.ones_like(a)
+    s = np.empty_like(a)
     s[ok] = a[ok] ** alpha / w[ok] ** (1.0 - alpha)
-    g = np.exp(np.mean(np.log(s[ok])))
-    s[ok] /= g
+    s[ok] /= np.median(s[ok])
     s[~ok] = 1.0
     return np.clip(s, 1.0 / MAX_RATIO, MAX_RATIO)
 
