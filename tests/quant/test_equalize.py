@@ -161,3 +161,21 @@ def test_equalize_bad_values(cnn):
     fails(*common, "--equalize", "--equalize-alpha", "1.5", want=["--equalize-alpha must be in [0, 1]", "1.5"])
     fails(*common, "--equalize", "--equalize-alpha", "nan", want=["--equalize-alpha must be in [0, 1]"])
     fails(cnn["model"], "--dynamic", "-o", "/dev/null", "--equalize", want=["--equalize applies to static"])
+
+
+def test_dead_channels_keep_their_scale():
+    """A pruned channel (weights of 1e-40, as in PP-OCRv4) must not skew the
+    others: live channels get a^alpha / w^(1-alpha) over its median, the
+    dead one 1."""
+    m = chain("relu")
+    w2 = {t.name: t for t in m.graph.initializer}["w2"]
+    w = numpy_helper.to_array(w2).copy()
+    w[:, 1] = 1e-40
+    w2.CopyFrom(numpy_helper.from_array(w, "w2"))
+    found = equalize.streams(m)
+    a = np.array([2.0, 1e-38, 0.5, 8.0])
+    s = equalize.scales(equalize._Index(m), found[0], a, 0.9)
+    live = [0, 2, 3]
+    want = a[live] ** 0.9 / np.abs(w[:, live]).max(axis=(0, 2, 3)) ** 0.1
+    assert s[1] == 1.0
+    np.testing.assert_allclose(s[live], want / np.median(want), rtol=1e-6)
