@@ -4,6 +4,7 @@ into a standard QDQ model (ONNX Runtime runs the same file).
   openacl-quant MODEL.onnx --calib DIR -o OUT.onnx [--method percentile|minmax|entropy]
                 [--percentile 99.99] [--skip NAME,OPTYPE,...] [--per-tensor]
                 [--eval DIR | --holdout 0.2] [--report FILE.json] [--runner openacl|ort]
+                [--equalize [--equalize-alpha 0.9]] [--target-cosine C]
   openacl-quant MODEL.onnx --dynamic -o OUT.onnx [--calib DIR]   (transformer encoders)
 
 Calibration runs the fp32 model through openacl on every sample of DIR
