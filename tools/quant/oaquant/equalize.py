@@ -19,7 +19,9 @@ readers' weights carry the difference, per output channel.
 
 s_i = a_i^alpha / w_i^(1 - alpha), with a_i the channel's range over the
 stream's tensors on the calibration data and w_i the largest |weight| that
-reads channel i; alpha 0.5 balances the two (both become sqrt(a_i w_i)).
+reads channel i; alpha 0.5 balances the two (both become sqrt(a_i w_i)),
+alpha 1 evens the activation ranges completely (the default, 0.9, was the
+best of 0.5-1.0 on the PP-OCRv4 detector: docs/quantization.md section 3).
 SiLU, Sigmoid gates and ReLU6's clip are not positive-homogeneous, so a
 stream never crosses them (there the rescaling would change the network).
 """
