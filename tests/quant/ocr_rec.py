@@ -77,7 +77,8 @@ def quantise_det(a, qdir, demo_img, rng, pages=12):
     p = subprocess.run(["/usr/bin/python3", TOOL, os.path.join(a.models, FILES["det"]), "--calib", cal,
                         "-o", os.path.join(qdir, FILES["det"]), "--method", a.method, "--quiet",
                         "--resize", "%dx%d" % (h, w), "--channel-order", "BGR", "--mean", "0.485,0.456,0.406",
-                        "--std", "0.229,0.224,0.225", "--report", os.path.join(a.work, "det_report.json")],
+                        "--std", "0.229,0.224,0.225", "--report", os.path.join(a.work, "det_report.json")]
+                       + (["--equalize"] if a.det_equalize else []),
                        capture_output=True, text=True)
     print(p.stdout)
     if p.returncode != 0:
@@ -103,6 +104,7 @@ def main():
     ap.add_argument("--calib-n", type=int, default=24)
     ap.add_argument("--method", default="percentile")
     ap.add_argument("--with-det", action="store_true", help="quantise the detector too")
+    ap.add_argument("--det-equalize", action="store_true", help="quantise the detector with --equalize")
     a = ap.parse_args()
     try:
         from PIL import ImageFont

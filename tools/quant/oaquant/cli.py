@@ -4,6 +4,7 @@ into a standard QDQ model (ONNX Runtime runs the same file).
   openacl-quant MODEL.onnx --calib DIR -o OUT.onnx [--method percentile|minmax|entropy]
                 [--percentile 99.99] [--skip NAME,OPTYPE,...] [--per-tensor]
                 [--eval DIR | --holdout 0.2] [--report FILE.json] [--runner openacl|ort]
+                [--equalize [--equalize-alpha 0.9]] [--target-cosine C]
   openacl-quant MODEL.onnx --dynamic -o OUT.onnx [--calib DIR]   (transformer encoders)
 
 Calibration runs the fp32 model through openacl on every sample of DIR
@@ -23,7 +24,7 @@ import time
 import numpy as np
 import onnx
 
-from . import QuantError, calib, cost, data, prep, qdq, report, runner, tune
+from . import QuantError, calib, cost, data, equalize, prep, qdq, report, runner, tune
 
 
 def parse_floats(s, what):
@@ -52,8 +53,13 @@ def build_parser():
     ap.add_argument("--no-preprocess", dest="preprocess", action="store_false",
                     help="quantise the model as it is (by default batch norms and constant Mul/Add after a Conv "
                          "fold into it and spelled-out hard-swish becomes HardSwish first)")
+    ap.add_argument("--equalize", action="store_true",
+                    help="rescale the channels of linear activation streams (residual streams, Conv -> Relu -> "
+                         "Conv) before calibration so activation and weight ranges even out; exact in float")
+    ap.add_argument("--equalize-alpha", type=float, default=0.9, metavar="A",
+                    help="with --equalize: s_i = range_i^A / max|w_i|^(1 - A) (default 0.9)")
     ap.add_argument("--save-preprocessed", metavar="FILE",
-                    help="also write the pre-processed float model (before quantisation) here")
+                    help="also write the pre-processed float model (before quantisation, after --equalize) here")
     ap.add_argument("--dynamic", action="store_true",
                     help="dynamic int8 MatMul (DynamicQuantizeLinear + MatMulInteger), no calibration")
     ap.add_argument("--eval", help="folder of held-out samples for the accuracy report")
@@ -232,6 +238,30 @@ def static_model(args, model, specs, prep, cal, rep, skip):
     return qmodel, run
 
 
+def equalise(args, model, specs, prep, cal, rep):
+    """--equalize: one min-max pass over the calibration samples for the
+    per-channel ranges of the streams, then the rescaled model."""
+    found = equalize.streams(model)
+    if not found:
+        rep["equalize"] = {"alpha": args.equalize_alpha, "streams": []}
+        return model
+    members = sorted({t for s in found for t in s[0]})
+    run = runner.make_runner(args.runner, runner.with_outputs(model, members, qdq.Graph(model).types))
+    stats = equalize.ChannelStats()
+
+    def sink(outs):
+        for t in members:
+            if t in outs:
+                stats.add(t, outs[t])
+    try:
+        run_pass(run, cal, specs, prep, "equalising (channel ranges)", args.quiet, sink)
+    finally:
+        run.close()
+    model, rows = equalize.apply(model, found, stats, args.equalize_alpha)
+    rep["equalize"] = {"alpha": args.equalize_alpha, "streams": rows}
+    return model
+
+
 def count_ops(model, labels):
     """op type -> how many of the nodes named in labels it has."""
     ops, labels = {}, set(labels)
@@ -300,11 +330,16 @@ def evaluate(args, model, qmodel, fp_run, specs, prep, ev, source, rep):
 
 
 def preprocess(args, model):
-    """The folds and rewrites of prep.py (unless --no-preprocess), and the
-    float result written to --save-preprocessed."""
+    """The folds and rewrites of prep.py (unless --no-preprocess)."""
     args.prep_counts = None
     if args.preprocess:
         model, args.prep_counts = prep.preprocess(model)
+    return model
+
+
+def save_float(args, model):
+    """--save-preprocessed: the float model that is quantised (after the
+    folds and --equalize)."""
     if args.save_preprocessed:
         try:
             onnx.checker.check_model(model)
@@ -338,11 +373,18 @@ def main(argv=None):
     if args.target_cosine is not None and not ev:
         raise QuantError("--target-cosine needs held-out inputs: give --eval DIR or keep --holdout > 0 "
                          "with at least 5 calibration samples")
+    if not (0.0 <= args.equalize_alpha <= 1.0) or not np.isfinite(args.equalize_alpha):
+        raise QuantError("--equalize-alpha must be in [0, 1], got %g" % args.equalize_alpha)
+    if args.equalize and args.dynamic:
+        raise QuantError("--equalize applies to static quantisation, not --dynamic")
     rep = {"model": args.model, "output": args.output, "mode": "dynamic" if args.dynamic else "static",
            "method": None if args.dynamic else args.method, "runner": args.runner, "warnings": [],
            "skip": skip, "weights": "per-tensor" if args.per_tensor else "per-channel",
            "preprocess": args.prep_counts}
     fp_run = None
+    if args.equalize and cal:
+        model = equalise(args, model, specs, prep, cal, rep)
+    save_float(args, model)
     if args.dynamic:
         qmodel = dynamic_model(args, model, rep, skip)
     else:

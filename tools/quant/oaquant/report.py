@@ -161,6 +161,13 @@ def text(rep, worst=15):
                  rep["mode"], rep.get("method") or "-", rep.get("calibration_samples", 0), rep["runner"])]
     if rep.get("preprocess"):
         lines.append("  pre-processed: %s" % ", ".join("%d %s" % (v, k) for k, v in sorted(rep["preprocess"].items())))
+    eq = rep.get("equalize")
+    if eq is not None:
+        rows = eq["streams"]
+        lines.append("  equalised (alpha %g): %d stream(s), %d tensor(s); widest channel range / median %.2f -> %.2f"
+                     % (eq["alpha"], len(rows), sum(r["tensors"] for r in rows),
+                        max([r["range_ratio_before"] for r in rows] or [1.0]),
+                        max([r["range_ratio_after"] for r in rows] or [1.0])))
     q = rep["quantized_ops"]
     lines.append("  quantised nodes: %s" % (", ".join("%d %s" % (v, k) for k, v in sorted(q.items())) or "none"))
     lines.extend(fallback_lines(rep.get("fallback")))
