@@ -31,8 +31,10 @@ int fz_ints_all(const g_node *n, const char *name, int64_t v, int cnt);
 int fz_fuse_se(fz *f, int mi);
 int fz_fuse_shuffle(fz *f, int ri);
 /* fuse_simple.c: a zero spatial Pad into the AveragePool after it; a Relu
- * into the BatchNormalization before it. */
+ * into the BatchNormalization before it; a channel Concat and the
+ * BatchNormalization reading it into one openacl.ConcatNorm. */
 int fz_fuse_pad_pool(fz *f, int pi);
 int fz_fuse_bn_relu(fz *f, int bi);
+int fz_fuse_concat_norm(fz *f, int bi);
 
 #endif

@@ -1,4 +1,4 @@
-/* Two small folds of the fusion pass that involve no heavy node:
+/* Three small folds of the fusion pass that involve no heavy node:
  *   - a zero constant Pad of the spatial dims before an AveragePool becomes
  *     the pool's own pads with count_include_pad=1 (torch exports
  *     avg_pool2d(padding=1) that way: Inception-v3's Mixed blocks), so no
@@ -6,9 +6,12 @@
  *   - a Relu after an inference BatchNormalization that no convolution
  *     absorbed (DenseNet's pre-activation BN -> ReLU -> Conv) becomes the
  *     BatchNormalization's post-op: one pass over the concatenated
- *     features instead of two.
- * Both return 1 when done, 0 when not applicable, < 0 an error. */
+ *     features instead of two;
+ *   - a channel Concat read only by such a BatchNormalization becomes one
+ *     openacl.ConcatNorm that normalises the parts into their slices.
+ * Each returns 1 when done, 0 when not applicable, < 0 an error. */
 #include "graph/fuse_priv.h"
+#include <stdlib.h>
 #include <string.h>
 
 static int producer(const fz *f, int t)
@@ -101,6 +104,58 @@ int fz_fuse_bn_relu(fz *f, int bi)
     if (rc) return -rc;
     bw->out[0] = g->nodes[ri].out[0];
     f->dead[ri] = 1;
+    fz_unbind(bw);
+    return 1;
+}
+
+/* A channel Concat read only by an inference BatchNormalization (a Relu
+ * already folded in or not) becomes one openacl.ConcatNorm: the parts are
+ * normalised straight into their slices (kernels/ref/nn_catnorm.c) instead
+ * of copied and then normalised in a second pass over the whole tensor.
+ * DenseNet concatenates every earlier feature map before each layer's BN. */
+int fz_fuse_concat_norm(fz *f, int bi)
+{
+    g_graph *g = f->g;
+    const g_node *bn = &g->nodes[bi];
+    if (!fz_is_op(bn, "BatchNormalization") || bn->n_in != 5 || bn->n_out < 1 || bn->out[0] < 0) return 0;
+    if (g_attr_int(bn, "training_mode", 0) != 0 || bn->opset < 9) return 0;
+    for (int j = 1; j < bn->n_out; j++)
+        if (bn->out[j] >= 0) return 0;
+    nn_post p;
+    if (nn_post_parse(bn, &p) || p.n > 1 || (p.n == 1 && (p.kind[0] != NN_PO_RELU || p.a[0] != 0.0f))) return 0;
+    int slot, x = bn->in[0];
+    if (x < 0 || fz_single_use(f, x, &slot) != bi || slot != 0) return 0;
+    const g_tensor *xt = &g->t[x];
+    if (xt->dtype != G_F32 || xt->shape.rank < 2 || !g_shape_known(&xt->shape)) return 0;
+    int ci = producer(f, x);
+    if (ci < 0 || !fz_is_op(&g->nodes[ci], "Concat") || g->nodes[ci].n_out != 1) return 0;
+    const g_node *cat = &g->nodes[ci];
+    int64_t ax = g_attr_int(cat, "axis", 1);
+    if (ax < 0) ax += xt->shape.rank;
+    if (ax != 1 || cat->n_in < 1) return 0;
+    for (int k = 0; k < cat->n_in; k++)
+        if (cat->in[k] < 0 || g->t[cat->in[k]].dtype != G_F32 || g->t[cat->in[k]].shape.rank != xt->shape.rank)
+            return 0;
+    for (int k = 1; k < 5; k++) {
+        const g_tensor *c = fz_cst(g, bn->in[k]);
+        if (!c || c->dtype != G_F32 || g_shape_numel(&c->shape) != xt->shape.d[1]) return 0;
+    }
+    int nin = 4 + cat->n_in;
+    int *in = malloc((size_t)nin * sizeof *in);
+    char *o = strdup("ConcatNorm"), *d = strdup("openacl");
+    if (!in || !o || !d) { free(in); free(o); free(d); return -fz_oom(); }
+    g_node *bw = &g->nodes[bi];
+    for (int k = 0; k < 4; k++) in[k] = bw->in[k + 1];
+    memcpy(in + 4, cat->in, (size_t)cat->n_in * sizeof *in);
+    free(bw->in);
+    free(bw->op_type);
+    free(bw->domain);
+    bw->in = in;
+    bw->n_in = nin;
+    bw->op_type = o;
+    bw->domain = d;
+    bw->opset = 1;
+    f->dead[ci] = 1;
     fz_unbind(bw);
     return 1;
 }
