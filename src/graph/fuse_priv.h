@@ -36,5 +36,7 @@ int fz_fuse_shuffle(fz *f, int ri);
 int fz_fuse_pad_pool(fz *f, int pi);
 int fz_fuse_bn_relu(fz *f, int bi);
 int fz_fuse_concat_norm(fz *f, int bi);
+/* ... and a strided AveragePool moved before the plain 1x1 Conv feeding it. */
+int fz_pool_first(fz *f, int ci);
 
 #endif

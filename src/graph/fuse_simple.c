@@ -1,4 +1,4 @@
-/* Three small folds of the fusion pass that involve no heavy node:
+/* Small rewrites of the fusion pass around no heavy node's kernel:
  *   - a zero constant Pad of the spatial dims before an AveragePool becomes
  *     the pool's own pads with count_include_pad=1 (torch exports
  *     avg_pool2d(padding=1) that way: Inception-v3's Mixed blocks), so no
@@ -8,7 +8,9 @@
  *     BatchNormalization's post-op: one pass over the concatenated
  *     features instead of two;
  *   - a channel Concat read only by such a BatchNormalization becomes one
- *     openacl.ConcatNorm that normalises the parts into their slices.
+ *     openacl.ConcatNorm that normalises the parts into their slices;
+ *   - a strided AveragePool after a plain 1x1 Conv goes before it, so the
+ *     convolution runs on the pooled plane.
  * Each returns 1 when done, 0 when not applicable, < 0 an error. */
 #include "graph/fuse_priv.h"
 #include <stdlib.h>
@@ -157,5 +159,56 @@ int fz_fuse_concat_norm(fz *f, int bi)
     bw->opset = 1;
     f->dead[ci] = 1;
     fz_unbind(bw);
+    return 1;
+}
+
+/* auto_pad absent, NOTSET or VALID: the pads attribute says it all */
+static int explicit_pads(const g_node *n)
+{
+    const g_attr *ap = g_node_attr(n, "auto_pad");
+    return !ap || (ap->type == G_AT_STRING && (!strcmp(ap->s, "NOTSET") || !strcmp(ap->s, "VALID")));
+}
+
+/* A 1x1 stride-1 unpadded Conv with no fused step (its output a linear map
+ * of each input pixel, plus the bias), read only by a 2-D AveragePool
+ * without padding, ceil mode or dilation that strides: the pool goes first,
+ * so the convolution runs on the pooled plane (a quarter of the pixels
+ * under a 2x2 stride-2 pool). Exact in real arithmetic: every window
+ * averages k0 x k1 real pixels, and the average of W x + b is W avg(x) + b.
+ * DenseNet's transitions: BN -> ReLU -> 1x1 Conv (C -> C/2) -> 2x2 AvgPool. */
+int fz_pool_first(fz *f, int ci)
+{
+    g_graph *g = f->g;
+    const g_node *c = &g->nodes[ci];
+    if (!fz_is_op(c, "Conv") || c->n_in < 2 || c->n_in > 3 || c->n_out != 1 || c->in[0] < 0 || c->out[0] < 0)
+        return 0;
+    for (int a = 0; a < c->n_attr; a++)
+        if (!strncmp(c->attr[a].name, "_oa_", 4)) return 0;   /* a fused activation, addend or step */
+    const g_tensor *w = fz_cst(g, c->in[1]), *x = &g->t[c->in[0]];
+    if (!w || w->shape.rank != 4 || w->shape.d[2] != 1 || w->shape.d[3] != 1 || x->shape.rank != 4 ||
+        x->dtype != G_F32 || !explicit_pads(c) || !fz_ints_all(c, "strides", 1, 2) || !fz_ints_all(c, "pads", 0, 4))
+        return 0;
+    if (fz_in_t(c, 2) >= 0 && !fz_cst(g, c->in[2])) return 0;
+    int slot, y = c->out[0], pi = fz_single_use(f, y, &slot);
+    if (pi < 0 || slot != 0) return 0;
+    const g_node *p = &g->nodes[pi];
+    const int64_t *k, *s;
+    if (!fz_is_op(p, "AveragePool") || p->n_out != 1 || p->out[0] < 0 || g_attr_ints(p, "kernel_shape", &k) != 2 ||
+        !explicit_pads(p) || !fz_ints_all(p, "pads", 0, 4) || !fz_ints_all(p, "dilations", 1, 2) ||
+        g_attr_int(p, "ceil_mode", 0) != 0)
+        return 0;
+    int ns = g_attr_ints(p, "strides", &s);
+    if (ns >= 0 && ns != 2) return 0;
+    if (ns < 0 || s[0] * s[1] < 2) return 0;   /* (absent strides are 1) nothing to save */
+    /* pool: x -> y (the tensor between them, now the pooled input);
+     * conv: y -> the pool's output */
+    g_node *cw = &g->nodes[ci], *pw = &g->nodes[pi];
+    int out = pw->out[0];
+    pw->in[0] = cw->in[0];
+    pw->out[0] = y;
+    cw->in[0] = y;
+    cw->out[0] = out;
+    fz_unbind(cw);
+    fz_unbind(pw);
     return 1;
 }

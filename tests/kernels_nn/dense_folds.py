@@ -1,21 +1,28 @@
 #!/usr/bin/python3
-"""A channel Concat and the BatchNormalization reading it, folded into one
-openacl.ConcatNorm (graph/fuse_simple.c, kernels/ref/nn_catnorm.c), against
-ONNX Runtime.
+"""DenseNet's two rewrites (graph/fuse_simple.c) against ONNX Runtime: a
+channel Concat and the BatchNormalization reading it folded into one
+openacl.ConcatNorm (kernels/ref/nn_catnorm.c), and a strided AveragePool
+moved before the plain 1x1 Conv feeding it (the transitions).
 
 Cases: a DenseNet-like chain (every layer concatenates all earlier features,
 BN -> ReLU -> 1x1 Conv -> 3x3 Conv, channels-last), channel counts off the
 16-lane grid, a BN without Relu, N=2, plain tensors (no convolution, so the
 layout pass keeps them NCHW), a graph input as one part beside channels-last
 parts (mixed layouts), a one-input Concat; and two the fold must leave alone:
-a Concat also read by another node, and a Concat along H. Each runs with the
-fold on and off (OPENACL_NO_CONCAT_NORM=1); OPENACL_DUMP_GRAPH=1 gives the
-number of ConcatNorm nodes, checked against what each case expects.
+a Concat also read by another node, and a Concat along H. Pool first: a
+DenseNet transition (ConcatNorm -> 1x1 Conv -> 2x2 stride-2 AveragePool), odd
+planes, an overlapping 3x3 stride-2 pool, a grouped 1x1 Conv without bias;
+left alone: a Relu after the Conv, a padded pool, a stride-1 pool, a 3x3
+Conv, a Conv output read twice. Each runs with the rewrites on and off
+(OPENACL_NO_CONCAT_NORM=1 OPENACL_NO_POOL_FIRST=1); OPENACL_DUMP_GRAPH=1 gives
+the number of ConcatNorm nodes and of pools moved first, checked against
+what each case expects.
 
-Usage: concat_norm.py --mdl-run BIN
+Usage: dense_folds.py --mdl-run BIN
 Exit codes: 0 pass, 1 fail, 77 skipped (no onnxruntime-node)."""
 import argparse
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -45,10 +52,10 @@ class Net:
         self.nodes.append(helper.make_node(op, ins, [out], name="n%d" % self.n, **attrs))
         return out
 
-    def conv(self, x, cin, cout, k):
-        w = self.const(self.rng.standard_normal((cout, cin, k, k)) * (1.0 / np.sqrt(cin * k * k)))
-        b = self.const(self.rng.standard_normal(cout) * 0.1)
-        return self.op("Conv", [x, w, b], pads=[k // 2] * 4)
+    def conv(self, x, cin, cout, k, group=1, bias=True):
+        w = self.const(self.rng.standard_normal((cout, cin // group, k, k)) * (1.0 / np.sqrt(cin * k * k)))
+        ins = [x, w] + ([self.const(self.rng.standard_normal(cout) * 0.1)] if bias else [])
+        return self.op("Conv", ins, pads=[k // 2] * 4, group=group)
 
     def bn(self, x, c, relu=True):
         r = self.rng
@@ -77,7 +84,7 @@ def dense(seed, shape, growth, layers, relu=True):
         feats.append(t.conv(h, 2 * growth, growth, 3))
         chans.append(growth)
     y = t.bn(t.op("Concat", list(feats), axis=1), sum(chans))
-    return t.model(shape, t.conv(y, sum(chans), 8, 1)), layers + 1
+    return t.model(shape, t.conv(y, sum(chans), 8, 1)), (layers + 1, 0)
 
 
 def plain(seed, shape):
@@ -85,7 +92,7 @@ def plain(seed, shape):
     t = Net(seed)
     a = t.op("Relu", ["x"])
     b = t.op("Sigmoid", ["x"])
-    return t.model(shape, t.bn(t.op("Concat", ["x", a, b], axis=1), 3 * shape[1])), 1
+    return t.model(shape, t.bn(t.op("Concat", ["x", a, b], axis=1), 3 * shape[1])), (1, 0)
 
 
 def mixed(seed, shape):
@@ -94,13 +101,13 @@ def mixed(seed, shape):
     c = shape[1]
     a, b = t.conv("x", c, 16, 3), t.conv("x", c, 5, 1)
     y = t.bn(t.op("Concat", [a, "x", b], axis=1), 21 + c)
-    return t.model(shape, t.conv(y, 21 + c, 4, 1)), 1
+    return t.model(shape, t.conv(y, 21 + c, 4, 1)), (1, 0)
 
 
 def single(seed, shape):
     t = Net(seed)
     a = t.conv("x", shape[1], 16, 3)
-    return t.model(shape, t.conv(t.bn(t.op("Concat", [a], axis=1), 16), 16, 8, 1)), 1
+    return t.model(shape, t.conv(t.bn(t.op("Concat", [a], axis=1), 16), 16, 8, 1)), (1, 0)
 
 
 def shared(seed, shape):
@@ -109,7 +116,7 @@ def shared(seed, shape):
     a, b = t.conv("x", shape[1], 16, 3), t.conv("x", shape[1], 16, 1)
     cat = t.op("Concat", [a, b], axis=1)
     y = t.conv(t.bn(cat, 32), 32, 32, 1)
-    return t.model(shape, t.op("Add", [y, cat])), 0
+    return t.model(shape, t.op("Add", [y, cat])), (0, 0)
 
 
 def along_h(seed, shape):
@@ -117,7 +124,29 @@ def along_h(seed, shape):
     t = Net(seed)
     a, b = t.conv("x", shape[1], 16, 3), t.conv("x", shape[1], 16, 1)
     y = t.bn(t.op("Concat", [a, b], axis=2), 16)
-    return t.model(shape, t.conv(y, 16, 8, 1)), 0
+    return t.model(shape, t.conv(y, 16, 8, 1)), (0, 0)
+
+
+def transition(seed, shape, kind="plain", k=2, s=2, pads=0):
+    """[Concat -> BN -> ReLU ->] 1x1 Conv -> AveragePool: the pool moves first
+    unless kind or the pool's window says otherwise."""
+    t = Net(seed)
+    c = shape[1]
+    a, b = t.conv("x", c, 16, 3), t.conv("x", c, 16, 1)
+    h = t.bn(t.op("Concat", [a, b], axis=1), 32)
+    if kind == "conv3x3":
+        y = t.conv(h, 32, 16, 3)
+    elif kind == "grouped":
+        y = t.conv(h, 32, 16, 1, group=4, bias=False)
+    else:
+        y = t.conv(h, 32, 16, 1)
+    if kind == "relu":
+        y = t.op("Relu", [y])
+    p = t.op("AveragePool", [y], kernel_shape=[k, k], strides=[s, s], pads=[pads] * 4)
+    if kind == "twice":
+        p = t.op("Add", [p, t.op("AveragePool", [y], kernel_shape=[k, k], strides=[s, s])])
+    moved = int(kind in ("plain", "grouped") and s > 1 and pads == 0)
+    return t.model(shape, t.conv(p, 16, 8, 1)), (1, moved)
 
 
 CASES = {
@@ -129,8 +158,17 @@ CASES = {
     "single_input": lambda s: single(s, [1, 4, 5, 5]),
     "declined_shared": lambda s: shared(s, [1, 4, 6, 6]),
     "declined_axis_h": lambda s: along_h(s, [1, 4, 6, 6]),
+    "pool_first_transition": lambda s: transition(s, [1, 8, 12, 10]),
+    "pool_first_odd_plane": lambda s: transition(s, [1, 8, 9, 7]),
+    "pool_first_3x3_s2": lambda s: transition(s, [1, 8, 11, 9], k=3),
+    "pool_first_grouped": lambda s: transition(s, [1, 8, 8, 8], kind="grouped"),
+    "declined_pool_relu": lambda s: transition(s, [1, 8, 8, 8], kind="relu"),
+    "declined_pool_pads": lambda s: transition(s, [1, 8, 8, 8], pads=1),
+    "declined_pool_stride1": lambda s: transition(s, [1, 8, 8, 8], s=1),
+    "declined_pool_conv3x3": lambda s: transition(s, [1, 8, 8, 8], kind="conv3x3"),
+    "declined_pool_twice": lambda s: transition(s, [1, 8, 8, 8], kind="twice"),
 }
-MODES = (("on", {}), ("off", {"OPENACL_NO_CONCAT_NORM": "1"}))
+MODES = (("on", {}), ("off", {"OPENACL_NO_CONCAT_NORM": "1", "OPENACL_NO_POOL_FIRST": "1"}))
 
 
 def check(got, want):
@@ -142,7 +180,8 @@ def check(got, want):
 
 
 def folds(mdl_run, m, x, env):
-    """ConcatNorm nodes in the planned graph (OPENACL_DUMP_GRAPH=1)."""
+    """ConcatNorm nodes and pools moved before their Conv (writing the tensor
+    the Conv wrote, named conv_*) in the planned graph (OPENACL_DUMP_GRAPH=1)."""
     with tempfile.TemporaryDirectory(prefix="oa_catnorm_n_") as d:
         mp, xp = os.path.join(d, "m.onnx"), os.path.join(d, "x.npy")
         onnx.save(m, mp)
@@ -150,7 +189,10 @@ def folds(mdl_run, m, x, env):
         p = subprocess.run([mdl_run, "--model", mp, "--inputs", xp, "--outdir", os.path.join(d, "o")],
                            capture_output=True, text=True, timeout=300,
                            env=dict(os.environ, OPENACL_DUMP_GRAPH="1", **env))
-        return (p.stdout + p.stderr).count(" ConcatNorm '") if p.returncode == 0 else -1
+        if p.returncode:
+            return (-1, -1)
+        text = p.stdout + p.stderr
+        return (text.count(" ConcatNorm '"), len(re.findall(r" AveragePool '[^']*' .*-> \(conv_", text)))
 
 
 def main():
@@ -161,10 +203,10 @@ def main():
     bad = 0
     for name, ((m, x), want) in built.items():
         on, off = folds(a.mdl_run, m, x, {}), folds(a.mdl_run, m, x, dict(MODES[1][1]))
-        if on != want or off != 0:
-            print(f"FAIL {name}: {on} ConcatNorm nodes (want {want}), {off} with the fold off (want 0)")
+        if on != want or off != (0, 0):
+            print(f"FAIL {name}: (ConcatNorm nodes, pools first) {on}, want {want}; with the rewrites off {off}")
             bad += 1
-    rc = ort_cases.run_cases(a.mdl_run, "oa_catnorm_",
+    rc = ort_cases.run_cases(a.mdl_run, "oa_dense_folds_",
                              ((name, m, x, MODES, check) for name, ((m, x), _) in built.items()))
     return rc if rc or not bad else 1
 
