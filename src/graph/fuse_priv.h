@@ -38,5 +38,7 @@ int fz_fuse_bn_relu(fz *f, int bi);
 int fz_fuse_concat_norm(fz *f, int bi);
 /* ... and a strided AveragePool moved before the plain 1x1 Conv feeding it. */
 int fz_pool_first(fz *f, int ci);
+/* ... and an unpadded AveragePool folded into the ConcatNorm before it. */
+int fz_fuse_norm_pool(fz *f, int ni);
 
 #endif

@@ -10,7 +10,8 @@
  *   - a channel Concat read only by such a BatchNormalization becomes one
  *     openacl.ConcatNorm that normalises the parts into their slices;
  *   - a strided AveragePool after a plain 1x1 Conv goes before it, so the
- *     convolution runs on the pooled plane.
+ *     convolution runs on the pooled plane, and an unpadded AveragePool
+ *     after a ConcatNorm becomes part of it.
  * Each returns 1 when done, 0 when not applicable, < 0 an error. */
 #include "graph/fuse_priv.h"
 #include <stdlib.h>
@@ -210,5 +211,39 @@ int fz_pool_first(fz *f, int ci)
     cw->out[0] = out;
     fz_unbind(cw);
     fz_unbind(pw);
+    return 1;
+}
+
+/* An openacl.ConcatNorm whose only reader is a 2-D AveragePool without
+ * padding, ceil mode or dilation takes the pool in (_oa_pool_kernel,
+ * _oa_pool_strides): it writes each window's average of normalised values,
+ * and the full normalised plane is never stored (DenseNet's transitions,
+ * once the pool went before their 1x1 Conv). */
+int fz_fuse_norm_pool(fz *f, int ni)
+{
+    g_graph *g = f->g;
+    const g_node *nm = &g->nodes[ni];
+    if (strcmp(nm->op_type, "ConcatNorm") || strcmp(nm->domain, "openacl") || nm->n_out != 1 || nm->out[0] < 0 ||
+        g_node_attr(nm, "_oa_pool_kernel") || g->t[nm->out[0]].shape.rank != 4)
+        return 0;
+    int slot, pi = fz_single_use(f, nm->out[0], &slot);
+    if (pi < 0 || slot != 0) return 0;
+    const g_node *p = &g->nodes[pi];
+    const int64_t *k, *s;
+    int ns;
+    if (!fz_is_op(p, "AveragePool") || p->n_out != 1 || p->out[0] < 0 || g_attr_ints(p, "kernel_shape", &k) != 2 ||
+        !explicit_pads(p) || !fz_ints_all(p, "pads", 0, 4) || !fz_ints_all(p, "dilations", 1, 2) ||
+        g_attr_int(p, "ceil_mode", 0) != 0 || ((ns = g_attr_ints(p, "strides", &s)) >= 0 && ns != 2) ||
+        k[0] < 1 || k[1] < 1 || k[0] > 64 || k[1] > 64)
+        return 0;
+    int64_t kk[2] = { k[0], k[1] }, ss[2] = { ns < 0 ? 1 : s[0], ns < 0 ? 1 : s[1] };
+    if (ss[0] < 1 || ss[1] < 1) return 0;
+    g_node *nw = &g->nodes[ni];
+    int rc = fz_set_attr_ints(nw, "_oa_pool_kernel", kk, 2);
+    if (!rc) rc = fz_set_attr_ints(nw, "_oa_pool_strides", ss, 2);
+    if (rc) return -rc;
+    nw->out[0] = g->nodes[pi].out[0];
+    f->dead[pi] = 1;
+    fz_unbind(nw);
     return 1;
 }

@@ -1,8 +1,9 @@
 #!/usr/bin/python3
-"""DenseNet's two rewrites (graph/fuse_simple.c) against ONNX Runtime: a
-channel Concat and the BatchNormalization reading it folded into one
-openacl.ConcatNorm (kernels/ref/nn_catnorm.c), and a strided AveragePool
-moved before the plain 1x1 Conv feeding it (the transitions).
+"""DenseNet's rewrites (graph/fuse_simple.c) against ONNX Runtime: a channel
+Concat and the BatchNormalization reading it folded into one
+openacl.ConcatNorm (kernels/ref/nn_catnorm.c), a strided AveragePool moved
+before the plain 1x1 Conv feeding it (the transitions), and an unpadded
+AveragePool after a ConcatNorm folded into it.
 
 Cases: a DenseNet-like chain (every layer concatenates all earlier features,
 BN -> ReLU -> 1x1 Conv -> 3x3 Conv, channels-last), channel counts off the
@@ -13,10 +14,13 @@ a Concat also read by another node, and a Concat along H. Pool first: a
 DenseNet transition (ConcatNorm -> 1x1 Conv -> 2x2 stride-2 AveragePool), odd
 planes, an overlapping 3x3 stride-2 pool, a grouped 1x1 Conv without bias;
 left alone: a Relu after the Conv, a padded pool, a stride-1 pool, a 3x3
-Conv, a Conv output read twice. Each runs with the rewrites on and off
-(OPENACL_NO_CONCAT_NORM=1 OPENACL_NO_POOL_FIRST=1); OPENACL_DUMP_GRAPH=1 gives
-the number of ConcatNorm nodes and of pools moved first, checked against
-what each case expects.
+Conv, a Conv output read twice. Pooled ConcatNorm: a pool straight after the
+BN's ReLU, plain NCHW with an overlapping 3x3 stride-2 window, mixed layouts;
+left alone: a padded pool. Each runs with the rewrites on and off
+(OPENACL_NO_CONCAT_NORM=1 OPENACL_NO_POOL_FIRST=1 OPENACL_NO_NORM_POOL=1), and
+the pool fold alone off; OPENACL_DUMP_GRAPH=1 gives the number of ConcatNorm
+nodes, of Convs moved after their pool and of AveragePools left, checked
+against what each case expects.
 
 Usage: dense_folds.py --mdl-run BIN
 Exit codes: 0 pass, 1 fail, 77 skipped (no onnxruntime-node)."""
@@ -84,7 +88,7 @@ def dense(seed, shape, growth, layers, relu=True):
         feats.append(t.conv(h, 2 * growth, growth, 3))
         chans.append(growth)
     y = t.bn(t.op("Concat", list(feats), axis=1), sum(chans))
-    return t.model(shape, t.conv(y, sum(chans), 8, 1)), (layers + 1, 0)
+    return t.model(shape, t.conv(y, sum(chans), 8, 1)), (layers + 1, 0, 0)
 
 
 def plain(seed, shape):
@@ -92,7 +96,7 @@ def plain(seed, shape):
     t = Net(seed)
     a = t.op("Relu", ["x"])
     b = t.op("Sigmoid", ["x"])
-    return t.model(shape, t.bn(t.op("Concat", ["x", a, b], axis=1), 3 * shape[1])), (1, 0)
+    return t.model(shape, t.bn(t.op("Concat", ["x", a, b], axis=1), 3 * shape[1])), (1, 0, 0)
 
 
 def mixed(seed, shape):
@@ -101,13 +105,13 @@ def mixed(seed, shape):
     c = shape[1]
     a, b = t.conv("x", c, 16, 3), t.conv("x", c, 5, 1)
     y = t.bn(t.op("Concat", [a, "x", b], axis=1), 21 + c)
-    return t.model(shape, t.conv(y, 21 + c, 4, 1)), (1, 0)
+    return t.model(shape, t.conv(y, 21 + c, 4, 1)), (1, 0, 0)
 
 
 def single(seed, shape):
     t = Net(seed)
     a = t.conv("x", shape[1], 16, 3)
-    return t.model(shape, t.conv(t.bn(t.op("Concat", [a], axis=1), 16), 16, 8, 1)), (1, 0)
+    return t.model(shape, t.conv(t.bn(t.op("Concat", [a], axis=1), 16), 16, 8, 1)), (1, 0, 0)
 
 
 def shared(seed, shape):
@@ -116,7 +120,7 @@ def shared(seed, shape):
     a, b = t.conv("x", shape[1], 16, 3), t.conv("x", shape[1], 16, 1)
     cat = t.op("Concat", [a, b], axis=1)
     y = t.conv(t.bn(cat, 32), 32, 32, 1)
-    return t.model(shape, t.op("Add", [y, cat])), (0, 0)
+    return t.model(shape, t.op("Add", [y, cat])), (0, 0, 0)
 
 
 def along_h(seed, shape):
@@ -124,7 +128,7 @@ def along_h(seed, shape):
     t = Net(seed)
     a, b = t.conv("x", shape[1], 16, 3), t.conv("x", shape[1], 16, 1)
     y = t.bn(t.op("Concat", [a, b], axis=2), 16)
-    return t.model(shape, t.conv(y, 16, 8, 1)), (0, 0)
+    return t.model(shape, t.conv(y, 16, 8, 1)), (0, 0, 0)
 
 
 def transition(seed, shape, kind="plain", k=2, s=2, pads=0):
@@ -146,7 +150,28 @@ def transition(seed, shape, kind="plain", k=2, s=2, pads=0):
     if kind == "twice":
         p = t.op("Add", [p, t.op("AveragePool", [y], kernel_shape=[k, k], strides=[s, s])])
     moved = int(kind in ("plain", "grouped") and s > 1 and pads == 0)
-    return t.model(shape, t.conv(p, 16, 8, 1)), (1, moved)
+    left = 1 - moved + (kind == "twice")   # a moved pool joins the ConcatNorm
+    return t.model(shape, t.conv(p, 16, 8, 1)), (1, moved, left)
+
+
+def norm_pool(seed, shape, kind="nhwc", k=2, s=2, pads=0):
+    """Concat -> BN -> ReLU -> AveragePool [-> Conv]: the pool joins the
+    ConcatNorm unless it pads."""
+    t = Net(seed)
+    c = shape[1]
+    if kind == "plain":
+        parts = ["x", t.op("Sigmoid", ["x"])]
+        cc = 2 * c
+    elif kind == "mixed":
+        parts = [t.conv("x", c, 16, 3), "x"]
+        cc = 16 + c
+    else:
+        parts = [t.conv("x", c, 16, 3), t.conv("x", c, 5, 1)]
+        cc = 21
+    h = t.bn(t.op("Concat", parts, axis=1), cc)
+    p = t.op("AveragePool", [h], kernel_shape=[k, k], strides=[s, s], pads=[pads] * 4)
+    y = p if kind == "plain" else t.conv(p, cc, 8, 1)
+    return t.model(shape, y), (1, 0, int(pads > 0))
 
 
 CASES = {
@@ -167,8 +192,13 @@ CASES = {
     "declined_pool_stride1": lambda s: transition(s, [1, 8, 8, 8], s=1),
     "declined_pool_conv3x3": lambda s: transition(s, [1, 8, 8, 8], kind="conv3x3"),
     "declined_pool_twice": lambda s: transition(s, [1, 8, 8, 8], kind="twice"),
+    "norm_pool_nhwc": lambda s: norm_pool(s, [1, 8, 10, 9]),
+    "norm_pool_plain_3x3_s2": lambda s: norm_pool(s, [2, 5, 9, 11], kind="plain", k=3),
+    "norm_pool_mixed": lambda s: norm_pool(s, [1, 3, 8, 6], kind="mixed"),
+    "declined_norm_pool_pads": lambda s: norm_pool(s, [1, 8, 8, 8], pads=1),
 }
-MODES = (("on", {}), ("off", {"OPENACL_NO_CONCAT_NORM": "1", "OPENACL_NO_POOL_FIRST": "1"}))
+MODES = (("on", {}), ("off", {"OPENACL_NO_CONCAT_NORM": "1", "OPENACL_NO_POOL_FIRST": "1", "OPENACL_NO_NORM_POOL": "1"}),
+         ("no_norm_pool", {"OPENACL_NO_NORM_POOL": "1"}))
 
 
 def check(got, want):
@@ -180,8 +210,9 @@ def check(got, want):
 
 
 def folds(mdl_run, m, x, env):
-    """ConcatNorm nodes and pools moved before their Conv (writing the tensor
-    the Conv wrote, named conv_*) in the planned graph (OPENACL_DUMP_GRAPH=1)."""
+    """ConcatNorm nodes, Convs moved after their pool (writing the pool's
+    tensor, named averagepool_*) and AveragePool nodes in the planned graph
+    (OPENACL_DUMP_GRAPH=1)."""
     with tempfile.TemporaryDirectory(prefix="oa_catnorm_n_") as d:
         mp, xp = os.path.join(d, "m.onnx"), os.path.join(d, "x.npy")
         onnx.save(m, mp)
@@ -190,9 +221,10 @@ def folds(mdl_run, m, x, env):
                            capture_output=True, text=True, timeout=300,
                            env=dict(os.environ, OPENACL_DUMP_GRAPH="1", **env))
         if p.returncode:
-            return (-1, -1)
+            return (-1, -1, -1)
         text = p.stdout + p.stderr
-        return (text.count(" ConcatNorm '"), len(re.findall(r" AveragePool '[^']*' .*-> \(conv_", text)))
+        return (text.count(" ConcatNorm '"), len(re.findall(r" Conv '[^']*' .*-> \(averagepool_", text)),
+                len(re.findall(r" AveragePool '", text)))
 
 
 def main():
@@ -203,8 +235,10 @@ def main():
     bad = 0
     for name, ((m, x), want) in built.items():
         on, off = folds(a.mdl_run, m, x, {}), folds(a.mdl_run, m, x, dict(MODES[1][1]))
-        if on != want or off != (0, 0):
-            print(f"FAIL {name}: (ConcatNorm nodes, pools first) {on}, want {want}; with the rewrites off {off}")
+        pools = sum(1 for nd in m.graph.node if nd.op_type == "AveragePool")
+        if on != want or off != (0, 0, pools):
+            print(f"FAIL {name}: (ConcatNorm nodes, Convs after their pool, AveragePools) {on}, want {want}; "
+                  f"with the rewrites off {off}, want (0, 0, {pools})")
             bad += 1
     rc = ort_cases.run_cases(a.mdl_run, "oa_dense_folds_",
                              ((name, m, x, MODES, check) for name, ((m, x), _) in built.items()))

@@ -8,7 +8,12 @@
  * then the parts [N, C_k, ...]; attributes epsilon and an optional fused
  * Relu (_oa_post_ops). Parts and output are NCHW or, at rank 4, NHWC, mixed
  * freely; the coefficients k = scale / sqrt(var + eps), b = B - mean * k
- * (in double, as the BatchNormalization reference) are packed at load. */
+ * (in double, as the BatchNormalization reference) are packed at load.
+ * With _oa_pool_kernel / _oa_pool_strides (2-D, fuse_simple.c: an unpadded
+ * AveragePool that was the only reader) the node writes the average of each
+ * window of normalised values instead (DenseNet's transitions: BN -> ReLU ->
+ * 2x2 stride-2 pool -> 1x1 Conv once the pool went first), so the full
+ * normalised plane is never stored. */
 #include "kernels/ref/ew_common.h"
 #include "kernels/post.h"
 #include <math.h>
@@ -20,6 +25,8 @@ enum { CN_SCALE, CN_B, CN_MEAN, CN_VAR, CN_X0 };
 typedef struct cn_state {
     float eps;
     int relu;
+    int pool;             /* an averaging window follows: k[2], s[2] */
+    int64_t pk[2], ps[2];
     const float *kb;      /* packed: k[C] then b[C] */
 } cn_state;
 
@@ -42,13 +49,25 @@ static int cn_init(g_graph *g, g_node *n, void **st)
     if (!s) return ew_fail(n, EW_ENOMEM, "out of memory");
     s->eps = g_attr_float(n, "epsilon", 1e-5f);
     s->relu = po.n == 1;
+    const int64_t *k, *sd;
+    int nk = g_attr_ints(n, "_oa_pool_kernel", &k), ns = g_attr_ints(n, "_oa_pool_strides", &sd);
+    if (nk >= 0 || ns >= 0) {
+        if (nk != 2 || ns != 2 || k[0] < 1 || k[1] < 1 || sd[0] < 1 || sd[1] < 1 || k[0] > 64 || k[1] > 64) {
+            free(s);
+            return ew_fail(n, EW_EINVAL, "%s: _oa_pool_kernel and _oa_pool_strides must be 2 positive "
+                           "values each (kernel at most 64)", cn_who);
+        }
+        s->pool = 1;
+        memcpy(s->pk, k, sizeof s->pk);
+        memcpy(s->ps, sd, sizeof s->ps);
+    }
     *st = s;
     return 0;
 }
 
 static int cn_infer(const g_node *n, void *st, const k_tensor *in, k_tensor *out)
 {
-    (void)st;
+    const cn_state *s = st;
     const g_shape *s0 = &in[CN_X0].shape;
     out[0].dtype = G_F32;
     out[0].layout = G_LAYOUT_PLAIN;
@@ -75,6 +94,17 @@ static int cn_infer(const g_node *n, void *st, const k_tensor *in, k_tensor *out
             g_shape_numel(&in[i].shape) != o.d[1])
             return ew_fail(n, EW_EINVAL, "%s: input %d has %lld elements, expected C=%lld", cn_who, i,
                            (long long)g_shape_numel(&in[i].shape), (long long)o.d[1]);
+    if (s->pool) {
+        if (o.rank != 4)
+            return ew_fail(n, EW_EINVAL, "%s: a pooled output needs 4-D parts, got rank %d", cn_who, o.rank);
+        for (int a = 0; a < 2; a++) {
+            if (o.d[2 + a] < 0) continue;
+            if (o.d[2 + a] < s->pk[a])
+                return ew_fail(n, EW_EINVAL, "%s: pool window %lld exceeds the plane's dim %lld", cn_who,
+                               (long long)s->pk[a], (long long)o.d[2 + a]);
+            o.d[2 + a] = (o.d[2 + a] - s->pk[a]) / s->ps[a] + 1;
+        }
+    }
     out[0].shape = o;
     for (int i = CN_X0; i < n->n_in; i++)
         if (o.rank == 4 && in[i].layout == G_LAYOUT_NHWC) out[0].layout = G_LAYOUT_NHWC;
@@ -154,6 +184,91 @@ static void part_mixed(const k_tensor *x, int64_t Ck, int64_t c0, float *y, int 
             }
 }
 
+
+/* acc[j] += max(x[j] * k[j] + b[j], 0) (or without the max) over a channel run */
+EW_CLONE static void row_affine_acc(const float *x, float *acc, int64_t m, const float *k, const float *b,
+                                    int relu)
+{
+    if (relu) {
+        EW_SIMD for (int64_t j = 0; j < m; j++) {
+            float v = x[j] * k[j] + b[j];
+            acc[j] += v > 0.0f ? v : 0.0f;
+        }
+    } else {
+        EW_SIMD for (int64_t j = 0; j < m; j++) acc[j] += x[j] * k[j] + b[j];
+    }
+}
+EW_CLONE static void row_scale(const float *acc, float *y, int64_t m, float f)
+{
+    EW_SIMD for (int64_t j = 0; j < m; j++) y[j] = acc[j] * f;
+}
+
+#define CN_CB 256   /* channels a pooled pixel accumulates at a time */
+/* Pooled, every part and the output channels-last: output rows over threads,
+ * each pixel's window accumulated CN_CB channels at a time. */
+static void run_pool_nhwc(const cn_state *s, const k_tensor *in, int parts, float *y, int64_t N, int64_t H,
+                          int64_t W, int64_t OH, int64_t OW, int64_t C, int nt)
+{
+    const float *kb = s->kb;
+    const float f = 1.0f / (float)(s->pk[0] * s->pk[1]);
+    const int relu = s->relu;
+    EW_PAR_FOR(r, N * OH,
+        int64_t nn = r / OH, oh = r % OH;
+        float acc[CN_CB];
+        for (int64_t ow = 0; ow < OW; ow++) {
+            float *yp = y + (r * OW + ow) * C;
+            int64_t c0 = 0;
+            for (int k = 0; k < parts; k++) {
+                const k_tensor *x = &in[CN_X0 + k];
+                int64_t Ck = x->shape.d[1];
+                for (int64_t cb = 0; cb < Ck; cb += CN_CB) {
+                    int64_t m = Ck - cb < CN_CB ? Ck - cb : CN_CB;
+                    memset(acc, 0, (size_t)m * sizeof *acc);
+                    for (int64_t i = 0; i < s->pk[0]; i++)
+                        for (int64_t j = 0; j < s->pk[1]; j++) {
+                            int64_t h = oh * s->ps[0] + i, w = ow * s->ps[1] + j;
+                            row_affine_acc((const float *)x->data + ((nn * H + h) * W + w) * Ck + cb, acc, m,
+                                           kb + c0 + cb, kb + C + c0 + cb, relu);
+                        }
+                    row_scale(acc, yp + c0 + cb, m, f);
+                }
+                c0 += Ck;
+            }
+        }
+    );
+}
+
+/* Pooled, any other mix of layouts: element by element. */
+static void run_pool_any(const cn_state *s, const k_tensor *in, int parts, float *y, int ynhwc, int64_t N,
+                         int64_t H, int64_t W, int64_t OH, int64_t OW, int64_t C)
+{
+    const float *kb = s->kb;
+    int64_t c0 = 0;
+    for (int k = 0; k < parts; k++) {
+        const k_tensor *x = &in[CN_X0 + k];
+        const float *xs = x->data;
+        int64_t Ck = x->shape.d[1];
+        int xn = x->layout == G_LAYOUT_NHWC;
+        for (int64_t nn = 0; nn < N; nn++)
+            for (int64_t c = 0; c < Ck; c++)
+                for (int64_t oh = 0; oh < OH; oh++)
+                    for (int64_t ow = 0; ow < OW; ow++) {
+                        float acc = 0.0f;
+                        for (int64_t i = 0; i < s->pk[0]; i++)
+                            for (int64_t j = 0; j < s->pk[1]; j++) {
+                                int64_t h = oh * s->ps[0] + i, w = ow * s->ps[1] + j;
+                                float v = xs[xn ? ((nn * H + h) * W + w) * Ck + c : ((nn * Ck + c) * H + h) * W + w] *
+                                          kb[c0 + c] + kb[C + c0 + c];
+                                acc += s->relu && !(v > 0.0f) ? 0.0f : v;
+                            }
+                        int64_t cc = c0 + c;
+                        y[ynhwc ? ((nn * OH + oh) * OW + ow) * C + cc : ((nn * C + cc) * OH + oh) * OW + ow] =
+                            acc / (float)(s->pk[0] * s->pk[1]);
+                    }
+        c0 += Ck;
+    }
+}
+
 #define CN_PIX 8   /* pixels per task: every part's rows for them, then the next pixels */
 static int cn_run(const g_node *n, void *st, const k_tensor *in, k_tensor *out, const k_ctx *ctx)
 {
@@ -167,6 +282,12 @@ static int cn_run(const g_node *n, void *st, const k_tensor *in, k_tensor *out, 
     int relu = s->relu, ynhwc = out[0].layout == G_LAYOUT_NHWC, parts = n->n_in - CN_X0, same = 1;
     for (int i = CN_X0; i < n->n_in; i++) same &= (in[i].layout == G_LAYOUT_NHWC) == ynhwc;
     int nt = ew_threads(ctx, (size_t)(N * C * S), EW_GRAIN_CHEAP);
+    if (s->pool) {   /* S is the pooled plane; the parts' plane is theirs */
+        int64_t H = in[CN_X0].shape.d[2], W = in[CN_X0].shape.d[3];
+        if (same && ynhwc) run_pool_nhwc(s, in, parts, y, N, H, W, sh->d[2], sh->d[3], C, nt);
+        else run_pool_any(s, in, parts, y, ynhwc, N, H, W, sh->d[2], sh->d[3], C);
+        return 0;
+    }
     if (same && ynhwc) {
         int64_t P = N * S, tasks = (P + CN_PIX - 1) / CN_PIX;
         EW_PAR_FOR(t, tasks,
