@@ -278,6 +278,7 @@ static int cn_run(const g_node *n, void *st, const k_tensor *in, k_tensor *out, 
     for (int a = 2; a < sh->rank; a++) S *= sh->d[a];
     if (N * C * S <= 0) return 0;
     const float *kb = s->kb;
+    if (!kb) return ew_fail(n, ACL_ERROR_INTERNAL_ERROR, "%s: run before its coefficients were packed", cn_who);
     float *y = out[0].data;
     int relu = s->relu, ynhwc = out[0].layout == G_LAYOUT_NHWC, parts = n->n_in - CN_X0, same = 1;
     for (int i = CN_X0; i < n->n_in; i++) same &= (in[i].layout == G_LAYOUT_NHWC) == ynhwc;
