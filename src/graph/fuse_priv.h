@@ -31,8 +31,14 @@ int fz_ints_all(const g_node *n, const char *name, int64_t v, int cnt);
 int fz_fuse_se(fz *f, int mi);
 int fz_fuse_shuffle(fz *f, int ri);
 /* fuse_simple.c: a zero spatial Pad into the AveragePool after it; a Relu
- * into the BatchNormalization before it. */
+ * into the BatchNormalization before it; a channel Concat and the
+ * BatchNormalization reading it into one openacl.ConcatNorm. */
 int fz_fuse_pad_pool(fz *f, int pi);
 int fz_fuse_bn_relu(fz *f, int bi);
+int fz_fuse_concat_norm(fz *f, int bi);
+/* ... and a strided AveragePool moved before the plain 1x1 Conv feeding it. */
+int fz_pool_first(fz *f, int ci);
+/* ... and an unpadded AveragePool folded into the ConcatNorm before it. */
+int fz_fuse_norm_pool(fz *f, int ni);
 
 #endif

@@ -189,8 +189,9 @@ def pool_tiny(path):
 
 def dense_tiny(path):
     """DenseNet's pre-activation (Concat -> BN -> Relu -> Conv, the BN with no
-    convolution before it to fold into) and Inception's zero Pad before an
-    AveragePool: both folded by graph/fuse_simple.c."""
+    convolution before it to fold into: one openacl.ConcatNorm) and
+    Inception's zero Pad before an AveragePool: both folded by
+    graph/fuse_simple.c."""
     c1 = node("Relu", [conv("x", 3, 8, 3)])
     cat = node("Concat", [c1, conv(c1, 8, 8, 3)], axis=1)                   # 16 x 16 x 16
     y = conv(node("Relu", [bn(cat, 16)]), 16, 8, 1)

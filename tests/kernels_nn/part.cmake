@@ -49,6 +49,17 @@ if(KNN_PYTHON)
   set_tests_properties(kernels_nn_deconv_post PROPERTIES LABELS "kernels" SKIP_RETURN_CODE 77 TIMEOUT 300)
 endif()
 
+# DenseNet's rewrites (graph/fuse_simple.c): a channel Concat and the
+# BatchNormalization reading it as one openacl.ConcatNorm (ref/nn_catnorm.c),
+# a strided AveragePool moved before the 1x1 Conv feeding it; plain, mixed
+# and channels-last cases and declined ones, with the rewrites on and off,
+# against ORT (tools/ortref).
+if(KNN_PYTHON)
+  add_test(NAME kernels_nn_dense_folds
+    COMMAND ${KNN_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/dense_folds.py --mdl-run $<TARGET_FILE:mdl_run>)
+  set_tests_properties(kernels_nn_dense_folds PROPERTIES LABELS "kernels" SKIP_RETURN_CODE 77 TIMEOUT 300)
+endif()
+
 # Whole-factor nearest Resize (ref/resize_up.c), plain and channels-last, and
 # the configurations it leaves to the reference, against ORT (tools/ortref).
 if(KNN_PYTHON)

@@ -52,6 +52,11 @@ int dn_wino_plane(void);
  * over window w (resolved, no dilation) on nthr threads. */
 int dn_maxpool_fast(void);
 void dn_maxpool_nhwc_f32(const nn_win *w, int64_t N, int64_t C, const float *x, float *y, int nthr);
+/* ... and 2-D AveragePools the same way (OPENACL_NO_FAST_AVGPOOL=1: oneDNN's
+ * primitive), with ONNX's divisor (count_include_pad or not). */
+int dn_avgpool_fast(void);
+void dn_avgpool_nhwc_f32(const nn_win *w, int64_t N, int64_t C, const float *x, float *y, int include_pad,
+                         int nthr);
 /* OPENACL_BF16_RESIDUAL=0 (dn_conv.c): residual adds of bf16 convolutions
  * keep their stream in float32 (default: bf16, read by the precision pass
  * at load). */

@@ -72,3 +72,72 @@ void dn_maxpool_nhwc_f32(const nn_win *w, int64_t N, int64_t C, const float *x, 
         }
     });
 }
+
+/* ---- AveragePool: the same walk, summing ---- */
+
+int dn_avgpool_fast(void)
+{
+    const char *e = getenv("OPENACL_NO_FAST_AVGPOOL");
+    return !(e && strcmp(e, "0")) && dn_has_avx512();
+}
+
+/* One output pixel's window sum times inv (1 / the divisor). */
+__attribute__((target("avx512f"))) static void pixel_avg(const float *x, int64_t rs, int64_t C, int64_t h0,
+                                                         int64_t h1, int64_t w0, int64_t w1, float inv, float *y)
+{
+    int64_t c = 0;
+    const __m512 z = _mm512_setzero_ps(), f = _mm512_set1_ps(inv);
+    for (; c + 64 <= C; c += 64) {
+        __m512 a0 = z, a1 = z, a2 = z, a3 = z;
+        for (int64_t h = h0; h < h1; h++)
+            for (int64_t w = w0; w < w1; w++) {
+                const float *p = x + h * rs + w * C + c;
+                a0 = _mm512_add_ps(a0, _mm512_loadu_ps(p));
+                a1 = _mm512_add_ps(a1, _mm512_loadu_ps(p + 16));
+                a2 = _mm512_add_ps(a2, _mm512_loadu_ps(p + 32));
+                a3 = _mm512_add_ps(a3, _mm512_loadu_ps(p + 48));
+            }
+        _mm512_storeu_ps(y + c, _mm512_mul_ps(a0, f));
+        _mm512_storeu_ps(y + c + 16, _mm512_mul_ps(a1, f));
+        _mm512_storeu_ps(y + c + 32, _mm512_mul_ps(a2, f));
+        _mm512_storeu_ps(y + c + 48, _mm512_mul_ps(a3, f));
+    }
+    for (; c < C; c += 16) {
+        __mmask16 m = C - c >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (C - c)) - 1);
+        __m512 a = z;
+        for (int64_t h = h0; h < h1; h++)
+            for (int64_t w = w0; w < w1; w++)
+                a = _mm512_add_ps(a, _mm512_maskz_loadu_ps(m, x + h * rs + w * C + c));
+        _mm512_mask_storeu_ps(y + c, m, _mm512_mul_ps(a, f));
+    }
+}
+
+/* The divisor of ONNX's AveragePool (the reference's, kernels/ref/nn_pool.c)
+ * along one dim for the window [b, b + k): the positions inside the padded
+ * extent [-pb, in + pe) with count_include_pad, else inside [0, in). */
+static int64_t avg_count(int64_t b, int64_t k, int64_t in, int64_t pb, int64_t pe, int include_pad)
+{
+    int64_t lo = include_pad ? -pb : 0, hi = include_pad ? in + pe : in;
+    int64_t s = b > lo ? b : lo, e = b + k < hi ? b + k : hi;
+    return e > s ? e - s : 0;
+}
+
+void dn_avgpool_nhwc_f32(const nn_win *w, int64_t N, int64_t C, const float *x, float *y, int include_pad,
+                         int nthr)
+{
+    const int64_t H = w->in[0], W = w->in[1], OH = w->out[0], OW = w->out[1];
+    const int64_t rows = N * OH;
+    OA_PAR_FOR(nthr, for (int64_t r = 0; r < rows; r++) {
+        int64_t n = r / OH, oh = r % OH;
+        int64_t b0 = oh * w->s[0] - w->pb[0], h0 = b0 < 0 ? 0 : b0, h1 = b0 + w->k[0] < H ? b0 + w->k[0] : H;
+        int64_t ch = avg_count(b0, w->k[0], H, w->pb[0], w->pe[0], include_pad);
+        const float *xn = x + n * H * W * C;
+        float *yr = y + r * OW * C;
+        for (int64_t ow = 0; ow < OW; ow++) {
+            int64_t b1 = ow * w->s[1] - w->pb[1], w0 = b1 < 0 ? 0 : b1, w1 = b1 + w->k[1] < W ? b1 + w->k[1] : W;
+            int64_t cnt = ch * avg_count(b1, w->k[1], W, w->pb[1], w->pe[1], include_pad);
+            /* an empty window gives 0, as the reference does */
+            pixel_avg(xn, W * C, C, h0, h1, w0, w1, cnt ? 1.0f / (float)cnt : 0.0f, yr + ow * C);
+        }
+    });
+}

@@ -2,6 +2,7 @@
  * column offset of the [outer, total] output (input), so one ksh_copy_nd per
  * part; with axis 0 every part is a single memcpy. */
 #include "kernels/ref/shape_common.h"
+#include "core/par.h"
 
 /* ---- Concat ---- */
 
@@ -12,8 +13,17 @@ static int concat_init(g_graph *g, g_node *n, void **st)
         return ksh_fail(n, KSH_EINVAL, "attribute 'axis' is missing");
     int e = ksh_check_same_movable(g, n);
     if (e) return e;
+    /* the state: whether channels-last channel concats go pixel by pixel
+     * (concat_pixels; read at load, so an A/B of two loads compares both) */
+    const char *v = getenv("OPENACL_CONCAT_PIXEL");
+    int *pix = malloc(sizeof *pix);
+    if (!pix) return ksh_fail(n, KSH_ENOMEM, "out of memory");
+    *pix = !(v && !strcmp(v, "0"));
+    *st = pix;
     return 0;
 }
+
+static void concat_fini(void *st) { free(st); }
 
 static int concat_infer(const g_node *n, void *st, const k_tensor *in, k_tensor *out)
 {
@@ -49,6 +59,45 @@ static int concat_infer(const g_node *n, void *st, const k_tensor *in, k_tensor 
     return 0;
 }
 
+/* A channel concat of channels-last tensors: pixel by pixel, every part's
+ * channel run copied in turn, so the output is written front to back in one
+ * pass (a pass per part would stride through the whole output once for
+ * each). OPENACL_CONCAT_PIXEL=0 turns it off (per-part copies). Returns 0
+ * when the layouts are not all channels-last along axis 1. */
+static int concat_pixels(const g_node *n, const k_tensor *in, k_tensor *out, int ax, size_t es, int nt)
+{
+    if (ax != 1 || !ksh_nhwc(&out[0]) || out[0].shape.rank != 4 || n->n_in > 256) return 0;
+    for (int i = 0; i < n->n_in; i++)
+        if (!ksh_nhwc(&in[i]) || in[i].dtype != out[0].dtype) return 0;
+    const g_shape *sh = &out[0].shape;
+    int64_t P = sh->d[0] * sh->d[2] * sh->d[3], C = sh->d[1];
+    size_t row[256], at[256];
+    const char *src[256];
+    char *y = out[0].data;
+    int parts = 0;
+    int64_t c0 = 0;
+    for (int i = 0; i < n->n_in; i++) {
+        int64_t Ck = in[i].shape.d[1];
+        /* a part the memory plan placed in the output is already there */
+        if (Ck > 0 && (const char *)in[i].data != y + (size_t)c0 * es) {
+            row[parts] = (size_t)Ck * es;
+            at[parts] = (size_t)c0 * es;
+            src[parts++] = in[i].data;
+        }
+        c0 += Ck;
+    }
+    size_t orow = (size_t)C * es;
+    enum { PIX = 16 };
+    int64_t tasks = (P + PIX - 1) / PIX;
+    OA_PAR_FOR(nt, for (int64_t t = 0; t < tasks; t++) {
+        int64_t p1 = (t + 1) * PIX < P ? (t + 1) * PIX : P;
+        for (int64_t p = t * PIX; p < p1; p++)
+            for (int k = 0; k < parts; k++)
+                memcpy(y + (size_t)p * orow + at[k], src[k] + (size_t)p * row[k], row[k]);
+    });
+    return 1;
+}
+
 /* Each input lands at its offset along the axis; strides follow each
  * tensor's own layout, so plain and channels-last inputs mix freely (for
  * plain tensors the copy coalesces into [outer, block] rows). An input
@@ -62,6 +111,7 @@ static int concat_run(const g_node *n, void *st, const k_tensor *in, k_tensor *o
     int64_t ost[G_MAX_RANK], ist[G_MAX_RANK], off = 0;
     ksh_lstrides(&out[0], ost);
     int nt = ksh_threads(c, (size_t)ksh_numel(&out[0].shape) * es);
+    if (st && *(const int *)st && concat_pixels(n, in, out, ax, es, nt)) return 0;
     for (int i = 0; i < n->n_in; i++) {
         char *dst = (char *)out[0].data + off * ost[ax] * (int64_t)es;
         off += in[i].shape.d[ax];
@@ -75,7 +125,7 @@ static int concat_run(const g_node *n, void *st, const k_tensor *in, k_tensor *o
 }
 static const k_op k_concat = {.op_type = "Concat", .domain = "", .since = 1, .impl = "ref",
                               .init = concat_init, .infer = concat_infer, .run = concat_run,
-                              .accepts_layout = ksh_accept_all};
+                              .fini = concat_fini, .accepts_layout = ksh_accept_all};
 K_REGISTER(k_concat);
 
 /* ---- Split ---- */
