@@ -57,6 +57,25 @@ static void po_desc(const g_node *n, char *buf, size_t len)
         o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? "," : " post:", nn_po_name(p.kind[i]));
 }
 
+/* A chain with Round is discontinuous: an accumulation order that differs
+ * in the last bit (Winograd, another blocking) moves a value lying on a
+ * .5 boundary to the other integer. Such a flip is a whole rounding step
+ * (times what follows), so the elements over tolerance are counted and a
+ * few per thousand are allowed; any other chain allows none. */
+static int round_flips_ok(const g_node *n, const float *a, const float *b, size_t cnt,
+                          double atol, double rtol)
+{
+    nn_post p;
+    int has_round = 0;
+    if (nn_post_parse(n, &p)) return 0;
+    for (int i = 0; i < p.n; i++) has_round |= p.kind[i] == NN_PO_ROUND;
+    if (!has_round) return 0;
+    size_t over = 0;
+    for (size_t i = 0; i < cnt; i++)
+        if (cmp_f32(a + i, b + i, 1, atol, rtol, NULL) > 1.0) over++;
+    return over <= cnt / 1000 + 1;
+}
+
 /* Runs ref and dnnl on the node and compares output 0. Returns 1 when
  * compared, 0 when the configuration was refused by the reference. */
 static int compare_impls(cfg_io *c, const char *what, double atol, double rtol)
@@ -93,6 +112,7 @@ static int compare_impls(cfg_io *c, const char *what, double atol, double rtol)
             float *b = from_layout(yr[0].data, &yr[0].shape, yr[0].layout);
             size_t at = 0, cnt = (size_t)g_shape_numel(&yr[0].shape);
             double e = cmp_f32(a, b, cnt, atol, rtol, &at);
+            if (e > 1.0 && round_flips_ok(n, a, b, cnt, atol, rtol)) e = 0.0;
             char pd[128];
             po_desc(n, pd, sizeof pd);
             CHECK(e <= 1.0, "%s%s: mismatch %.3g x tolerance at %zu: dnnl %g ref %g", what, pd, e,

@@ -15,6 +15,7 @@ typedef struct ddm {
     int64_t kh, kw;
     int has_bias;
     int built, nthr, xl, yl, al, fallback;
+    int no_split;             /* oneDNN has no binary primitive for this chain */
     nn_win w;                 /* geometry for the reference fallback */
     g_shape xs, ys;
     int64_t C, M, H, W;
@@ -111,7 +112,7 @@ static int ddm_infer(const g_node *n, void *state, const k_tensor *in, k_tensor 
 static int narrow_post(const ddm *s)
 {
     const char *e = getenv("OPENACL_DECONV_POST_SPLIT");   /* 0: always inside the matmul */
-    return !(e && !strcmp(e, "0")) && s->po.n > 0 && !s->po.has_add && s->kw * s->M < 16;
+    return !(e && !strcmp(e, "0")) && !s->no_split && s->po.n > 0 && !s->po.has_add && s->kw * s->M < 16;
 }
 
 static int ddm_build_post(const g_node *n, ddm *s)
@@ -131,6 +132,7 @@ static int ddm_build_post(const g_node *n, ddm *s)
     if (attr) dnnl_primitive_attr_destroy(attr);
     if (st == dnnl_success) st = dnnl_primitive_create(&s->post, pd);
     if (pd) dnnl_primitive_desc_destroy(pd);
+    if (st == dnnl_unimplemented) return 1;   /* the caller keeps the chain in the matmul */
     int rc = dn_check(st, n, "post-op primitive creation");
     if (!rc) rc = dn_mem(n, &y_md, &s->m_py);
     if (!rc) rc = dn_mem(n, &z_md, &s->m_pz);
@@ -241,6 +243,11 @@ static int ddm_build(const g_node *n, ddm *s, const k_tensor *in, const k_tensor
     if (!rc && sp) rc = dn_mem(n, &spmd, &s->m_sp);
     if (!rc && s->po.has_add) rc = dn_mem(n, &c_md, &s->m_a);
     if (!rc && split) rc = ddm_build_post(n, s);
+    if (rc == 1) {   /* once: narrow_post() answers 0 from now on */
+        ddm_release(s);
+        s->no_split = 1;
+        return ddm_build(n, s, in, out, nthr);
+    }
     if (rc) { ddm_release(s); return rc; }
     s->built = 1;
     return 0;
