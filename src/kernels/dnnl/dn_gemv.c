@@ -15,7 +15,9 @@
  *   vdpbf16ps), K rounded up to even.
  *
  * A thread takes a contiguous run of panels; each panel's loop keeps 8
- * (fp32) or 4 (bf16) accumulators over one forward pass through its bytes.
+ * (fp32) or 4 (bf16) accumulators over one forward pass through its bytes,
+ * except a 64-column fp32 panel of at least GV_STREAMS_MIN_K rows, which
+ * is read as GV_STREAMS runs of rows at once (panel64_f32_streams).
  * x is rounded to bf16 (nearest even) for the bf16 form, as oneDNN does
  * when it converts a bf16 product's activation operand. */
 #include "core/par.h"
