@@ -67,3 +67,11 @@ if(KNN_PYTHON)
     COMMAND ${KNN_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/resize_up.py --mdl-run $<TARGET_FILE:mdl_run>)
   set_tests_properties(kernels_nn_resize_up PROPERTIES LABELS "kernels" SKIP_RETURN_CODE 77 TIMEOUT 300)
 endif()
+
+# Reductions reading a channels-last input (ref/reduce.c: over H and W, or
+# over C) and those left plain, against ORT (tools/ortref).
+if(KNN_PYTHON)
+  add_test(NAME kernels_nn_reduce_nhwc
+    COMMAND ${KNN_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/reduce_nhwc.py --mdl-run $<TARGET_FILE:mdl_run>)
+  set_tests_properties(kernels_nn_reduce_nhwc PROPERTIES LABELS "kernels" SKIP_RETURN_CODE 77 TIMEOUT 300)
+endif()

@@ -554,7 +554,8 @@ static long long planned_bytes(const k_op *op, g_graph *g, int ni, const k_tenso
 
 /* One-row products with a constant B (dn_gemv.c behind the dnnl MatMul /
  * Gemm kernel): fp32 against the reference over panel widths (N around
- * multiples of 16 and 64), odd and even K, transposes, every form of C and
+ * multiples of 16 and 64), odd and even K (short, and long enough for the
+ * panels read as several runs of rows), transposes, every form of C and
  * fused post-ops, the packed size proving the streamed form was chosen; a
  * state packed for one row then run with several (the rows run one at a
  * time); bf16 against oneDNN's own bf16 product (OPENACL_NO_GEMV=1). */
@@ -570,7 +571,7 @@ static void test_gemv(void)
         c.g = g_graph_new();
         c.g->opset = 17;
         int gemm = rnd() % 2, ta = gemm && rnd() % 2, tb = gemm && rnd() % 2;
-        int64_t K = rnd() % 3 ? rndi(1, 80) : rndi(80, 700);
+        int64_t K = rnd() % 3 ? rndi(1, 80) : rndi(80, 1100);   /* >= 256: several streams */
         int64_t N = rnd() % 2 ? 16 * rndi(1, 9) + rndi(-1, 1) : rndi(1, 300);
         if (N < 1) N = 1;
         g_shape as, bs, cs = shp(0, NULL);
@@ -725,10 +726,13 @@ static float bf16_widen(uint16_t v)
  * groups), kernels 1-7, strides 1-3, asymmetric pads, planes wide enough
  * for whole tiles, both layouts in and out, bias, post-op chains (those
  * without a vector form stay with oneDNN: the packed size tells which
- * path ran), and bf16 outputs (G_ATTR_BF16_OUT) at bf16 tolerance. */
+ * path ran), and bf16 outputs (G_ATTR_BF16_OUT) at bf16 tolerance. Every
+ * fourth case is a 3-wide stride-2 row with at most 32 channels on a wide
+ * plane (the shared-tap tiles), whose float32 output must also be the bits
+ * of the per-tap loop (OPENACL_STEM_SHARED_TAPS=0). */
 static void test_stem(void)
 {
-    int compared = 0, direct = 0, bf = 0;
+    int compared = 0, direct = 0, bf = 0, shared = 0;
     if (!dn_stem_supported()) { printf("stem: no AVX-512 here (or oneDNN capped below it), skipped\n"); return; }
     for (int it = 0; it < iters; it++) {
         cfg_io c;
@@ -745,6 +749,16 @@ static void test_stem(void)
             pads[i] = rndi(0, (int)(k[i] - 1 < 3 ? k[i] - 1 : 3));
             pads[2 + i] = rndi(0, (int)(k[i] - 1 < 3 ? k[i] - 1 : 3));
             xs[2 + i] = rndi((int)k[i], rndi(0, 3) == 0 ? 120 : 30);
+        }
+        int s2k3 = it % 4 == 0;
+        if (s2k3) {
+            static const int64_t ms[5] = { 16, 24, 32, 13, 29 };
+            M = ms[rndi(0, 4)];
+            k[1] = 3;
+            st[1] = 2;
+            pads[1] = rndi(0, 2);
+            pads[3] = rndi(0, 2);
+            xs[3] = rndi(23, 121);
         }
         int64_t ws[4] = { M, C, k[0], k[1] }, bd[1] = { M };
         g_shape xsh = shp(4, xs), wsh = shp(4, ws);
@@ -799,6 +813,21 @@ static void test_stem(void)
                   "to the oneDNN Conv", what);
         }
         direct += use;
+        if (s2k3 && use && !bf16_out) {
+            k_tensor ys[2], yt[2];
+            int r1 = drive(dn, c.g, c.node, c.in, ys, 0);
+            setenv("OPENACL_STEM_SHARED_TAPS", "0", 1);
+            int r2 = drive(dn, c.g, c.node, c.in, yt, 0);
+            unsetenv("OPENACL_STEM_SHARED_TAPS");
+            CHECK(r1 == 0 && r2 == 0, "%s: runs %d %d", what, r1, r2);
+            if (!r1 && !r2) {
+                CHECK(ys[0].nbytes == yt[0].nbytes && !memcmp(ys[0].data, yt[0].data, ys[0].nbytes),
+                      "%s: shared-tap tiles differ from the per-tap loop", what);
+                shared++;
+            }
+            if (!r1) free(ys[0].data);
+            if (!r2) free(yt[0].data);
+        }
         if (!(bf16_out && use)) {
             if (compare_impls(&c, what, 2e-4, 1e-3) == 1) compared++;
             io_free(&c);
@@ -823,7 +852,9 @@ static void test_stem(void)
         if (!rr) free(yr[0].data);
         io_free(&c);
     }
-    printf("stem: %d compared in float32, %d bf16; %d took the direct loop\n", compared, bf, direct);
+    printf("stem: %d compared in float32, %d bf16; %d took the direct loop, %d of them also against the "
+           "per-tap loop bit for bit\n", compared, bf, direct, shared);
+    CHECK(shared > iters / 20, "too few shared-tap convolutions compared");
     CHECK(compared + bf > iters / 2, "too few few-channel convolutions compared");
     CHECK(direct > iters / 2, "too few few-channel convolutions took the direct loop");
 }

@@ -3,13 +3,17 @@
  * waiting (blocktime 0); when the user chose a waiting policy
  * (OPENACL_OMP_SPIN set) nothing changes. The host is made oversubscribed
  * here by 2 x CPUs busy threads; the blocktime is read back from libomp.
+ * expect-blip: one busy sample alone (a task that ran for an instant) does
+ * not put the team to sleep; it takes ADAPT_BUSY_SAMPLES in a row.
  * Exit 77 (skipped) when the OpenMP runtime is not libomp.
- * usage: par_adapt_test expect-adapt|expect-fixed */
+ * usage: par_adapt_test expect-adapt [SAMPLES]|expect-fixed|expect-blip
+ * (expect-adapt: asleep within SAMPLES samples, default 20) */
 #include "core/par.h"
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,6 +31,7 @@ static void *spin(void *arg)
 int main(int argc, char **argv)
 {
     int expect_adapt = argc > 1 && !strcmp(argv[1], "expect-adapt");
+    int expect_blip = argc > 1 && !strcmp(argv[1], "expect-blip");
     int (*get_bt)(void) = NULL;
     void *sym = dlsym(RTLD_DEFAULT, "kmp_get_blocktime");
     memcpy(&get_bt, &sym, sizeof get_bt);
@@ -42,9 +47,11 @@ int main(int argc, char **argv)
     pthread_t th[130];
     if (nb > 130) nb = 130;
     for (int i = 0; i < nb; i++) pthread_create(&th[i], NULL, spin, NULL);
-    /* the host's runnable count is sampled; give it a few tries */
+    /* the host's runnable count is sampled; give it a few tries (the blip:
+     * exactly one sample, this process's first, while the host is busy) */
     int after = before;
-    for (int k = 0; k < 20 && after == before; k++) {
+    int tries = expect_blip ? 1 : argc > 2 ? atoi(argv[2]) : 20;
+    for (int k = 0; k < tries && after == before; k++) {
         struct timespec ts = { 0, 120000000L };
         nanosleep(&ts, NULL);
         oa_par_adapt(2);
@@ -53,8 +60,9 @@ int main(int argc, char **argv)
     atomic_store(&g_stop, 1);
     for (int i = 0; i < nb; i++) pthread_join(th[i], NULL);
     printf("blocktime %d ms -> %d ms with %d busy threads on %ld CPUs (%s)\n", before, after, nb, ncpu,
-           expect_adapt ? "adaptive" : "fixed by the user");
-    int ok = expect_adapt ? (before > 0 && after == 0) : after == before;
+           expect_adapt ? "adaptive" : expect_blip ? "one busy sample" : "fixed by the user");
+    int ok = expect_adapt ? (before > 0 && after == 0) : expect_blip ? (before > 0 && after == before)
+                                                                      : after == before;
     printf("%s\n", ok ? "1 passed, 0 failed" : "0 passed, 1 failed");
     return ok ? 0 : 1;
 }

@@ -40,7 +40,14 @@ add_test(NAME par_adapt COMMAND ${CMAKE_COMMAND} -E env ${OA_OMPENV_UNSET} --uns
          --unset=OPENACL_OMP_ADAPT $<TARGET_FILE:par_adapt_test> expect-adapt)
 add_test(NAME par_adapt_user COMMAND ${CMAKE_COMMAND} -E env ${OA_OMPENV_UNSET} OPENACL_OMP_SPIN=60000
          $<TARGET_FILE:par_adapt_test> expect-fixed)
-set_tests_properties(par_adapt par_adapt_user PROPERTIES TIMEOUT 60 SKIP_RETURN_CODE 77)
+# one busy sample alone keeps the spin; OPENACL_OMP_ADAPT_SAMPLES=1 (the
+# earlier rule) sleeps from it
+add_test(NAME par_adapt_blip COMMAND ${CMAKE_COMMAND} -E env ${OA_OMPENV_UNSET} --unset=OPENACL_OMP_SPIN
+         --unset=OPENACL_OMP_ADAPT --unset=OPENACL_OMP_ADAPT_SAMPLES $<TARGET_FILE:par_adapt_test> expect-blip)
+add_test(NAME par_adapt_blip_one COMMAND ${CMAKE_COMMAND} -E env ${OA_OMPENV_UNSET} --unset=OPENACL_OMP_SPIN
+         --unset=OPENACL_OMP_ADAPT OPENACL_OMP_ADAPT_SAMPLES=1 $<TARGET_FILE:par_adapt_test> expect-adapt 1)
+set_tests_properties(par_adapt par_adapt_user par_adapt_blip par_adapt_blip_one PROPERTIES TIMEOUT 60
+                     SKIP_RETURN_CODE 77)
 
 # The engine's shape cache (static programs per input shape of dynamic models);
 # the models are written by make_models.py (onnx from Debian's python3).

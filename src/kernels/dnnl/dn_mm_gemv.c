@@ -23,6 +23,7 @@ typedef struct dgemv {
     int has_c;          /* a constant C (Gemm) or fused bias (MatMul) */
     int bf16;           /* bf16 weights and x rounded to bf16 (decided at init) */
     int built, nthr;
+    int streams;        /* fp32 panels read as several runs of rows (dn_gemv_run) */
     g_shape as, bs, cs;
     int64_t M, K, N;
     int64_t rows;       /* rows of A (batch dims times M) */
@@ -36,6 +37,12 @@ typedef struct dgemv {
 int dn_gemv_disabled(void)
 {
     const char *e = getenv("OPENACL_NO_GEMV");   /* read per load: mdl_bench --ab */
+    return e && *e && strcmp(e, "0") != 0;
+}
+
+int dn_gemv_one_stream(void)
+{
+    const char *e = getenv("OPENACL_GEMV_ONE_STREAM");
     return e && *e && strcmp(e, "0") != 0;
 }
 
@@ -78,7 +85,7 @@ static int dgemv_init_common(g_graph *g, g_node *n, void **state, int gemm)
     for (int i = 0; i < n->n_in && i < 4; i++)
         if (n->in[i] >= 0 && g->t[n->in[i]].dtype != G_F32) return K_DECLINE;
     if (!nn_is_const(g, n, 1)) return K_DECLINE;
-    dgemv t = { .gemm = gemm };
+    dgemv t = { .gemm = gemm, .streams = !dn_gemv_one_stream() };
     t.ta = gemm ? (int)g_attr_int(n, "transA", 0) : 0;
     t.tb = gemm ? (int)g_attr_int(n, "transB", 0) : 0;
     t.alpha = gemm ? g_attr_float(n, "alpha", 1.f) : 1.f;
@@ -252,7 +259,7 @@ static int dgemv_run(const g_node *n, void *state, const k_tensor *in, k_tensor 
         /* C per row when it has M rows (Gemm's C [M, N]) */
         const float *br = bias && s->bias_n == s->rows * N ? bias + q * N : bias;
         int64_t bn = s->bias_n == s->rows * N ? N : s->bias_n;
-        dn_gemv_run(x, pk, K, N, s->bf16, br, bn, y + q * N, scr, threads);
+        dn_gemv_run(x, pk, K, N, s->bf16, br, bn, y + q * N, scr, threads, s->streams);
         if (s->po.n) nn_post_apply(&s->po, y + q * N, (size_t)N, add ? add + q * N : NULL);
     }
     return 0;

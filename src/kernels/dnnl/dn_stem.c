@@ -9,7 +9,9 @@
  * channels held in registers (T = 12 for up to 32 channels, 6 for 64): per
  * kernel tap, the tap's weights for the tile's channels (one load per 16
  * channels) and one broadcast input value per pixel feed T x (channels /
- * 16) multiply-adds. The input is read where it lies (plain or
+ * 16) multiply-adds (for a 3-wide kernel row at stride 2 and up to 32
+ * channels, one broadcast serves the two taps that read the same column:
+ * tile_s2k3). The input is read where it lies (plain or
  * channels-last) into per-row padded copies: for each output row the C x KH
  * input rows it needs, zeros outside the input, so every tile runs the same
  * loop with no bounds checks (a row's last partial tile is shifted left to
@@ -41,6 +43,12 @@ int dn_stem_disabled(void)
 {
     const char *e = getenv("OPENACL_NO_STEM");   /* read per load: mdl_bench --ab */
     return e && *e && strcmp(e, "0") != 0;
+}
+
+int dn_stem_shared_taps(void)
+{
+    const char *e = getenv("OPENACL_STEM_SHARED_TAPS");
+    return !(e && !strcmp(e, "0"));
 }
 
 int dn_stem_supported(void)
@@ -218,24 +226,89 @@ STEM_INLINE void tile(const stem_job *jb, const float *pad, int64_t ow0, int64_t
     }
 }
 
+/* tile() for a 3-wide kernel row at stride 2 and at most 2 chunks (the
+ * 3 -> 16, 24 or 32 stems of MobileNet, MNASNet, EfficientNet, RegNet): the
+ * input value at column 2t + 2 is tap 2 of pixel t and tap 0 of pixel t + 1,
+ * so a row of T pixels broadcasts 2T + 1 values instead of 3T, the
+ * broadcasts being what limits the loop with one chunk (13 loads per 12
+ * multiply-adds). Each pixel's sums take the same terms in the same order
+ * as tile()'s, so the results are the same bits. */
+STEM_INLINE void tile_s2k3(const stem_job *jb, const float *pad, int64_t ow0, int64_t j0, const int T,
+                           const int NCG, float *dst, int64_t dps, int masked)
+{
+    const dn_stem_geo *g = jb->g;
+    __m512 acc[12][2];
+#pragma GCC unroll 2
+    for (int j = 0; j < NCG; j++) {
+        __m512 b0 = jb->bias ? _mm512_loadu_ps(jb->bias + (j0 + j) * 16) : _mm512_setzero_ps();
+#pragma GCC unroll 12
+        for (int t = 0; t < T; t++) acc[t][j] = b0;
+    }
+    const int64_t taps = g->C * g->KH;
+    const float *xr = pad + ow0 * 2, *wr = jb->wp + j0 * 16;
+    for (int64_t r = 0; r < taps; r++, xr += jb->wpad, wr += 3 * jb->mp) {
+        __m512 w0[2], w1[2], w2[2];
+#pragma GCC unroll 2
+        for (int j = 0; j < NCG; j++) {
+            w0[j] = _mm512_loadu_ps(wr + 16 * j);
+            w1[j] = _mm512_loadu_ps(wr + jb->mp + 16 * j);
+            w2[j] = _mm512_loadu_ps(wr + 2 * jb->mp + 16 * j);
+        }
+        /* column 0: tap 0 of pixel 0 */
+        __m512 xv = _mm512_set1_ps(xr[0]);
+#pragma GCC unroll 2
+        for (int j = 0; j < NCG; j++) acc[0][j] = _mm512_fmadd_ps(xv, w0[j], acc[0][j]);
+#pragma GCC unroll 12
+        for (int t = 0; t < T; t++) {
+            /* column 2t + 1: tap 1 of pixel t */
+            xv = _mm512_set1_ps(xr[2 * t + 1]);
+#pragma GCC unroll 2
+            for (int j = 0; j < NCG; j++) acc[t][j] = _mm512_fmadd_ps(xv, w1[j], acc[t][j]);
+            /* column 2t + 2: tap 2 of pixel t, tap 0 of pixel t + 1 */
+            xv = _mm512_set1_ps(xr[2 * t + 2]);
+#pragma GCC unroll 2
+            for (int j = 0; j < NCG; j++) {
+                acc[t][j] = _mm512_fmadd_ps(xv, w2[j], acc[t][j]);
+                if (t + 1 < T) acc[t + 1][j] = _mm512_fmadd_ps(xv, w0[j], acc[t + 1][j]);
+            }
+        }
+    }
+#pragma GCC unroll 12
+    for (int t = 0; t < T; t++) {
+#pragma GCC unroll 2
+        for (int j = 0; j < NCG; j++) {
+            float *p = dst + t * dps + 16 * j;
+            if (masked && j == NCG - 1) _mm512_mask_storeu_ps(p, jb->tail, acc[t][j]);
+            else _mm512_storeu_ps(p, acc[t][j]);
+        }
+    }
+}
+
 /* Pixels per tile for a chunk group: 24 accumulators at most (8 of the 32
  * registers stay for weights and the broadcast). */
 #define T_FOR(ncg) ((ncg) <= 2 ? 12 : (ncg) == 3 ? 8 : 6)
 /* Whole tiles over the row; a last partial tile is shifted left to end at
  * the row's end (recomputing a few pixels with the same result) when the
  * row holds a whole tile, else single pixels. */
-#define TILES(NCG)                                                                                       \
+#define TILES_WITH(TILE, NCG)                                                                            \
     do {                                                                                                 \
         const int T_ = T_FOR(NCG);                                                                       \
         int64_t ow = 0;                                                                                  \
-        for (; ow + T_ <= OW; ow += T_) tile(jb, pad, ow, j0, T_, NCG, drow + ow * dps, dps, masked);    \
-        if (ow < OW && OW >= T_) tile(jb, pad, OW - T_, j0, T_, NCG, drow + (OW - T_) * dps, dps, masked); \
+        for (; ow + T_ <= OW; ow += T_) TILE(jb, pad, ow, j0, T_, NCG, drow + ow * dps, dps, masked);    \
+        if (ow < OW && OW >= T_) TILE(jb, pad, OW - T_, j0, T_, NCG, drow + (OW - T_) * dps, dps, masked); \
         else for (; ow < OW; ow++) tile(jb, pad, ow, j0, 1, NCG, drow + ow * dps, dps, masked);           \
     } while (0)
+#define TILES(NCG) TILES_WITH(tile, NCG)
 
 STEM_TGT static void tiles_ncg(const stem_job *jb, const float *pad, int64_t OW, int64_t j0, int ncg, float *drow,
                                int64_t dps, int masked)
 {
+    const dn_stem_geo *g = jb->g;
+    if (g->shared_taps && g->SW == 2 && g->KW == 3 && ncg <= 2) {
+        if (ncg == 1) TILES_WITH(tile_s2k3, 1);
+        else TILES_WITH(tile_s2k3, 2);
+        return;
+    }
     switch (ncg) {
     case 1: TILES(1); break;
     case 2: TILES(2); break;

@@ -29,7 +29,13 @@ typedef struct dn_stem_geo {
     int64_t M, OH, OW, KH, KW, SH, SW, PT, PL;
     int out_nhwc, out_bf16;
     int silu_div;   /* a SiLU in the chain by kernels/silu16.h's division forms */
+    int shared_taps;   /* 3-wide stride-2 rows: one broadcast serves two taps (dn_stem.c) */
 } dn_stem_geo;
+
+/* OPENACL_STEM_SHARED_TAPS=0: every tap of a 3-wide stride-2 kernel row
+ * broadcasts its own input value (read at each load; same packed weights,
+ * same sums). */
+int dn_stem_shared_taps(void);
 
 /* Packed weights: [C][KH][KW][Mp] floats, Mp = M rounded up to 16 (zeros);
  * the bias, when there is one, [Mp] floats (zeros past M). */

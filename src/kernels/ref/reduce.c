@@ -28,6 +28,8 @@ typedef struct red_state {
     int axes_input;           /* axes come from input 1 */
     int naxes;                /* attribute axes; -1 = absent */
     int64_t axes[G_MAX_RANK];
+    int ncaxes;               /* axes input 1 as a constant at init; -1 = not known */
+    int64_t caxes[G_MAX_RANK];
 } red_state;
 
 static int red_init(g_graph *g, g_node *n, void **state)
@@ -69,8 +71,64 @@ static int red_init(g_graph *g, g_node *n, void **state)
             return ew_fail(n, EW_ETYPE, "axes input is %s (expected int64)", g_dtype_name(at));
         }
     }
+    s->ncaxes = -1;
+    if (s->axes_input && n->n_in > 1 && n->in[1] >= 0) {
+        const g_tensor *a = &g->t[n->in[1]];
+        int64_t cnt = g_shape_known(&a->shape) ? g_shape_numel(&a->shape) : -1;
+        if (a->kind == G_TK_CONST && a->data && cnt >= 0 && cnt <= G_MAX_RANK) {
+            for (int64_t i = 0; i < cnt; i++) s->caxes[i] = ew_ldi(a->data, a->dtype, (size_t)i);
+            s->ncaxes = (int)cnt;
+        }
+    }
     *state = s;
     return 0;
+}
+
+/* OPENACL_NO_REDUCE_NHWC=1: reductions read only plain inputs (the layout
+ * pass then puts a reorder in front of a channels-last one). */
+static int red_nhwc_off(void)
+{
+    const char *e = getenv("OPENACL_NO_REDUCE_NHWC");   /* read per load: mdl_bench --ab */
+    return e && *e && strcmp(e, "0") != 0;
+}
+
+/* k_op.accepts_layout: a 4-D input may come channels-last when the dims
+ * kept keep their order in [N, H, W, C] (C reduced, or H and W both), so
+ * the result's bytes are the plain result's; it saves the reorder in front
+ * (MNASNet's and ShuffleNetV2's mean over H and W after their last
+ * convolution, which then writes channels-last). The axes must be known
+ * now: an attribute, or a constant input. */
+static int red_accepts(const g_node *n, void *state, int idx, int layout)
+{
+    (void)n;
+    const red_state *s = state;
+    if (layout == G_LAYOUT_PLAIN) return 1;
+    if (layout != G_LAYOUT_NHWC || idx != 0 || !s || red_nhwc_off()) return 0;
+    int na = s->axes_input ? s->ncaxes : s->naxes;
+    const int64_t *ax = s->axes_input ? s->caxes : s->axes;
+    if (na <= 0) return 0;
+    int mask[4] = { 0, 0, 0, 0 };
+    for (int i = 0; i < na; i++) {
+        int a = ew_axis(ax[i], 4);
+        if (a < 0) return 0;
+        mask[a] = 1;
+    }
+    return mask[1] || (mask[2] && mask[3]) ? 2 : 0;
+}
+
+/* The physical shape and reduced dims of input x: [N, H, W, C] for a 4-D
+ * input stored channels-last (red_accepts), else its own. */
+static void red_phys(const k_tensor *x, int *mask, g_shape *shape)
+{
+    *shape = x->shape;
+    if (x->layout != G_LAYOUT_NHWC || x->shape.rank != 4) return;
+    static const int p[4] = { 0, 2, 3, 1 };
+    int m[4];
+    for (int i = 0; i < 4; i++) {
+        shape->d[i] = x->shape.d[p[i]];
+        m[i] = mask[p[i]];
+    }
+    memcpy(mask, m, sizeof m);
 }
 
 /* Which dims are reduced. Returns 0, K_NEED_DATA or an error; *all_noop set
@@ -407,7 +465,9 @@ static int red_run(const g_node *n, void *state, const k_tensor *in, k_tensor *o
         return 0;
     }
     red_geo q;
-    red_canon(&in[0].shape, mask, &q);
+    g_shape xs;
+    red_phys(&in[0], mask, &xs);
+    red_canon(&xs, mask, &q);
     int nred_groups = 0, first_red = -1;
     for (int i = 0; i < q.r; i++)
         if (q.red[i] && (i == 0 || !q.red[i - 1])) {
@@ -429,7 +489,7 @@ static int red_run(const g_node *n, void *state, const k_tensor *in, k_tensor *o
 
 #define RED_OP(var, name)                                                                        \
     static const k_op var = { name, "", 1, 0, "ref", 0, red_init, red_infer, NULL, NULL, red_run, \
-                              ew_fini_free, NULL };                                              \
+                              ew_fini_free, red_accepts };                                       \
     K_REGISTER(var);
 RED_OP(k_rsum, "ReduceSum")
 RED_OP(k_rmean, "ReduceMean")
