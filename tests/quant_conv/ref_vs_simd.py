@@ -74,8 +74,30 @@ def case_tiny_effnet(seed=31):
     return mo, [b.rng.uniform(-2.5, 2.5, (1, 3, 32, 32)).astype(np.float32)], [0.05, 0.04]
 
 
-CASES = dict(qn.CASES, tiny_effnet=case_tiny_effnet)
-MULTI = qn.MULTI | {"tiny_effnet"}
+def case_band_net(seed=37):
+    """SiLU convolutions between channels-last tensors at odd sizes, which
+    oneDNN's int8 convolution runs in bands of output rows
+    (kernels/dnnl/dn_qconv.c dq_bands): a stem, a 1x1 expansion, depthwise
+    5x5 stride 2, depthwise 3x3 dilated 2 and 3x3 stride 2 with a pad of 1
+    (the first band's padding above, the last's below), a 1x1 projection."""
+    b = qn.B(seed)
+    x_dq, _, _, _ = b.qdq("x", 0.02, 128)
+    st = qn.conv_layer(b, x_dq, 0.02, 3, 8, 3, pad=1, act="silu", ys=0.03, yzp=10)
+    e = qn.conv_layer(b, st, 0.03, 8, 40, 1, act="silu", ys=0.025, yzp=12)
+    d = qn.conv_layer(b, e, 0.025, 40, 40, 5, stride=2, pad=2, group=40, act="silu", ys=0.02, yzp=15)
+    d = qn.conv_layer(b, d, 0.02, 40, 40, 3, pad=2, group=40, dil=2, act="silu", ys=0.02, yzp=14)
+    d = qn.conv_layer(b, d, 0.02, 40, 24, 3, stride=2, pad=1, act="silu", ys=0.02, yzp=16)
+    y = qn.conv_layer(b, d, 0.02, 24, 16, 1, act="none", ys=0.04, yzp=128)
+    mo = b.model([qn.fin([1, 3, 37, 29])], [qn.fin(None, name=y)], opset=13)
+    return mo, [b.rng.uniform(-2.5, 2.5, (1, 3, 37, 29)).astype(np.float32)], 0.04
+
+
+CASES = dict(qn.CASES, tiny_effnet=case_tiny_effnet, band_net=case_band_net)
+MULTI = qn.MULTI | {"tiny_effnet", "band_net"}
+# SiLU convolutions run in bands of rows must give the whole image's bytes
+# (the integer products do not depend on the band): bands of one row (1 KiB
+# of float32 values) and none (0) against the default
+BANDED = {"tiny_effnet", "band_net"}
 
 
 def run_mode(args, mp, ins, out, extra):
@@ -111,6 +133,12 @@ def check_case(name, args, work):
             bad.append(f"output {k}: max diff {d.max():.4g} > {lim:.4g} ({int((d > lim).sum())} of {d.size})")
         if frac > frac_lim:
             bad.append(f"output {k}: {frac:.1%} of values differ (at most {frac_lim:.0%})")
+    for kb in ("1", "0") if name in BANDED else ():
+        other = run_mode(args, mp, ins, os.path.join(work, name + "_band" + kb), {"OPENACL_QCONV_BAND_KB": kb})
+        for k, (a, w) in enumerate(zip(other, fast)):
+            if a.shape != w.shape or not np.array_equal(a, w):
+                bad.append(f"output {k} with OPENACL_QCONV_BAND_KB={kb} differs from the default run")
+        notes.append(f"bands {kb} KiB: same bytes")
     return bad, notes
 
 

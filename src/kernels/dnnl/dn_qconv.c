@@ -25,6 +25,17 @@
 
 enum { QX = 0, QXS, QXZ, QW, QWS, QWZ, QYS, QYZ, QB, QR, QRS, QRZ };
 
+/* One band shape of a SiLU convolution run in bands of output rows (see
+ * dq_bands): its output rows, the input rows it reads and the padding rows
+ * above and below them, with its primitive and memories. */
+#define DQ_BANDS 6
+typedef struct dq_band {
+    int64_t orows, irows, pt, pb;
+    dnnl_primitive_desc_t pd;
+    dnnl_primitive_t conv;
+    dnnl_memory_t m_x, m_y, m_sp;
+} dq_band;
+
 typedef struct dqconv {
     nn_win w0, w;
     nn_post po;        /* the chain oneDNN applies (scaled or with the final linear step) */
@@ -48,8 +59,24 @@ typedef struct dqconv {
     dnnl_memory_desc_t wmd;
     int have_wmd;
     size_t wbytes, bbytes, off_x, off_y, off_f, off_sp, scratch;
+    dq_band band[DQ_BANDS];
+    int nband;
+    int64_t brows;     /* output rows per band; 0: the whole image at once */
     dn_pk pk;
 } dqconv;
+
+static void dq_bands_free(dqconv *s)
+{
+    for (int i = 0; i < s->nband; i++) {
+        dq_band *b = &s->band[i];
+        if (b->pd) dnnl_primitive_desc_destroy(b->pd);
+        dn_prim_free(&b->conv);
+        dn_mem_free(&b->m_x); dn_mem_free(&b->m_y); dn_mem_free(&b->m_sp);
+        memset(b, 0, sizeof *b);
+    }
+    s->nband = 0;
+    s->brows = 0;
+}
 
 static void dq_release(dqconv *s)
 {
@@ -60,6 +87,7 @@ static void dq_release(dqconv *s)
     dn_mem_free(&s->m_x); dn_mem_free(&s->m_w); dn_mem_free(&s->m_b); dn_mem_free(&s->m_y);
     dn_mem_free(&s->m_sp); dn_mem_free(&s->m_xu); dn_mem_free(&s->m_yu); dn_mem_free(&s->m_xz);
     dn_mem_free(&s->m_yz); dn_mem_free(&s->m_yq);
+    dq_bands_free(s);
     s->built = 0;
 }
 
@@ -370,6 +398,123 @@ static dnnl_status_t dq_attr(const g_node *n, const dqconv *s, dnnl_primitive_at
     return st;
 }
 
+/* The primitive descriptor for channels-last source xs and destination ys
+ * with pt / pb rows of padding above and below (the rest of the window is
+ * s->w's): the whole image, or one band of its output rows (dq_bands). */
+static dnnl_status_t dq_pd(const g_node *n, dqconv *s, const g_shape *xs, const g_shape *ys, int64_t pt,
+                           int64_t pb, dnnl_primitive_desc_t *pd)
+{
+    dnnl_memory_desc_t x_c, y_c, w_user, w_any, b_md;
+    dnnl_dims_t strides, dil, pl, pr;
+    if (dn_md_act(&x_c, xs, 1, dt_of(s->xdt)) || dn_md_act(&y_c, ys, 1, s->silu ? dnnl_f32 : dt_of(s->ydt)) ||
+        user_wmd(s, xs->d[1], &w_user))
+        return dnnl_invalid_arguments;
+    for (int i = 0; i < s->w.nsp; i++) {
+        strides[i] = s->w.s[i];
+        dil[i] = s->w.d[i] - 1;
+        pl[i] = i ? s->w.pb[i] : pt;
+        pr[i] = i ? s->w.pe[i] : pb;
+    }
+    if (s->have_wmd) w_any = s->wmd;
+    else dnnl_memory_desc_init_by_tag(&w_any, w_user.ndims, w_user.dims, dnnl_s8, dnnl_format_tag_any);
+    dnnl_dims_t bd = { s->M };
+    dnnl_memory_desc_init_by_tag(&b_md, 1, bd, dnnl_s32, dnnl_x);
+    dnnl_convolution_desc_t cd;
+    dnnl_primitive_attr_t attr = NULL;
+    dnnl_status_t st = dnnl_dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference,
+        dnnl_convolution_direct, &x_c, &w_any, s->has_bias ? &b_md : NULL, &y_c, strides, dil, pl, pr);
+    if (st == dnnl_success) st = dq_attr(n, s, &attr);
+    if (st == dnnl_success) st = dn_pd_create(pd, &cd, attr, NULL);
+    if (attr) dnnl_primitive_attr_destroy(attr);
+    return st;
+}
+
+/* f32 bytes of a SiLU convolution's output band: OPENACL_QCONV_BAND_KB
+ * KiB per thread (0: whole images), read per build of the node. */
+static int64_t dq_band_bytes(int nthr)
+{
+    const char *e = getenv("OPENACL_QCONV_BAND_KB");
+    long kb = e && *e ? strtol(e, NULL, 10) : 256;
+    return kb > 0 ? (int64_t)kb * 1024 * (nthr > 1 ? nthr : 1) : 0;
+}
+
+/* Output rows [o0, o0 + r) read input rows [*i0, *i0 + *ih), with *pt / *pb
+ * rows of padding above and below them. */
+static void band_geom(const dqconv *s, int64_t o0, int64_t r, int64_t *i0, int64_t *ih, int64_t *pt, int64_t *pb)
+{
+    int64_t H = s->xs.d[2], st = o0 * s->w.s[0] - s->w.pb[0];
+    int64_t end = st + (r - 1) * s->w.s[0] + (s->w.k[0] - 1) * s->w.d[0] + 1;
+    int64_t a = st < 0 ? 0 : st, b = end > H ? H : end;
+    *i0 = a;
+    *ih = b - a;
+    *pt = a - st;
+    *pb = end - b;
+}
+
+static dq_band *band_find(dqconv *s, int64_t r, int64_t ih, int64_t pt, int64_t pb)
+{
+    for (int i = 0; i < s->nband; i++)
+        if (s->band[i].orows == r && s->band[i].irows == ih && s->band[i].pt == pt && s->band[i].pb == pb)
+            return &s->band[i];
+    return NULL;
+}
+
+/* One more band shape: its descriptor (the whole image's weight layout, an
+ * implementation other than oneDNN's reference) and memories; 0 when
+ * oneDNN has none such, and the node runs on whole images. */
+static int band_add(const g_node *n, dqconv *s, int64_t r, int64_t ih, int64_t pt, int64_t pb)
+{
+    if (s->nband == DQ_BANDS || ih <= 0) return 0;
+    dq_band *b = &s->band[s->nband];
+    g_shape xs = s->xs, ys = s->ys;
+    xs.d[2] = ih;
+    ys.d[2] = r;
+    dnnl_memory_desc_t x_c, y_c;
+    if (dn_md_act(&x_c, &xs, 1, dt_of(s->xdt)) || dn_md_act(&y_c, &ys, 1, dnnl_f32) ||
+        dq_pd(n, s, &xs, &ys, pt, pb, &b->pd) != dnnl_success)
+        return 0;
+    s->nband++;
+    *b = (dq_band){ .orows = r, .irows = ih, .pt = pt, .pb = pb, .pd = b->pd };
+    const dnnl_memory_desc_t *wmd = dnnl_primitive_desc_query_md(b->pd, dnnl_query_weights_md, 0);
+    if (dn_is_ref_impl(b->pd) || !wmd || !dnnl_memory_desc_equal(wmd, &s->wmd)) return 0;
+    dnnl_memory_desc_t spmd = *dnnl_primitive_desc_query_md(b->pd, dnnl_query_scratchpad_md, 0);
+    if (dn_mem(n, &x_c, &b->m_x) || dn_mem(n, &y_c, &b->m_y) ||
+        (dn_scratch_size(b->pd) && dn_mem(n, &spmd, &b->m_sp)))
+        return -1;
+    return 1;
+}
+
+/* A SiLU convolution (float32 out of oneDNN, then dq_silu_q) between
+ * channels-last tensors of one image runs in bands of output rows whose
+ * float32 values stay in the core's cache (dq_band_bytes) between the two
+ * steps, instead of the whole image's going out to memory and back: on
+ * EfficientNet-B0's large expand and depthwise layers the float32 image is
+ * four times the uint8 one. Sets the bands (none where it does not apply)
+ * and the largest band scratchpad; < 0 on an error. */
+static int dq_bands(const g_node *n, dqconv *s, size_t *f32_bytes, size_t *sp_bytes)
+{
+    int64_t budget = dq_band_bytes(s->nthr);
+    if (!s->silu || budget <= 0 || s->w.nsp != 2 || s->xs.rank != 4 || s->xs.d[0] != 1 ||
+        s->xl != G_LAYOUT_NHWC || s->yl != G_LAYOUT_NHWC)
+        return 0;
+    int64_t Ho = s->ys.d[2], row = s->ys.d[3] * s->M * (int64_t)sizeof(float);
+    int64_t R = row > 0 ? budget / row : 0;
+    if (R < 1) R = 1;
+    if (R >= Ho) return 0;
+    for (int64_t o0 = 0; o0 < Ho; o0 += R) {
+        int64_t r = Ho - o0 < R ? Ho - o0 : R, i0, ih, pt, pb;
+        band_geom(s, o0, r, &i0, &ih, &pt, &pb);
+        if (band_find(s, r, ih, pt, pb)) continue;
+        int ok = band_add(n, s, r, ih, pt, pb);
+        if (ok <= 0) { dq_bands_free(s); return ok; }
+    }
+    s->brows = R;
+    *f32_bytes = (size_t)(R * row);
+    for (int i = 0; i < s->nband; i++)
+        if (dn_scratch_size(s->band[i].pd) > *sp_bytes) *sp_bytes = dn_scratch_size(s->band[i].pd);
+    return 0;
+}
+
 /* Primitive descriptor and memories for these shapes and layouts. */
 static int dq_build(const g_node *n, dqconv *s, const k_tensor *in, const k_tensor *out, int nthr)
 {
@@ -386,34 +531,18 @@ static int dq_build(const g_node *n, dqconv *s, const k_tensor *in, const k_tens
     s->yl = out[0].layout;
     s->al = s->has_add ? in[QR].layout : 0;
     s->nthr = nthr;
-    int64_t C = s->xs.d[1];
-    dnnl_memory_desc_t x_c, y_c, y_q, x_u, y_u, a_u, w_user, w_any, b_md;
-    dnnl_dims_t strides, dil, pl, pr;
+    dnnl_memory_desc_t x_c, y_c, y_q, x_u, y_u, a_u, b_md;
     if (dn_md_act(&x_c, &s->xs, 1, dt_of(s->xdt)) || dn_md_act(&y_q, &s->ys, 1, dt_of(s->ydt)) ||
         dn_md_act(&y_c, &s->ys, 1, s->silu ? dnnl_f32 : dt_of(s->ydt)) ||
         dn_md_act(&x_u, &s->xs, s->xl == G_LAYOUT_NHWC, dt_of(s->xdt)) ||
         dn_md_act(&y_u, &s->ys, s->yl == G_LAYOUT_NHWC, dt_of(s->ydt)) ||
-        dn_md_act(&a_u, &s->ys, s->al == G_LAYOUT_NHWC, dt_of(s->ydt)) || user_wmd(s, C, &w_user))
+        dn_md_act(&a_u, &s->ys, s->al == G_LAYOUT_NHWC, dt_of(s->ydt)))
         return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s' (%s, impl dnnl): memory descriptors",
                         n->name, n->op_type);
-    for (int i = 0; i < s->w.nsp; i++) {
-        strides[i] = s->w.s[i];
-        dil[i] = s->w.d[i] - 1;
-        pl[i] = s->w.pb[i];
-        pr[i] = s->w.pe[i];
-    }
-    if (s->have_wmd) w_any = s->wmd;
-    else dnnl_memory_desc_init_by_tag(&w_any, w_user.ndims, w_user.dims, dnnl_s8, dnnl_format_tag_any);
     dnnl_dims_t bd = { s->M };
     dnnl_memory_desc_init_by_tag(&b_md, 1, bd, dnnl_s32, dnnl_x);
-    dnnl_convolution_desc_t cd;
-    dnnl_primitive_attr_t attr = NULL;
     dnnl_primitive_desc_t pd = NULL;
-    dnnl_status_t st = dnnl_dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference,
-        dnnl_convolution_direct, &x_c, &w_any, s->has_bias ? &b_md : NULL, &y_c, strides, dil, pl, pr);
-    if (st == dnnl_success) st = dq_attr(n, s, &attr);
-    if (st == dnnl_success) st = dn_pd_create(&pd, &cd, attr, NULL);
-    if (attr) dnnl_primitive_attr_destroy(attr);
+    dnnl_status_t st = dq_pd(n, s, &s->xs, &s->ys, s->w.pb[0], s->w.pe[0], &pd);
     if (st != dnnl_success)
         return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "node '%s' (%s, impl dnnl): oneDNN has no "
                         "int8 convolution for this configuration (status %d)", n->name, n->op_type,
@@ -427,7 +556,7 @@ static int dq_build(const g_node *n, dqconv *s, const k_tensor *in, const k_tens
     }
     s->bbytes = s->has_bias ? (size_t)s->M * sizeof(int32_t) : 0;
     s->pd = pd;
-    size_t off = 0;
+    size_t off = 0, f32_bytes = dnnl_memory_desc_get_size(&y_c), sp_bytes = dn_scratch_size(pd);
     dnnl_memory_desc_t spmd = *dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
     if (!dnnl_memory_desc_equal(&x_u, &x_c)) {
         s->off_x = off; off = dn_align(off + dnnl_memory_desc_get_size(&x_c));
@@ -440,13 +569,14 @@ static int dq_build(const g_node *n, dqconv *s, const k_tensor *in, const k_tens
         if (!r) r = dn_mem(n, &y_u, &s->m_yu);
         if (!r && s->silu) r = dn_mem(n, &y_q, &s->m_yq);
     }
-    if (s->silu) { s->off_f = off; off = dn_align(off + dnnl_memory_desc_get_size(&y_c)); }
+    if (!r) r = dq_bands(n, s, &f32_bytes, &sp_bytes);
+    if (s->silu) { s->off_f = off; off = dn_align(off + f32_bytes); }
     if (s->has_add && !dnnl_memory_desc_equal(&a_u, &y_c)) {
         if (!r) r = dn_reorder_prim(n, &a_u, &y_c, &s->re_a);
         if (!r) r = dn_mem(n, &a_u, &s->m_au);
     }
     s->off_sp = off;
-    s->scratch = off + dn_scratch_size(pd);
+    s->scratch = off + sp_bytes;
     dnnl_dims_t one = { 1 };
     dnnl_memory_desc_t zmd;
     dnnl_memory_desc_init_by_tag(&zmd, 1, one, dnnl_s32, dnnl_x);
@@ -511,6 +641,42 @@ static int same_cfg(const dqconv *s, const k_tensor *in, const k_tensor *out, in
            s->xl == in[QX].layout && s->yl == out[0].layout && (!s->has_add || s->al == in[QR].layout);
 }
 
+/* The bands of dq_bands one after the other: oneDNN's product into the
+ * float32 band, then SiLU and quantisation into the output's rows. */
+static int dq_run_bands(const g_node *n, dqconv *s, const void *x, char *y, char *scr, dnnl_stream_t strm,
+                        int nthr)
+{
+    int64_t Ho = s->ys.d[2];
+    size_t xrow = (size_t)(s->xs.d[3] * s->xs.d[1]), yrow = (size_t)(s->ys.d[3] * s->M);
+    for (int64_t o0 = 0; o0 < Ho; o0 += s->brows) {
+        int64_t rows = Ho - o0 < s->brows ? Ho - o0 : s->brows, i0, ih, pt, pb;
+        band_geom(s, o0, rows, &i0, &ih, &pt, &pb);
+        dq_band *b = band_find(s, rows, ih, pt, pb);
+        if (!b) return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s' (%s): no band of %lld rows", n->name,
+                                n->op_type, (long long)rows);
+        int r;
+        if (!b->conv && (r = dn_check(dnnl_primitive_create(&b->conv, b->pd), n, "int8 convolution primitive")))
+            return r;
+        if ((r = dn_set_handle(n, b->m_x, (const char *)x + (size_t)i0 * xrow)) ||
+            (r = dn_set_handle(n, b->m_y, scr + s->off_f)) ||
+            (b->m_sp && (r = dn_set_handle(n, b->m_sp, scr + s->off_sp))))
+            return r;
+        dnnl_exec_arg_t a[6];
+        int na = 0;
+        a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_SRC, b->m_x };
+        a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_WEIGHTS, s->m_w };
+        if (s->has_bias) a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_BIAS, s->m_b };
+        a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_DST, b->m_y };
+        if (b->m_sp) a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_SCRATCHPAD, b->m_sp };
+        if (s->m_xz) a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, s->m_xz };
+        if ((r = dn_check(dnnl_primitive_execute(b->conv, strm, na, a), n, "int8 convolution")) ||
+            (r = dn_check(dnnl_stream_wait(strm), n, "stream wait")))
+            return r;
+        dq_silu_q(s, (const float *)(scr + s->off_f), y + (size_t)o0 * yrow, (size_t)rows * yrow, nthr);
+    }
+    return 0;
+}
+
 static int dq_run(const g_node *n, void *state, const k_tensor *in, k_tensor *out, const k_ctx *ctx)
 {
     dqconv *s = state;
@@ -540,6 +706,7 @@ static int dq_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
     if (s->m_sp && (r = dn_set_handle(n, s->m_sp, scr + s->off_sp))) return r;
     if (s->m_xz && (r = dn_set_handle(n, s->m_xz, &xz))) return r;
     if (s->m_yz && (r = dn_set_handle(n, s->m_yz, &yz))) return r;
+    if (s->nband) return dq_run_bands(n, s, in[QX].data, ydst, scr, strm, nthr);
     if (s->has_add) {
         /* the sum post-op adds what the destination holds: the residual */
         if (s->re_a) {
