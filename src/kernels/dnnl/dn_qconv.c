@@ -45,6 +45,7 @@ typedef struct dqconv {
     int32_t rzp;
     int silu;          /* chain SiLU alone: float32 out of oneDNN, then dq_silu_q */
     int silu_div;
+    int silu_pack;     /* 64 values a step, saturated by packs (OPENACL_SILU_PACK=0: 16 by conversions) */
     float inv_ys;
     int xdt, ydt;      /* G_U8 / G_I8 */
     int32_t xzp, yzp;
@@ -223,30 +224,49 @@ static void silu_q_scalar(const float *f, void *dst, size_t n, float inv, int32_
 }
 
 #ifdef DQ_SILU_AVX512
-/* x / (1 + 2^t), t = -x log2 e, times 1/y_scale plus y_zp in one fma; 2^t
- * as kernels/silu16.h's bf16-grade form (degree 3 on the fraction, vscalef
- * for the integer part); no clamp of t: the inputs are finite, so large x
- * gives 2^t = 0 (exactly x) and very negative x gives 2^t = inf (-0). */
+#define DQ_TGT __attribute__((target("avx512f,avx512bw")))
+/* x / (1 + 2^t), t = -x log2 e, times 1/y_scale plus y_zp in one fma,
+ * rounded to int32; 2^t as kernels/silu16.h's bf16-grade form (degree 3 on
+ * the fraction, vscalef for the integer part); no clamp of t: the inputs
+ * are finite, so large x gives 2^t = 0 (exactly x) and very negative x
+ * gives 2^t = inf (-0). */
+DQ_TGT static inline __m512i silu_q16(__m512 x, __m512 vi, __m512 vz, int div)
+{
+    const __m512 nl2e = _mm512_set1_ps(-1.44269504088896341f), one = _mm512_set1_ps(1.0f);
+    const __m512 c3 = _mm512_set1_ps(0.05500892549753189f), c2 = _mm512_set1_ps(0.2422109842300415f);
+    const __m512 c1 = _mm512_set1_ps(0.6932829022407532f);
+    __m512 t = _mm512_mul_ps(x, nl2e);
+    __m512 k = _mm512_roundscale_ps(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512 fr = _mm512_sub_ps(t, k);
+    __m512 p = _mm512_fmadd_ps(_mm512_fmadd_ps(_mm512_fmadd_ps(c3, fr, c2), fr, c1), fr, one);
+    __m512 d = _mm512_add_ps(one, _mm512_scalef_ps(p, k));
+    __m512 y = div ? _mm512_add_ps(_mm512_div_ps(_mm512_mul_ps(x, vi), d), vz)
+                   : _mm512_fmadd_ps(_mm512_mul_ps(x, vi), _mm512_rcp14_ps(d), vz);
+    return _mm512_cvtps_epi32(y);
+}
+
+/* 64 values a step saturated to bytes by two packs and one dword
+ * permutation (four 16-lane narrowing conversions take two uops each on
+ * the shuffle port); the packs saturate as the conversions do (signed
+ * int32 -> int16 -> uint8 / int8), so the bytes are the same. */
 #define SILU_Q_LOOP(NAME, DIV)                                                                       \
-    __attribute__((target("avx512f"))) static void NAME(const float *f, void *dst, size_t n,         \
-                                                        float inv, int32_t zp, int s8)              \
+    DQ_TGT static void NAME(const float *f, void *dst, size_t n, float inv, int32_t zp, int s8, int pack) \
     {                                                                                                \
         const __m512 vi = _mm512_set1_ps(inv), vz = _mm512_set1_ps((float)zp);                      \
-        const __m512 nl2e = _mm512_set1_ps(-1.44269504088896341f), one = _mm512_set1_ps(1.0f);       \
-        const __m512 c3 = _mm512_set1_ps(0.05500892549753189f), c2 = _mm512_set1_ps(0.2422109842300415f); \
-        const __m512 c1 = _mm512_set1_ps(0.6932829022407532f);                                       \
+        const __m512i perm = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15); \
         const __m512i z0 = _mm512_setzero_si512();                                                   \
         size_t i = 0;                                                                                \
+        for (; pack && i + 64 <= n; i += 64) {                                                       \
+            __m512i q0 = silu_q16(_mm512_loadu_ps(f + i), vi, vz, DIV);                              \
+            __m512i q1 = silu_q16(_mm512_loadu_ps(f + i + 16), vi, vz, DIV);                         \
+            __m512i q2 = silu_q16(_mm512_loadu_ps(f + i + 32), vi, vz, DIV);                         \
+            __m512i q3 = silu_q16(_mm512_loadu_ps(f + i + 48), vi, vz, DIV);                         \
+            __m512i w01 = _mm512_packs_epi32(q0, q1), w23 = _mm512_packs_epi32(q2, q3);              \
+            __m512i b = s8 ? _mm512_packs_epi16(w01, w23) : _mm512_packus_epi16(w01, w23);           \
+            _mm512_storeu_si512((char *)dst + i, _mm512_permutexvar_epi32(perm, b));                 \
+        }                                                                                            \
         for (; i + 16 <= n; i += 16) {                                                               \
-            __m512 x = _mm512_loadu_ps(f + i);                                                       \
-            __m512 t = _mm512_mul_ps(x, nl2e);                                                       \
-            __m512 k = _mm512_roundscale_ps(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);       \
-            __m512 fr = _mm512_sub_ps(t, k);                                                         \
-            __m512 p = _mm512_fmadd_ps(_mm512_fmadd_ps(_mm512_fmadd_ps(c3, fr, c2), fr, c1), fr, one); \
-            __m512 d = _mm512_add_ps(one, _mm512_scalef_ps(p, k));                                   \
-            __m512 y = DIV ? _mm512_add_ps(_mm512_div_ps(_mm512_mul_ps(x, vi), d), vz)               \
-                           : _mm512_fmadd_ps(_mm512_mul_ps(x, vi), _mm512_rcp14_ps(d), vz);          \
-            __m512i q = _mm512_cvtps_epi32(y);                                                       \
+            __m512i q = silu_q16(_mm512_loadu_ps(f + i), vi, vz, DIV);                               \
             if (s8) _mm_storeu_si128((__m128i *)((int8_t *)dst + i), _mm512_cvtsepi32_epi8(q));        \
             else _mm_storeu_si128((__m128i *)((uint8_t *)dst + i), _mm512_cvtusepi32_epi8(_mm512_max_epi32(q, z0))); \
         }                                                                                            \
@@ -261,7 +281,7 @@ static void silu_q_range(const dqconv *s, const float *f, void *dst, size_t n)
     int s8 = s->ydt == G_I8;
 #ifdef DQ_SILU_AVX512
     if (dn_has_avx512()) {
-        (s->silu_div ? silu_q_div_avx512 : silu_q_avx512)(f, dst, n, s->inv_ys, s->yzp, s8);
+        (s->silu_div ? silu_q_div_avx512 : silu_q_avx512)(f, dst, n, s->inv_ys, s->yzp, s8, s->silu_pack);
         return;
     }
 #endif
@@ -333,6 +353,8 @@ static int dq_init(g_graph *g, g_node *n, void **state)
     if (ok && s->silu) {
         s->po.n = 0;   /* output scales x_scale * w_scale[c]: real values */
         s->silu_div = dn_silu_div();
+        const char *e = getenv("OPENACL_SILU_PACK");   /* read per load: mdl_bench --ab */
+        s->silu_pack = !(e && !strcmp(e, "0"));
     }
     if (!ok) { dq_fini(s); return K_DECLINE; }
     *state = s;
