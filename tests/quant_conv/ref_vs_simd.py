@@ -92,8 +92,25 @@ def case_band_net(seed=37):
     return mo, [b.rng.uniform(-2.5, 2.5, (1, 3, 37, 29)).astype(np.float32)], 0.04
 
 
-CASES = dict(qn.CASES, tiny_effnet=case_tiny_effnet, band_net=case_band_net)
-MULTI = qn.MULTI | {"tiny_effnet", "band_net"}
+def case_silu_s8(seed=43):
+    """SiLU convolutions with int8 outputs (zero points -20 and 3) between
+    channels-last tensors, 13x11 images of 40 and 24 channels: the SiLU pass's
+    int8 saturation in its 64-value, 16-value and scalar steps."""
+    b = qn.B(seed)
+    x_dq, _, _, _ = b.qdq("x", 0.02, 128)
+    h = qn.conv_layer(b, x_dq, 0.02, 3, 16, 3, pad=1, act="relu", ys=0.03, yzp=0)
+    for C, M, zp in ((16, 40, -20), (40, 24, 3)):
+        w = b.rng.normal(0, 1.0 / np.sqrt(C), (M, C, 1, 1)).astype(np.float32)
+        wdq, wsc = b.weight(w)
+        y = b.node("Conv", [h, wdq, b.bias(b.rng.normal(0, 0.2, M).astype(np.float32), 0.03, wsc)])
+        y = qn.act_chain(b, y, "silu")
+        h, _, _, _ = b.qdq(y, 0.03, zp, np.int8)
+    mo = b.model([qn.fin([1, 3, 13, 11])], [qn.fin(None, name=h)], opset=13)
+    return mo, [b.rng.uniform(-2.5, 2.5, (1, 3, 13, 11)).astype(np.float32)], 0.03
+
+
+CASES = dict(qn.CASES, tiny_effnet=case_tiny_effnet, band_net=case_band_net, silu_s8=case_silu_s8)
+MULTI = qn.MULTI | {"tiny_effnet", "band_net", "silu_s8"}
 # SiLU convolutions run in bands of rows must give the whole image's bytes
 # (the integer products do not depend on the band): bands of one row (1 KiB
 # of float32 values) and none (0) against the default
