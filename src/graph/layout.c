@@ -24,9 +24,14 @@
 
 static int oom(void) { return acl_fail(ACL_ERROR_BAD_ALLOC, "layout pass: out of memory"); }
 
+/* ORT's QLinearGlobalAveragePool is the int8 path's GlobalAveragePool: the
+ * convolution before it computes channels-last and writes it so, instead of
+ * reordering its output for the pool (the last convolution of int8 ResNet-50,
+ * MobileNetV2 and EfficientNet-B0). */
 static int is_window_type(const g_node *n)
 {
-    if (n->domain[0] && strcmp(n->domain, "ai.onnx")) return 0;
+    if (n->domain[0] && strcmp(n->domain, "ai.onnx"))
+        return !strcmp(n->domain, "com.microsoft") && !strcmp(n->op_type, "QLinearGlobalAveragePool");
     static const char *const ops[] = { "Conv", "ConvTranspose", "MaxPool", "AveragePool",
                                        "GlobalAveragePool", "GlobalMaxPool", "LpPool", "QLinearConv" };
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)

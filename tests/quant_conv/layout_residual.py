@@ -7,8 +7,11 @@ input 9: the shortcut's output then stays channels-last like every other
 activation between the convolutions, and no openacl.Reorder is left between
 them (before the fix, the question went to input 7, the output zero point,
 and each downsample wrote channels-first, to be reordered back by its
-consumer). Compiles the block with atc and reads the program's JSON dump
-(atc --mode=1); needs no ONNX Runtime.
+consumer). The block ends in a GlobalAveragePool, which the int8 pass makes
+ORT's QLinearGlobalAveragePool: the convolution before it writes
+channels-last as well (the pool reads either layout), not channels-first
+through a reorder. Compiles the block with atc and reads the program's JSON
+dump (atc --mode=1); needs no ONNX Runtime.
 
 Usage: layout_residual.py --atc BIN [--keep]
 Exit codes: 0 pass, 1 fail."""
@@ -29,7 +32,7 @@ import qdq_nets as qn  # noqa: E402
 def bottleneck(seed=41, C=16, M=32, H=15, W=13):
     """conv1 1x1 -> conv2 3x3 stride 2 -> conv3 1x1, plus a 1x1 stride-2
     downsample of the block input, the Add and its Relu, then a second
-    block's 1x1 convolution reading the sum."""
+    block's 1x1 convolution reading the sum, a GlobalAveragePool."""
     b = qn.B(seed)
     x_dq, _, _, _ = b.qdq("x", 0.03, 100)
     h = qn.conv_layer(b, x_dq, 0.03, C, C, 1, act="relu", ys=0.03, yzp=0)
@@ -39,7 +42,8 @@ def bottleneck(seed=41, C=16, M=32, H=15, W=13):
     a = b.node("Relu", [b.node("Add", [h, d])])
     a_dq, _, _, _ = b.qdq(a, 0.04, 0)
     y = qn.conv_layer(b, a_dq, 0.04, M, M, 1, act="relu", ys=0.03, yzp=0)
-    return b.model([qn.fin([1, C, H, W])], [qn.fin(None, name=y)], opset=13)
+    g, _, _, _ = b.qdq(b.node("GlobalAveragePool", [y]), 0.01, 0)
+    return b.model([qn.fin([1, C, H, W])], [qn.fin(None, name=g)], opset=13)
 
 
 def main():
@@ -63,7 +67,7 @@ def main():
             print("kept", work)
         else:
             shutil.rmtree(work, ignore_errors=True)
-    print(("ok   " if not bad else "FAIL ") + "int8 bottleneck with a downsample" + ("" if not bad else ": " + "; ".join(bad)))
+    print(("ok   " if not bad else "FAIL ") + "int8 bottleneck with a downsample, then a pool" + ("" if not bad else ": " + "; ".join(bad)))
     return 1 if bad else 0
 
 
@@ -81,10 +85,11 @@ def check(dump):
             r = tens[n["inputs"][9]]
             if r["layout"] != "nhwc":
                 bad.append(f"the fused residual '{r['name']}' is {r['layout']}, not nhwc")
-        between = [n["outputs"][0] for n in convs if n is not convs[-1]]
-        plain = [t for t in between if tens[t]["layout"] != "nhwc"]
+        if not any(n["op"] == "QLinearGlobalAveragePool" for n in p["nodes"]):
+            bad.append("no QLinearGlobalAveragePool")
+        plain = [n["outputs"][0] for n in convs if tens[n["outputs"][0]]["layout"] != "nhwc"]
         if plain:
-            bad.append(f"convolution outputs read by convolutions left channels-first: {plain}")
+            bad.append(f"convolution outputs left channels-first: {plain}")
         reorders = [n["name"] for n in p["nodes"] if "Reorder" in n["op"]]
         if reorders:
             bad.append(f"openacl.Reorder nodes: {reorders}")
