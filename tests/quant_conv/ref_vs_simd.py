@@ -115,6 +115,10 @@ MULTI = qn.MULTI | {"tiny_effnet", "band_net", "silu_s8"}
 # (the integer products do not depend on the band): bands of one row (1 KiB
 # of float32 values) and none (0) against the default
 BANDED = {"tiny_effnet", "band_net"}
+# depthwise 3x3 layers dn_qdw.c's VNNI loop runs: against oneDNN's run of
+# them (OPENACL_NO_QDW=1), within one output step (the bias joins the int32
+# sum before the conversion there, after it in oneDNN), few values moved
+QDW = {"dw_vnni"}
 
 
 def run_mode(args, mp, ins, out, extra):
@@ -156,6 +160,15 @@ def check_case(name, args, work):
             if a.shape != w.shape or not np.array_equal(a, w):
                 bad.append(f"output {k} with OPENACL_QCONV_BAND_KB={kb} differs from the default run")
         notes.append(f"bands {kb} KiB: same bytes")
+    if name in QDW:
+        other = run_mode(args, mp, ins, os.path.join(work, name + "_noqdw"), {"OPENACL_NO_QDW": "1"})
+        for k, (a, w) in enumerate(zip(fast, other)):
+            d = np.abs(a.astype(np.float64) - w.astype(np.float64))
+            st = step[k] if isinstance(step, list) else step
+            frac = float((d > 0).mean())
+            if a.shape != w.shape or d.max() > 2 * st * 1.001 or frac > 0.05:
+                bad.append(f"output {k}: VNNI loop vs oneDNN max diff {d.max():.4g}, {frac:.1%} moved")
+            notes.append(f"vs OPENACL_NO_QDW max {d.max():.3g} moved {frac:.2%}")
     return bad, notes
 
 
