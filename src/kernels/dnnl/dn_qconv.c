@@ -290,15 +290,12 @@ static void dq_silu_q(const dqconv *s, const float *f, void *dst, size_t n, int 
 /* Whether dn_qdw.c takes the layer: depthwise 3x3 ([C, 1, 3, 3], group C),
  * stride 1 or 2 both ways, no dilation, one pixel of padding on every side,
  * uint8 input, no fused residual, a chain of SiLU alone or of Relu / Clip
- * (their bounds, in output steps, into dw_lo / dw_hi), and channels that
- * fill nine tenths of its 64-channel blocks: on a 32-, 96- or 144-channel
- * layer the idle lanes cost more than the loop saves (MobileNetV2 int8, 1
- * thread: 112x112x32 0.105 -> 0.134 ms, 56x56x144 0.117 -> 0.123; 28x28x192
- * 0.041 -> 0.025, 14x14x384 0.022 -> 0.015). */
+ * (their bounds, in output steps, into dw_lo / dw_hi), and a channel count
+ * the loop is faster on (dn_qdw_takes). */
 static int dq_dw_ok(dqconv *s, const g_tensor *w, const nn_post *chain, float ysc)
 {
     const nn_win *v = &s->w0;
-    if (!dn_qdw_supported() || s->xdt != G_U8 || s->has_add || 10 * s->M < 9 * 64 * ((s->M + 63) / 64) ||
+    if (!dn_qdw_supported() || s->xdt != G_U8 || s->has_add || !dn_qdw_takes(s->M, v->s[0]) ||
         w->shape.rank != 4 || w->shape.d[1] != 1 ||
         w->shape.d[2] != 3 || w->shape.d[3] != 3 || v->group != s->M || v->auto_pad != NN_PAD_NOTSET ||
         !v->has_pads || v->s[0] != v->s[1] || (v->s[0] != 1 && v->s[0] != 2))
@@ -423,7 +420,7 @@ static size_t off_b(const dqconv *s) { return dn_align(s->wbytes); }
 static size_t off_dw(const dqconv *s) { return dn_align(off_b(s) + s->bbytes); }
 static size_t packed_total(const dqconv *s)
 {
-    return s->dw_ok ? off_dw(s) + dn_qdw_packed_bytes(s->M) : off_b(s) + s->bbytes;
+    return s->dw_ok ? off_dw(s) + dn_qdw_packed_bytes(s->M, s->w0.s[0]) : off_b(s) + s->bbytes;
 }
 
 static dnnl_status_t dq_attr(const g_node *n, const dqconv *s, dnnl_primitive_attr_t *attr)
@@ -669,7 +666,7 @@ static int dq_pack_into(const g_node *n, dqconv *s, const k_tensor *in, void *pa
     if (r) return r;
     if (s->has_bias) memcpy((char *)packed + off_b(s), in[QB].data, s->bbytes);
     if (s->dw_ok)
-        dn_qdw_pack(in[QW].data, s->has_bias ? in[QB].data : NULL, s->oscale, s->nsc, s->M, s->xzp,
+        dn_qdw_pack(in[QW].data, s->has_bias ? in[QB].data : NULL, s->oscale, s->nsc, s->M, s->w0.s[0], s->xzp,
                     (char *)packed + off_dw(s));
     dn_pk_adopt(&s->pk, packed);
     return 0;

@@ -25,12 +25,15 @@ typedef struct dn_qdw_geo {
     float lo, hi, inv_ys;
 } dn_qdw_geo;
 
+/* Whether the loop takes a layer of C channels at stride S (1 or 2): where
+ * it beats oneDNN's (dn_qdw.c). */
+int dn_qdw_takes(int64_t C, int64_t S);
 /* Packed bytes: weights (VNNI quadruples), int32 bias and float scales per
- * 64-channel block. */
-size_t dn_qdw_packed_bytes(int64_t C);
+ * 64-channel block or channel phase. */
+size_t dn_qdw_packed_bytes(int64_t C, int64_t S);
 /* w [C, 9] int8; bias [C] int32 or NULL; oscale[c] (nsc 1 or C): the
  * accumulator's factor to the value the chain reads. */
-void dn_qdw_pack(const int8_t *w, const int32_t *bias, const float *oscale, int64_t nsc, int64_t C,
+void dn_qdw_pack(const int8_t *w, const int32_t *bias, const float *oscale, int64_t nsc, int64_t C, int64_t S,
                  int32_t xzp, void *dst);
 size_t dn_qdw_scratch_bytes(const dn_qdw_geo *g, int threads);
 #if defined(__x86_64__) && defined(__GNUC__)
