@@ -118,7 +118,7 @@ BANDED = {"tiny_effnet", "band_net"}
 # depthwise 3x3 layers dn_qdw.c's VNNI loop runs: against oneDNN's run of
 # them (OPENACL_NO_QDW=1), within one output step (the bias joins the int32
 # sum before the conversion there, after it in oneDNN), few values moved
-QDW = {"dw_vnni", "dw_vnni_c144", "dw_vnni_c48"}
+QDW = {"dw_vnni", "dw_vnni_c144", "dw_vnni_c48", "dw_vnni_k5"}
 
 
 def run_mode(args, mp, ins, out, extra):

@@ -63,6 +63,7 @@ typedef struct dqconv {
     size_t wbytes, bbytes, off_x, off_y, off_f, off_sp, scratch;
     int dw_ok;         /* a 3x3 depthwise layer dn_qdw.c takes: its packing follows oneDNN's */
     int direct;        /* this build runs dn_qdw.c (channels-last in and out, OPENACL_NO_QDW unset) */
+    int dw_k;          /* its kernel size, 3 or 5 */
     float dw_lo, dw_hi;
     dn_qdw_geo dg;
     dq_band band[DQ_BANDS];
@@ -287,21 +288,22 @@ static void dq_silu_q(const dqconv *s, const float *f, void *dst, size_t n, int 
     }
 }
 
-/* Whether dn_qdw.c takes the layer: depthwise 3x3 ([C, 1, 3, 3], group C),
- * stride 1 or 2 both ways, no dilation, one pixel of padding on every side,
+/* Whether dn_qdw.c takes the layer: depthwise 3x3 or 5x5 ([C, 1, K, K],
+ * group C), stride 1 or 2 both ways, no dilation, K/2 pixels of padding on
+ * every side,
  * uint8 input, no fused residual, a chain of SiLU alone or of Relu / Clip
  * (their bounds, in output steps, into dw_lo / dw_hi), and a channel count
  * the loop is faster on (dn_qdw_takes). */
 static int dq_dw_ok(dqconv *s, const g_tensor *w, const nn_post *chain, float ysc)
 {
     const nn_win *v = &s->w0;
-    if (!dn_qdw_supported() || s->xdt != G_U8 || s->has_add || !dn_qdw_takes(s->M, v->s[0]) ||
-        w->shape.rank != 4 || w->shape.d[1] != 1 ||
-        w->shape.d[2] != 3 || w->shape.d[3] != 3 || v->group != s->M || v->auto_pad != NN_PAD_NOTSET ||
-        !v->has_pads || v->s[0] != v->s[1] || (v->s[0] != 1 && v->s[0] != 2))
+    int64_t K = w->shape.rank == 4 ? w->shape.d[2] : 0;
+    if (!dn_qdw_supported() || s->xdt != G_U8 || s->has_add || (K != 3 && K != 5) ||
+        !dn_qdw_takes(s->M, v->s[0], (int)K) || w->shape.d[1] != 1 || w->shape.d[3] != K ||
+        v->group != s->M || v->auto_pad != NN_PAD_NOTSET || !v->has_pads || v->s[0] != v->s[1] || (v->s[0] != 1 && v->s[0] != 2))
         return 0;
     for (int i = 0; i < 2; i++)
-        if (v->d[i] != 1 || v->pb[i] != 1 || v->pe[i] != 1) return 0;
+        if (v->d[i] != 1 || v->pb[i] != K / 2 || v->pe[i] != K / 2) return 0;
     float lo = -INFINITY, hi = INFINITY;
     if (!s->silu)
         for (int i = 0; i < chain->n; i++) {
@@ -310,6 +312,7 @@ static int dq_dw_ok(dqconv *s, const g_tensor *w, const nn_post *chain, float ys
             else return 0;
         }
     if (!(lo <= hi)) return 0;
+    s->dw_k = (int)K;
     s->dw_lo = lo / ysc;
     s->dw_hi = hi / ysc;
     return 1;
@@ -420,7 +423,7 @@ static size_t off_b(const dqconv *s) { return dn_align(s->wbytes); }
 static size_t off_dw(const dqconv *s) { return dn_align(off_b(s) + s->bbytes); }
 static size_t packed_total(const dqconv *s)
 {
-    return s->dw_ok ? off_dw(s) + dn_qdw_packed_bytes(s->M, s->w0.s[0]) : off_b(s) + s->bbytes;
+    return s->dw_ok ? off_dw(s) + dn_qdw_packed_bytes(s->M, s->w0.s[0], s->dw_k) : off_b(s) + s->bbytes;
 }
 
 static dnnl_status_t dq_attr(const g_node *n, const dqconv *s, dnnl_primitive_attr_t *attr)
@@ -578,7 +581,7 @@ static int dq_build(const g_node *n, dqconv *s, const k_tensor *in, const k_tens
                 s->xs.rank == 4;
     if (s->direct)
         s->dg = (dn_qdw_geo){ .N = s->xs.d[0], .H = s->xs.d[2], .W = s->xs.d[3], .C = s->M, .OH = s->ys.d[2],
-                              .OW = s->ys.d[3], .S = s->w.s[0], .xzp = s->xzp, .yzp = s->yzp,
+                              .OW = s->ys.d[3], .S = s->w.s[0], .K = s->dw_k, .xzp = s->xzp, .yzp = s->yzp,
                               .s8 = s->ydt == G_I8, .silu = s->silu, .silu_div = s->silu_div,
                               .lo = s->dw_lo, .hi = s->dw_hi, .inv_ys = s->inv_ys };
     dnnl_memory_desc_t x_c, y_c, y_q, x_u, y_u, a_u, b_md;
@@ -666,8 +669,8 @@ static int dq_pack_into(const g_node *n, dqconv *s, const k_tensor *in, void *pa
     if (r) return r;
     if (s->has_bias) memcpy((char *)packed + off_b(s), in[QB].data, s->bbytes);
     if (s->dw_ok)
-        dn_qdw_pack(in[QW].data, s->has_bias ? in[QB].data : NULL, s->oscale, s->nsc, s->M, s->w0.s[0], s->xzp,
-                    (char *)packed + off_dw(s));
+        dn_qdw_pack(in[QW].data, s->has_bias ? in[QB].data : NULL, s->oscale, s->nsc, s->M, s->w0.s[0], s->dw_k,
+                    s->xzp, (char *)packed + off_dw(s));
     dn_pk_adopt(&s->pk, packed);
     return 0;
 }

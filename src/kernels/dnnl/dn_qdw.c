@@ -1,5 +1,6 @@
 /* Direct int8 depthwise 3x3 convolution (stride 1 or 2, one pixel of
- * padding) over channels-last uint8 tensors with AVX-512 VNNI.
+ * padding; 5x5 with two at stride 1) over channels-last uint8 tensors with
+ * AVX-512 VNNI.
  *
  * oneDNN 2.6 computes these layers (MobileNetV2's and EfficientNet-B0's
  * 3x3 depthwise convolutions) at about one and a half cycles per 16
@@ -10,7 +11,8 @@
  * into quadruples (row 0, row 1, row 2, 0) per pixel and channel, two
  * byte and two word unpacks per 64 channels and pixel, and every output
  * pixel is then three vpdpbusd per 16 channels, one per kernel column,
- * reading the quadruples of its three columns. The unpacks leave the
+ * reading the quadruples of its three columns (a 5x5 kernel: rows 0-3 and
+ * row 4 as two sets of quadruples, ten vpdpbusd). The unpacks leave the
  * channels of a 64-channel block spread over four registers (channels
  * 16L + 4k + j in lane L, dword j of register k); the weights, bias and
  * scales are packed in the same order, and the two packs that narrow the
@@ -29,10 +31,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* per 64-channel block: weights [3 kw][4 k][16 dwords], bias [4][16] int32,
- * scales [4][16] float */
-#define QDW_WB 768
-#define QDW_BLOCK (QDW_WB + 256 + 256)
+/* Quadruple sets per column: kernel rows 0-3, and row 4 of a 5x5 kernel. */
+static int nq_of(int K) { return K > 4 ? 2 : 1; }
+/* per 64-channel block (or channel phase): weights [sets][K kw][4 k][16
+ * dwords], then bias [4][16] int32 and scales [4][16] float */
+static size_t wb_of(int K) { return (size_t)nq_of(K) * (size_t)K * 256; }
+static size_t blk_bytes(int K) { return wb_of(K) + 512; }
 
 int dn_qdw_disabled(void)
 {
@@ -60,7 +64,7 @@ static int64_t blocks(int64_t C) { return (C + 63) / 64; }
 
 /* Stride-1 layers whose channels are a multiple of 16 but not of 64 run on
  * the row as a flat run of bytes (qdw_flat_row): no idle lanes. */
-static int flat_mode(int64_t C, int64_t S) { return S == 1 && C % 64 != 0 && C % 16 == 0; }
+static int flat_mode(int64_t C, int64_t S, int K) { return K == 3 && S == 1 && C % 64 != 0 && C % 16 == 0; }
 
 /* 64-byte chunks of a flat row before the channel pattern repeats:
  * C / gcd(C, 64) */
@@ -73,15 +77,19 @@ static int64_t phases(int64_t C)
 
 /* MobileNetV2 int8, 1 thread, oneDNN -> this loop: 112x112x32 0.107 ->
  * 0.077 ms and 56x56x144 0.120 -> 0.104 (flat rows); 28x28x192 0.041 ->
- * 0.025, 14x14x384 0.022 -> 0.015 (blocks) */
-int dn_qdw_takes(int64_t C, int64_t S)
+ * 0.025, 14x14x384 0.022 -> 0.015 (blocks). EfficientNet-B0's 5x5 SiLU
+ * layers: 7x7x1152 0.061 -> 0.049, 14x14x672 0.112 -> 0.107, but the
+ * stride-2 14x14x672 -> 7x7 0.031 -> 0.037 (two quadruple sets per input
+ * column for half as many outputs): 5x5 only at stride 1. */
+int dn_qdw_takes(int64_t C, int64_t S, int K)
 {
-    return flat_mode(C, S) || 10 * C >= 9 * 64 * blocks(C);
+    if (K == 5 && S != 1) return 0;
+    return flat_mode(C, S, K) || 10 * C >= 9 * 64 * blocks(C);
 }
 
-static int64_t nblk(int64_t C, int64_t S) { return flat_mode(C, S) ? phases(C) : blocks(C); }
+static int64_t nblk(int64_t C, int64_t S, int K) { return flat_mode(C, S, K) ? phases(C) : blocks(C); }
 
-size_t dn_qdw_packed_bytes(int64_t C, int64_t S) { return (size_t)nblk(C, S) * QDW_BLOCK; }
+size_t dn_qdw_packed_bytes(int64_t C, int64_t S, int K) { return (size_t)nblk(C, S, K) * blk_bytes(K); }
 
 /* channel of dword `pos` of register k in block b (in the flat form, of the
  * chunks of phase b) */
@@ -92,23 +100,24 @@ static int64_t chan_of(int64_t b, int k, int pos, int64_t C, int flat)
 }
 
 void dn_qdw_pack(const int8_t *w, const int32_t *bias, const float *oscale, int64_t nsc, int64_t C, int64_t S,
-                 int32_t xzp, void *dst)
+                 int K, int32_t xzp, void *dst)
 {
-    int flat = flat_mode(C, S);
-    memset(dst, 0, dn_qdw_packed_bytes(C, S));
-    for (int64_t b = 0; b < nblk(C, S); b++) {
-        char *blk = (char *)dst + b * QDW_BLOCK;
+    int flat = flat_mode(C, S, K), KK = K * K;
+    memset(dst, 0, dn_qdw_packed_bytes(C, S, K));
+    for (int64_t b = 0; b < nblk(C, S, K); b++) {
+        char *blk = (char *)dst + b * blk_bytes(K);
         int8_t *wq = (int8_t *)blk;
-        int32_t *bq = (int32_t *)(blk + QDW_WB);
-        float *sq = (float *)(blk + QDW_WB + 256);
+        int32_t *bq = (int32_t *)(blk + wb_of(K));
+        float *sq = (float *)(blk + wb_of(K) + 256);
         for (int k = 0; k < 4; k++)
             for (int pos = 0; pos < 16; pos++) {
                 int64_t c = chan_of(b, k, pos, C, flat);
                 if (c >= C) continue;
                 int32_t sw = 0;
-                for (int t = 0; t < 9; t++) sw += w[c * 9 + t];
-                for (int kw = 0; kw < 3; kw++)
-                    for (int kh = 0; kh < 3; kh++) wq[((kw * 4 + k) * 16 + pos) * 4 + kh] = w[c * 9 + kh * 3 + kw];
+                for (int t = 0; t < KK; t++) sw += w[c * KK + t];
+                for (int kh = 0; kh < K; kh++)
+                    for (int kw = 0; kw < K; kw++)
+                        wq[((((kh / 4) * K + kw) * 4 + k) * 16 + pos) * 4 + kh % 4] = w[c * KK + kh * K + kw];
                 bq[k * 16 + pos] = (bias ? bias[c] : 0) - xzp * sw;
                 sq[k * 16 + pos] = oscale[nsc > 1 ? c : 0];
             }
@@ -120,8 +129,8 @@ void dn_qdw_pack(const int8_t *w, const int32_t *bias, const float *oscale, int6
  * either side */
 static size_t row_bytes(const dn_qdw_geo *g)
 {
-    if (flat_mode(g->C, g->S)) return dn_align((size_t)((g->W * g->C + 63) / 64 + 2 * (g->C / 64 + 1)) * 256);
-    return dn_align((size_t)(g->W + 2) * (size_t)blocks(g->C) * 256);
+    if (flat_mode(g->C, g->S, g->K)) return dn_align((size_t)((g->W * g->C + 63) / 64 + 2 * (g->C / 64 + 1)) * 256);
+    return dn_align((size_t)(g->W + g->K - 1) * (size_t)(blocks(g->C) * nq_of(g->K)) * 256);
 }
 
 size_t dn_qdw_scratch_bytes(const dn_qdw_geo *g, int threads)
@@ -134,16 +143,17 @@ size_t dn_qdw_scratch_bytes(const dn_qdw_geo *g, int threads)
 
 static __mmask64 cmask(int64_t left) { return left >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << left) - 1; }
 
-/* The rows' 64 bytes at offset o (those outside m: the zero point) as four
- * registers of quadruples (row 0, row 1, row 2, 0) at d. */
-QDW_TGT static inline void qdw_quad(const uint8_t *const *row, size_t o, __mmask64 m, __m512i zp, __m512i *d)
+/* The rows' 64 bytes at offset o (those outside m, and padding rows: the
+ * zero point; rows past nr: zero) as four registers of quadruples (row 0,
+ * row 1, row 2, row 3) at d. */
+QDW_TGT static inline void qdw_quad(const uint8_t *const *row, int nr, size_t o, __mmask64 m, __m512i zp,
+                                    __m512i *d)
 {
-    const __m512i z = _mm512_setzero_si512();
-    __m512i r0 = row[0] ? _mm512_mask_loadu_epi8(zp, m, row[0] + o) : zp;
-    __m512i r1 = row[1] ? _mm512_mask_loadu_epi8(zp, m, row[1] + o) : zp;
-    __m512i r2 = row[2] ? _mm512_mask_loadu_epi8(zp, m, row[2] + o) : zp;
-    __m512i lo = _mm512_unpacklo_epi8(r0, r1), hi = _mm512_unpackhi_epi8(r0, r1);
-    __m512i l2 = _mm512_unpacklo_epi8(r2, z), h2 = _mm512_unpackhi_epi8(r2, z);
+    __m512i r[4];
+    for (int i = 0; i < 4; i++)
+        r[i] = i >= nr ? _mm512_setzero_si512() : row[i] ? _mm512_mask_loadu_epi8(zp, m, row[i] + o) : zp;
+    __m512i lo = _mm512_unpacklo_epi8(r[0], r[1]), hi = _mm512_unpackhi_epi8(r[0], r[1]);
+    __m512i l2 = _mm512_unpacklo_epi8(r[2], r[3]), h2 = _mm512_unpackhi_epi8(r[2], r[3]);
     _mm512_storeu_si512(d, _mm512_unpacklo_epi16(lo, l2));
     _mm512_storeu_si512(d + 1, _mm512_unpackhi_epi16(lo, l2));
     _mm512_storeu_si512(d + 2, _mm512_unpacklo_epi16(hi, h2));
@@ -153,32 +163,34 @@ QDW_TGT static inline void qdw_quad(const uint8_t *const *row, size_t o, __mmask
 /* The input rows output row oh reads (NULL: padding). */
 static void qdw_rows(const dn_qdw_geo *g, const uint8_t *x, int64_t oh, const uint8_t **row)
 {
-    for (int kh = 0; kh < 3; kh++) {
-        int64_t ih = oh * g->S - 1 + kh;
+    for (int kh = 0; kh < g->K; kh++) {
+        int64_t ih = oh * g->S - g->K / 2 + kh;
         row[kh] = ih >= 0 && ih < g->H ? x + ih * g->W * g->C : NULL;
     }
 }
 
-/* The quadruples of output row oh: t[(w + 1) * blocks + b][k] for input
- * columns w = -1 .. W (the padding columns hold the zero point). */
+/* The quadruples of output row oh: t[((w + K/2) * sets + q) * blocks + b][k]
+ * for input columns w = -K/2 .. W - 1 + K/2 (the padding columns hold the
+ * zero point; the bytes of rows past K meet zero weights). */
 QDW_TGT static void qdw_quads(const dn_qdw_geo *g, const uint8_t *x, int64_t oh, __m512i *t)
 {
-    int64_t nb = blocks(g->C);
-    const uint8_t *row[3];
+    int64_t nb = blocks(g->C), nq = nq_of(g->K), P = g->K / 2, nw = nb * nq * 4;
+    const uint8_t *row[8];
     qdw_rows(g, x, oh, row);
     const __m512i zp = _mm512_set1_epi8((char)g->xzp);
-    const __m512i pad = _mm512_set1_epi32(g->xzp * 0x010101);
-    for (int64_t b = 0; b < nb; b++)
-        for (int k = 0; k < 4; k++) {
-            _mm512_storeu_si512(t + b * 4 + k, pad);
-            _mm512_storeu_si512(t + ((g->W + 1) * nb + b) * 4 + k, pad);
-        }
+    const __m512i pad = _mm512_set1_epi32((int32_t)((uint32_t)g->xzp * 0x01010101u));
+    for (int64_t i = 0; i < P * nw; i++) {
+        _mm512_storeu_si512(t + i, pad);
+        _mm512_storeu_si512(t + (g->W + P) * nw + i, pad);
+    }
     for (int64_t w = 0; w < g->W; w++)
-        for (int64_t b = 0; b < nb; b++) {
-            __mmask64 m = cmask(g->C - 64 * b);
-            size_t o = (size_t)(w * g->C + 64 * b);
-            qdw_quad(row, o, m, zp, t + ((w + 1) * nb + b) * 4);
-        }
+        for (int q = 0; q < nq; q++)
+            for (int64_t b = 0; b < nb; b++) {
+                __mmask64 m = cmask(g->C - 64 * b);
+                size_t o = (size_t)(w * g->C + 64 * b);
+                int nr = g->K - 4 * q < 4 ? g->K - 4 * q : 4;
+                qdw_quad(row + 4 * q, nr, o, m, zp, t + (((w + P) * nq + q) * nb + b) * 4);
+            }
 }
 
 /* The requantisation's constants for one block: the scales, y_zp (added
@@ -220,16 +232,18 @@ QDW_TGT static inline __m512i qdw_requant(const dn_qdw_geo *g, const qdw_rq *c, 
     return g->s8 ? _mm512_packs_epi16(w01, w23) : _mm512_packus_epi16(w01, w23);
 }
 
+/* One output row from its quadruples, block by block: 3x3 kernels keep
+ * their twelve weight registers, 5x5 ones (forty) read them from L1. */
 QDW_TGT static void qdw_row(const dn_qdw_geo *g, const __m512i *t, const char *packed, uint8_t *y)
 {
-    int64_t nb = blocks(g->C);
+    int64_t nb = blocks(g->C), nq = nq_of(g->K);
     qdw_rq c;
     qdw_rq_init(g, &c);
     for (int64_t b = 0; b < nb; b++) {
-        const char *blk = packed + b * QDW_BLOCK;
+        const char *blk = packed + b * blk_bytes(g->K);
         const __m512i *wq = (const __m512i *)blk;
-        const int32_t *bq = (const int32_t *)(blk + QDW_WB);
-        const float *sq = (const float *)(blk + QDW_WB + 256);
+        const int32_t *bq = (const int32_t *)(blk + wb_of(g->K));
+        const float *sq = (const float *)(blk + wb_of(g->K) + 256);
         __m512i wr[12];
         for (int i = 0; i < 12; i++) wr[i] = _mm512_loadu_si512(wq + i);
         for (int k = 0; k < 4; k++) c.sc[k] = _mm512_loadu_ps(sq + 16 * k);
@@ -237,10 +251,20 @@ QDW_TGT static void qdw_row(const dn_qdw_geo *g, const __m512i *t, const char *p
         for (int64_t ow = 0; ow < g->OW; ow++) {
             __m512i acc[4];
             for (int k = 0; k < 4; k++) acc[k] = _mm512_loadu_si512(bq + 16 * k);
-            for (int kw = 0; kw < 3; kw++) {
-                const __m512i *q = t + ((ow * g->S + kw) * nb + b) * 4;
-                for (int k = 0; k < 4; k++)
-                    acc[k] = _mm512_dpbusd_epi32(acc[k], _mm512_loadu_si512(q + k), wr[kw * 4 + k]);
+            if (g->K == 3) {
+                for (int kw = 0; kw < 3; kw++) {
+                    const __m512i *q = t + ((ow * g->S + kw) * nb + b) * 4;
+                    for (int k = 0; k < 4; k++)
+                        acc[k] = _mm512_dpbusd_epi32(acc[k], _mm512_loadu_si512(q + k), wr[kw * 4 + k]);
+                }
+            } else {
+                for (int kw = 0; kw < g->K; kw++)
+                    for (int qs = 0; qs < nq; qs++) {
+                        const __m512i *q = t + (((ow * g->S + kw) * nq + qs) * nb + b) * 4;
+                        const __m512i *wk = wq + (qs * g->K + kw) * 4;
+                        for (int k = 0; k < 4; k++)
+                            acc[k] = _mm512_dpbusd_epi32(acc[k], _mm512_loadu_si512(q + k), _mm512_loadu_si512(wk + k));
+                    }
             }
             _mm512_mask_storeu_epi8(y + ow * g->C + 64 * b, m, qdw_requant(g, &c, acc));
         }
@@ -258,7 +282,7 @@ QDW_TGT static void qdw_flat_row(const dn_qdw_geo *g, const uint8_t *x, int64_t 
 {
     int64_t L = g->W * g->C, nch = (L + 63) / 64, A = g->C / 64, B = (g->C / 16) % 4, ph = phases(g->C);
     int64_t pad = A + 1;
-    const uint8_t *row[3];
+    const uint8_t *row[8];
     qdw_rows(g, x, oh, row);
     const __m512i zp = _mm512_set1_epi8((char)g->xzp), pz = _mm512_set1_epi32(g->xzp * 0x010101);
     for (int64_t j = 0; j < pad; j++)
@@ -266,16 +290,16 @@ QDW_TGT static void qdw_flat_row(const dn_qdw_geo *g, const uint8_t *x, int64_t 
             _mm512_storeu_si512(t + j * 4 + k, pz);
             _mm512_storeu_si512(t + (pad + nch + j) * 4 + k, pz);
         }
-    for (int64_t j = 0; j < nch; j++) qdw_quad(row, (size_t)(64 * j), cmask(L - 64 * j), zp, t + (pad + j) * 4);
+    for (int64_t j = 0; j < nch; j++) qdw_quad(row, 3, (size_t)(64 * j), cmask(L - 64 * j), zp, t + (pad + j) * 4);
     const __m512i ilo = _mm512_add_epi64(_mm512_set1_epi64(8 - 2 * B), _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
     const __m512i ihi = _mm512_add_epi64(_mm512_set1_epi64(2 * B), _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
     qdw_rq c;
     qdw_rq_init(g, &c);
     for (int64_t j = 0; j < nch; j++) {
-        const char *blk = packed + (j % ph) * QDW_BLOCK;
+        const char *blk = packed + (j % ph) * blk_bytes(3);
         const __m512i *wq = (const __m512i *)blk;
-        const int32_t *bq = (const int32_t *)(blk + QDW_WB);
-        const float *sq = (const float *)(blk + QDW_WB + 256);
+        const int32_t *bq = (const int32_t *)(blk + wb_of(3));
+        const float *sq = (const float *)(blk + wb_of(3) + 256);
         const __m512i *mid = t + (pad + j) * 4, *l0 = t + (pad + j - A - 1) * 4, *r0 = t + (pad + j + A) * 4;
         __m512i acc[4];
         for (int k = 0; k < 4; k++) {
@@ -297,7 +321,7 @@ void dn_qdw_run(const dn_qdw_geo *g, const uint8_t *x, const void *packed, void 
     int64_t rows = g->N * g->OH;
     int nt = threads > 1 && rows > 1 ? threads : 1;
     size_t rb = row_bytes(g);
-    int flat = flat_mode(g->C, g->S);
+    int flat = flat_mode(g->C, g->S, g->K);
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
         int ti = omp_get_thread_num(), tn = omp_get_num_threads();

@@ -1,6 +1,6 @@
-/* Direct int8 depthwise 3x3 convolution with VNNI (dn_qdw.c), the loop the
- * oneDNN QLinearConv kernel (dn_qconv.c) runs instead of oneDNN's for
- * depthwise 3x3 layers between channels-last uint8 tensors; and the
+/* Direct int8 depthwise 3x3 / 5x5 convolution with VNNI (dn_qdw.c), the
+ * loop the oneDNN QLinearConv kernel (dn_qconv.c) runs instead of oneDNN's
+ * for such depthwise layers between channels-last uint8 tensors; and the
  * SiLU-and-quantise step both use. See dn_qdw.c for why and how. */
 #ifndef OPENACL_DN_QDW_H
 #define OPENACL_DN_QDW_H
@@ -13,13 +13,14 @@ int dn_qdw_disabled(void);
 /* Whether this CPU runs the loop (AVX-512 with VNNI, oneDNN allowed to). */
 int dn_qdw_supported(void);
 
-/* One layer: input [N, H, W, C] uint8 (zero point xzp), weights [C, 1, 3,
- * 3] int8, stride 1 or 2, one pixel of padding on every side; output [N,
+/* One layer: input [N, H, W, C] uint8 (zero point xzp), weights [C, 1, K,
+ * K] int8 (K 3 or 5), stride 1 or 2, K/2 pixels of padding on every side; output [N,
  * OH, OW, C] uint8 or int8 (s8) with zero point yzp. The chain: SiLU (silu:
  * the packed scales give real values, then x * sigmoid(x) / y_scale) or
  * a clamp to [lo, hi] in output steps (Relu / Clip; none: unbounded). */
 typedef struct dn_qdw_geo {
     int64_t N, H, W, C, OH, OW, S;
+    int K;
     int32_t xzp, yzp;
     int s8, silu, silu_div;
     float lo, hi, inv_ys;
@@ -27,14 +28,14 @@ typedef struct dn_qdw_geo {
 
 /* Whether the loop takes a layer of C channels at stride S (1 or 2): where
  * it beats oneDNN's (dn_qdw.c). */
-int dn_qdw_takes(int64_t C, int64_t S);
+int dn_qdw_takes(int64_t C, int64_t S, int K);
 /* Packed bytes: weights (VNNI quadruples), int32 bias and float scales per
  * 64-channel block or channel phase. */
-size_t dn_qdw_packed_bytes(int64_t C, int64_t S);
-/* w [C, 9] int8; bias [C] int32 or NULL; oscale[c] (nsc 1 or C): the
+size_t dn_qdw_packed_bytes(int64_t C, int64_t S, int K);
+/* w [C, K * K] int8; bias [C] int32 or NULL; oscale[c] (nsc 1 or C): the
  * accumulator's factor to the value the chain reads. */
 void dn_qdw_pack(const int8_t *w, const int32_t *bias, const float *oscale, int64_t nsc, int64_t C, int64_t S,
-                 int32_t xzp, void *dst);
+                 int K, int32_t xzp, void *dst);
 size_t dn_qdw_scratch_bytes(const dn_qdw_geo *g, int threads);
 #if defined(__x86_64__) && defined(__GNUC__)
 /* Only where dn_qdw_supported(). */
