@@ -506,9 +506,10 @@ static dq_band *band_find(dqconv *s, int64_t r, int64_t ih, int64_t pt, int64_t 
 }
 
 /* One more band shape: its descriptor (the whole image's weight layout, an
- * implementation other than oneDNN's reference) and memories; 0 when
- * oneDNN has none such, and the node runs on whole images. */
-static int band_add(const g_node *n, dqconv *s, int64_t r, int64_t ih, int64_t pt, int64_t pb)
+ * implementation other than oneDNN's reference) and memories: 1; 0 when
+ * oneDNN has none such, and the node runs on whole images; 0 with *err set
+ * when a memory could not be made. */
+static int band_add(const g_node *n, dqconv *s, int64_t r, int64_t ih, int64_t pt, int64_t pb, int *err)
 {
     if (s->nband == DQ_BANDS || ih <= 0) return 0;
     dq_band *b = &s->band[s->nband];
@@ -524,9 +525,9 @@ static int band_add(const g_node *n, dqconv *s, int64_t r, int64_t ih, int64_t p
     const dnnl_memory_desc_t *wmd = dnnl_primitive_desc_query_md(b->pd, dnnl_query_weights_md, 0);
     if (dn_is_ref_impl(b->pd) || !wmd || !dnnl_memory_desc_equal(wmd, &s->wmd)) return 0;
     dnnl_memory_desc_t spmd = *dnnl_primitive_desc_query_md(b->pd, dnnl_query_scratchpad_md, 0);
-    if (dn_mem(n, &x_c, &b->m_x) || dn_mem(n, &y_c, &b->m_y) ||
-        (dn_scratch_size(b->pd) && dn_mem(n, &spmd, &b->m_sp)))
-        return -1;
+    if ((*err = dn_mem(n, &x_c, &b->m_x)) || (*err = dn_mem(n, &y_c, &b->m_y)) ||
+        (dn_scratch_size(b->pd) && (*err = dn_mem(n, &spmd, &b->m_sp))))
+        return 0;
     return 1;
 }
 
@@ -536,7 +537,8 @@ static int band_add(const g_node *n, dqconv *s, int64_t r, int64_t ih, int64_t p
  * steps, instead of the whole image's going out to memory and back: on
  * EfficientNet-B0's large expand and depthwise layers the float32 image is
  * four times the uint8 one. Sets the bands (none where it does not apply)
- * and the largest band scratchpad; < 0 on an error. */
+ * and the largest band scratchpad; an error code when a memory could not
+ * be made. */
 static int dq_bands(const g_node *n, dqconv *s, size_t *f32_bytes, size_t *sp_bytes)
 {
     int64_t budget = dq_band_bytes(s->nthr);
@@ -551,8 +553,8 @@ static int dq_bands(const g_node *n, dqconv *s, size_t *f32_bytes, size_t *sp_by
         int64_t r = Ho - o0 < R ? Ho - o0 : R, i0, ih, pt, pb;
         band_geom(s, o0, r, &i0, &ih, &pt, &pb);
         if (band_find(s, r, ih, pt, pb)) continue;
-        int ok = band_add(n, s, r, ih, pt, pb);
-        if (ok <= 0) { dq_bands_free(s); return ok; }
+        int err = 0;
+        if (!band_add(n, s, r, ih, pt, pb, &err)) { dq_bands_free(s); return err; }
     }
     s->brows = R;
     *f32_bytes = (size_t)(R * row);
