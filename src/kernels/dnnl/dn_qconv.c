@@ -61,7 +61,7 @@ typedef struct dqconv {
     dnnl_memory_desc_t wmd;
     int have_wmd;
     size_t wbytes, bbytes, off_x, off_y, off_f, off_sp, scratch;
-    int dw_ok;         /* a 3x3 depthwise layer dn_qdw.c takes: its packing follows oneDNN's */
+    int dw_ok;         /* a depthwise layer dn_qdw.c takes: its packing follows oneDNN's */
     int direct;        /* this build runs dn_qdw.c (channels-last in and out, OPENACL_NO_QDW unset) */
     int dw_k;          /* its kernel size, 3 or 5 */
     float dw_lo, dw_hi;
@@ -239,22 +239,22 @@ static void silu_q_scalar(const float *f, void *dst, size_t n, float inv, int32_
 #define SILU_Q_LOOP(NAME, DIV)                                                                       \
     DQ_TGT static void NAME(const float *f, void *dst, size_t n, float inv, int32_t zp, int s8, int pack) \
     {                                                                                                \
-        const __m512 vi = _mm512_set1_ps(inv), vz = _mm512_set1_ps((float)zp);                      \
+        const __m512 vi = _mm512_set1_ps(inv), vz = _mm512_set1_ps((float)zp);                       \
         const __m512i perm = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15); \
         const __m512i z0 = _mm512_setzero_si512();                                                   \
         size_t i = 0;                                                                                \
         for (; pack && i + 64 <= n; i += 64) {                                                       \
-            __m512i q0 = dn_silu_q16(_mm512_loadu_ps(f + i), vi, vz, DIV);                              \
-            __m512i q1 = dn_silu_q16(_mm512_loadu_ps(f + i + 16), vi, vz, DIV);                         \
-            __m512i q2 = dn_silu_q16(_mm512_loadu_ps(f + i + 32), vi, vz, DIV);                         \
-            __m512i q3 = dn_silu_q16(_mm512_loadu_ps(f + i + 48), vi, vz, DIV);                         \
+            __m512i q0 = dn_silu_q16(_mm512_loadu_ps(f + i), vi, vz, DIV);                           \
+            __m512i q1 = dn_silu_q16(_mm512_loadu_ps(f + i + 16), vi, vz, DIV);                      \
+            __m512i q2 = dn_silu_q16(_mm512_loadu_ps(f + i + 32), vi, vz, DIV);                      \
+            __m512i q3 = dn_silu_q16(_mm512_loadu_ps(f + i + 48), vi, vz, DIV);                      \
             __m512i w01 = _mm512_packs_epi32(q0, q1), w23 = _mm512_packs_epi32(q2, q3);              \
             __m512i b = s8 ? _mm512_packs_epi16(w01, w23) : _mm512_packus_epi16(w01, w23);           \
             _mm512_storeu_si512((char *)dst + i, _mm512_permutexvar_epi32(perm, b));                 \
         }                                                                                            \
         for (; i + 16 <= n; i += 16) {                                                               \
-            __m512i q = dn_silu_q16(_mm512_loadu_ps(f + i), vi, vz, DIV);                               \
-            if (s8) _mm_storeu_si128((__m128i *)((int8_t *)dst + i), _mm512_cvtsepi32_epi8(q));        \
+            __m512i q = dn_silu_q16(_mm512_loadu_ps(f + i), vi, vz, DIV);                            \
+            if (s8) _mm_storeu_si128((__m128i *)((int8_t *)dst + i), _mm512_cvtsepi32_epi8(q));      \
             else _mm_storeu_si128((__m128i *)((uint8_t *)dst + i), _mm512_cvtusepi32_epi8(_mm512_max_epi32(q, z0))); \
         }                                                                                            \
         silu_q_scalar(f + i, (char *)dst + i, n - i, inv, zp, s8);                                   \
@@ -290,10 +290,9 @@ static void dq_silu_q(const dqconv *s, const float *f, void *dst, size_t n, int 
 
 /* Whether dn_qdw.c takes the layer: depthwise 3x3 or 5x5 ([C, 1, K, K],
  * group C), stride 1 or 2 both ways, no dilation, K/2 pixels of padding on
- * every side,
- * uint8 input, no fused residual, a chain of SiLU alone or of Relu / Clip
- * (their bounds, in output steps, into dw_lo / dw_hi), and a channel count
- * the loop is faster on (dn_qdw_takes). */
+ * every side, uint8 input, no fused residual, a chain of SiLU alone or of
+ * Relu / Clip (their bounds, in output steps, into dw_lo / dw_hi), and a
+ * channel count the loop is faster on (dn_qdw_takes). */
 static int dq_dw_ok(dqconv *s, const g_tensor *w, const nn_post *chain, float ysc)
 {
     const nn_win *v = &s->w0;
