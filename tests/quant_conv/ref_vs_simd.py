@@ -93,12 +93,20 @@ def case_band_net(seed=37):
 
 
 def case_silu_s8(seed=43):
-    """SiLU convolutions with int8 outputs (zero points -20 and 3) between
-    channels-last tensors, 13x11 images of 40 and 24 channels: the SiLU pass's
-    int8 saturation in its 64-value, 16-value and scalar steps."""
+    """SiLU convolutions with int8 outputs (zero points -5, -20 and 3)
+    between channels-last tensors, 13x11 images of 16, 40 and 24 channels:
+    the SiLU pass's int8 saturation in its 64-value, 16-value and scalar
+    steps, and a depthwise layer's in dn_qdw.c (whose packs narrow to int8
+    there)."""
     b = qn.B(seed)
     x_dq, _, _, _ = b.qdq("x", 0.02, 128)
     h = qn.conv_layer(b, x_dq, 0.02, 3, 16, 3, pad=1, act="relu", ys=0.03, yzp=0)
+    # a depthwise 3x3 SiLU layer with int8 output (dn_qdw.c's flat rows, int8 packs)
+    wd = b.rng.normal(0, 1.0 / 3, (16, 1, 3, 3)).astype(np.float32)
+    wdq, wsc = b.weight(wd)
+    y = b.node("Conv", [h, wdq, b.bias(b.rng.normal(0, 0.2, 16).astype(np.float32), 0.03, wsc)],
+               kernel_shape=[3, 3], pads=[1, 1, 1, 1], group=16)
+    h, _, _, _ = b.qdq(qn.act_chain(b, y, "silu"), 0.03, -5, np.int8)
     for C, M, zp in ((16, 40, -20), (40, 24, 3)):
         w = b.rng.normal(0, 1.0 / np.sqrt(C), (M, C, 1, 1)).astype(np.float32)
         wdq, wsc = b.weight(w)
@@ -118,7 +126,7 @@ BANDED = {"tiny_effnet", "band_net"}
 # depthwise 3x3 layers dn_qdw.c's VNNI loop runs: against oneDNN's run of
 # them (OPENACL_NO_QDW=1), within one output step (the bias joins the int32
 # sum before the conversion there, after it in oneDNN), few values moved
-QDW = {"dw_vnni", "dw_vnni_c144", "dw_vnni_c48", "dw_vnni_k5"}
+QDW = {"dw_vnni", "dw_vnni_c144", "dw_vnni_c48", "dw_vnni_k5", "silu_s8"}
 
 
 def run_mode(args, mp, ins, out, extra):
