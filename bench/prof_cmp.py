@@ -9,7 +9,8 @@ times over the repetitions (the host is shared: the minimum is the least
 disturbed). ORT names a fused node by its last output (a Conv with its Relu:
 ".../Relu_output_0", "_nchwc" appended by its NCHWc transformer); such names are
 mapped back to the heavy node that starts the chain (Conv, Gemm, ...), which
-is how openacl names it, so both sides meet on one row. Rows are sorted by
+is how openacl names it (on a QDQ file, ORT's "_token_<n>" suffix of the
+QLinear node it made is dropped), so both sides meet on one row. Rows are sorted by
 how much more openacl takes (ms per run); the kernel implementation and the
 output shape and layout are openacl's. Nodes only one side has (ORT's
 ReorderInput/ReorderOutput, openacl's fused chains) show 0 on the other."""
@@ -17,6 +18,7 @@ import argparse
 import collections
 import glob
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -26,6 +28,8 @@ import onnx
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import prof_top  # noqa: E402
 
+# ORT's QDQ fusion names a QLinearConv it made "<Conv's name>_token_<n>"
+TOKEN = re.compile(r"_token_\d+$")
 CHAIN_OPS = ("Relu", "Add", "Clip", "BatchNormalization", "Sum")
 
 
@@ -52,6 +56,7 @@ def per_node(path, root):
         for k, ms, _ in rows:
             if root:
                 k = k[:-len("_nchwc")] if k.endswith("_nchwc") else k
+                k = TOKEN.sub("", k)
                 k = root(k)
             times[k] += ms
     if not root:

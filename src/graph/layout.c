@@ -24,9 +24,14 @@
 
 static int oom(void) { return acl_fail(ACL_ERROR_BAD_ALLOC, "layout pass: out of memory"); }
 
+/* ORT's QLinearGlobalAveragePool is the int8 path's GlobalAveragePool: the
+ * convolution before it computes channels-last and writes it so, instead of
+ * reordering its output for the pool (the last convolution of int8 ResNet-50,
+ * MobileNetV2 and EfficientNet-B0). */
 static int is_window_type(const g_node *n)
 {
-    if (n->domain[0] && strcmp(n->domain, "ai.onnx")) return 0;
+    if (n->domain[0] && strcmp(n->domain, "ai.onnx"))
+        return !strcmp(n->domain, "com.microsoft") && !strcmp(n->op_type, "QLinearGlobalAveragePool");
     static const char *const ops[] = { "Conv", "ConvTranspose", "MaxPool", "AveragePool",
                                        "GlobalAveragePool", "GlobalMaxPool", "LpPool", "QLinearConv" };
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
@@ -70,9 +75,15 @@ static int spatial_4d(const g_tensor *t)
     return t->shape.d[2] * t->shape.d[3] > 1;
 }
 
+/* Input slots a consumer entry tells apart: QLinearConv's fused residual is
+ * its input 9 (kernels/dnnl/dn_qconv.c), which a field of 8 slots read as
+ * slot 7 (the output zero point, no NHWC), leaving ResNet-50's int8
+ * downsample outputs channels-first with a reorder on either side. */
+#define LP_SLOTS 16
+
 typedef struct lp {
     g_graph *g;
-    int *cstart, *clist;      /* consumers of each tensor: node*8 + slot (CSR) */
+    int *cstart, *clist;      /* consumers of each tensor: node*LP_SLOTS + slot (CSR) */
     unsigned char *want;      /* tensor: NHWC would reach a window op */
     int n_reorders;
     int free_perm;            /* channels-last around transposes (unless OPENACL_NO_FREE_PERM) */
@@ -94,7 +105,7 @@ static int build_consumers(lp *s)
     for (int i = 0; i < g->n_nodes; i++)
         for (int j = 0; j < g->nodes[i].n_in; j++) {
             int t = g->nodes[i].in[j];
-            if (t >= 0) s->clist[s->cstart[t] + fill[t]++] = i * 8 + (j < 7 ? j : 7);
+            if (t >= 0) s->clist[s->cstart[t] + fill[t]++] = i * LP_SLOTS + (j < LP_SLOTS - 1 ? j : LP_SLOTS - 1);
         }
     free(fill);
     return 0;
@@ -112,7 +123,7 @@ static void mark_wants(lp *s)
             int t = n->out[k];
             if (t < 0 || !spatial_4d(&g->t[t]) || g->t[t].dtype == G_UNDEF) continue;
             for (int u = s->cstart[t]; u < s->cstart[t + 1] && !s->want[t]; u++) {
-                int ci = s->clist[u] / 8, slot = s->clist[u] % 8;
+                int ci = s->clist[u] / LP_SLOTS, slot = s->clist[u] % LP_SLOTS;
                 const g_node *c = &g->nodes[ci];
                 int a = accepts(c, slot, G_LAYOUT_NHWC);
                 if (!a) continue;

@@ -1,8 +1,8 @@
 /* The hand-written x86 vector kernels (kernels/x86, impl "avx512") against
  * the reference implementations of the same ops, on one-node graphs with
  * seeded data: QLinearAdd (with and without a Relu/Clip chain) and the int8
- * pass's QLinearMul forms (same shape, channel scaling) in the plain and the
- * channels-last layout, QBias, per-tensor QuantizeLinear / DequantizeLinear
+ * pass's QLinearMul forms (same shape, channel scaling) and
+ * QLinearGlobalAveragePool in the plain and the channels-last layout, QBias, per-tensor QuantizeLinear / DequantizeLinear
  * (uint8 and int8, values on rounding ties, NaN, out of range), odd lengths
  * (vector tails), one and two threads. Integer results must be the
  * reference's byte for byte: the vector loops compute the same float32 steps
@@ -256,6 +256,32 @@ static void check_bin(const char *op, int64_t N, int64_t C, int64_t H, int64_t W
     free(Bv);
 }
 
+/* QLinearGlobalAveragePool (com.microsoft) of a u8 [N,C,H,W] in `layout`:
+ * channel counts around the vector's 64 and planes past the 256 rows the
+ * channels-last loop sums in 16-bit lanes */
+static void check_gap(int64_t N, int64_t C, int64_t H, int64_t W, int nhwc, int threads)
+{
+    static const float sx = 0.043f, sy = 0.021f;
+    static const uint8_t zx = 37, zy = 111;
+    size_t nx = (size_t)(N * C * H * W);
+    void *X = u8_rand(nx, 0, 255);
+    uint8_t *b = X;
+    for (size_t i = 0; i < nx; i += 7) b[i] = 255;   /* long runs near the 16-bit lanes' bound */
+    g_shape s1 = shp(0, 0, 0, 0, 0);
+    spec in[5] = {
+        { G_U8, shp(4, N, C, H, W), X, 0, nhwc ? G_LAYOUT_NHWC : G_LAYOUT_PLAIN },
+        { G_F32, s1, &sx, 1, 0 }, { G_U8, s1, &zx, 1, 0 }, { G_F32, s1, &sy, 1, 0 }, { G_U8, s1, &zy, 1, 0 },
+    };
+    g_graph *g = one_node("QLinearGlobalAveragePool", "com.microsoft", 1, 5, in);
+    char what[128];
+    snprintf(what, sizeof what, "QLinearGlobalAveragePool %lldx%lldx%lldx%lld %s, %d thread%s", (long long)N,
+             (long long)C, (long long)H, (long long)W, nhwc ? "channels-last" : "plain", threads,
+             threads > 1 ? "s" : "");
+    compare(what, "QLinearGlobalAveragePool", "com.microsoft", 1, "avx512", "ref", g, in, 5, threads, -1);
+    g_graph_free(g);
+    free(X);
+}
+
 /* per-tensor QuantizeLinear (float32 -> u8/i8) or DequantizeLinear */
 static void check_qdq(int quant, int s8, int64_t n, int threads)
 {
@@ -374,6 +400,10 @@ int main(void)
             check_bin("QLinearMul", 2, 45, 13, 11, 1, nhwc, 0, t);
             check_bin("QLinearMul", 1, 96, 29, 27, 1, nhwc, 0, t);
             check_se(2, 40, 10, 9, 7, nhwc, t);
+            check_gap(2, 37, 9, 7, nhwc, t);
+            check_gap(1, 672, 14, 14, nhwc, t);
+            check_gap(1, 200, 23, 31, nhwc, t);
+            check_gap(3, 64, 1, 1, nhwc, t);
         }
         check_qdq(1, 0, 3 * 33335, t);
         check_qdq(1, 1, 3 * 1001, t);

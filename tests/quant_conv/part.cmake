@@ -35,3 +35,11 @@ set_tests_properties(quant_conv_ref_vs_simd PROPERTIES LABELS "kernels" TIMEOUT 
 add_test(NAME quant_conv_affine
   COMMAND ${OA_SYS_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/qdq_affine.py --mdl-run $<TARGET_FILE:mdl_run>)
 set_tests_properties(quant_conv_affine PROPERTIES LABELS "kernels" SKIP_RETURN_CODE 77 TIMEOUT 600)
+
+# The layout pass (graph/layout.c) asks a QLinearConv about its fused
+# residual as input 9, and a convolution before QLinearGlobalAveragePool
+# writes channels-last: no reorder in an int8 bottleneck block; reads atc's
+# JSON dump of the compiled block, needs no ONNX Runtime.
+add_test(NAME quant_conv_layout_residual
+  COMMAND ${OA_SYS_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/layout_residual.py --atc $<TARGET_FILE:atc>)
+set_tests_properties(quant_conv_layout_residual PROPERTIES LABELS "kernels" TIMEOUT 300)

@@ -300,8 +300,30 @@ def case_qop(seed):
     return m, [b.rng.integers(0, 256, (1, 3, 9, 11)).astype(np.uint8)], 0
 
 
+def case_dw_chain(seed, N=2, C=250, H=13, W=11, k=3):
+    """Depthwise 3x3 layers between channels-last uint8 tensors, as
+    kernels/dnnl/dn_qdw.c's VNNI loop takes them (250 channels: a partial
+    64-channel block; odd sizes; two images): a 1x1 expansion, then
+    depthwise stride 1 with Relu6, stride 2 with SiLU (input zero point
+    12), stride 1 with no activation (output zero point 128), stride 2 with
+    Relu, and a 1x1 projection. With channels a multiple of 16 but not of
+    64, the stride-1 layers take the loop's flat-row form; k=5: 5x5 kernels
+    with two pixels of padding."""
+    b = B(seed)
+    x_dq, _, _, _ = b.qdq("x", 0.02, 128)
+    e = conv_layer(b, x_dq, 0.02, 8, C, 1, act="relu", ys=0.03, yzp=0)
+    p = k // 2
+    d = conv_layer(b, e, 0.03, C, C, k, pad=p, group=C, act="relu6", ys=6 / 255, yzp=0)
+    d = conv_layer(b, d, 6 / 255, C, C, k, stride=2, pad=p, group=C, act="silu", ys=0.02, yzp=12)
+    d = conv_layer(b, d, 0.02, C, C, k, pad=p, group=C, act="none", ys=0.03, yzp=128)
+    d = conv_layer(b, d, 0.03, C, C, k, stride=2, pad=p, group=C, act="relu", ys=0.03, yzp=0)
+    y = conv_layer(b, d, 0.03, C, 16, 1, act="none", ys=0.05, yzp=128)
+    m = b.model([fin([N, 8, H, W])], [fin(None, name=y)], opset=13)
+    return m, [b.rng.uniform(-2.5, 2.5, (N, 8, H, W)).astype(np.float32)], 0.05
+
+
 MULTI = {"block_residual", "block_maxpool", "block_avgpool", "concat", "squeeze_excite", "fpn_resize_concat",
-         "avgpool_nhwc", "avgpool_nhwc_pad"}
+         "avgpool_nhwc", "avgpool_nhwc_pad", "dw_vnni", "dw_vnni_c144", "dw_vnni_c48", "dw_vnni_k5"}
 
 def case_contrib(seed):
     """ORT's contrib ops written directly (QOperator form, uint8 in and out):
@@ -363,6 +385,10 @@ CASES = {
     "conv_stride2_odd": lambda: case_conv(3, 1, 5, 13, 11, 7, 3, 2, 1, 1, "none", True, 37),
     "conv_dw_hswish": lambda: case_conv(4, 1, 32, 10, 10, 32, 3, 1, 1, 32, "hswish", True, 128),
     "conv_dw_s2_relu6": lambda: case_conv(5, 1, 24, 15, 15, 24, 3, 2, 1, 24, "relu6", True, 60),
+    "dw_vnni": lambda: case_dw_chain(31),
+    "dw_vnni_c144": lambda: case_dw_chain(32, N=1, C=144, H=9, W=7),
+    "dw_vnni_c48": lambda: case_dw_chain(33, N=2, C=48, H=5, W=13),
+    "dw_vnni_k5": lambda: case_dw_chain(34, N=1, C=124, H=15, W=9, k=5),
     "conv_group_silu": lambda: case_conv(6, 1, 16, 9, 9, 8, 3, 1, 1, 4, "silu", True, 128),
     "conv_pertensor_leaky": lambda: case_conv(7, 1, 8, 8, 8, 16, 5, 1, 2, 1, "leaky", False, 128),
     "conv_nobias_hsig": lambda: case_conv(8, 1, 12, 6, 6, 20, 3, 1, 0, 1, "hsigmoid", True, 255, bias=False),

@@ -74,8 +74,59 @@ def case_tiny_effnet(seed=31):
     return mo, [b.rng.uniform(-2.5, 2.5, (1, 3, 32, 32)).astype(np.float32)], [0.05, 0.04]
 
 
-CASES = dict(qn.CASES, tiny_effnet=case_tiny_effnet)
-MULTI = qn.MULTI | {"tiny_effnet"}
+def case_band_net(seed=37):
+    """SiLU convolutions between channels-last tensors at odd sizes, which
+    oneDNN's int8 convolution runs in bands of output rows
+    (kernels/dnnl/dn_qconv.c dq_bands): a stem, a 1x1 expansion, depthwise
+    5x5 stride 2, depthwise 3x3 dilated 2 and 3x3 stride 2 with a pad of 1
+    (the first band's padding above, the last's below), a 1x1 projection."""
+    b = qn.B(seed)
+    x_dq, _, _, _ = b.qdq("x", 0.02, 128)
+    st = qn.conv_layer(b, x_dq, 0.02, 3, 8, 3, pad=1, act="silu", ys=0.03, yzp=10)
+    e = qn.conv_layer(b, st, 0.03, 8, 40, 1, act="silu", ys=0.025, yzp=12)
+    d = qn.conv_layer(b, e, 0.025, 40, 40, 5, stride=2, pad=2, group=40, act="silu", ys=0.02, yzp=15)
+    d = qn.conv_layer(b, d, 0.02, 40, 40, 3, pad=2, group=40, dil=2, act="silu", ys=0.02, yzp=14)
+    d = qn.conv_layer(b, d, 0.02, 40, 24, 3, stride=2, pad=1, act="silu", ys=0.02, yzp=16)
+    y = qn.conv_layer(b, d, 0.02, 24, 16, 1, act="none", ys=0.04, yzp=128)
+    mo = b.model([qn.fin([1, 3, 37, 29])], [qn.fin(None, name=y)], opset=13)
+    return mo, [b.rng.uniform(-2.5, 2.5, (1, 3, 37, 29)).astype(np.float32)], 0.04
+
+
+def case_silu_s8(seed=43):
+    """SiLU convolutions with int8 outputs (zero points -5, -20 and 3)
+    between channels-last tensors, 13x11 images of 16, 40 and 24 channels:
+    the SiLU pass's int8 saturation in its 64-value, 16-value and scalar
+    steps, and a depthwise layer's in dn_qdw.c (whose packs narrow to int8
+    there)."""
+    b = qn.B(seed)
+    x_dq, _, _, _ = b.qdq("x", 0.02, 128)
+    h = qn.conv_layer(b, x_dq, 0.02, 3, 16, 3, pad=1, act="relu", ys=0.03, yzp=0)
+    # a depthwise 3x3 SiLU layer with int8 output (dn_qdw.c's flat rows, int8 packs)
+    wd = b.rng.normal(0, 1.0 / 3, (16, 1, 3, 3)).astype(np.float32)
+    wdq, wsc = b.weight(wd)
+    y = b.node("Conv", [h, wdq, b.bias(b.rng.normal(0, 0.2, 16).astype(np.float32), 0.03, wsc)],
+               kernel_shape=[3, 3], pads=[1, 1, 1, 1], group=16)
+    h, _, _, _ = b.qdq(qn.act_chain(b, y, "silu"), 0.03, -5, np.int8)
+    for C, M, zp in ((16, 40, -20), (40, 24, 3)):
+        w = b.rng.normal(0, 1.0 / np.sqrt(C), (M, C, 1, 1)).astype(np.float32)
+        wdq, wsc = b.weight(w)
+        y = b.node("Conv", [h, wdq, b.bias(b.rng.normal(0, 0.2, M).astype(np.float32), 0.03, wsc)])
+        y = qn.act_chain(b, y, "silu")
+        h, _, _, _ = b.qdq(y, 0.03, zp, np.int8)
+    mo = b.model([qn.fin([1, 3, 13, 11])], [qn.fin(None, name=h)], opset=13)
+    return mo, [b.rng.uniform(-2.5, 2.5, (1, 3, 13, 11)).astype(np.float32)], 0.03
+
+
+CASES = dict(qn.CASES, tiny_effnet=case_tiny_effnet, band_net=case_band_net, silu_s8=case_silu_s8)
+MULTI = qn.MULTI | {"tiny_effnet", "band_net", "silu_s8"}
+# SiLU convolutions run in bands of rows must give the whole image's bytes
+# (the integer products do not depend on the band): bands of one row (1 KiB
+# of float32 values) and none (0) against the default
+BANDED = {"tiny_effnet", "band_net"}
+# depthwise 3x3 layers dn_qdw.c's VNNI loop runs: against oneDNN's run of
+# them (OPENACL_NO_QDW=1), within one output step (the bias joins the int32
+# sum before the conversion there, after it in oneDNN), few values moved
+QDW = {"dw_vnni", "dw_vnni_c144", "dw_vnni_c48", "dw_vnni_k5", "silu_s8"}
 
 
 def run_mode(args, mp, ins, out, extra):
@@ -111,6 +162,21 @@ def check_case(name, args, work):
             bad.append(f"output {k}: max diff {d.max():.4g} > {lim:.4g} ({int((d > lim).sum())} of {d.size})")
         if frac > frac_lim:
             bad.append(f"output {k}: {frac:.1%} of values differ (at most {frac_lim:.0%})")
+    for kb in ("1", "0") if name in BANDED else ():
+        other = run_mode(args, mp, ins, os.path.join(work, name + "_band" + kb), {"OPENACL_QCONV_BAND_KB": kb})
+        for k, (a, w) in enumerate(zip(other, fast)):
+            if a.shape != w.shape or not np.array_equal(a, w):
+                bad.append(f"output {k} with OPENACL_QCONV_BAND_KB={kb} differs from the default run")
+        notes.append(f"bands {kb} KiB: same bytes")
+    if name in QDW:
+        other = run_mode(args, mp, ins, os.path.join(work, name + "_noqdw"), {"OPENACL_NO_QDW": "1"})
+        for k, (a, w) in enumerate(zip(fast, other)):
+            d = np.abs(a.astype(np.float64) - w.astype(np.float64))
+            st = step[k] if isinstance(step, list) else step
+            frac = float((d > 0).mean())
+            if a.shape != w.shape or d.max() > 2 * st * 1.001 or frac > 0.05:
+                bad.append(f"output {k}: VNNI loop vs oneDNN max diff {d.max():.4g}, {frac:.1%} moved")
+            notes.append(f"vs OPENACL_NO_QDW max {d.max():.3g} moved {frac:.2%}")
     return bad, notes
 
 

@@ -32,19 +32,20 @@ static void abi_init(void)
     const char *nm = isa_name(isa);
     char ib[24];
     if (!nm) { snprintf(ib, sizeof ib, "isa%#x", isa); nm = ib; }
-    /* "p5": revision of the kernels' packed formats; bump it whenever a
+    /* "p7": revision of the kernels' packed formats; bump it whenever a
      * kernel packs differently (p2: constant-B MatMuls over 3-D inputs
      * flattened to 2-D, bf16 packing; p3: one-row products packed for the
      * streamed matrix-vector loop; p4: convolutions with few input channels
      * packed for the direct loop of dn_stem.c; p5: Winograd weights for 3x3
      * layers on planes of 28x28 and more, by default; p6: Winograd by
-     * output tiles and channel product, dn_conv.c). The switches that
+     * output tiles and channel product, dn_conv.c; p7: int8 depthwise 3x3
+     * layers carry dn_qdw.c's packing after oneDNN's, dn_qconv.c). The switches that
      * change packed formats follow as letters: "n" OPENACL_NO_GEMV, "s"
      * OPENACL_NO_STEM, "w" Winograd on (the default; OPENACL_WINOGRAD=0
      * drops it), or "v" for Winograd by the earlier rule
      * (OPENACL_WINO_PLANE=1). At most 47 characters (the header's field). */
     for (int g = 0; g < 12; g++)
-        snprintf(g_abi[g], sizeof g_abi[g], "dnnl %d.%d.%d %s p6%s%s%s",
+        snprintf(g_abi[g], sizeof g_abi[g], "dnnl %d.%d.%d %s p7%s%s%s",
                  v->major, v->minor, v->patch, nm, g & 1 ? "n" : "", g & 2 ? "s" : "",
                  (g >> 2) == 1 ? "w" : (g >> 2) == 2 ? "v" : "");
 }

@@ -14,6 +14,7 @@
  * the primitive's format (with oneDNN's zero-point compensation) in the
  * packed area, so a compiled model stores them packed. */
 #include "kernels/dnnl/dn_common.h"
+#include "kernels/dnnl/dn_qdw.h"
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -25,6 +26,17 @@
 
 enum { QX = 0, QXS, QXZ, QW, QWS, QWZ, QYS, QYZ, QB, QR, QRS, QRZ };
 
+/* One band shape of a SiLU convolution run in bands of output rows (see
+ * dq_bands): its output rows, the input rows it reads and the padding rows
+ * above and below them, with its primitive and memories. */
+#define DQ_BANDS 6
+typedef struct dq_band {
+    int64_t orows, irows, pt, pb;
+    dnnl_primitive_desc_t pd;
+    dnnl_primitive_t conv;
+    dnnl_memory_t m_x, m_y, m_sp;
+} dq_band;
+
 typedef struct dqconv {
     nn_win w0, w;
     nn_post po;        /* the chain oneDNN applies (scaled or with the final linear step) */
@@ -34,6 +46,7 @@ typedef struct dqconv {
     int32_t rzp;
     int silu;          /* chain SiLU alone: float32 out of oneDNN, then dq_silu_q */
     int silu_div;
+    int silu_pack;     /* 64 values a step, saturated by packs (OPENACL_SILU_PACK=0: 16 by conversions) */
     float inv_ys;
     int xdt, ydt;      /* G_U8 / G_I8 */
     int32_t xzp, yzp;
@@ -48,8 +61,29 @@ typedef struct dqconv {
     dnnl_memory_desc_t wmd;
     int have_wmd;
     size_t wbytes, bbytes, off_x, off_y, off_f, off_sp, scratch;
+    int dw_ok;         /* a depthwise layer dn_qdw.c takes: its packing follows oneDNN's */
+    int direct;        /* this build runs dn_qdw.c (channels-last in and out, OPENACL_NO_QDW unset) */
+    int dw_k;          /* its kernel size, 3 or 5 */
+    float dw_lo, dw_hi;
+    dn_qdw_geo dg;
+    dq_band band[DQ_BANDS];
+    int nband;
+    int64_t brows;     /* output rows per band; 0: the whole image at once */
     dn_pk pk;
 } dqconv;
+
+static void dq_bands_free(dqconv *s)
+{
+    for (int i = 0; i < s->nband; i++) {
+        dq_band *b = &s->band[i];
+        if (b->pd) dnnl_primitive_desc_destroy(b->pd);
+        dn_prim_free(&b->conv);
+        dn_mem_free(&b->m_x); dn_mem_free(&b->m_y); dn_mem_free(&b->m_sp);
+        memset(b, 0, sizeof *b);
+    }
+    s->nband = 0;
+    s->brows = 0;
+}
 
 static void dq_release(dqconv *s)
 {
@@ -60,6 +94,7 @@ static void dq_release(dqconv *s)
     dn_mem_free(&s->m_x); dn_mem_free(&s->m_w); dn_mem_free(&s->m_b); dn_mem_free(&s->m_y);
     dn_mem_free(&s->m_sp); dn_mem_free(&s->m_xu); dn_mem_free(&s->m_yu); dn_mem_free(&s->m_xz);
     dn_mem_free(&s->m_yz); dn_mem_free(&s->m_yq);
+    dq_bands_free(s);
     s->built = 0;
 }
 
@@ -195,31 +230,31 @@ static void silu_q_scalar(const float *f, void *dst, size_t n, float inv, int32_
 }
 
 #ifdef DQ_SILU_AVX512
-/* x / (1 + 2^t), t = -x log2 e, times 1/y_scale plus y_zp in one fma; 2^t
- * as kernels/silu16.h's bf16-grade form (degree 3 on the fraction, vscalef
- * for the integer part); no clamp of t: the inputs are finite, so large x
- * gives 2^t = 0 (exactly x) and very negative x gives 2^t = inf (-0). */
+#define DQ_TGT __attribute__((target("avx512f,avx512bw")))
+
+/* 64 values a step saturated to bytes by two packs and one dword
+ * permutation (four 16-lane narrowing conversions take two uops each on
+ * the shuffle port); the packs saturate as the conversions do (signed
+ * int32 -> int16 -> uint8 / int8), so the bytes are the same. */
 #define SILU_Q_LOOP(NAME, DIV)                                                                       \
-    __attribute__((target("avx512f"))) static void NAME(const float *f, void *dst, size_t n,         \
-                                                        float inv, int32_t zp, int s8)              \
+    DQ_TGT static void NAME(const float *f, void *dst, size_t n, float inv, int32_t zp, int s8, int pack) \
     {                                                                                                \
-        const __m512 vi = _mm512_set1_ps(inv), vz = _mm512_set1_ps((float)zp);                      \
-        const __m512 nl2e = _mm512_set1_ps(-1.44269504088896341f), one = _mm512_set1_ps(1.0f);       \
-        const __m512 c3 = _mm512_set1_ps(0.05500892549753189f), c2 = _mm512_set1_ps(0.2422109842300415f); \
-        const __m512 c1 = _mm512_set1_ps(0.6932829022407532f);                                       \
+        const __m512 vi = _mm512_set1_ps(inv), vz = _mm512_set1_ps((float)zp);                       \
+        const __m512i perm = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15); \
         const __m512i z0 = _mm512_setzero_si512();                                                   \
         size_t i = 0;                                                                                \
+        for (; pack && i + 64 <= n; i += 64) {                                                       \
+            __m512i q0 = dn_silu_q16(_mm512_loadu_ps(f + i), vi, vz, DIV);                           \
+            __m512i q1 = dn_silu_q16(_mm512_loadu_ps(f + i + 16), vi, vz, DIV);                      \
+            __m512i q2 = dn_silu_q16(_mm512_loadu_ps(f + i + 32), vi, vz, DIV);                      \
+            __m512i q3 = dn_silu_q16(_mm512_loadu_ps(f + i + 48), vi, vz, DIV);                      \
+            __m512i w01 = _mm512_packs_epi32(q0, q1), w23 = _mm512_packs_epi32(q2, q3);              \
+            __m512i b = s8 ? _mm512_packs_epi16(w01, w23) : _mm512_packus_epi16(w01, w23);           \
+            _mm512_storeu_si512((char *)dst + i, _mm512_permutexvar_epi32(perm, b));                 \
+        }                                                                                            \
         for (; i + 16 <= n; i += 16) {                                                               \
-            __m512 x = _mm512_loadu_ps(f + i);                                                       \
-            __m512 t = _mm512_mul_ps(x, nl2e);                                                       \
-            __m512 k = _mm512_roundscale_ps(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);       \
-            __m512 fr = _mm512_sub_ps(t, k);                                                         \
-            __m512 p = _mm512_fmadd_ps(_mm512_fmadd_ps(_mm512_fmadd_ps(c3, fr, c2), fr, c1), fr, one); \
-            __m512 d = _mm512_add_ps(one, _mm512_scalef_ps(p, k));                                   \
-            __m512 y = DIV ? _mm512_add_ps(_mm512_div_ps(_mm512_mul_ps(x, vi), d), vz)               \
-                           : _mm512_fmadd_ps(_mm512_mul_ps(x, vi), _mm512_rcp14_ps(d), vz);          \
-            __m512i q = _mm512_cvtps_epi32(y);                                                       \
-            if (s8) _mm_storeu_si128((__m128i *)((int8_t *)dst + i), _mm512_cvtsepi32_epi8(q));        \
+            __m512i q = dn_silu_q16(_mm512_loadu_ps(f + i), vi, vz, DIV);                            \
+            if (s8) _mm_storeu_si128((__m128i *)((int8_t *)dst + i), _mm512_cvtsepi32_epi8(q));      \
             else _mm_storeu_si128((__m128i *)((uint8_t *)dst + i), _mm512_cvtusepi32_epi8(_mm512_max_epi32(q, z0))); \
         }                                                                                            \
         silu_q_scalar(f + i, (char *)dst + i, n - i, inv, zp, s8);                                   \
@@ -233,7 +268,7 @@ static void silu_q_range(const dqconv *s, const float *f, void *dst, size_t n)
     int s8 = s->ydt == G_I8;
 #ifdef DQ_SILU_AVX512
     if (dn_has_avx512()) {
-        (s->silu_div ? silu_q_div_avx512 : silu_q_avx512)(f, dst, n, s->inv_ys, s->yzp, s8);
+        (s->silu_div ? silu_q_div_avx512 : silu_q_avx512)(f, dst, n, s->inv_ys, s->yzp, s8, s->silu_pack);
         return;
     }
 #endif
@@ -251,6 +286,35 @@ static void dq_silu_q(const dqconv *s, const float *f, void *dst, size_t n, int 
         size_t a = b0 * 16, b = b1 * 16 < n ? b1 * 16 : n;
         if (a < b) silu_q_range(s, f + a, (char *)dst + a, b - a);
     }
+}
+
+/* Whether dn_qdw.c takes the layer: depthwise 3x3 or 5x5 ([C, 1, K, K],
+ * group C), stride 1 or 2 both ways, no dilation, K/2 pixels of padding on
+ * every side, uint8 input, no fused residual, a chain of SiLU alone or of
+ * Relu / Clip (their bounds, in output steps, into dw_lo / dw_hi), and a
+ * channel count the loop is faster on (dn_qdw_takes). */
+static int dq_dw_ok(dqconv *s, const g_tensor *w, const nn_post *chain, float ysc)
+{
+    const nn_win *v = &s->w0;
+    int64_t K = w->shape.rank == 4 ? w->shape.d[2] : 0;
+    if (!dn_qdw_supported() || s->xdt != G_U8 || s->has_add || (K != 3 && K != 5) ||
+        !dn_qdw_takes(s->M, v->s[0], (int)K) || w->shape.d[1] != 1 || w->shape.d[3] != K ||
+        v->group != s->M || v->auto_pad != NN_PAD_NOTSET || !v->has_pads || v->s[0] != v->s[1] || (v->s[0] != 1 && v->s[0] != 2))
+        return 0;
+    for (int i = 0; i < 2; i++)
+        if (v->d[i] != 1 || v->pb[i] != K / 2 || v->pe[i] != K / 2) return 0;
+    float lo = -INFINITY, hi = INFINITY;
+    if (!s->silu)
+        for (int i = 0; i < chain->n; i++) {
+            if (chain->kind[i] == NN_PO_RELU && chain->a[i] == 0.f) lo = fmaxf(lo, 0.f);
+            else if (chain->kind[i] == NN_PO_CLIP) { lo = fmaxf(lo, chain->a[i]); hi = fminf(hi, chain->b[i]); }
+            else return 0;
+        }
+    if (!(lo <= hi)) return 0;
+    s->dw_k = (int)K;
+    s->dw_lo = lo / ysc;
+    s->dw_hi = hi / ysc;
+    return 1;
 }
 
 /* Constant int8 weights with zero points 0, constant per-tensor scales and
@@ -305,8 +369,11 @@ static int dq_init(g_graph *g, g_node *n, void **state)
     if (ok && s->silu) {
         s->po.n = 0;   /* output scales x_scale * w_scale[c]: real values */
         s->silu_div = dn_silu_div();
+        const char *e = getenv("OPENACL_SILU_PACK");   /* read per load: mdl_bench --ab */
+        s->silu_pack = !(e && !strcmp(e, "0"));
     }
     if (!ok) { dq_fini(s); return K_DECLINE; }
+    s->dw_ok = dq_dw_ok(s, w, &chain, ysc);
     *state = s;
     return 0;
 }
@@ -350,7 +417,13 @@ static int user_wmd(const dqconv *s, int64_t C, dnnl_memory_desc_t *md)
 }
 
 static size_t off_b(const dqconv *s) { return dn_align(s->wbytes); }
-static size_t packed_total(const dqconv *s) { return off_b(s) + s->bbytes; }
+/* dn_qdw.c's packing of a depthwise 3x3 layer follows oneDNN's: both are
+ * there, whichever runs */
+static size_t off_dw(const dqconv *s) { return dn_align(off_b(s) + s->bbytes); }
+static size_t packed_total(const dqconv *s)
+{
+    return s->dw_ok ? off_dw(s) + dn_qdw_packed_bytes(s->M, s->w0.s[0], s->dw_k) : off_b(s) + s->bbytes;
+}
 
 static dnnl_status_t dq_attr(const g_node *n, const dqconv *s, dnnl_primitive_attr_t *attr)
 {
@@ -370,6 +443,125 @@ static dnnl_status_t dq_attr(const g_node *n, const dqconv *s, dnnl_primitive_at
     return st;
 }
 
+/* The primitive descriptor for channels-last source xs and destination ys
+ * with pt / pb rows of padding above and below (the rest of the window is
+ * s->w's): the whole image, or one band of its output rows (dq_bands). */
+static dnnl_status_t dq_pd(const g_node *n, dqconv *s, const g_shape *xs, const g_shape *ys, int64_t pt,
+                           int64_t pb, dnnl_primitive_desc_t *pd)
+{
+    dnnl_memory_desc_t x_c, y_c, w_user, w_any, b_md;
+    dnnl_dims_t strides, dil, pl, pr;
+    if (dn_md_act(&x_c, xs, 1, dt_of(s->xdt)) || dn_md_act(&y_c, ys, 1, s->silu ? dnnl_f32 : dt_of(s->ydt)) ||
+        user_wmd(s, xs->d[1], &w_user))
+        return dnnl_invalid_arguments;
+    for (int i = 0; i < s->w.nsp; i++) {
+        strides[i] = s->w.s[i];
+        dil[i] = s->w.d[i] - 1;
+        pl[i] = i ? s->w.pb[i] : pt;
+        pr[i] = i ? s->w.pe[i] : pb;
+    }
+    if (s->have_wmd) w_any = s->wmd;
+    else dnnl_memory_desc_init_by_tag(&w_any, w_user.ndims, w_user.dims, dnnl_s8, dnnl_format_tag_any);
+    dnnl_dims_t bd = { s->M };
+    dnnl_memory_desc_init_by_tag(&b_md, 1, bd, dnnl_s32, dnnl_x);
+    dnnl_convolution_desc_t cd;
+    dnnl_primitive_attr_t attr = NULL;
+    dnnl_status_t st = dnnl_dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference,
+        dnnl_convolution_direct, &x_c, &w_any, s->has_bias ? &b_md : NULL, &y_c, strides, dil, pl, pr);
+    if (st == dnnl_success) st = dq_attr(n, s, &attr);
+    if (st == dnnl_success) st = dn_pd_create(pd, &cd, attr, NULL);
+    if (attr) dnnl_primitive_attr_destroy(attr);
+    return st;
+}
+
+/* f32 bytes of a SiLU convolution's output band: OPENACL_QCONV_BAND_KB
+ * KiB per thread (0: whole images), read per build of the node. */
+static int64_t dq_band_bytes(int nthr)
+{
+    const char *e = getenv("OPENACL_QCONV_BAND_KB");
+    long kb = e && *e ? strtol(e, NULL, 10) : 256;
+    return kb > 0 ? (int64_t)kb * 1024 * (nthr > 1 ? nthr : 1) : 0;
+}
+
+/* Output rows [o0, o0 + r) read input rows [*i0, *i0 + *ih), with *pt / *pb
+ * rows of padding above and below them. */
+static void band_geom(const dqconv *s, int64_t o0, int64_t r, int64_t *i0, int64_t *ih, int64_t *pt, int64_t *pb)
+{
+    int64_t H = s->xs.d[2], st = o0 * s->w.s[0] - s->w.pb[0];
+    int64_t end = st + (r - 1) * s->w.s[0] + (s->w.k[0] - 1) * s->w.d[0] + 1;
+    int64_t a = st < 0 ? 0 : st, b = end > H ? H : end;
+    *i0 = a;
+    *ih = b - a;
+    *pt = a - st;
+    *pb = end - b;
+}
+
+static dq_band *band_find(dqconv *s, int64_t r, int64_t ih, int64_t pt, int64_t pb)
+{
+    for (int i = 0; i < s->nband; i++)
+        if (s->band[i].orows == r && s->band[i].irows == ih && s->band[i].pt == pt && s->band[i].pb == pb)
+            return &s->band[i];
+    return NULL;
+}
+
+/* One more band shape: its descriptor (the whole image's weight layout, an
+ * implementation other than oneDNN's reference) and memories: 1; 0 when
+ * oneDNN has none such, and the node runs on whole images; 0 with *err set
+ * when a memory could not be made. */
+static int band_add(const g_node *n, dqconv *s, int64_t r, int64_t ih, int64_t pt, int64_t pb, int *err)
+{
+    if (s->nband == DQ_BANDS || ih <= 0) return 0;
+    dq_band *b = &s->band[s->nband];
+    g_shape xs = s->xs, ys = s->ys;
+    xs.d[2] = ih;
+    ys.d[2] = r;
+    dnnl_memory_desc_t x_c, y_c;
+    if (dn_md_act(&x_c, &xs, 1, dt_of(s->xdt)) || dn_md_act(&y_c, &ys, 1, dnnl_f32) ||
+        dq_pd(n, s, &xs, &ys, pt, pb, &b->pd) != dnnl_success)
+        return 0;
+    s->nband++;
+    *b = (dq_band){ .orows = r, .irows = ih, .pt = pt, .pb = pb, .pd = b->pd };
+    const dnnl_memory_desc_t *wmd = dnnl_primitive_desc_query_md(b->pd, dnnl_query_weights_md, 0);
+    if (dn_is_ref_impl(b->pd) || !wmd || !dnnl_memory_desc_equal(wmd, &s->wmd)) return 0;
+    dnnl_memory_desc_t spmd = *dnnl_primitive_desc_query_md(b->pd, dnnl_query_scratchpad_md, 0);
+    if ((*err = dn_mem(n, &x_c, &b->m_x)) || (*err = dn_mem(n, &y_c, &b->m_y)) ||
+        (dn_scratch_size(b->pd) && (*err = dn_mem(n, &spmd, &b->m_sp))))
+        return 0;
+    return 1;
+}
+
+/* A SiLU convolution (float32 out of oneDNN, then dq_silu_q) between
+ * channels-last tensors of one image runs in bands of output rows whose
+ * float32 values stay in the core's cache (dq_band_bytes) between the two
+ * steps, instead of the whole image's going out to memory and back: on
+ * EfficientNet-B0's large expand and depthwise layers the float32 image is
+ * four times the uint8 one. Sets the bands (none where it does not apply)
+ * and the largest band scratchpad; an error code when a memory could not
+ * be made. */
+static int dq_bands(const g_node *n, dqconv *s, size_t *f32_bytes, size_t *sp_bytes)
+{
+    int64_t budget = dq_band_bytes(s->nthr);
+    if (!s->silu || s->direct || budget <= 0 || s->w.nsp != 2 || s->xs.rank != 4 || s->xs.d[0] != 1 ||
+        s->xl != G_LAYOUT_NHWC || s->yl != G_LAYOUT_NHWC)
+        return 0;
+    int64_t Ho = s->ys.d[2], row = s->ys.d[3] * s->M * (int64_t)sizeof(float);
+    int64_t R = row > 0 ? budget / row : 0;
+    if (R < 1) R = 1;
+    if (R >= Ho) return 0;
+    for (int64_t o0 = 0; o0 < Ho; o0 += R) {
+        int64_t r = Ho - o0 < R ? Ho - o0 : R, i0, ih, pt, pb;
+        band_geom(s, o0, r, &i0, &ih, &pt, &pb);
+        if (band_find(s, r, ih, pt, pb)) continue;
+        int err = 0;
+        if (!band_add(n, s, r, ih, pt, pb, &err)) { dq_bands_free(s); return err; }
+    }
+    s->brows = R;
+    *f32_bytes = (size_t)(R * row);
+    for (int i = 0; i < s->nband; i++)
+        if (dn_scratch_size(s->band[i].pd) > *sp_bytes) *sp_bytes = dn_scratch_size(s->band[i].pd);
+    return 0;
+}
+
 /* Primitive descriptor and memories for these shapes and layouts. */
 static int dq_build(const g_node *n, dqconv *s, const k_tensor *in, const k_tensor *out, int nthr)
 {
@@ -386,34 +578,25 @@ static int dq_build(const g_node *n, dqconv *s, const k_tensor *in, const k_tens
     s->yl = out[0].layout;
     s->al = s->has_add ? in[QR].layout : 0;
     s->nthr = nthr;
-    int64_t C = s->xs.d[1];
-    dnnl_memory_desc_t x_c, y_c, y_q, x_u, y_u, a_u, w_user, w_any, b_md;
-    dnnl_dims_t strides, dil, pl, pr;
+    s->direct = s->dw_ok && !dn_qdw_disabled() && s->xl == G_LAYOUT_NHWC && s->yl == G_LAYOUT_NHWC &&
+                s->xs.rank == 4;
+    if (s->direct)
+        s->dg = (dn_qdw_geo){ .N = s->xs.d[0], .H = s->xs.d[2], .W = s->xs.d[3], .C = s->M, .OH = s->ys.d[2],
+                              .OW = s->ys.d[3], .S = s->w.s[0], .K = s->dw_k, .xzp = s->xzp, .yzp = s->yzp,
+                              .s8 = s->ydt == G_I8, .silu = s->silu, .silu_div = s->silu_div,
+                              .lo = s->dw_lo, .hi = s->dw_hi, .inv_ys = s->inv_ys };
+    dnnl_memory_desc_t x_c, y_c, y_q, x_u, y_u, a_u, b_md;
     if (dn_md_act(&x_c, &s->xs, 1, dt_of(s->xdt)) || dn_md_act(&y_q, &s->ys, 1, dt_of(s->ydt)) ||
         dn_md_act(&y_c, &s->ys, 1, s->silu ? dnnl_f32 : dt_of(s->ydt)) ||
         dn_md_act(&x_u, &s->xs, s->xl == G_LAYOUT_NHWC, dt_of(s->xdt)) ||
         dn_md_act(&y_u, &s->ys, s->yl == G_LAYOUT_NHWC, dt_of(s->ydt)) ||
-        dn_md_act(&a_u, &s->ys, s->al == G_LAYOUT_NHWC, dt_of(s->ydt)) || user_wmd(s, C, &w_user))
+        dn_md_act(&a_u, &s->ys, s->al == G_LAYOUT_NHWC, dt_of(s->ydt)))
         return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s' (%s, impl dnnl): memory descriptors",
                         n->name, n->op_type);
-    for (int i = 0; i < s->w.nsp; i++) {
-        strides[i] = s->w.s[i];
-        dil[i] = s->w.d[i] - 1;
-        pl[i] = s->w.pb[i];
-        pr[i] = s->w.pe[i];
-    }
-    if (s->have_wmd) w_any = s->wmd;
-    else dnnl_memory_desc_init_by_tag(&w_any, w_user.ndims, w_user.dims, dnnl_s8, dnnl_format_tag_any);
     dnnl_dims_t bd = { s->M };
     dnnl_memory_desc_init_by_tag(&b_md, 1, bd, dnnl_s32, dnnl_x);
-    dnnl_convolution_desc_t cd;
-    dnnl_primitive_attr_t attr = NULL;
     dnnl_primitive_desc_t pd = NULL;
-    dnnl_status_t st = dnnl_dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference,
-        dnnl_convolution_direct, &x_c, &w_any, s->has_bias ? &b_md : NULL, &y_c, strides, dil, pl, pr);
-    if (st == dnnl_success) st = dq_attr(n, s, &attr);
-    if (st == dnnl_success) st = dn_pd_create(&pd, &cd, attr, NULL);
-    if (attr) dnnl_primitive_attr_destroy(attr);
+    dnnl_status_t st = dq_pd(n, s, &s->xs, &s->ys, s->w.pb[0], s->w.pe[0], &pd);
     if (st != dnnl_success)
         return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "node '%s' (%s, impl dnnl): oneDNN has no "
                         "int8 convolution for this configuration (status %d)", n->name, n->op_type,
@@ -427,7 +610,7 @@ static int dq_build(const g_node *n, dqconv *s, const k_tensor *in, const k_tens
     }
     s->bbytes = s->has_bias ? (size_t)s->M * sizeof(int32_t) : 0;
     s->pd = pd;
-    size_t off = 0;
+    size_t off = 0, f32_bytes = dnnl_memory_desc_get_size(&y_c), sp_bytes = dn_scratch_size(pd);
     dnnl_memory_desc_t spmd = *dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
     if (!dnnl_memory_desc_equal(&x_u, &x_c)) {
         s->off_x = off; off = dn_align(off + dnnl_memory_desc_get_size(&x_c));
@@ -440,13 +623,15 @@ static int dq_build(const g_node *n, dqconv *s, const k_tensor *in, const k_tens
         if (!r) r = dn_mem(n, &y_u, &s->m_yu);
         if (!r && s->silu) r = dn_mem(n, &y_q, &s->m_yq);
     }
-    if (s->silu) { s->off_f = off; off = dn_align(off + dnnl_memory_desc_get_size(&y_c)); }
+    if (!r) r = dq_bands(n, s, &f32_bytes, &sp_bytes);
+    if (s->silu) { s->off_f = off; off = dn_align(off + f32_bytes); }
     if (s->has_add && !dnnl_memory_desc_equal(&a_u, &y_c)) {
         if (!r) r = dn_reorder_prim(n, &a_u, &y_c, &s->re_a);
         if (!r) r = dn_mem(n, &a_u, &s->m_au);
     }
     s->off_sp = off;
-    s->scratch = off + dn_scratch_size(pd);
+    s->scratch = off + sp_bytes;
+    if (s->direct && dn_qdw_scratch_bytes(&s->dg, nthr) > s->scratch) s->scratch = dn_qdw_scratch_bytes(&s->dg, nthr);
     dnnl_dims_t one = { 1 };
     dnnl_memory_desc_t zmd;
     dnnl_memory_desc_init_by_tag(&zmd, 1, one, dnnl_s32, dnnl_x);
@@ -484,6 +669,9 @@ static int dq_pack_into(const g_node *n, dqconv *s, const k_tensor *in, void *pa
     int r = dn_reorder_once(n, &w_user, in[QW].data, &s->wmd, packed);
     if (r) return r;
     if (s->has_bias) memcpy((char *)packed + off_b(s), in[QB].data, s->bbytes);
+    if (s->dw_ok)
+        dn_qdw_pack(in[QW].data, s->has_bias ? in[QB].data : NULL, s->oscale, s->nsc, s->M, s->w0.s[0], s->dw_k,
+                    s->xzp, (char *)packed + off_dw(s));
     dn_pk_adopt(&s->pk, packed);
     return 0;
 }
@@ -511,6 +699,42 @@ static int same_cfg(const dqconv *s, const k_tensor *in, const k_tensor *out, in
            s->xl == in[QX].layout && s->yl == out[0].layout && (!s->has_add || s->al == in[QR].layout);
 }
 
+/* The bands of dq_bands one after the other: oneDNN's product into the
+ * float32 band, then SiLU and quantisation into the output's rows. */
+static int dq_run_bands(const g_node *n, dqconv *s, const void *x, char *y, char *scr, dnnl_stream_t strm,
+                        int nthr)
+{
+    int64_t Ho = s->ys.d[2];
+    size_t xrow = (size_t)(s->xs.d[3] * s->xs.d[1]), yrow = (size_t)(s->ys.d[3] * s->M);
+    for (int64_t o0 = 0; o0 < Ho; o0 += s->brows) {
+        int64_t rows = Ho - o0 < s->brows ? Ho - o0 : s->brows, i0, ih, pt, pb;
+        band_geom(s, o0, rows, &i0, &ih, &pt, &pb);
+        dq_band *b = band_find(s, rows, ih, pt, pb);
+        if (!b) return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s' (%s): no band of %lld rows", n->name,
+                                n->op_type, (long long)rows);
+        int r;
+        if (!b->conv && (r = dn_check(dnnl_primitive_create(&b->conv, b->pd), n, "int8 convolution primitive")))
+            return r;
+        if ((r = dn_set_handle(n, b->m_x, (const char *)x + (size_t)i0 * xrow)) ||
+            (r = dn_set_handle(n, b->m_y, scr + s->off_f)) ||
+            (b->m_sp && (r = dn_set_handle(n, b->m_sp, scr + s->off_sp))))
+            return r;
+        dnnl_exec_arg_t a[6];
+        int na = 0;
+        a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_SRC, b->m_x };
+        a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_WEIGHTS, s->m_w };
+        if (s->has_bias) a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_BIAS, s->m_b };
+        a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_DST, b->m_y };
+        if (b->m_sp) a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_SCRATCHPAD, b->m_sp };
+        if (s->m_xz) a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, s->m_xz };
+        if ((r = dn_check(dnnl_primitive_execute(b->conv, strm, na, a), n, "int8 convolution")) ||
+            (r = dn_check(dnnl_stream_wait(strm), n, "stream wait")))
+            return r;
+        dq_silu_q(s, (const float *)(scr + s->off_f), y + (size_t)o0 * yrow, (size_t)rows * yrow, nthr);
+    }
+    return 0;
+}
+
 static int dq_run(const g_node *n, void *state, const k_tensor *in, k_tensor *out, const k_ctx *ctx)
 {
     dqconv *s = state;
@@ -524,6 +748,12 @@ static int dq_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
     if (g_shape_numel(&s->ys) == 0) return 0;
     char *scr;
     if ((r = dn_pk_scratch(n, &s->pk, ctx, s->scratch, &scr))) return r;
+#ifdef DQ_SILU_AVX512
+    if (s->direct) {
+        dn_qdw_run(&s->dg, in[QX].data, (const char *)s->pk.packed + off_dw(s), out[0].data, scr, nthr);
+        return 0;
+    }
+#endif
     if (!s->conv && (r = dn_check(dnnl_primitive_create(&s->conv, s->pd), n, "int8 convolution primitive")))
         return r;
     dnnl_stream_t strm = dn_stream();
@@ -540,6 +770,7 @@ static int dq_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
     if (s->m_sp && (r = dn_set_handle(n, s->m_sp, scr + s->off_sp))) return r;
     if (s->m_xz && (r = dn_set_handle(n, s->m_xz, &xz))) return r;
     if (s->m_yz && (r = dn_set_handle(n, s->m_yz, &yz))) return r;
+    if (s->nband) return dq_run_bands(n, s, in[QX].data, ydst, scr, strm, nthr);
     if (s->has_add) {
         /* the sum post-op adds what the destination holds: the residual */
         if (s->re_a) {

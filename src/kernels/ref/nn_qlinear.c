@@ -224,7 +224,8 @@ QL_ROW static void qadd_u8_c(const uint8_t *a, const uint8_t *b, uint8_t *y, int
     }
 }
 
-const nn_ql_rows nn_ql_rows_c = { qmul_row_c, qmul_u8_c, qadd_u8_c };
+static void gap_sum_u8(const uint8_t *x, int64_t C, int64_t plane, int nhwc, int64_t *sum);
+const nn_ql_rows nn_ql_rows_c = { qmul_row_c, qmul_u8_c, qadd_u8_c, gap_sum_u8 };
 
 /* Same shape and layout: one flat loop. */
 static void qadd_flat(const qadd_st *s, const void *a, const void *b, void *y, int dt, int64_t cnt,
@@ -415,9 +416,24 @@ static int qx_init(g_graph *g, g_node *n, void **state, int min_in)
     return 0;
 }
 
-static int qgap_init(g_graph *g, g_node *n, void **st) { return qx_init(g, n, st, 4); }
+typedef struct qgap_st {
+    const nn_ql_rows *rows;
+} qgap_st;
 
-static int qgap_infer(const g_node *n, void *state, const k_tensor *in, k_tensor *out)
+int nn_qgap_init(g_graph *g, g_node *n, void **st, const nn_ql_rows *rows)
+{
+    int r = qx_init(g, n, st, 4);
+    if (r) return r;
+    qgap_st *s = malloc(sizeof *s);
+    if (!s) return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): out of memory", n->name, n->op_type);
+    s->rows = rows;
+    *st = s;
+    return 0;
+}
+
+static int qgap_init(g_graph *g, g_node *n, void **st) { return nn_qgap_init(g, n, st, &nn_ql_rows_c); }
+
+int nn_qgap_infer(const g_node *n, void *state, const k_tensor *in, k_tensor *out)
 {
     (void)state;
     if (in[0].shape.rank >= 0 && in[0].shape.rank < 3) return nn_check_rank(n, 0, &in[0].shape, 3, 8);
@@ -455,9 +471,10 @@ static void gap_sum_u8(const uint8_t *x, int64_t C, int64_t plane, int nhwc, int
     }
 }
 
-static int qgap_run(const g_node *n, void *state, const k_tensor *in, k_tensor *out, const k_ctx *ctx)
+int nn_qgap_run(const g_node *n, void *state, const k_tensor *in, k_tensor *out, const k_ctx *ctx)
 {
-    (void)state;
+    const qgap_st *st = state;
+    void (*sum_u8)(const uint8_t *, int64_t, int64_t, int, int64_t *) = st ? st->rows->gap_sum_u8 : gap_sum_u8;
     static const int sc[] = { 1, 2, 3, 4 };
     int r = check_scalars(n, in, sc, 4);
     if (r) return r;
@@ -474,7 +491,7 @@ static int qgap_run(const g_node *n, void *state, const k_tensor *in, k_tensor *
     for (int64_t b = 0; b < N; b++) {
         memset(sum, 0, (size_t)C * sizeof(int64_t));
         if (dt == G_U8 && plane < ((int64_t)1 << 23)) {
-            gap_sum_u8((const uint8_t *)in[0].data + b * C * plane, C, plane, nhwc, sum);
+            sum_u8((const uint8_t *)in[0].data + b * C * plane, C, plane, nhwc, sum);
         } else if (nhwc) {
             /* channels-last: rows of C values, summed row by row */
             for (int64_t p = 0; p < plane; p++)
@@ -509,7 +526,7 @@ int nn_qlmul_plan(const g_node *n, void *state, const k_tensor *in, const k_tens
     return 0;
 }
 
-static int qgap_plan(const g_node *n, void *state, const k_tensor *in, const k_tensor *out,
+int nn_qgap_plan(const g_node *n, void *state, const k_tensor *in, const k_tensor *out,
                      size_t *packed_bytes, size_t *scratch_bytes)
 {
     (void)n; (void)state; (void)out;
@@ -518,7 +535,7 @@ static int qgap_plan(const g_node *n, void *state, const k_tensor *in, const k_t
     return 0;
 }
 
-static int qx_accepts(const g_node *n, void *state, int idx, int layout)
+int nn_qgap_accepts(const g_node *n, void *state, int idx, int layout)
 {
     (void)n; (void)state;
     return layout == G_LAYOUT_PLAIN || (layout == G_LAYOUT_NHWC && idx == 0);
@@ -697,8 +714,8 @@ static const k_op k_qlmul_layout = { .op_type = "QLinearMul", .domain = "com.mic
     .plan = nn_qlmul_plan, .run = nn_qladd_run, .fini = nn_ql_fini, .accepts_layout = nn_qladd_accepts };
 K_REGISTER(k_qlmul_layout);
 static const k_op k_qlgap_ref = { .op_type = "QLinearGlobalAveragePool", .domain = "com.microsoft",
-    .since = 1, .until = 0, .impl = "ref", .priority = 0, .init = qgap_init, .infer = qgap_infer,
-    .plan = qgap_plan, .run = qgap_run, .fini = nn_ql_fini, .accepts_layout = qx_accepts };
+    .since = 1, .until = 0, .impl = "ref", .priority = 0, .init = qgap_init, .infer = nn_qgap_infer,
+    .plan = nn_qgap_plan, .run = nn_qgap_run, .fini = nn_ql_fini, .accepts_layout = nn_qgap_accepts };
 K_REGISTER(k_qlgap_ref);
 QMS(k_qlap_ref, "QLinearAveragePool", qap_init, qap_infer, qap_run, nn_ql_fini, NULL);
 QMS(k_qlcat_ref, "QLinearConcat", qcat_init, qcat_infer, qcat_run, nn_ql_fini, NULL);

@@ -1,4 +1,4 @@
-/* The uint8 QLinearAdd and QLinearMul kernels of nn_qlinear.c with their
+/* The uint8 QLinearAdd, QLinearMul and QLinearGlobalAveragePool kernels of nn_qlinear.c with their
  * inner loops taken from a table: the reference registers them with the
  * plain C loops (nn_ql_rows_c), the x86 vector implementation
  * (kernels/x86/x86_qlinear.c) with its own, so both share one driver (the
@@ -19,6 +19,9 @@ typedef struct nn_ql_rows {
     /* y = clamp(rint(a * ra + b * rb + off), lo, hi), lo/hi within 0..255 */
     void (*add_u8)(const uint8_t *a, const uint8_t *b, uint8_t *y, int64_t n, float ra, float rb, float off,
                    float lo, float hi);
+    /* QLinearGlobalAveragePool's channel sums of one image, exact: x is
+     * [C, plane] (plain) or [plane, C] (channels-last), plane < 2^23 */
+    void (*gap_sum_u8)(const uint8_t *x, int64_t C, int64_t plane, int nhwc, int64_t *sum);
 } nn_ql_rows;
 
 extern const nn_ql_rows nn_ql_rows_c;
@@ -33,5 +36,12 @@ int nn_qlmul_plan(const g_node *n, void *state, const k_tensor *in, const k_tens
 int nn_qladd_run(const g_node *n, void *state, const k_tensor *in, k_tensor *out, const k_ctx *ctx);
 int nn_qladd_accepts(const g_node *n, void *state, int idx, int layout);
 void nn_ql_fini(void *state);
+/* k_op entries of QLinearGlobalAveragePool (com.microsoft) */
+int nn_qgap_init(g_graph *g, g_node *n, void **state, const nn_ql_rows *rows);
+int nn_qgap_infer(const g_node *n, void *state, const k_tensor *in, k_tensor *out);
+int nn_qgap_plan(const g_node *n, void *state, const k_tensor *in, const k_tensor *out,
+                 size_t *packed_bytes, size_t *scratch_bytes);
+int nn_qgap_run(const g_node *n, void *state, const k_tensor *in, k_tensor *out, const k_ctx *ctx);
+int nn_qgap_accepts(const g_node *n, void *state, int idx, int layout);
 
 #endif

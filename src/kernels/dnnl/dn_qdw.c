@@ -1,0 +1,343 @@
+/* Direct int8 depthwise 3x3 convolution (stride 1 or 2, one pixel of
+ * padding; 5x5 with two at stride 1) over channels-last uint8 tensors with
+ * AVX-512 VNNI.
+ *
+ * oneDNN 2.6 computes these layers (MobileNetV2's and EfficientNet-B0's
+ * 3x3 depthwise convolutions) at about one and a half cycles per 16
+ * channels and tap: a depthwise product has no reduction over contiguous
+ * channels for vpdpbusd's groups of four bytes, so it widens and multiplies
+ * tap by tap. Here the reduction runs over the three kernel rows instead:
+ * for each output row, the three input rows it reads are interleaved once
+ * into quadruples (row 0, row 1, row 2, 0) per pixel and channel, two
+ * byte and two word unpacks per 64 channels and pixel, and every output
+ * pixel is then three vpdpbusd per 16 channels, one per kernel column,
+ * reading the quadruples of its three columns (a 5x5 kernel: rows 0-3 and
+ * row 4 as two sets of quadruples, ten vpdpbusd). The unpacks leave the
+ * channels of a 64-channel block spread over four registers (channels
+ * 16L + 4k + j in lane L, dword j of register k); the weights, bias and
+ * scales are packed in the same order, and the two packs that narrow the
+ * four results to bytes put the channels back in order.
+ *
+ * The input zero point: padding is the zero point (a real zero), so the
+ * products run on the stored bytes and the packed bias carries
+ * bias - x_zp * sum(w) per channel. Requantisation as dn_qconv.c's oneDNN
+ * path: the int32 sum times the output scale plus y_zp (one fma), clamped
+ * for Relu/Clip where the bound is inside the 8-bit range, or SiLU and
+ * 1/y_scale (dn_silu_q16), rounded half to even, saturated. Threads take contiguous runs of output rows, each with its
+ * own row of quadruples. */
+#include "kernels/dnnl/dn_qdw.h"
+#include "kernels/dnnl/dn_common.h"
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Quadruple sets per column: kernel rows 0-3, and row 4 of a 5x5 kernel. */
+static int nq_of(int K) { return K > 4 ? 2 : 1; }
+/* per 64-channel block (or channel phase): weights [sets][K kw][4 k][16
+ * dwords], then bias [4][16] int32 and scales [4][16] float */
+static size_t wb_of(int K) { return (size_t)nq_of(K) * (size_t)K * 256; }
+static size_t blk_bytes(int K) { return wb_of(K) + 512; }
+
+int dn_qdw_disabled(void)
+{
+    const char *e = getenv("OPENACL_NO_QDW");   /* read per build: mdl_bench --ab */
+    return e && *e && strcmp(e, "0") != 0;
+}
+
+int dn_qdw_supported(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    static int has = -1;
+    if (has < 0) {
+        dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
+        has = dn_has_avx512() && __builtin_cpu_supports("avx512vnni") &&
+              (isa == dnnl_cpu_isa_avx512_core_vnni || isa == dnnl_cpu_isa_avx512_core_bf16 ||
+               isa == dnnl_cpu_isa_avx512_core_amx);
+    }
+    return has;
+#else
+    return 0;
+#endif
+}
+
+static int64_t blocks(int64_t C) { return (C + 63) / 64; }
+
+/* Stride-1 layers whose channels are a multiple of 16 but not of 64 run on
+ * the row as a flat run of bytes (qdw_flat_row): no idle lanes. */
+static int flat_mode(int64_t C, int64_t S, int K) { return K == 3 && S == 1 && C % 64 != 0 && C % 16 == 0; }
+
+/* 64-byte chunks of a flat row before the channel pattern repeats:
+ * C / gcd(C, 64) */
+static int64_t phases(int64_t C)
+{
+    int64_t a = C, b = 64;
+    while (b) { int64_t t = a % b; a = b; b = t; }
+    return C / a;
+}
+
+/* MobileNetV2 int8, 1 thread, oneDNN -> this loop: 112x112x32 0.107 ->
+ * 0.077 ms and 56x56x144 0.120 -> 0.104 (flat rows); 28x28x192 0.041 ->
+ * 0.025, 14x14x384 0.022 -> 0.015 (blocks). EfficientNet-B0's 5x5 SiLU
+ * layers: 7x7x1152 0.061 -> 0.049, 14x14x672 0.112 -> 0.107, but the
+ * stride-2 14x14x672 -> 7x7 0.031 -> 0.037 (two quadruple sets per input
+ * column for half as many outputs): 5x5 only at stride 1. */
+int dn_qdw_takes(int64_t C, int64_t S, int K)
+{
+    if (K == 5 && S != 1) return 0;
+    return flat_mode(C, S, K) || 10 * C >= 9 * 64 * blocks(C);
+}
+
+static int64_t nblk(int64_t C, int64_t S, int K) { return flat_mode(C, S, K) ? phases(C) : blocks(C); }
+
+size_t dn_qdw_packed_bytes(int64_t C, int64_t S, int K) { return (size_t)nblk(C, S, K) * blk_bytes(K); }
+
+/* channel of dword `pos` of register k in block b (in the flat form, of the
+ * chunks of phase b) */
+static int64_t chan_of(int64_t b, int k, int pos, int64_t C, int flat)
+{
+    int64_t c = 64 * b + 16 * (pos / 4) + 4 * k + pos % 4;
+    return flat ? c % C : c;
+}
+
+void dn_qdw_pack(const int8_t *w, const int32_t *bias, const float *oscale, int64_t nsc, int64_t C, int64_t S,
+                 int K, int32_t xzp, void *dst)
+{
+    int flat = flat_mode(C, S, K), KK = K * K;
+    memset(dst, 0, dn_qdw_packed_bytes(C, S, K));
+    for (int64_t b = 0; b < nblk(C, S, K); b++) {
+        char *blk = (char *)dst + b * blk_bytes(K);
+        int8_t *wq = (int8_t *)blk;
+        int32_t *bq = (int32_t *)(blk + wb_of(K));
+        float *sq = (float *)(blk + wb_of(K) + 256);
+        for (int k = 0; k < 4; k++)
+            for (int pos = 0; pos < 16; pos++) {
+                int64_t c = chan_of(b, k, pos, C, flat);
+                if (c >= C) continue;
+                int32_t sw = 0;
+                for (int t = 0; t < KK; t++) sw += w[c * KK + t];
+                for (int kh = 0; kh < K; kh++)
+                    for (int kw = 0; kw < K; kw++)
+                        wq[((((kh / 4) * K + kw) * 4 + k) * 16 + pos) * 4 + kh % 4] = w[c * KK + kh * K + kw];
+                bq[k * 16 + pos] = (bias ? bias[c] : 0) - xzp * sw;
+                sq[k * 16 + pos] = oscale[nsc > 1 ? c : 0];
+            }
+    }
+}
+
+/* the quadruples of one output row: per column and block (W + 2 columns),
+ * or per 64-byte chunk of the flat row with C / 64 + 1 padding chunks on
+ * either side */
+static size_t row_bytes(const dn_qdw_geo *g)
+{
+    if (flat_mode(g->C, g->S, g->K)) return dn_align((size_t)((g->W * g->C + 63) / 64 + 2 * (g->C / 64 + 1)) * 256);
+    return dn_align((size_t)(g->W + g->K - 1) * (size_t)(blocks(g->C) * nq_of(g->K)) * 256);
+}
+
+size_t dn_qdw_scratch_bytes(const dn_qdw_geo *g, int threads)
+{
+    return row_bytes(g) * (size_t)(threads > 1 ? threads : 1);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define QDW_TGT __attribute__((target("avx512f,avx512bw,avx512vnni")))
+
+static __mmask64 cmask(int64_t left) { return left >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << left) - 1; }
+
+/* The rows' 64 bytes at offset o (those outside m, and padding rows: the
+ * zero point; rows past nr: zero) as four registers of quadruples (row 0,
+ * row 1, row 2, row 3) at d. */
+QDW_TGT static inline void qdw_quad(const uint8_t *const *row, int nr, size_t o, __mmask64 m, __m512i zp,
+                                    __m512i *d)
+{
+    __m512i r[4];
+    for (int i = 0; i < 4; i++)
+        r[i] = i >= nr ? _mm512_setzero_si512() : row[i] ? _mm512_mask_loadu_epi8(zp, m, row[i] + o) : zp;
+    __m512i lo = _mm512_unpacklo_epi8(r[0], r[1]), hi = _mm512_unpackhi_epi8(r[0], r[1]);
+    __m512i l2 = _mm512_unpacklo_epi8(r[2], r[3]), h2 = _mm512_unpackhi_epi8(r[2], r[3]);
+    _mm512_storeu_si512(d, _mm512_unpacklo_epi16(lo, l2));
+    _mm512_storeu_si512(d + 1, _mm512_unpackhi_epi16(lo, l2));
+    _mm512_storeu_si512(d + 2, _mm512_unpacklo_epi16(hi, h2));
+    _mm512_storeu_si512(d + 3, _mm512_unpackhi_epi16(hi, h2));
+}
+
+/* The input rows output row oh reads (NULL: padding). */
+static void qdw_rows(const dn_qdw_geo *g, const uint8_t *x, int64_t oh, const uint8_t **row)
+{
+    for (int kh = 0; kh < g->K; kh++) {
+        int64_t ih = oh * g->S - g->K / 2 + kh;
+        row[kh] = ih >= 0 && ih < g->H ? x + ih * g->W * g->C : NULL;
+    }
+}
+
+/* The quadruples of output row oh: t[((w + K/2) * sets + q) * blocks + b][k]
+ * for input columns w = -K/2 .. W - 1 + K/2 (the padding columns hold the
+ * zero point; the bytes of rows past K meet zero weights). */
+QDW_TGT static void qdw_quads(const dn_qdw_geo *g, const uint8_t *x, int64_t oh, __m512i *t)
+{
+    int64_t nb = blocks(g->C), nq = nq_of(g->K), P = g->K / 2, nw = nb * nq * 4;
+    const uint8_t *row[8];
+    qdw_rows(g, x, oh, row);
+    const __m512i zp = _mm512_set1_epi8((char)g->xzp);
+    const __m512i pad = _mm512_set1_epi32((int32_t)((uint32_t)g->xzp * 0x01010101u));
+    for (int64_t i = 0; i < P * nw; i++) {
+        _mm512_storeu_si512(t + i, pad);
+        _mm512_storeu_si512(t + (g->W + P) * nw + i, pad);
+    }
+    for (int64_t w = 0; w < g->W; w++)
+        for (int q = 0; q < nq; q++)
+            for (int64_t b = 0; b < nb; b++) {
+                __mmask64 m = cmask(g->C - 64 * b);
+                size_t o = (size_t)(w * g->C + 64 * b);
+                int nr = g->K - 4 * q < 4 ? g->K - 4 * q : 4;
+                qdw_quad(row + 4 * q, nr, o, m, zp, t + (((w + P) * nq + q) * nb + b) * 4);
+            }
+}
+
+/* The requantisation's constants for one block: the scales, y_zp (added
+ * before rounding: for the clamp chains inside the same fma as the scale),
+ * the clamp bounds shifted by y_zp, and whether each bound does more than
+ * the saturation to 8 bits after it. */
+typedef struct qdw_rq {
+    __m512 sc[4], vz, lo, hi, vi;
+    int use_lo, use_hi;
+} qdw_rq;
+
+QDW_TGT static void qdw_rq_init(const dn_qdw_geo *g, qdw_rq *c)
+{
+    float qmin = g->s8 ? -128.f : 0.f, qmax = g->s8 ? 127.f : 255.f, z = (float)g->yzp;
+    c->vz = _mm512_set1_ps(z);
+    c->lo = _mm512_set1_ps(g->lo + z);
+    c->hi = _mm512_set1_ps(g->hi + z);
+    c->vi = _mm512_set1_ps(g->inv_ys);
+    c->use_lo = g->lo + z > qmin - 0.5f;
+    c->use_hi = g->hi + z < qmax + 0.5f;
+}
+
+/* Four accumulators (one 64-channel block) to 64 output bytes in order. */
+QDW_TGT static inline __m512i qdw_requant(const dn_qdw_geo *g, const qdw_rq *c, const __m512i *acc)
+{
+    __m512i q[4];
+    for (int k = 0; k < 4; k++) {
+        __m512 a = _mm512_cvtepi32_ps(acc[k]);
+        if (g->silu) {
+            q[k] = dn_silu_q16(_mm512_mul_ps(a, c->sc[k]), c->vi, c->vz, g->silu_div);
+            continue;
+        }
+        __m512 v = _mm512_fmadd_ps(a, c->sc[k], c->vz);
+        if (c->use_lo) v = _mm512_max_ps(v, c->lo);
+        if (c->use_hi) v = _mm512_min_ps(v, c->hi);
+        q[k] = _mm512_cvtps_epi32(v);
+    }
+    __m512i w01 = _mm512_packs_epi32(q[0], q[1]), w23 = _mm512_packs_epi32(q[2], q[3]);
+    return g->s8 ? _mm512_packs_epi16(w01, w23) : _mm512_packus_epi16(w01, w23);
+}
+
+/* One output row from its quadruples, block by block: 3x3 kernels keep
+ * their twelve weight registers, 5x5 ones (forty) read them from L1. */
+QDW_TGT static void qdw_row(const dn_qdw_geo *g, const __m512i *t, const char *packed, uint8_t *y)
+{
+    int64_t nb = blocks(g->C), nq = nq_of(g->K);
+    qdw_rq c;
+    qdw_rq_init(g, &c);
+    for (int64_t b = 0; b < nb; b++) {
+        const char *blk = packed + b * blk_bytes(g->K);
+        const __m512i *wq = (const __m512i *)blk;
+        const int32_t *bq = (const int32_t *)(blk + wb_of(g->K));
+        const float *sq = (const float *)(blk + wb_of(g->K) + 256);
+        __m512i wr[12];
+        for (int i = 0; i < 12; i++) wr[i] = _mm512_loadu_si512(wq + i);
+        for (int k = 0; k < 4; k++) c.sc[k] = _mm512_loadu_ps(sq + 16 * k);
+        __mmask64 m = cmask(g->C - 64 * b);
+        for (int64_t ow = 0; ow < g->OW; ow++) {
+            __m512i acc[4];
+            for (int k = 0; k < 4; k++) acc[k] = _mm512_loadu_si512(bq + 16 * k);
+            if (g->K == 3) {
+                for (int kw = 0; kw < 3; kw++) {
+                    const __m512i *q = t + ((ow * g->S + kw) * nb + b) * 4;
+                    for (int k = 0; k < 4; k++)
+                        acc[k] = _mm512_dpbusd_epi32(acc[k], _mm512_loadu_si512(q + k), wr[kw * 4 + k]);
+                }
+            } else {
+                for (int kw = 0; kw < g->K; kw++)
+                    for (int qs = 0; qs < nq; qs++) {
+                        const __m512i *q = t + (((ow * g->S + kw) * nq + qs) * nb + b) * 4;
+                        const __m512i *wk = wq + (qs * g->K + kw) * 4;
+                        for (int k = 0; k < 4; k++)
+                            acc[k] = _mm512_dpbusd_epi32(acc[k], _mm512_loadu_si512(q + k), _mm512_loadu_si512(wk + k));
+                    }
+            }
+            _mm512_mask_storeu_epi8(y + ow * g->C + 64 * b, m, qdw_requant(g, &c, acc));
+        }
+    }
+}
+
+/* A stride-1 row as a flat run of W * C bytes in 64-byte chunks: the
+ * quadruples of every chunk once, then for each output chunk the kernel's
+ * middle column at the same offset and its left and right columns C bytes
+ * before and after, which, C being a multiple of 16, are whole 128-bit
+ * lanes away: one two-source qword permutation per register. The weights
+ * follow the chunks' channel phases (C / gcd(C, 64) of them). */
+QDW_TGT static void qdw_flat_row(const dn_qdw_geo *g, const uint8_t *x, int64_t oh, __m512i *t,
+                                 const char *packed, uint8_t *y)
+{
+    int64_t L = g->W * g->C, nch = (L + 63) / 64, A = g->C / 64, B = (g->C / 16) % 4, ph = phases(g->C);
+    int64_t pad = A + 1;
+    const uint8_t *row[8];
+    qdw_rows(g, x, oh, row);
+    const __m512i zp = _mm512_set1_epi8((char)g->xzp), pz = _mm512_set1_epi32(g->xzp * 0x010101);
+    for (int64_t j = 0; j < pad; j++)
+        for (int k = 0; k < 4; k++) {
+            _mm512_storeu_si512(t + j * 4 + k, pz);
+            _mm512_storeu_si512(t + (pad + nch + j) * 4 + k, pz);
+        }
+    for (int64_t j = 0; j < nch; j++) qdw_quad(row, 3, (size_t)(64 * j), cmask(L - 64 * j), zp, t + (pad + j) * 4);
+    const __m512i ilo = _mm512_add_epi64(_mm512_set1_epi64(8 - 2 * B), _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
+    const __m512i ihi = _mm512_add_epi64(_mm512_set1_epi64(2 * B), _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
+    qdw_rq c;
+    qdw_rq_init(g, &c);
+    for (int64_t j = 0; j < nch; j++) {
+        const char *blk = packed + (j % ph) * blk_bytes(3);
+        const __m512i *wq = (const __m512i *)blk;
+        const int32_t *bq = (const int32_t *)(blk + wb_of(3));
+        const float *sq = (const float *)(blk + wb_of(3) + 256);
+        const __m512i *mid = t + (pad + j) * 4, *l0 = t + (pad + j - A - 1) * 4, *r0 = t + (pad + j + A) * 4;
+        __m512i acc[4];
+        for (int k = 0; k < 4; k++) {
+            __m512i lft = _mm512_permutex2var_epi64(_mm512_loadu_si512(l0 + k), ilo, _mm512_loadu_si512(l0 + 4 + k));
+            __m512i rgt = _mm512_permutex2var_epi64(_mm512_loadu_si512(r0 + k), ihi, _mm512_loadu_si512(r0 + 4 + k));
+            __m512i a = _mm512_loadu_si512(bq + 16 * k);
+            a = _mm512_dpbusd_epi32(a, lft, _mm512_loadu_si512(wq + k));
+            a = _mm512_dpbusd_epi32(a, _mm512_loadu_si512(mid + k), _mm512_loadu_si512(wq + 4 + k));
+            acc[k] = _mm512_dpbusd_epi32(a, rgt, _mm512_loadu_si512(wq + 8 + k));
+            c.sc[k] = _mm512_loadu_ps(sq + 16 * k);
+        }
+        _mm512_mask_storeu_epi8(y + 64 * j, cmask(L - 64 * j), qdw_requant(g, &c, acc));
+    }
+}
+
+void dn_qdw_run(const dn_qdw_geo *g, const uint8_t *x, const void *packed, void *y, void *scratch,
+                int threads)
+{
+    int64_t rows = g->N * g->OH;
+    int nt = threads > 1 && rows > 1 ? threads : 1;
+    size_t rb = row_bytes(g);
+    int flat = flat_mode(g->C, g->S, g->K);
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        int ti = omp_get_thread_num(), tn = omp_get_num_threads();
+        __m512i *t = (__m512i *)((char *)scratch + (size_t)ti * rb);
+        int64_t r0 = rows * ti / tn, r1 = rows * (ti + 1) / tn;
+        for (int64_t r = r0; r < r1; r++) {
+            int64_t n = r / g->OH, oh = r % g->OH;
+            const uint8_t *xn = x + n * g->H * g->W * g->C;
+            uint8_t *yr = (uint8_t *)y + (n * g->OH + oh) * g->OW * g->C;
+            if (flat) {
+                qdw_flat_row(g, xn, oh, t, packed, yr);
+            } else {
+                qdw_quads(g, xn, oh, t);
+                qdw_row(g, t, packed, yr);
+            }
+        }
+    }
+}
+#endif

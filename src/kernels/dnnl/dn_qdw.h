@@ -1,0 +1,68 @@
+/* Direct int8 depthwise 3x3 / 5x5 convolution with VNNI (dn_qdw.c), the
+ * loop the oneDNN QLinearConv kernel (dn_qconv.c) runs instead of oneDNN's
+ * for such depthwise layers between channels-last uint8 tensors; and the
+ * SiLU-and-quantise step both use. See dn_qdw.c for why and how. */
+#ifndef OPENACL_DN_QDW_H
+#define OPENACL_DN_QDW_H
+#include <stddef.h>
+#include <stdint.h>
+
+/* OPENACL_NO_QDW=1: such layers stay with oneDNN (read per build of the
+ * node; the packed area holds both forms, so it is no part of the ABI). */
+int dn_qdw_disabled(void);
+/* Whether this CPU runs the loop (AVX-512 with VNNI, oneDNN allowed to). */
+int dn_qdw_supported(void);
+
+/* One layer: input [N, H, W, C] uint8 (zero point xzp), weights [C, 1, K,
+ * K] int8 (K 3 or 5), stride 1 or 2, K/2 pixels of padding on every side; output [N,
+ * OH, OW, C] uint8 or int8 (s8) with zero point yzp. The chain: SiLU (silu:
+ * the packed scales give real values, then x * sigmoid(x) / y_scale) or
+ * a clamp to [lo, hi] in output steps (Relu / Clip; none: unbounded). */
+typedef struct dn_qdw_geo {
+    int64_t N, H, W, C, OH, OW, S;
+    int K;
+    int32_t xzp, yzp;
+    int s8, silu, silu_div;
+    float lo, hi, inv_ys;
+} dn_qdw_geo;
+
+/* Whether the loop takes a layer of C channels at stride S (1 or 2): where
+ * it beats oneDNN's (dn_qdw.c). */
+int dn_qdw_takes(int64_t C, int64_t S, int K);
+/* Packed bytes: weights (VNNI quadruples), int32 bias and float scales per
+ * 64-channel block or channel phase. */
+size_t dn_qdw_packed_bytes(int64_t C, int64_t S, int K);
+/* w [C, K * K] int8; bias [C] int32 or NULL; oscale[c] (nsc 1 or C): the
+ * accumulator's factor to the value the chain reads. */
+void dn_qdw_pack(const int8_t *w, const int32_t *bias, const float *oscale, int64_t nsc, int64_t C, int64_t S,
+                 int K, int32_t xzp, void *dst);
+size_t dn_qdw_scratch_bytes(const dn_qdw_geo *g, int threads);
+#if defined(__x86_64__) && defined(__GNUC__)
+/* Only where dn_qdw_supported(). */
+void dn_qdw_run(const dn_qdw_geo *g, const uint8_t *x, const void *packed, void *y, void *scratch,
+                int threads);
+#endif
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+/* x / (1 + 2^t), t = -x log2 e, times 1/y_scale plus y_zp in one fma,
+ * rounded to int32; 2^t as kernels/silu16.h's bf16-grade form (degree 3 on
+ * the fraction, vscalef for the integer part); no clamp of t: the inputs
+ * are finite, so large x gives 2^t = 0 (exactly x) and very negative x
+ * gives 2^t = inf (-0). */
+__attribute__((target("avx512f"))) static inline __m512i dn_silu_q16(__m512 x, __m512 vi, __m512 vz, int div)
+{
+    const __m512 nl2e = _mm512_set1_ps(-1.44269504088896341f), one = _mm512_set1_ps(1.0f);
+    const __m512 c3 = _mm512_set1_ps(0.05500892549753189f), c2 = _mm512_set1_ps(0.2422109842300415f);
+    const __m512 c1 = _mm512_set1_ps(0.6932829022407532f);
+    __m512 t = _mm512_mul_ps(x, nl2e);
+    __m512 k = _mm512_roundscale_ps(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512 fr = _mm512_sub_ps(t, k);
+    __m512 p = _mm512_fmadd_ps(_mm512_fmadd_ps(_mm512_fmadd_ps(c3, fr, c2), fr, c1), fr, one);
+    __m512 d = _mm512_add_ps(one, _mm512_scalef_ps(p, k));
+    __m512 y = div ? _mm512_add_ps(_mm512_div_ps(_mm512_mul_ps(x, vi), d), vz)
+                   : _mm512_fmadd_ps(_mm512_mul_ps(x, vi), _mm512_rcp14_ps(d), vz);
+    return _mm512_cvtps_epi32(y);
+}
+#endif
+#endif
