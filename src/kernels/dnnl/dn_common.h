@@ -42,6 +42,10 @@ void dn_silu_f32_fast(float *y, size_t n, int threads, int div);
  * 3x3 stride-1 float32 convolutions: on unless OPENACL_WINOGRAD=0; part of
  * the kernel ABI. */
 int dn_winograd(void);
+/* Whether OPENACL_QMM_BINARY=1 keeps the int8 products (dn_qmatmul.c) on
+ * brgemm with binary scale and bias post-ops: their packed W differs, so it
+ * is part of the ABI tag. Read per call (per load). */
+int dn_qmm_binary(void);
 /* OPENACL_WINO_PLANE=1 (dn_conv.c): the Winograd kernel takes layers by the
  * earlier rule (output plane of 28x28 or more, any channel count) instead
  * of by output tiles and channel product; part of the kernel ABI. */

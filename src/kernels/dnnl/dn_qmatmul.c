@@ -3,11 +3,19 @@
  * QMatMul's activation arrives quantised; DynQMatMul's float one is
  * quantised per run to uint8 over the whole tensor (AVX-512 min/max and quantise
  * loops, DynamicQuantizeLinear's arithmetic), then one u8 x s8 oneDNN
- * matmul (VNNI, oneDNN's brgemm kernel) writes float32 directly: a first
- * binary post-op multiplies by the run's per-column scale
- * s[n] = x_scale * w_scale[n], a second adds bias[n] - s[n] * zp * colsum(W)[n]
- * (which takes the activation's zero point out of the product); the fused
- * post-ops follow.
+ * matmul (VNNI) writes float32 directly, s[n] * (acc + bias'[n]) with the
+ * run's per-column scale s[n] = x_scale * w_scale[n] as oneDNN's runtime
+ * output scales and bias'[n] = bias[n] / s[n] - zp * colsum(W)[n] (which
+ * takes the activation's zero point out of the product) as its bias, added
+ * before the scales as oneDNN 2.6 does; the fused post-ops follow. Runtime
+ * scales take oneDNN's gemm kernel instead of brgemm, which with the two
+ * per-column binary post-ops this needs otherwise spent more time on them
+ * than on the product (BERT-4's 128x256x1024 with GELU 0.27 -> 0.19 ms,
+ * PP-OCRv4 rec's 40x120x6625 0.41 -> 0.14). A column whose scale is zero or
+ * subnormal (or whose bias' overflows) gets scale 0 in oneDNN and its value,
+ * bias[n] - s[n] * zp * colsum(W)[n] through the post-ops, written after.
+ * OPENACL_QMM_BINARY=1 keeps the brgemm form: the scale as a first binary
+ * post-op, a second adding bias[n] - s[n] * zp * colsum(W)[n].
  * W is packed once at load (with its column sums, bias and w_scale) and a
  * compiled model keeps it packed (adopt). */
 #include "kernels/dnnl/dn_common.h"
@@ -26,6 +34,7 @@
 typedef struct dq {
     nn_post po;
     int has_bias, per_col, fallback, built, nthr;
+    int rt;                    /* runtime output scales and bias' (else two binary post-ops) */
     int stat;                  /* openacl.QMatMul: X arrives quantised */
     int qout;                  /* a QuantizeLinear folded behind: float result in scratch */
     size_t off_yf;
@@ -40,6 +49,12 @@ typedef struct dq {
 } dq;
 
 static int has_in(const g_node *n, int i) { return n->n_in > i && n->in[i] >= 0; }
+
+int dn_qmm_binary(void)
+{
+    const char *e = getenv("OPENACL_QMM_BINARY");   /* read per load: mdl_bench --ab */
+    return e && !strcmp(e, "1");
+}
 
 /* u8 x s8 products need VNNI: without it oneDNN's int8 kernels pair
  * products in saturating 16-bit sums (255*127*2 overflows) */
@@ -78,6 +93,7 @@ static int dq_init(g_graph *g, g_node *n, void **state)
     if ((r = nn_post_parse(n, &s->po))) { free(s); return r; }
     s->has_bias = has_in(n, 2);
     s->stat = nn_qmm_static(n);
+    s->rt = !dn_qmm_binary();
     s->qout = nn_qmm_qout(n);
     *state = s;
     return 0;
@@ -103,6 +119,14 @@ static float *dq_wscale(const dq *s, const char *pk) { return (float *)(pk + dn_
 static dnnl_status_t dq_attr(const g_node *n, dq *s, dnnl_primitive_attr_t attr,
                              const dnnl_memory_desc_t *y_md, const dnnl_memory_desc_t *vec_md)
 {
+    if (s->rt) {   /* the scales at run time, then the fused list as it is */
+        const float runtime = DNNL_RUNTIME_F32_VAL;
+        dnnl_status_t st = dnnl_primitive_attr_set_output_scales(attr, 1, 1 << 1, &runtime);
+        int add_idx = -1;
+        if (st == dnnl_success && dn_post_ops(n, &s->po, y_md, NULL, attr, &add_idx)) st = dnnl_unimplemented;
+        s->add_idx = add_idx;
+        return st;
+    }
     dnnl_status_t st = dnnl_success;
     dnnl_primitive_attr_t tmp = NULL;
     dnnl_post_ops_t po = NULL;
@@ -155,15 +179,25 @@ static int dq_build(const g_node *n, dq *s, const k_tensor *in, int nthr)
         dnnl_memory_desc_init_by_tag(&y_md, 2, dy, dnnl_f32, dnnl_ab);
         dnnl_memory_desc_init_by_tag(&vec_md, 2, dv, dnnl_f32, dnnl_ab);
         sc_md = vec_md;
-        dnnl_matmul_desc_t md;
-        dnnl_primitive_attr_t attr = NULL;
-        st = dnnl_matmul_desc_init(&md, &a_md, s->have_wmd ? &s->wmd : &w_md, NULL, &y_md);
-        if (st == dnnl_success) st = dnnl_primitive_attr_create(&attr);
-        if (st == dnnl_success) st = dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
-        if (st == dnnl_success) st = dq_attr(n, s, attr, &y_md, &vec_md);
-        if (st == dnnl_success) st = dn_pd_create(&pd, (const_dnnl_op_desc_t)&md, attr, "brg");
-        if (attr) dnnl_primitive_attr_destroy(attr);
-        if (st == dnnl_success && dn_is_ref_impl(pd)) st = dnnl_unimplemented;
+        /* the runtime-scale form first; once W is packed, only its form */
+        for (int tries = 0; tries < 2 && st != dnnl_success; tries++) {
+            if (tries && (s->have_wmd || !s->rt)) break;
+            if (tries) s->rt = 0;
+            if (s->rt) {
+                dnnl_dims_t ds = { N };
+                dnnl_memory_desc_init_by_tag(&sc_md, 1, ds, dnnl_f32, dnnl_a);
+            }
+            dnnl_matmul_desc_t md;
+            dnnl_primitive_attr_t attr = NULL;
+            st = dnnl_matmul_desc_init(&md, &a_md, s->have_wmd ? &s->wmd : &w_md, s->rt ? &vec_md : NULL, &y_md);
+            if (st == dnnl_success) st = dnnl_primitive_attr_create(&attr);
+            if (st == dnnl_success) st = dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
+            if (st == dnnl_success) st = dq_attr(n, s, attr, &y_md, &vec_md);
+            if (st == dnnl_success) st = dn_pd_create(&pd, (const_dnnl_op_desc_t)&md, attr, s->rt ? NULL : "brg");
+            if (attr) dnnl_primitive_attr_destroy(attr);
+            if (st == dnnl_success && dn_is_ref_impl(pd)) st = dnnl_unimplemented;
+            if (st != dnnl_success && pd) { dnnl_primitive_desc_destroy(pd); pd = NULL; }
+        }
     }
     if (st != dnnl_success) {
         if (pd) dnnl_primitive_desc_destroy(pd);
@@ -371,6 +405,25 @@ static void dq_quantise(const float *x, size_t n, uint8_t *q, float *scale, uint
     }
 }
 
+/* The columns the runtime-scale form left to be written (scale 0 in sc):
+ * bias[n] - s[n] * zp * colsum(W)[n], the product's own term below
+ * 2^31 * FLT_MIN (zero or subnormal s[n]), through the fused post-ops. */
+static void dq_fix_cols(const dq *s, const char *pk, float xs, uint8_t zp, const float *sc,
+                        const float *add, float *y)
+{
+    const int32_t *cs = dq_colsum(s, pk);
+    const float *b = dq_bias(s, pk), *ws = dq_wscale(s, pk);
+    for (int64_t j = 0; j < s->N; j++) {
+        if (sc[j] != 0.f) continue;
+        float sj = xs * ws[j], v0 = b[j] - (float)((double)sj * (double)zp * (double)cs[j]);
+        for (int64_t m = 0; m < s->M; m++) {
+            float v = v0;
+            nn_post_apply(&s->po, &v, 1, add ? add + m * s->N + j : NULL);
+            y[m * s->N + j] = v;
+        }
+    }
+}
+
 static int dq_exec(const g_node *n, dq *s, const k_tensor *in, k_tensor *out, char *scr)
 {
     const char *pk = s->pk.packed;
@@ -381,9 +434,20 @@ static int dq_exec(const g_node *n, dq *s, const k_tensor *in, k_tensor *out, ch
     float *sc = (float *)(scr + s->off_sc), *vec = (float *)(scr + s->off_vec);
     const int32_t *cs = dq_colsum(s, pk);
     const float *b = dq_bias(s, pk), *ws = dq_wscale(s, pk);
+    int64_t nfix = 0;
     for (int64_t j = 0; j < s->N; j++) {
         sc[j] = xs * ws[j];   /* as ONNX Runtime's Mul(x_scale, w_scale) */
-        vec[j] = b[j] - (float)((double)sc[j] * (double)zp * (double)cs[j]);
+        if (!s->rt) {
+            vec[j] = b[j] - (float)((double)sc[j] * (double)zp * (double)cs[j]);
+            continue;
+        }
+        float bp = isnormal(sc[j]) ? (float)((double)b[j] / sc[j] - (double)zp * (double)cs[j]) : NAN;
+        if (isfinite(bp)) {
+            vec[j] = bp;
+        } else {
+            sc[j] = vec[j] = 0.f;   /* dq_fix_cols writes the column */
+            nfix++;
+        }
     }
     dnnl_stream_t strm = dn_stream();
     if (!strm) return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s': no oneDNN stream", n->name);
@@ -395,8 +459,8 @@ static int dq_exec(const g_node *n, dq *s, const k_tensor *in, k_tensor *out, ch
         return r;
     dnnl_exec_arg_t a[7] = {
         { DNNL_ARG_SRC, s->m_a }, { DNNL_ARG_WEIGHTS, s->m_w }, { DNNL_ARG_DST, s->m_y },
-        { DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, s->m_sc },
-        { DNNL_ARG_ATTR_MULTIPLE_POST_OP(1) | DNNL_ARG_SRC_1, s->m_vec },
+        { s->rt ? DNNL_ARG_ATTR_OUTPUT_SCALES : DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, s->m_sc },
+        { s->rt ? DNNL_ARG_BIAS : DNNL_ARG_ATTR_MULTIPLE_POST_OP(1) | DNNL_ARG_SRC_1, s->m_vec },
     };
     int na = 5;
     if (s->po.has_add) {
@@ -410,6 +474,8 @@ static int dq_exec(const g_node *n, dq *s, const k_tensor *in, k_tensor *out, ch
     if ((r = dn_check(dnnl_primitive_execute(s->prim, strm, na, a), n, "int8 matmul")) ||
         (r = dn_check(dnnl_stream_wait(strm), n, "stream wait")))
         return r;
+    if (nfix) dq_fix_cols(s, pk, xs, zp, sc, s->po.has_add ? in[NN_ADD_INPUT].data : NULL,
+                          s->qout ? (float *)(scr + s->off_yf) : out[0].data);
     if (s->qout) {   /* the folded QuantizeLinear */
         float ys;
         uint8_t yz;
