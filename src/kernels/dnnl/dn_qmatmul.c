@@ -21,6 +21,7 @@
 #include "kernels/dnnl/dn_common.h"
 #include "kernels/ref/nn_dynqmm.h"
 #include "core/par.h"
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -405,6 +406,53 @@ static void dq_quantise(const float *x, size_t n, uint8_t *q, float *scale, uint
     }
 }
 
+/* The runtime-scale form's per-column scale s[j] = x_scale * w_scale[j] (as
+ * ONNX Runtime's Mul(x_scale, w_scale)) and bias' b[j] / s[j] - zp * cs[j];
+ * both 0 where s[j] is not a normal number or bias' not finite, the columns
+ * dq_fix_cols writes (their count returned). In float: oneDNN adds bias' to
+ * the accumulator in float. */
+#ifdef DQ_X86
+__attribute__((target("avx512f")))
+static int64_t cols_rt_avx512(const float *ws, const float *b, const int32_t *cs, float xs, uint8_t zp,
+                              int64_t N, float *sc, float *bp)
+{
+    const __m512 x = _mm512_set1_ps(xs), z = _mm512_set1_ps((float)zp);
+    const __m512 tiny = _mm512_set1_ps(FLT_MIN), huge = _mm512_set1_ps(FLT_MAX);
+    int64_t nfix = 0;
+    for (int64_t j = 0; j < N; j += 16) {
+        __mmask16 m = N - j >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (N - j)) - 1);
+        __m512 s = _mm512_mul_ps(x, _mm512_maskz_loadu_ps(m, ws + j));
+        __m512 c = _mm512_cvtepi32_ps(_mm512_maskz_loadu_epi32(m, cs + j));
+        __m512 v = _mm512_sub_ps(_mm512_div_ps(_mm512_maskz_loadu_ps(m, b + j), s), _mm512_mul_ps(z, c));
+        /* ordered compares: false for NaN */
+        __mmask16 ok = _mm512_cmp_ps_mask(_mm512_abs_ps(s), tiny, _CMP_GE_OQ) &
+                       _mm512_cmp_ps_mask(_mm512_abs_ps(s), huge, _CMP_LE_OQ) &
+                       _mm512_cmp_ps_mask(_mm512_abs_ps(v), huge, _CMP_LE_OQ) & m;
+        _mm512_mask_storeu_ps(sc + j, m, _mm512_maskz_mov_ps(ok, s));
+        _mm512_mask_storeu_ps(bp + j, m, _mm512_maskz_mov_ps(ok, v));
+        nfix += __builtin_popcount((unsigned)(m & ~ok));
+    }
+    return nfix;
+}
+#endif
+
+static int64_t dq_cols_rt(const float *ws, const float *b, const int32_t *cs, float xs, uint8_t zp,
+                          int64_t N, float *sc, float *bp)
+{
+#ifdef DQ_X86
+    if (dn_has_avx512()) return cols_rt_avx512(ws, b, cs, xs, zp, N, sc, bp);
+#endif
+    int64_t nfix = 0;
+    for (int64_t j = 0; j < N; j++) {
+        float s = xs * ws[j], v = b[j] / s - (float)zp * (float)cs[j];
+        int ok = isnormal(s) && isfinite(v);
+        sc[j] = ok ? s : 0.f;
+        bp[j] = ok ? v : 0.f;
+        nfix += !ok;
+    }
+    return nfix;
+}
+
 /* The columns the runtime-scale form left to be written (scale 0 in sc):
  * bias[n] - s[n] * zp * colsum(W)[n], the product's own term below
  * 2^31 * FLT_MIN (zero or subnormal s[n]), through the fused post-ops. */
@@ -435,18 +483,12 @@ static int dq_exec(const g_node *n, dq *s, const k_tensor *in, k_tensor *out, ch
     const int32_t *cs = dq_colsum(s, pk);
     const float *b = dq_bias(s, pk), *ws = dq_wscale(s, pk);
     int64_t nfix = 0;
-    for (int64_t j = 0; j < s->N; j++) {
-        sc[j] = xs * ws[j];   /* as ONNX Runtime's Mul(x_scale, w_scale) */
-        if (!s->rt) {
+    if (s->rt) {
+        nfix = dq_cols_rt(ws, b, cs, xs, zp, s->N, sc, vec);
+    } else {
+        for (int64_t j = 0; j < s->N; j++) {
+            sc[j] = xs * ws[j];   /* as ONNX Runtime's Mul(x_scale, w_scale) */
             vec[j] = b[j] - (float)((double)sc[j] * (double)zp * (double)cs[j]);
-            continue;
-        }
-        float bp = isnormal(sc[j]) ? (float)((double)b[j] / sc[j] - (double)zp * (double)cs[j]) : NAN;
-        if (isfinite(bp)) {
-            vec[j] = bp;
-        } else {
-            sc[j] = vec[j] = 0.f;   /* dq_fix_cols writes the column */
-            nfix++;
         }
     }
     dnnl_stream_t strm = dn_stream();
