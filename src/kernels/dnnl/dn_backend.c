@@ -21,8 +21,9 @@ static const char *isa_name(int isa)
     }
 }
 
-static char g_abi[24][40];  /* [OPENACL_NO_GEMV | OPENACL_NO_STEM << 1 | Winograd's rule << 2
-                                (0 off, 1 on (default), 2 the earlier rule) | OPENACL_QMM_BINARY * 12] */
+static char g_abi[48][40];  /* [OPENACL_NO_GEMV | OPENACL_NO_STEM << 1 | Winograd's rule << 2
+                                (0 off, 1 on (default), 2 the earlier rule), + 12 with
+                                OPENACL_QMM_BINARY, + 24 with OPENACL_QCONV_ZP_RT] */
 static pthread_once_t g_abi_once = PTHREAD_ONCE_INIT;
 
 static void abi_init(void)
@@ -39,17 +40,21 @@ static void abi_init(void)
      * packed for the direct loop of dn_stem.c; p5: Winograd weights for 3x3
      * layers on planes of 28x28 and more, by default; p6: Winograd by
      * output tiles and channel product, dn_conv.c; p7: int8 products with
-     * runtime scales, W plain for oneDNN's gemm, dn_qmatmul.c). The
+     * runtime scales, W plain for oneDNN's gemm, dn_qmatmul.c; unpadded
+     * int8 convolutions without oneDNN's zero-point compensation,
+     * dn_qconv.c). The
      * switches that change packed formats follow as letters: "n"
      * OPENACL_NO_GEMV, "s" OPENACL_NO_STEM, "w" Winograd on (the default;
      * OPENACL_WINOGRAD=0 drops it), or "v" for Winograd by the earlier rule
-     * (OPENACL_WINO_PLANE=1), "q" OPENACL_QMM_BINARY=1. At most 47
+     * (OPENACL_WINO_PLANE=1), "q" OPENACL_QMM_BINARY=1, "z"
+     * OPENACL_QCONV_ZP_RT=1. At most 47
      * characters (the header's field). */
-    for (int g = 0; g < 24; g++) {
+    for (int g = 0; g < 48; g++) {
         int h = g % 12;
-        snprintf(g_abi[g], sizeof g_abi[g], "dnnl %d.%d.%d %s p7%s%s%s%s",
+        snprintf(g_abi[g], sizeof g_abi[g], "dnnl %d.%d.%d %s p7%s%s%s%s%s",
                  v->major, v->minor, v->patch, nm, h & 1 ? "n" : "", h & 2 ? "s" : "",
-                 (h >> 2) == 1 ? "w" : (h >> 2) == 2 ? "v" : "", g >= 12 ? "q" : "");
+                 (h >> 2) == 1 ? "w" : (h >> 2) == 2 ? "v" : "", (g / 12) & 1 ? "q" : "",
+                 g >= 24 ? "z" : "");
     }
 }
 
@@ -58,7 +63,8 @@ static const char *dn_abi_tag(void)
     pthread_once(&g_abi_once, abi_init);
     /* the switches are read per load */
     int wino = dn_winograd() ? (dn_wino_plane() ? 2 : 1) : 0;
-    return g_abi[((dn_gemv_disabled() ? 1 : 0) | (dn_stem_disabled() ? 2 : 0) | wino << 2) + (dn_qmm_binary() ? 12 : 0)];
+    return g_abi[((dn_gemv_disabled() ? 1 : 0) | (dn_stem_disabled() ? 2 : 0) | wino << 2) + (dn_qmm_binary() ? 12 : 0) +
+                 (dn_qconv_zp_rt() ? 24 : 0)];
 }
 
 /* The ABI string (k_abi) is "openacl <version> " and this tag: at most 47

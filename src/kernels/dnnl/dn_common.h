@@ -46,6 +46,10 @@ int dn_winograd(void);
  * brgemm with binary scale and bias post-ops: their packed W differs, so it
  * is part of the ABI tag. Read per call (per load). */
 int dn_qmm_binary(void);
+/* Whether OPENACL_QCONV_ZP_RT=1 keeps oneDNN's runtime source zero point on
+ * unpadded int8 convolutions (dn_qconv.c) instead of folding it into the
+ * bias: W's packed form differs, so it is part of the ABI tag. */
+int dn_qconv_zp_rt(void);
 /* OPENACL_WINO_PLANE=1 (dn_conv.c): the Winograd kernel takes layers by the
  * earlier rule (output plane of 28x28 or more, any channel count) instead
  * of by output tiles and channel product; part of the kernel ABI. */

@@ -29,7 +29,9 @@ enum { QX = 0, QXS, QXZ, QW, QWS, QWZ, QYS, QYZ, QB, QR, QRS, QRZ };
 typedef struct dqconv {
     nn_win w0, w;
     nn_post po;        /* the chain oneDNN applies (scaled or with the final linear step) */
-    int has_bias;
+    int has_bias;      /* oneDNN gets an int32 bias: the input's, or zfold's */
+    int bias_in;       /* the node has a bias input */
+    int zfold;         /* the source zero point folded into that bias (dq_zfold) */
     int has_add;       /* fused residual (inputs QR, QRS, QRZ) as a sum post-op */
     float sum_scale;
     int32_t rzp;
@@ -263,6 +265,47 @@ static void dq_silu_q(const dqconv *s, const float *f, void *dst, size_t n, int 
     }
 }
 
+/* Whether the source zero point goes into the int32 bias, bias[m] - zp *
+ * sum(W[m]), instead of oneDNN's runtime zero point: exact for a layer
+ * without padding (every tap reads a real input; a padded one reads zp at
+ * the border, whose taps the sum would take out too), and oneDNN's zero-
+ * point compensation costs time in the kernel: a 240x240 1x1 layer on 12x80
+ * 168 -> 145 us, the 480x480 one on 6x80 299 -> 271 (standalone). The pads
+ * must be zero for every shape (explicit zeros, or VALID), and the sum must
+ * stay in int32 (255 * 127 * taps < 2^30). OPENACL_QCONV_ZP_RT=1 keeps the
+ * runtime zero point; W's packed form differs (oneDNN's compensation), so it
+ * is part of the kernel ABI (dn_qconv_zp_rt). */
+int dn_qconv_zp_rt(void)
+{
+    const char *e = getenv("OPENACL_QCONV_ZP_RT");   /* read per load: mdl_bench --ab */
+    return e && !strcmp(e, "1");
+}
+
+/* bias[m] - zp * sum(W[m]) (m's taps contiguous in ONNX's [M, C/G, k...]);
+ * 0 when it leaves int32 */
+static int zfold_bias(const int8_t *w, int64_t taps, const int32_t *bias, int32_t zp, int64_t m, int32_t *out)
+{
+    int64_t sum = 0;
+    for (int64_t j = 0; j < taps; j++) sum += w[m * taps + j];
+    int64_t v = (bias ? (int64_t)bias[m] : 0) - (int64_t)zp * sum;
+    if (v < INT32_MIN || v > INT32_MAX) return 0;
+    *out = (int32_t)v;
+    return 1;
+}
+
+static int dq_zfold(const dqconv *s, const g_tensor *w, const g_tensor *b)
+{
+    if (!s->xzp || dn_qconv_zp_rt() || !w->data || (b && !b->data)) return 0;
+    if (s->w0.auto_pad == NN_PAD_SAME_UPPER || s->w0.auto_pad == NN_PAD_SAME_LOWER) return 0;
+    for (int i = 0; i < NN_MAX_SP; i++)
+        if (s->w0.pb[i] || s->w0.pe[i]) return 0;
+    int64_t taps = s->M > 0 ? g_shape_numel(&w->shape) / s->M : 0;
+    int32_t v;
+    for (int64_t m = 0; m < s->M; m++)
+        if (!zfold_bias(w->data, taps, b ? b->data : NULL, s->xzp, m, &v)) return 0;
+    return taps > 0;
+}
+
 /* Constant int8 weights with zero points 0, constant per-tensor scales and
  * zero points, 8-bit activations; anything else is the reference kernel's. */
 static int dq_init(g_graph *g, g_node *n, void **state)
@@ -297,13 +340,15 @@ static int dq_init(g_graph *g, g_node *n, void **state)
     s->xdt = xdt;
     s->ydt = ydt;
     s->M = M;
-    s->has_bias = b != NULL;
+    s->bias_in = b != NULL;
     float rsc = 1.f;
     s->has_add = chain.has_add;
     s->silu = !chain.has_add && chain.n == 1 && chain.kind[0] == NN_PO_SILU && chain.a[0] == 1.0f &&
               !getenv("OPENACL_DNNL_SWISH");
     s->inv_ys = 1.0f / ysc;
     int ok = scalar_zp(xz, xdt, &s->xzp) && scalar_zp(yz, ydt, &s->yzp);
+    s->zfold = ok && dq_zfold(s, w, b);
+    s->has_bias = s->bias_in || s->zfold;
     if (ok && s->has_add)
         ok = n->n_in > QRZ && n->in[QR] >= 0 && g->t[n->in[QR]].dtype == ydt &&
              scalar_f32(cst(g, n, QRS), &rsc) && scalar_zp(cst(g, n, QRZ), ydt, &s->rzp);
@@ -369,7 +414,8 @@ static dnnl_status_t dq_attr(const g_node *n, const dqconv *s, dnnl_primitive_at
     if (st == dnnl_success) st = dnnl_primitive_attr_set_scratchpad_mode(*attr, dnnl_scratchpad_mode_user);
     if (st == dnnl_success)
         st = dnnl_primitive_attr_set_output_scales(*attr, s->nsc, s->nsc > 1 ? 1 << 1 : 0, s->oscale);
-    if (st == dnnl_success && s->xzp) st = dnnl_primitive_attr_set_zero_points(*attr, DNNL_ARG_SRC, 1, 0, &rt);
+    if (st == dnnl_success && s->xzp && !s->zfold)
+        st = dnnl_primitive_attr_set_zero_points(*attr, DNNL_ARG_SRC, 1, 0, &rt);
     if (st == dnnl_success && s->yzp && !s->silu)
         st = dnnl_primitive_attr_set_zero_points(*attr, DNNL_ARG_DST, 1, 0, &rt);
     int add_idx;
@@ -465,7 +511,7 @@ static int dq_build(const g_node *n, dqconv *s, const k_tensor *in, const k_tens
     if (!r && s->has_bias) r = dn_mem(n, &b_md, &s->m_b);
     if (!r) r = dn_mem(n, &y_c, &s->m_y);
     if (!r && dn_scratch_size(pd)) r = dn_mem(n, &spmd, &s->m_sp);
-    if (!r && s->xzp) r = dn_mem(n, &zmd, &s->m_xz);
+    if (!r && s->xzp && !s->zfold) r = dn_mem(n, &zmd, &s->m_xz);
     if (!r && s->yzp && !s->silu) r = dn_mem(n, &zmd, &s->m_yz);
     if (r) { dq_release(s); return r; }
     s->built = 1;
@@ -485,7 +531,7 @@ static int dq_plan(const g_node *n, void *state, const k_tensor *in, const k_ten
 
 static int dq_pack_into(const g_node *n, dqconv *s, const k_tensor *in, void *packed)
 {
-    if (!in[QW].data || (s->has_bias && !in[QB].data))
+    if (!in[QW].data || (s->bias_in && !in[QB].data))
         return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s' (%s, impl dnnl): weights not "
                         "available for packing", n->name, n->op_type);
     dnnl_memory_desc_t w_user;
@@ -493,7 +539,17 @@ static int dq_pack_into(const g_node *n, dqconv *s, const k_tensor *in, void *pa
         return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s' (%s): weight descriptor", n->name, n->op_type);
     int r = dn_reorder_once(n, &w_user, in[QW].data, &s->wmd, packed);
     if (r) return r;
-    if (s->has_bias) memcpy((char *)packed + off_b(s), in[QB].data, s->bbytes);
+    if (s->bias_in) memcpy((char *)packed + off_b(s), in[QB].data, s->bbytes);
+    if (s->zfold) {
+        int32_t *b = (int32_t *)((char *)packed + off_b(s));
+        const int8_t *w = in[QW].data;
+        int64_t taps = g_shape_numel(&in[QW].shape) / s->M;
+        for (int64_t m = 0; m < s->M; m++)   /* in place: b[m] is read before it is written */
+            if (!zfold_bias(w, taps, s->bias_in ? b : NULL, s->xzp, m, &b[m]))
+                return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s' (%s, impl dnnl): bias with the "
+                                "zero point folded in leaves int32 (channel %lld)", n->name, n->op_type,
+                                (long long)m);
+    }
     dn_pk_adopt(&s->pk, packed);
     return 0;
 }
