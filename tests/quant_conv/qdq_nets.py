@@ -168,6 +168,22 @@ def case_conv_dead(seed, act):
     return m, [x], 0.04
 
 
+def case_zpad_chain(seed, k, stride, group):
+    """A 1x1 layer (HardSwish, output zero point 128) feeding a padded layer
+    channels-last: the second one's input has a nonzero zero point, which
+    the fast kernel writes into the border of a padded copy of its input
+    and folds into the int32 bias instead of oneDNN's runtime zero point
+    (kernels/dnnl/dn_qconv.c, zpad)."""
+    b = B(seed)
+    xs, C, H, W = 0.02, 24, 9, 13
+    x_dq, _, _, _ = b.qdq("x", xs, 100)
+    y = conv_layer(b, x_dq, xs, C, C, 1, act="hswish", ys=0.03, yzp=128)
+    y = conv_layer(b, y, 0.03, C, C, k, stride=stride, pad=k // 2, group=group, act="relu6", ys=0.04, yzp=0)
+    m = b.model([fin([1, C, H, W])], [fin(None, name=y)])
+    x = b.rng.uniform(-100 * xs, 155 * xs, (1, C, H, W)).astype(np.float32)
+    return m, [x], 0.04
+
+
 def case_block(seed, C=32, H=14, W=14, pool=None):
     """Two convolutions (u8 between them, channels-last), a residual add with
     its Relu, then optional pooling, GlobalAveragePool and Flatten."""
@@ -328,7 +344,7 @@ def case_qop(seed):
     return m, [b.rng.integers(0, 256, (1, 3, 9, 11)).astype(np.uint8)], 0
 
 
-MULTI = {"block_residual", "block_maxpool", "block_avgpool", "concat", "squeeze_excite", "fpn_resize_concat",
+MULTI = {"zpad_dw5", "zpad_dw3_s2", "zpad_full3", "block_residual", "block_maxpool", "block_avgpool", "concat", "squeeze_excite", "fpn_resize_concat",
          "avgpool_nhwc", "avgpool_nhwc_pad"}
 
 def case_contrib(seed):
@@ -398,6 +414,9 @@ CASES = {
     "conv_stem_3ch": lambda: case_conv(10, 1, 3, 32, 32, 16, 3, 2, 1, 1, "relu", True, 114),
     "conv_dead_subnormal": lambda: case_conv_dead(31, "none"),
     "conv_dead_subnormal_hswish": lambda: case_conv_dead(32, "hswish"),
+    "zpad_dw5": lambda: case_zpad_chain(33, 5, 1, 24),
+    "zpad_dw3_s2": lambda: case_zpad_chain(34, 3, 2, 24),
+    "zpad_full3": lambda: case_zpad_chain(35, 3, 1, 1),
     "block_residual": lambda: case_block(11),
     "block_maxpool": lambda: case_block(12, pool="max", H=15, W=15),
     "block_avgpool": lambda: case_block(13, pool="avg", H=16, W=16),

@@ -50,6 +50,10 @@ int dn_qmm_binary(void);
  * unpadded int8 convolutions (dn_qconv.c) instead of folding it into the
  * bias: W's packed form differs, so it is part of the ABI tag. */
 int dn_qconv_zp_rt(void);
+/* OPENACL_QCONV_ZPAD=0: padded int8 convolutions keep oneDNN's runtime
+ * source zero point instead of padding the input with it themselves
+ * (dn_qconv.c); part of the ABI tag too. */
+int dn_qconv_zpad_off(void);
 /* OPENACL_WINO_PLANE=1 (dn_conv.c): the Winograd kernel takes layers by the
  * earlier rule (output plane of 28x28 or more, any channel count) instead
  * of by output tiles and channel product; part of the kernel ABI. */

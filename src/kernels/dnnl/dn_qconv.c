@@ -32,6 +32,10 @@ typedef struct dqconv {
     int has_bias;      /* oneDNN gets an int32 bias: the input's, or zfold's */
     int bias_in;       /* the node has a bias input */
     int zfold;         /* the source zero point folded into that bias (dq_zfold) */
+    int zpad_ok;       /* padded 2-D layer whose bias can take it (dq_zfold with pads) */
+    int zpad;          /* ... and this kernel pads the channels-last input with zp itself */
+    int64_t pt, pb, pl, pr;   /* zpad: the pads */
+    size_t off_pad;    /* zpad: the padded input in scratch */
     int has_add;       /* fused residual (inputs QR, QRS, QRZ) as a sum post-op */
     float sum_scale;
     int32_t rzp;
@@ -281,6 +285,12 @@ int dn_qconv_zp_rt(void)
     return e && !strcmp(e, "1");
 }
 
+int dn_qconv_zpad_off(void)
+{
+    const char *e = getenv("OPENACL_QCONV_ZPAD");
+    return e && !strcmp(e, "0");
+}
+
 /* bias[m] - zp * sum(W[m]) (m's taps contiguous in ONNX's [M, C/G, k...]);
  * 0 when it leaves int32 */
 static int zfold_bias(const int8_t *w, int64_t taps, const int32_t *bias, int32_t zp, int64_t m, int32_t *out)
@@ -293,12 +303,16 @@ static int zfold_bias(const int8_t *w, int64_t taps, const int32_t *bias, int32_
     return 1;
 }
 
-static int dq_zfold(const dqconv *s, const g_tensor *w, const g_tensor *b)
+/* padded: whether the fold is asked for a layer with explicit pads (2-D),
+ * whose input dq_pad_input pads with zp itself (dq_build: channels-last) */
+static int dq_zfold(const dqconv *s, const g_tensor *w, const g_tensor *b, int padded)
 {
     if (!s->xzp || dn_qconv_zp_rt() || !w->data || (b && !b->data)) return 0;
     if (s->w0.auto_pad == NN_PAD_SAME_UPPER || s->w0.auto_pad == NN_PAD_SAME_LOWER) return 0;
-    for (int i = 0; i < NN_MAX_SP; i++)
-        if (s->w0.pb[i] || s->w0.pe[i]) return 0;
+    int any = 0;
+    for (int i = 0; i < NN_MAX_SP; i++) any |= s->w0.pb[i] || s->w0.pe[i];
+    if (any != padded || (padded && (w->shape.rank != 4 || s->w0.auto_pad != NN_PAD_NOTSET || dn_qconv_zpad_off())))
+        return 0;
     int64_t taps = s->M > 0 ? g_shape_numel(&w->shape) / s->M : 0;
     int32_t v;
     for (int64_t m = 0; m < s->M; m++)
@@ -347,8 +361,9 @@ static int dq_init(g_graph *g, g_node *n, void **state)
               !getenv("OPENACL_DNNL_SWISH");
     s->inv_ys = 1.0f / ysc;
     int ok = scalar_zp(xz, xdt, &s->xzp) && scalar_zp(yz, ydt, &s->yzp);
-    s->zfold = ok && dq_zfold(s, w, b);
-    s->has_bias = s->bias_in || s->zfold;
+    s->zfold = ok && dq_zfold(s, w, b, 0);
+    s->zpad_ok = ok && !s->zfold && dq_zfold(s, w, b, 1);
+    s->has_bias = s->bias_in || s->zfold || s->zpad_ok;
     if (ok && s->has_add)
         ok = n->n_in > QRZ && n->in[QR] >= 0 && g->t[n->in[QR]].dtype == ydt &&
              scalar_f32(cst(g, n, QRS), &rsc) && scalar_zp(cst(g, n, QRZ), ydt, &s->rzp);
@@ -414,7 +429,7 @@ static dnnl_status_t dq_attr(const g_node *n, const dqconv *s, dnnl_primitive_at
     if (st == dnnl_success) st = dnnl_primitive_attr_set_scratchpad_mode(*attr, dnnl_scratchpad_mode_user);
     if (st == dnnl_success)
         st = dnnl_primitive_attr_set_output_scales(*attr, s->nsc, s->nsc > 1 ? 1 << 1 : 0, s->oscale);
-    if (st == dnnl_success && s->xzp && !s->zfold)
+    if (st == dnnl_success && s->xzp && !s->zfold && !s->zpad)
         st = dnnl_primitive_attr_set_zero_points(*attr, DNNL_ARG_SRC, 1, 0, &rt);
     if (st == dnnl_success && s->yzp && !s->silu)
         st = dnnl_primitive_attr_set_zero_points(*attr, DNNL_ARG_DST, 1, 0, &rt);
@@ -443,9 +458,17 @@ static int dq_build(const g_node *n, dqconv *s, const k_tensor *in, const k_tens
     s->al = s->has_add ? in[QR].layout : 0;
     s->nthr = nthr;
     int64_t C = s->xs.d[1];
+    /* the first build decides (W's packed form follows it) */
+    if (!s->have_wmd) s->zpad = s->zpad_ok && s->xl == G_LAYOUT_NHWC && s->w.nsp == 2 && s->xs.rank == 4;
+    g_shape xp = s->xs;   /* zpad: the input as padded */
+    if (s->zpad) {
+        s->pt = s->w.pb[0]; s->pb = s->w.pe[0]; s->pl = s->w.pb[1]; s->pr = s->w.pe[1];
+        xp.d[2] += s->pt + s->pb;
+        xp.d[3] += s->pl + s->pr;
+    }
     dnnl_memory_desc_t x_c, y_c, y_q, x_u, y_u, a_u, w_user, w_any, b_md;
     dnnl_dims_t strides, dil, pl, pr;
-    if (dn_md_act(&x_c, &s->xs, 1, dt_of(s->xdt)) || dn_md_act(&y_q, &s->ys, 1, dt_of(s->ydt)) ||
+    if (dn_md_act(&x_c, &xp, 1, dt_of(s->xdt)) || dn_md_act(&y_q, &s->ys, 1, dt_of(s->ydt)) ||
         dn_md_act(&y_c, &s->ys, 1, s->silu ? dnnl_f32 : dt_of(s->ydt)) ||
         dn_md_act(&x_u, &s->xs, s->xl == G_LAYOUT_NHWC, dt_of(s->xdt)) ||
         dn_md_act(&y_u, &s->ys, s->yl == G_LAYOUT_NHWC, dt_of(s->ydt)) ||
@@ -455,8 +478,8 @@ static int dq_build(const g_node *n, dqconv *s, const k_tensor *in, const k_tens
     for (int i = 0; i < s->w.nsp; i++) {
         strides[i] = s->w.s[i];
         dil[i] = s->w.d[i] - 1;
-        pl[i] = s->w.pb[i];
-        pr[i] = s->w.pe[i];
+        pl[i] = s->zpad ? 0 : s->w.pb[i];
+        pr[i] = s->zpad ? 0 : s->w.pe[i];
     }
     if (s->have_wmd) w_any = s->wmd;
     else dnnl_memory_desc_init_by_tag(&w_any, w_user.ndims, w_user.dims, dnnl_s8, dnnl_format_tag_any);
@@ -485,7 +508,9 @@ static int dq_build(const g_node *n, dqconv *s, const k_tensor *in, const k_tens
     s->pd = pd;
     size_t off = 0;
     dnnl_memory_desc_t spmd = *dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
-    if (!dnnl_memory_desc_equal(&x_u, &x_c)) {
+    if (s->zpad) {
+        s->off_pad = off; off = dn_align(off + dnnl_memory_desc_get_size(&x_c));
+    } else if (!dnnl_memory_desc_equal(&x_u, &x_c)) {
         s->off_x = off; off = dn_align(off + dnnl_memory_desc_get_size(&x_c));
         if (!r) r = dn_reorder_prim(n, &x_u, &x_c, &s->re_x);
         if (!r) r = dn_mem(n, &x_u, &s->m_xu);
@@ -511,7 +536,7 @@ static int dq_build(const g_node *n, dqconv *s, const k_tensor *in, const k_tens
     if (!r && s->has_bias) r = dn_mem(n, &b_md, &s->m_b);
     if (!r) r = dn_mem(n, &y_c, &s->m_y);
     if (!r && dn_scratch_size(pd)) r = dn_mem(n, &spmd, &s->m_sp);
-    if (!r && s->xzp && !s->zfold) r = dn_mem(n, &zmd, &s->m_xz);
+    if (!r && s->xzp && !s->zfold && !s->zpad) r = dn_mem(n, &zmd, &s->m_xz);
     if (!r && s->yzp && !s->silu) r = dn_mem(n, &zmd, &s->m_yz);
     if (r) { dq_release(s); return r; }
     s->built = 1;
@@ -540,7 +565,8 @@ static int dq_pack_into(const g_node *n, dqconv *s, const k_tensor *in, void *pa
     int r = dn_reorder_once(n, &w_user, in[QW].data, &s->wmd, packed);
     if (r) return r;
     if (s->bias_in) memcpy((char *)packed + off_b(s), in[QB].data, s->bbytes);
-    if (s->zfold) {
+    else if (s->has_bias) memset((char *)packed + off_b(s), 0, s->bbytes);
+    if (s->zfold || s->zpad) {
         int32_t *b = (int32_t *)((char *)packed + off_b(s));
         const int8_t *w = in[QW].data;
         int64_t taps = g_shape_numel(&in[QW].shape) / s->M;
@@ -571,6 +597,29 @@ static int dq_adopt(const g_node *n, void *state, const k_tensor *in, const k_te
     return 0;
 }
 
+/* zpad: the channels-last input [N, H, W, C] into [N, pt + H + pb, pl + W + pr, C]
+ * with the zero point in the border, which is what QLinearConv's padding
+ * reads (real 0) */
+static void dq_pad_input(const dqconv *s, const uint8_t *x, uint8_t *xp)
+{
+    int64_t N = s->xs.d[0], C = s->xs.d[1], H = s->xs.d[2], W = s->xs.d[3];
+    int64_t Wp = W + s->pl + s->pr, Hp = H + s->pt + s->pb;
+    size_t row = (size_t)(Wp * C);
+    int z = s->xdt == G_I8 ? (int)(uint8_t)(int8_t)s->xzp : (int)s->xzp;
+    for (int64_t b = 0; b < N; b++) {
+        uint8_t *o = xp + (size_t)(b * Hp) * row;
+        const uint8_t *xi = x + (size_t)(b * H * W * C);
+        memset(o, z, (size_t)s->pt * row);
+        o += (size_t)s->pt * row;
+        for (int64_t h = 0; h < H; h++, o += row, xi += W * C) {
+            memset(o, z, (size_t)(s->pl * C));
+            memcpy(o + s->pl * C, xi, (size_t)(W * C));
+            memset(o + (s->pl + W) * C, z, (size_t)(s->pr * C));
+        }
+        memset(o, z, (size_t)s->pb * row);
+    }
+}
+
 static int same_cfg(const dqconv *s, const k_tensor *in, const k_tensor *out, int nthr)
 {
     return s->built && s->nthr == nthr && g_shape_eq(&s->xs, &in[QX].shape) &&
@@ -594,7 +643,10 @@ static int dq_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
         return r;
     dnnl_stream_t strm = dn_stream();
     if (!strm) return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s': no oneDNN stream", n->name);
-    if (s->re_x) {
+    if (s->zpad) {
+        dq_pad_input(s, in[QX].data, (uint8_t *)(scr + s->off_pad));
+        if ((r = dn_set_handle(n, s->m_x, scr + s->off_pad))) return r;
+    } else if (s->re_x) {
         if ((r = dn_set_handle(n, s->m_xu, in[QX].data)) || (r = dn_set_handle(n, s->m_x, scr + s->off_x)) ||
             (r = dn_reorder_exec(n, s->re_x, strm, s->m_xu, s->m_x)))
             return r;
