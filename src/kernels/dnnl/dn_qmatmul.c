@@ -10,8 +10,11 @@
  * before the scales as oneDNN 2.6 does; the fused post-ops follow. Runtime
  * scales take oneDNN's gemm kernel instead of brgemm, which with the two
  * per-column binary post-ops this needs otherwise spent more time on them
- * than on the product (BERT-4's 128x256x1024 with GELU 0.27 -> 0.19 ms,
- * PP-OCRv4 rec's 40x120x6625 0.41 -> 0.14). A column whose scale is zero or
+ * than on the product (BERT-4's 128x256x1024 with GELU 0.27 -> 0.19 ms per
+ * node, PP-OCRv4 rec's 40x120x6625 with its quantise step 0.45 -> 0.30).
+ * oneDNN's gemm packs W on every call, so products below 2 rows or 1 row per
+ * 64 of depth (batch-1 classifiers) keep the brgemm form (dq_build). A column
+ * whose scale is zero or
  * subnormal (or whose bias' overflows) gets scale 0 in oneDNN and its value,
  * bias[n] - s[n] * zp * colsum(W)[n] through the post-ops, written after.
  * OPENACL_QMM_BINARY=1 keeps the brgemm form: the scale as a first binary
