@@ -171,6 +171,53 @@ def check_graphs(a, tmp):
     return fails
 
 
+def check_zero_scales(a, tmp):
+    """Columns whose run scale x_scale * w_scale is zero or subnormal: dead
+    columns (all-zero weights) with the subnormal w_scale a calibrator
+    leaves, and an all-zero activation (x_scale 0: every column). The fast
+    kernel gives oneDNN scale 0 there and writes bias - s * zp * colsum(W)
+    through the post-ops itself (kernels/dnnl/dn_qmatmul.c); against ORT as
+    check_graphs does, with bias, GELU and a residual add."""
+    rng = np.random.default_rng(11)
+    fails = 0
+    dead = [0, 7, 23]
+    for ci, zero_x in enumerate((False, True)):
+        xs, N = (3, 40), 24
+        m, w = dyn_graph(rng, xs, N, True, True, "gelu", True)
+        for t in m.graph.initializer:
+            if t.name.endswith("_W"):
+                q = numpy_helper.to_array(t).copy()
+                q[:, dead] = 0
+                t.CopyFrom(numpy_helper.from_array(q, t.name))
+            elif t.name.endswith("_ws"):
+                sc = numpy_helper.to_array(t).copy()
+                sc[dead] = np.float32(6.589e-42)
+                t.CopyFrom(numpy_helper.from_array(sc, t.name))
+        w[:, dead] = 0
+        d = os.path.join(tmp, f"z{ci}")
+        os.makedirs(d, exist_ok=True)
+        mp = os.path.join(d, "m.onnx")
+        onnx.save(m, mp)
+        x = np.zeros(xs, np.float32) if zero_x else rng.standard_normal(xs).astype(np.float32)
+        inputs = [os.path.join(d, "x.npy"), os.path.join(d, "r.npy")]
+        np.save(inputs[0], x)
+        np.save(inputs[1], rng.standard_normal((3, N)).astype(np.float32))
+        ref = run_ort(mp, inputs, os.path.join(d, "ort"))[0]
+        step = quant_step(x, w, True)
+        for tag, env in (("dnnl", {}), ("ref", {"OPENACL_FORCE_REF": "1"})):
+            got, log = run_acl(a.mdl_run, mp, inputs, os.path.join(d, tag), env, dump=True)
+            got = got[0]
+            err = float(np.abs(got.astype(np.float64) - ref).max()) if got.shape == ref.shape else float("inf")
+            tol = step + 1e-5 * float(np.abs(ref).max())
+            ok = err <= tol and "DynQMatMul" in log
+            if tag == "dnnl":
+                ok = ok and "[dnnl]" in log.split("DynQMatMul", 1)[1][:200]
+            print(f"{'ok  ' if ok else 'FAIL'} zero-scale case {ci} dead columns {dead} zero x={zero_x} "
+                  f"[{tag}]: max|diff| {err:.3g} (one step {step:.3g})")
+            fails += not ok
+    return fails
+
+
 def qparams(lo, hi):
     lo, hi = min(lo, 0.0), max(hi, 0.0)
     s = (hi - lo) / 255.0 or 1.0
@@ -649,7 +696,7 @@ def main():
     fails, ran = 0, False
     with tempfile.TemporaryDirectory() as tmp:
         if a.only in ("", "graphs"):
-            fails += check_graphs(a, tmp) + check_dynamic_rows(a, tmp)
+            fails += check_graphs(a, tmp) + check_dynamic_rows(a, tmp) + check_zero_scales(a, tmp)
             ran = True
         if a.only in ("", "qop"):
             fails += check_qop(a, tmp) + check_qdq_ops(a, tmp) + check_qgemm(a, tmp) + check_dqmm(a, tmp)

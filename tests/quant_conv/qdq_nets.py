@@ -140,6 +140,50 @@ def case_conv(seed, N, C, H, W, M, k, stride, pad, group, act, per_channel, xzp,
     return m, [x], 0.04
 
 
+def case_conv_dead(seed, act):
+    """A 1x1 layer whose dead output channels (all-zero weights) carry the
+    subnormal w_scale a calibrator gives them (PP-OCRv4 rec has such), and
+    their bias the int32 extreme its subnormal scale quantises to: the fast
+    kernel sets those output scales to 0 (kernels/dnnl/dn_qconv.c), which
+    must not change an integer of the result."""
+    b = B(seed)
+    xs, C, M, H, W = 0.02, 48, 40, 6, 17
+    x_dq, _, _, _ = b.qdq("x", xs, 57)
+    w = b.rng.normal(0, 1.0 / np.sqrt(C), (M, C, 1, 1)).astype(np.float32)
+    dead = [0, 5, 17, 39]
+    w[dead] = 0
+    sc = np.maximum(np.abs(w).reshape(M, -1).max(1), 1e-8).astype(np.float32) / 127
+    sc[dead] = np.float32(6.589e-42)
+    q = np.clip(np.rint(w / sc.reshape(-1, 1, 1, 1)), -127, 127).astype(np.int8)
+    wdq = b.node("DequantizeLinear", [b.const(q, "wq"), b.const(sc, "ws"), b.const(np.zeros(M, np.int8), "wz")],
+                 axis=0)
+    bs = (np.float32(xs) * sc).astype(np.float32)
+    bq = np.clip(np.rint(b.rng.normal(0, 0.2, M) / bs.astype(np.float64)), -2**31, 2**31 - 1).astype(np.int32)
+    bdq = b.node("DequantizeLinear", [b.const(bq, "bq"), b.const(bs, "bs"), b.const(np.zeros(M, np.int32), "bz")],
+                 axis=0)
+    y = act_chain(b, b.node("Conv", [x_dq, wdq, bdq], kernel_shape=[1, 1]), act)
+    dq, _, _, _ = b.qdq(y, 0.04, 22)
+    m = b.model([fin([1, C, H, W])], [fin(None, name=dq)])
+    x = b.rng.uniform(-57 * xs, 198 * xs, (1, C, H, W)).astype(np.float32)
+    return m, [x], 0.04
+
+
+def case_zpad_chain(seed, k, stride, group):
+    """A 1x1 layer (HardSwish, output zero point 128) feeding a padded layer
+    channels-last: the second one's input has a nonzero zero point, which
+    the fast kernel writes into the border of a padded copy of its input
+    and folds into the int32 bias instead of oneDNN's runtime zero point
+    (kernels/dnnl/dn_qconv.c, zpad)."""
+    b = B(seed)
+    xs, C, H, W = 0.02, 24, 9, 13
+    x_dq, _, _, _ = b.qdq("x", xs, 100)
+    y = conv_layer(b, x_dq, xs, C, C, 1, act="hswish", ys=0.03, yzp=128)
+    y = conv_layer(b, y, 0.03, C, C, k, stride=stride, pad=k // 2, group=group, act="relu6", ys=0.04, yzp=0)
+    m = b.model([fin([1, C, H, W])], [fin(None, name=y)])
+    x = b.rng.uniform(-100 * xs, 155 * xs, (1, C, H, W)).astype(np.float32)
+    return m, [x], 0.04
+
+
 def case_block(seed, C=32, H=14, W=14, pool=None):
     """Two convolutions (u8 between them, channels-last), a residual add with
     its Relu, then optional pooling, GlobalAveragePool and Flatten."""
@@ -322,8 +366,9 @@ def case_dw_chain(seed, N=2, C=250, H=13, W=11, k=3):
     return m, [b.rng.uniform(-2.5, 2.5, (N, 8, H, W)).astype(np.float32)], 0.05
 
 
-MULTI = {"block_residual", "block_maxpool", "block_avgpool", "concat", "squeeze_excite", "fpn_resize_concat",
-         "avgpool_nhwc", "avgpool_nhwc_pad", "dw_vnni", "dw_vnni_c144", "dw_vnni_c48", "dw_vnni_k5"}
+MULTI = {"zpad_dw5", "zpad_dw3_s2", "zpad_full3", "block_residual", "block_maxpool", "block_avgpool", "concat",
+         "squeeze_excite", "fpn_resize_concat", "avgpool_nhwc", "avgpool_nhwc_pad", "dw_vnni", "dw_vnni_c144",
+         "dw_vnni_c48", "dw_vnni_k5"}
 
 def case_contrib(seed):
     """ORT's contrib ops written directly (QOperator form, uint8 in and out):
@@ -394,6 +439,11 @@ CASES = {
     "conv_nobias_hsig": lambda: case_conv(8, 1, 12, 6, 6, 20, 3, 1, 0, 1, "hsigmoid", True, 255, bias=False),
     "conv_dilated": lambda: case_conv(9, 1, 16, 16, 16, 16, 3, 1, 2, 1, "relu", True, 128, dil=2),
     "conv_stem_3ch": lambda: case_conv(10, 1, 3, 32, 32, 16, 3, 2, 1, 1, "relu", True, 114),
+    "conv_dead_subnormal": lambda: case_conv_dead(31, "none"),
+    "conv_dead_subnormal_hswish": lambda: case_conv_dead(32, "hswish"),
+    "zpad_dw5": lambda: case_zpad_chain(33, 5, 1, 24),
+    "zpad_dw3_s2": lambda: case_zpad_chain(34, 3, 2, 24),
+    "zpad_full3": lambda: case_zpad_chain(35, 3, 1, 1),
     "block_residual": lambda: case_block(11),
     "block_maxpool": lambda: case_block(12, pool="max", H=15, W=15),
     "block_avgpool": lambda: case_block(13, pool="avg", H=16, W=16),

@@ -21,8 +21,7 @@ static const char *isa_name(int isa)
     }
 }
 
-static char g_abi[12][40];  /* [OPENACL_NO_GEMV | OPENACL_NO_STEM << 1 | Winograd's rule << 2]:
-                                0 off, 1 on (default), 2 the earlier rule */
+static char g_base[32];   /* "dnnl <version> <isa>" */
 static pthread_once_t g_abi_once = PTHREAD_ONCE_INIT;
 
 static void abi_init(void)
@@ -32,30 +31,37 @@ static void abi_init(void)
     const char *nm = isa_name(isa);
     char ib[24];
     if (!nm) { snprintf(ib, sizeof ib, "isa%#x", isa); nm = ib; }
-    /* "p7": revision of the kernels' packed formats; bump it whenever a
-     * kernel packs differently (p2: constant-B MatMuls over 3-D inputs
-     * flattened to 2-D, bf16 packing; p3: one-row products packed for the
-     * streamed matrix-vector loop; p4: convolutions with few input channels
-     * packed for the direct loop of dn_stem.c; p5: Winograd weights for 3x3
-     * layers on planes of 28x28 and more, by default; p6: Winograd by
-     * output tiles and channel product, dn_conv.c; p7: int8 depthwise 3x3
-     * layers carry dn_qdw.c's packing after oneDNN's, dn_qconv.c). The switches that
-     * change packed formats follow as letters: "n" OPENACL_NO_GEMV, "s"
-     * OPENACL_NO_STEM, "w" Winograd on (the default; OPENACL_WINOGRAD=0
-     * drops it), or "v" for Winograd by the earlier rule
-     * (OPENACL_WINO_PLANE=1). At most 47 characters (the header's field). */
-    for (int g = 0; g < 12; g++)
-        snprintf(g_abi[g], sizeof g_abi[g], "dnnl %d.%d.%d %s p7%s%s%s",
-                 v->major, v->minor, v->patch, nm, g & 1 ? "n" : "", g & 2 ? "s" : "",
-                 (g >> 2) == 1 ? "w" : (g >> 2) == 2 ? "v" : "");
+    snprintf(g_base, sizeof g_base, "dnnl %d.%d.%d %s", v->major, v->minor, v->patch, nm);
 }
 
+/* "p7": revision of the kernels' packed formats; bump it whenever a kernel
+ * packs differently (p2: constant-B MatMuls over 3-D inputs flattened to
+ * 2-D, bf16 packing; p3: one-row products packed for the streamed
+ * matrix-vector loop; p4: convolutions with few input channels packed for
+ * the direct loop of dn_stem.c; p5: Winograd weights for 3x3 layers on
+ * planes of 28x28 and more, by default; p6: Winograd by output tiles and
+ * channel product, dn_conv.c; p7: int8 products with runtime scales, W
+ * plain for oneDNN's gemm, dn_qmatmul.c, and int8 convolutions without
+ * oneDNN's zero-point compensation, dn_qconv.c; int8 depthwise layers
+ * that carry dn_qdw.c's packing after oneDNN's). The switches that change
+ * packed formats follow as letters: "n" OPENACL_NO_GEMV, "s"
+ * OPENACL_NO_STEM, "w" Winograd on (the default; OPENACL_WINOGRAD=0 drops
+ * it), or "v" for Winograd by the earlier rule (OPENACL_WINO_PLANE=1), then
+ * one letter for the int8 switches when any is set, "a" + their bits - 1
+ * (1 OPENACL_QMM_BINARY=1, 2 OPENACL_QCONV_ZP_RT=1, 4 OPENACL_QCONV_ZPAD=0):
+ * one letter keeps "openacl 0.1.0 dnnl 2.6.x avx512_core_vnni p7nswg" within
+ * the header's 48 characters. The switches are read per load; the string
+ * is the calling thread's until its next call. */
 static const char *dn_abi_tag(void)
 {
+    static _Thread_local char tag[48];
     pthread_once(&g_abi_once, abi_init);
-    /* the switches are read per load */
     int wino = dn_winograd() ? (dn_wino_plane() ? 2 : 1) : 0;
-    return g_abi[(dn_gemv_disabled() ? 1 : 0) | (dn_stem_disabled() ? 2 : 0) | wino << 2];
+    int q8 = (dn_qmm_binary() ? 1 : 0) | (dn_qconv_zp_rt() ? 2 : 0) | (dn_qconv_zpad_off() ? 4 : 0);
+    char q8s[2] = { q8 ? (char)('a' + q8 - 1) : 0, 0 };
+    snprintf(tag, sizeof tag, "%s p7%s%s%s%s", g_base, dn_gemv_disabled() ? "n" : "",
+             dn_stem_disabled() ? "s" : "", wino == 1 ? "w" : wino == 2 ? "v" : "", q8s);
+    return tag;
 }
 
 /* The ABI string (k_abi) is "openacl <version> " and this tag: at most 47

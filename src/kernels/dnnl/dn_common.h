@@ -42,6 +42,18 @@ void dn_silu_f32_fast(float *y, size_t n, int threads, int div);
  * 3x3 stride-1 float32 convolutions: on unless OPENACL_WINOGRAD=0; part of
  * the kernel ABI. */
 int dn_winograd(void);
+/* Whether OPENACL_QMM_BINARY=1 keeps the int8 products (dn_qmatmul.c) on
+ * brgemm with binary scale and bias post-ops: their packed W differs, so it
+ * is part of the ABI tag. Read per call (per load). */
+int dn_qmm_binary(void);
+/* Whether OPENACL_QCONV_ZP_RT=1 keeps oneDNN's runtime source zero point on
+ * unpadded int8 convolutions (dn_qconv_zp.c) instead of folding it into the
+ * bias: W's packed form differs, so it is part of the ABI tag. */
+int dn_qconv_zp_rt(void);
+/* OPENACL_QCONV_ZPAD=0: padded int8 convolutions keep oneDNN's runtime
+ * source zero point instead of padding the input with it themselves
+ * (dn_qconv_zp.c); part of the ABI tag too. */
+int dn_qconv_zpad_off(void);
 /* OPENACL_WINO_PLANE=1 (dn_conv.c): the Winograd kernel takes layers by the
  * earlier rule (output plane of 28x28 or more, any channel count) instead
  * of by output tiles and channel product; part of the kernel ABI. */

@@ -14,7 +14,9 @@
  * the primitive's format (with oneDNN's zero-point compensation) in the
  * packed area, so a compiled model stores them packed. */
 #include "kernels/dnnl/dn_common.h"
+#include "kernels/dnnl/dn_qconv_zp.h"
 #include "kernels/dnnl/dn_qdw.h"
+#include <float.h>
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -40,7 +42,13 @@ typedef struct dq_band {
 typedef struct dqconv {
     nn_win w0, w;
     nn_post po;        /* the chain oneDNN applies (scaled or with the final linear step) */
-    int has_bias;
+    int has_bias;      /* oneDNN gets an int32 bias: the input's, or zfold's */
+    int bias_in;       /* the node has a bias input */
+    int zfold;         /* the source zero point folded into that bias (dq_zfold) */
+    int zpad_ok;       /* padded 2-D layer whose bias can take it (dq_zfold with pads) */
+    int zpad;          /* ... and this kernel pads the channels-last input with zp itself */
+    int64_t pt, pb, pl, pr;   /* zpad: the pads */
+    size_t off_pad;    /* zpad: the padded input in scratch */
     int has_add;       /* fused residual (inputs QR, QRS, QRZ) as a sum post-op */
     float sum_scale;
     int32_t rzp;
@@ -159,9 +167,17 @@ static int dq_sum_chain(dqconv *s, const nn_post *c, float ysc, float rsc, float
     return 1;
 }
 
-/* Output scales and the post-op chain oneDNN runs; 0 when not expressible. */
+/* Output scales and the post-op chain oneDNN runs; 0 when not expressible.
+ * A subnormal output scale (a calibrator gives a dead channel, all-zero
+ * weights, a w_scale near 1e-42) is set to 0: every multiply by a subnormal
+ * operand takes a microcode assist, which made PP-OCRv4 rec's 480x480 1x1
+ * layer with 14 such channels 2.7x slower (0.83 -> 0.31 ms). The product it
+ * drops is below 2^31 * FLT_MIN, 1e-29 of an output step, so the integers
+ * written are the same. OPENACL_QCONV_SUBNORMAL=1 keeps the scale. */
 static int dq_scales(dqconv *s, const nn_post *chain, float xsc, const g_tensor *ws, float ysc, float rsc)
 {
+    const char *e = getenv("OPENACL_QCONV_SUBNORMAL");   /* read per load: mdl_bench --ab */
+    int flush = !(e && !strcmp(e, "1"));
     int homog = 1;
     float unit = 0.f;
     for (int i = 0; i < chain->n; i++)
@@ -173,6 +189,7 @@ static int dq_scales(dqconv *s, const nn_post *chain, float xsc, const g_tensor 
         float w = ((const float *)ws->data)[c];
         if (!(w > 0.f)) return 0;
         s->oscale[c] = unit > 0.f ? xsc * w / unit : homog ? xsc * w / ysc : xsc * w;
+        if (flush && s->oscale[c] < FLT_MIN) s->oscale[c] = 0.f;
     }
     if (chain->has_add) return 1;
     s->po = *chain;
@@ -317,6 +334,13 @@ static int dq_dw_ok(dqconv *s, const g_tensor *w, const nn_post *chain, float ys
     return 1;
 }
 
+/* padded: whether the fold is asked for a layer with explicit pads (2-D),
+ * whose input dn_qzp_pad_nhwc pads with zp itself (dq_build: channels-last) */
+static int dq_zfold(const dqconv *s, const g_tensor *w, const g_tensor *b, int padded)
+{
+    return s->xzp && dn_qzp_foldable(&s->w0, s->M, s->xzp, w, b, padded);
+}
+
 /* Constant int8 weights with zero points 0, constant per-tensor scales and
  * zero points, 8-bit activations; anything else is the reference kernel's. */
 static int dq_init(g_graph *g, g_node *n, void **state)
@@ -351,13 +375,15 @@ static int dq_init(g_graph *g, g_node *n, void **state)
     s->xdt = xdt;
     s->ydt = ydt;
     s->M = M;
-    s->has_bias = b != NULL;
+    s->bias_in = b != NULL;
     float rsc = 1.f;
     s->has_add = chain.has_add;
     s->silu = !chain.has_add && chain.n == 1 && chain.kind[0] == NN_PO_SILU && chain.a[0] == 1.0f &&
               !getenv("OPENACL_DNNL_SWISH");
     s->inv_ys = 1.0f / ysc;
     int ok = scalar_zp(xz, xdt, &s->xzp) && scalar_zp(yz, ydt, &s->yzp);
+    s->zfold = ok && dq_zfold(s, w, b, 0);
+    s->zpad_ok = ok && !s->zfold && dq_zfold(s, w, b, 1);
     if (ok && s->has_add)
         ok = n->n_in > QRZ && n->in[QR] >= 0 && g->t[n->in[QR]].dtype == ydt &&
              scalar_f32(cst(g, n, QRS), &rsc) && scalar_zp(cst(g, n, QRZ), ydt, &s->rzp);
@@ -374,6 +400,10 @@ static int dq_init(g_graph *g, g_node *n, void **state)
     }
     if (!ok) { dq_fini(s); return K_DECLINE; }
     s->dw_ok = dq_dw_ok(s, w, &chain, ysc);
+    /* dn_qdw.c reads the zero point itself, and a banded SiLU layer reads
+     * its input rows in place: neither takes a zero-padded copy */
+    if (s->dw_ok || s->silu) s->zpad_ok = 0;
+    s->has_bias = s->bias_in || s->zfold || s->zpad_ok;
     *state = s;
     return 0;
 }
@@ -432,7 +462,8 @@ static dnnl_status_t dq_attr(const g_node *n, const dqconv *s, dnnl_primitive_at
     if (st == dnnl_success) st = dnnl_primitive_attr_set_scratchpad_mode(*attr, dnnl_scratchpad_mode_user);
     if (st == dnnl_success)
         st = dnnl_primitive_attr_set_output_scales(*attr, s->nsc, s->nsc > 1 ? 1 << 1 : 0, s->oscale);
-    if (st == dnnl_success && s->xzp) st = dnnl_primitive_attr_set_zero_points(*attr, DNNL_ARG_SRC, 1, 0, &rt);
+    if (st == dnnl_success && s->xzp && !s->zfold && !s->zpad)
+        st = dnnl_primitive_attr_set_zero_points(*attr, DNNL_ARG_SRC, 1, 0, &rt);
     if (st == dnnl_success && s->yzp && !s->silu)
         st = dnnl_primitive_attr_set_zero_points(*attr, DNNL_ARG_DST, 1, 0, &rt);
     int add_idx;
@@ -457,8 +488,8 @@ static dnnl_status_t dq_pd(const g_node *n, dqconv *s, const g_shape *xs, const 
     for (int i = 0; i < s->w.nsp; i++) {
         strides[i] = s->w.s[i];
         dil[i] = s->w.d[i] - 1;
-        pl[i] = i ? s->w.pb[i] : pt;
-        pr[i] = i ? s->w.pe[i] : pb;
+        pl[i] = i ? (s->zpad ? 0 : s->w.pb[i]) : pt;   /* zpad: the input carries its pads */
+        pr[i] = i ? (s->zpad ? 0 : s->w.pe[i]) : pb;
     }
     if (s->have_wmd) w_any = s->wmd;
     else dnnl_memory_desc_init_by_tag(&w_any, w_user.ndims, w_user.dims, dnnl_s8, dnnl_format_tag_any);
@@ -585,8 +616,16 @@ static int dq_build(const g_node *n, dqconv *s, const k_tensor *in, const k_tens
                               .OW = s->ys.d[3], .S = s->w.s[0], .K = s->dw_k, .xzp = s->xzp, .yzp = s->yzp,
                               .s8 = s->ydt == G_I8, .silu = s->silu, .silu_div = s->silu_div,
                               .lo = s->dw_lo, .hi = s->dw_hi, .inv_ys = s->inv_ys };
+    /* the first build decides (W's packed form follows it) */
+    if (!s->have_wmd) s->zpad = s->zpad_ok && s->xl == G_LAYOUT_NHWC && s->w.nsp == 2 && s->xs.rank == 4;
+    g_shape xp = s->xs;   /* zpad: the input as padded */
+    if (s->zpad) {
+        s->pt = s->w.pb[0]; s->pb = s->w.pe[0]; s->pl = s->w.pb[1]; s->pr = s->w.pe[1];
+        xp.d[2] += s->pt + s->pb;
+        xp.d[3] += s->pl + s->pr;
+    }
     dnnl_memory_desc_t x_c, y_c, y_q, x_u, y_u, a_u, b_md;
-    if (dn_md_act(&x_c, &s->xs, 1, dt_of(s->xdt)) || dn_md_act(&y_q, &s->ys, 1, dt_of(s->ydt)) ||
+    if (dn_md_act(&x_c, &xp, 1, dt_of(s->xdt)) || dn_md_act(&y_q, &s->ys, 1, dt_of(s->ydt)) ||
         dn_md_act(&y_c, &s->ys, 1, s->silu ? dnnl_f32 : dt_of(s->ydt)) ||
         dn_md_act(&x_u, &s->xs, s->xl == G_LAYOUT_NHWC, dt_of(s->xdt)) ||
         dn_md_act(&y_u, &s->ys, s->yl == G_LAYOUT_NHWC, dt_of(s->ydt)) ||
@@ -596,7 +635,8 @@ static int dq_build(const g_node *n, dqconv *s, const k_tensor *in, const k_tens
     dnnl_dims_t bd = { s->M };
     dnnl_memory_desc_init_by_tag(&b_md, 1, bd, dnnl_s32, dnnl_x);
     dnnl_primitive_desc_t pd = NULL;
-    dnnl_status_t st = dq_pd(n, s, &s->xs, &s->ys, s->w.pb[0], s->w.pe[0], &pd);
+    dnnl_status_t st = s->zpad ? dq_pd(n, s, &xp, &s->ys, 0, 0, &pd)
+                                : dq_pd(n, s, &s->xs, &s->ys, s->w.pb[0], s->w.pe[0], &pd);
     if (st != dnnl_success)
         return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "node '%s' (%s, impl dnnl): oneDNN has no "
                         "int8 convolution for this configuration (status %d)", n->name, n->op_type,
@@ -612,7 +652,9 @@ static int dq_build(const g_node *n, dqconv *s, const k_tensor *in, const k_tens
     s->pd = pd;
     size_t off = 0, f32_bytes = dnnl_memory_desc_get_size(&y_c), sp_bytes = dn_scratch_size(pd);
     dnnl_memory_desc_t spmd = *dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
-    if (!dnnl_memory_desc_equal(&x_u, &x_c)) {
+    if (s->zpad) {
+        s->off_pad = off; off = dn_align(off + dnnl_memory_desc_get_size(&x_c));
+    } else if (!dnnl_memory_desc_equal(&x_u, &x_c)) {
         s->off_x = off; off = dn_align(off + dnnl_memory_desc_get_size(&x_c));
         if (!r) r = dn_reorder_prim(n, &x_u, &x_c, &s->re_x);
         if (!r) r = dn_mem(n, &x_u, &s->m_xu);
@@ -640,7 +682,7 @@ static int dq_build(const g_node *n, dqconv *s, const k_tensor *in, const k_tens
     if (!r && s->has_bias) r = dn_mem(n, &b_md, &s->m_b);
     if (!r) r = dn_mem(n, &y_c, &s->m_y);
     if (!r && dn_scratch_size(pd)) r = dn_mem(n, &spmd, &s->m_sp);
-    if (!r && s->xzp) r = dn_mem(n, &zmd, &s->m_xz);
+    if (!r && s->xzp && !s->zfold && !s->zpad) r = dn_mem(n, &zmd, &s->m_xz);
     if (!r && s->yzp && !s->silu) r = dn_mem(n, &zmd, &s->m_yz);
     if (r) { dq_release(s); return r; }
     s->built = 1;
@@ -660,7 +702,7 @@ static int dq_plan(const g_node *n, void *state, const k_tensor *in, const k_ten
 
 static int dq_pack_into(const g_node *n, dqconv *s, const k_tensor *in, void *packed)
 {
-    if (!in[QW].data || (s->has_bias && !in[QB].data))
+    if (!in[QW].data || (s->bias_in && !in[QB].data))
         return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s' (%s, impl dnnl): weights not "
                         "available for packing", n->name, n->op_type);
     dnnl_memory_desc_t w_user;
@@ -668,9 +710,20 @@ static int dq_pack_into(const g_node *n, dqconv *s, const k_tensor *in, void *pa
         return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s' (%s): weight descriptor", n->name, n->op_type);
     int r = dn_reorder_once(n, &w_user, in[QW].data, &s->wmd, packed);
     if (r) return r;
-    if (s->has_bias) memcpy((char *)packed + off_b(s), in[QB].data, s->bbytes);
+    if (s->bias_in) memcpy((char *)packed + off_b(s), in[QB].data, s->bbytes);
+    else if (s->has_bias) memset((char *)packed + off_b(s), 0, s->bbytes);
+    if (s->zfold || s->zpad) {
+        int32_t *b = (int32_t *)((char *)packed + off_b(s));
+        const int8_t *w = in[QW].data;
+        int64_t taps = g_shape_numel(&in[QW].shape) / s->M;
+        for (int64_t m = 0; m < s->M; m++)   /* in place: b[m] is read before it is written */
+            if (!dn_qzp_fold_bias(w, taps, s->bias_in ? b : NULL, s->xzp, m, &b[m]))
+                return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s' (%s, impl dnnl): bias with the "
+                                "zero point folded in leaves int32 (channel %lld)", n->name, n->op_type,
+                                (long long)m);
+    }
     if (s->dw_ok)
-        dn_qdw_pack(in[QW].data, s->has_bias ? in[QB].data : NULL, s->oscale, s->nsc, s->M, s->w0.s[0], s->dw_k,
+        dn_qdw_pack(in[QW].data, s->bias_in ? in[QB].data : NULL, s->oscale, s->nsc, s->M, s->w0.s[0], s->dw_k,
                     s->xzp, (char *)packed + off_dw(s));
     dn_pk_adopt(&s->pk, packed);
     return 0;
@@ -758,7 +811,11 @@ static int dq_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
         return r;
     dnnl_stream_t strm = dn_stream();
     if (!strm) return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s': no oneDNN stream", n->name);
-    if (s->re_x) {
+    if (s->zpad) {
+        dn_qzp_pad_nhwc(in[QX].data, (uint8_t *)(scr + s->off_pad), s->xs.d[0], s->xs.d[1], s->xs.d[2], s->xs.d[3],
+                        s->pt, s->pb, s->pl, s->pr, s->xdt == G_I8 ? (int)(uint8_t)(int8_t)s->xzp : (int)s->xzp);
+        if ((r = dn_set_handle(n, s->m_x, scr + s->off_pad))) return r;
+    } else if (s->re_x) {
         if ((r = dn_set_handle(n, s->m_xu, in[QX].data)) || (r = dn_set_handle(n, s->m_x, scr + s->off_x)) ||
             (r = dn_reorder_exec(n, s->re_x, strm, s->m_xu, s->m_x)))
             return r;

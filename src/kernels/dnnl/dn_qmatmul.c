@@ -3,16 +3,28 @@
  * QMatMul's activation arrives quantised; DynQMatMul's float one is
  * quantised per run to uint8 over the whole tensor (AVX-512 min/max and quantise
  * loops, DynamicQuantizeLinear's arithmetic), then one u8 x s8 oneDNN
- * matmul (VNNI, oneDNN's brgemm kernel) writes float32 directly: a first
- * binary post-op multiplies by the run's per-column scale
- * s[n] = x_scale * w_scale[n], a second adds bias[n] - s[n] * zp * colsum(W)[n]
- * (which takes the activation's zero point out of the product); the fused
- * post-ops follow.
+ * matmul (VNNI) writes float32 directly, s[n] * (acc + bias'[n]) with the
+ * run's per-column scale s[n] = x_scale * w_scale[n] as oneDNN's runtime
+ * output scales and bias'[n] = bias[n] / s[n] - zp * colsum(W)[n] (which
+ * takes the activation's zero point out of the product) as its bias, added
+ * before the scales as oneDNN 2.6 does; the fused post-ops follow. Runtime
+ * scales take oneDNN's gemm kernel instead of brgemm, which with the two
+ * per-column binary post-ops this needs otherwise spent more time on them
+ * than on the product (BERT-4's 128x256x1024 with GELU 0.27 -> 0.19 ms per
+ * node, PP-OCRv4 rec's 40x120x6625 with its quantise step 0.45 -> 0.30).
+ * oneDNN's gemm packs W on every call, so products below 2 rows or 1 row per
+ * 64 of depth (batch-1 classifiers) keep the brgemm form (dq_build). A column
+ * whose scale is zero or
+ * subnormal (or whose bias' overflows) gets scale 0 in oneDNN and its value,
+ * bias[n] - s[n] * zp * colsum(W)[n] through the post-ops, written after.
+ * OPENACL_QMM_BINARY=1 keeps the brgemm form: the scale as a first binary
+ * post-op, a second adding bias[n] - s[n] * zp * colsum(W)[n].
  * W is packed once at load (with its column sums, bias and w_scale) and a
  * compiled model keeps it packed (adopt). */
 #include "kernels/dnnl/dn_common.h"
 #include "kernels/ref/nn_dynqmm.h"
 #include "core/par.h"
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +38,7 @@
 typedef struct dq {
     nn_post po;
     int has_bias, per_col, fallback, built, nthr;
+    int rt;                    /* runtime output scales and bias' (else two binary post-ops) */
     int stat;                  /* openacl.QMatMul: X arrives quantised */
     int qout;                  /* a QuantizeLinear folded behind: float result in scratch */
     size_t off_yf;
@@ -40,6 +53,12 @@ typedef struct dq {
 } dq;
 
 static int has_in(const g_node *n, int i) { return n->n_in > i && n->in[i] >= 0; }
+
+int dn_qmm_binary(void)
+{
+    const char *e = getenv("OPENACL_QMM_BINARY");   /* read per load: mdl_bench --ab */
+    return e && !strcmp(e, "1");
+}
 
 /* u8 x s8 products need VNNI: without it oneDNN's int8 kernels pair
  * products in saturating 16-bit sums (255*127*2 overflows) */
@@ -103,6 +122,14 @@ static float *dq_wscale(const dq *s, const char *pk) { return (float *)(pk + dn_
 static dnnl_status_t dq_attr(const g_node *n, dq *s, dnnl_primitive_attr_t attr,
                              const dnnl_memory_desc_t *y_md, const dnnl_memory_desc_t *vec_md)
 {
+    if (s->rt) {   /* the scales at run time, then the fused list as it is */
+        const float runtime = DNNL_RUNTIME_F32_VAL;
+        dnnl_status_t st = dnnl_primitive_attr_set_output_scales(attr, 1, 1 << 1, &runtime);
+        int add_idx = -1;
+        if (st == dnnl_success && dn_post_ops(n, &s->po, y_md, NULL, attr, &add_idx)) st = dnnl_unimplemented;
+        s->add_idx = add_idx;
+        return st;
+    }
     dnnl_status_t st = dnnl_success;
     dnnl_primitive_attr_t tmp = NULL;
     dnnl_post_ops_t po = NULL;
@@ -155,15 +182,30 @@ static int dq_build(const g_node *n, dq *s, const k_tensor *in, int nthr)
         dnnl_memory_desc_init_by_tag(&y_md, 2, dy, dnnl_f32, dnnl_ab);
         dnnl_memory_desc_init_by_tag(&vec_md, 2, dv, dnnl_f32, dnnl_ab);
         sc_md = vec_md;
-        dnnl_matmul_desc_t md;
-        dnnl_primitive_attr_t attr = NULL;
-        st = dnnl_matmul_desc_init(&md, &a_md, s->have_wmd ? &s->wmd : &w_md, NULL, &y_md);
-        if (st == dnnl_success) st = dnnl_primitive_attr_create(&attr);
-        if (st == dnnl_success) st = dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
-        if (st == dnnl_success) st = dq_attr(n, s, attr, &y_md, &vec_md);
-        if (st == dnnl_success) st = dn_pd_create(&pd, (const_dnnl_op_desc_t)&md, attr, "brg");
-        if (attr) dnnl_primitive_attr_destroy(attr);
-        if (st == dnnl_success && dn_is_ref_impl(pd)) st = dnnl_unimplemented;
+        /* the runtime-scale form first where it pays; once W is packed,
+         * only its form. oneDNN's gemm packs W on every call (its cost
+         * grows with K * N, the binary post-ops' with M * N): one-row
+         * classifiers (2048 x 1000: 20 us on brgemm, 75 with runtime
+         * scales) keep brgemm, below 1 row per 64 of depth */
+        if (!s->have_wmd) s->rt = !dn_qmm_binary() && M >= 2 && 64 * M >= K;
+        for (int tries = 0; tries < 2 && st != dnnl_success; tries++) {
+            if (tries && (s->have_wmd || !s->rt)) break;
+            if (tries) s->rt = 0;
+            if (s->rt) {
+                dnnl_dims_t ds = { N };
+                dnnl_memory_desc_init_by_tag(&sc_md, 1, ds, dnnl_f32, dnnl_a);
+            }
+            dnnl_matmul_desc_t md;
+            dnnl_primitive_attr_t attr = NULL;
+            st = dnnl_matmul_desc_init(&md, &a_md, s->have_wmd ? &s->wmd : &w_md, s->rt ? &vec_md : NULL, &y_md);
+            if (st == dnnl_success) st = dnnl_primitive_attr_create(&attr);
+            if (st == dnnl_success) st = dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
+            if (st == dnnl_success) st = dq_attr(n, s, attr, &y_md, &vec_md);
+            if (st == dnnl_success) st = dn_pd_create(&pd, (const_dnnl_op_desc_t)&md, attr, s->rt ? NULL : "brg");
+            if (attr) dnnl_primitive_attr_destroy(attr);
+            if (st == dnnl_success && dn_is_ref_impl(pd)) st = dnnl_unimplemented;
+            if (st != dnnl_success && pd) { dnnl_primitive_desc_destroy(pd); pd = NULL; }
+        }
     }
     if (st != dnnl_success) {
         if (pd) dnnl_primitive_desc_destroy(pd);
@@ -371,6 +413,72 @@ static void dq_quantise(const float *x, size_t n, uint8_t *q, float *scale, uint
     }
 }
 
+/* The runtime-scale form's per-column scale s[j] = x_scale * w_scale[j] (as
+ * ONNX Runtime's Mul(x_scale, w_scale)) and bias' b[j] / s[j] - zp * cs[j];
+ * both 0 where s[j] is not a normal number or bias' not finite, the columns
+ * dq_fix_cols writes (their count returned). In float: oneDNN adds bias' to
+ * the accumulator in float. */
+#ifdef DQ_X86
+__attribute__((target("avx512f")))
+static int64_t cols_rt_avx512(const float *ws, const float *b, const int32_t *cs, float xs, uint8_t zp,
+                              int64_t N, float *sc, float *bp)
+{
+    const __m512 x = _mm512_set1_ps(xs), z = _mm512_set1_ps((float)zp);
+    const __m512 tiny = _mm512_set1_ps(FLT_MIN), huge = _mm512_set1_ps(FLT_MAX);
+    int64_t nfix = 0;
+    for (int64_t j = 0; j < N; j += 16) {
+        __mmask16 m = N - j >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (N - j)) - 1);
+        __m512 s = _mm512_mul_ps(x, _mm512_maskz_loadu_ps(m, ws + j));
+        __m512 c = _mm512_cvtepi32_ps(_mm512_maskz_loadu_epi32(m, cs + j));
+        __m512 v = _mm512_sub_ps(_mm512_div_ps(_mm512_maskz_loadu_ps(m, b + j), s), _mm512_mul_ps(z, c));
+        /* ordered compares: false for NaN */
+        __mmask16 ok = _mm512_cmp_ps_mask(_mm512_abs_ps(s), tiny, _CMP_GE_OQ) &
+                       _mm512_cmp_ps_mask(_mm512_abs_ps(s), huge, _CMP_LE_OQ) &
+                       _mm512_cmp_ps_mask(_mm512_abs_ps(v), huge, _CMP_LE_OQ) & m;
+        _mm512_mask_storeu_ps(sc + j, m, _mm512_maskz_mov_ps(ok, s));
+        _mm512_mask_storeu_ps(bp + j, m, _mm512_maskz_mov_ps(ok, v));
+        nfix += __builtin_popcount((unsigned)(m & ~ok));
+    }
+    return nfix;
+}
+#endif
+
+static int64_t dq_cols_rt(const float *ws, const float *b, const int32_t *cs, float xs, uint8_t zp,
+                          int64_t N, float *sc, float *bp)
+{
+#ifdef DQ_X86
+    if (dn_has_avx512()) return cols_rt_avx512(ws, b, cs, xs, zp, N, sc, bp);
+#endif
+    int64_t nfix = 0;
+    for (int64_t j = 0; j < N; j++) {
+        float s = xs * ws[j], v = b[j] / s - (float)zp * (float)cs[j];
+        int ok = isnormal(s) && isfinite(v);
+        sc[j] = ok ? s : 0.f;
+        bp[j] = ok ? v : 0.f;
+        nfix += !ok;
+    }
+    return nfix;
+}
+
+/* The columns the runtime-scale form left to be written (scale 0 in sc):
+ * bias[n] - s[n] * zp * colsum(W)[n], the product's own term below
+ * 2^31 * FLT_MIN (zero or subnormal s[n]), through the fused post-ops. */
+static void dq_fix_cols(const dq *s, const char *pk, float xs, uint8_t zp, const float *sc,
+                        const float *add, float *y)
+{
+    const int32_t *cs = dq_colsum(s, pk);
+    const float *b = dq_bias(s, pk), *ws = dq_wscale(s, pk);
+    for (int64_t j = 0; j < s->N; j++) {
+        if (sc[j] != 0.f) continue;
+        float sj = xs * ws[j], v0 = b[j] - (float)((double)sj * (double)zp * (double)cs[j]);
+        for (int64_t m = 0; m < s->M; m++) {
+            float v = v0;
+            nn_post_apply(&s->po, &v, 1, add ? add + m * s->N + j : NULL);
+            y[m * s->N + j] = v;
+        }
+    }
+}
+
 static int dq_exec(const g_node *n, dq *s, const k_tensor *in, k_tensor *out, char *scr)
 {
     const char *pk = s->pk.packed;
@@ -381,9 +489,14 @@ static int dq_exec(const g_node *n, dq *s, const k_tensor *in, k_tensor *out, ch
     float *sc = (float *)(scr + s->off_sc), *vec = (float *)(scr + s->off_vec);
     const int32_t *cs = dq_colsum(s, pk);
     const float *b = dq_bias(s, pk), *ws = dq_wscale(s, pk);
-    for (int64_t j = 0; j < s->N; j++) {
-        sc[j] = xs * ws[j];   /* as ONNX Runtime's Mul(x_scale, w_scale) */
-        vec[j] = b[j] - (float)((double)sc[j] * (double)zp * (double)cs[j]);
+    int64_t nfix = 0;
+    if (s->rt) {
+        nfix = dq_cols_rt(ws, b, cs, xs, zp, s->N, sc, vec);
+    } else {
+        for (int64_t j = 0; j < s->N; j++) {
+            sc[j] = xs * ws[j];   /* as ONNX Runtime's Mul(x_scale, w_scale) */
+            vec[j] = b[j] - (float)((double)sc[j] * (double)zp * (double)cs[j]);
+        }
     }
     dnnl_stream_t strm = dn_stream();
     if (!strm) return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s': no oneDNN stream", n->name);
@@ -395,8 +508,8 @@ static int dq_exec(const g_node *n, dq *s, const k_tensor *in, k_tensor *out, ch
         return r;
     dnnl_exec_arg_t a[7] = {
         { DNNL_ARG_SRC, s->m_a }, { DNNL_ARG_WEIGHTS, s->m_w }, { DNNL_ARG_DST, s->m_y },
-        { DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, s->m_sc },
-        { DNNL_ARG_ATTR_MULTIPLE_POST_OP(1) | DNNL_ARG_SRC_1, s->m_vec },
+        { s->rt ? DNNL_ARG_ATTR_OUTPUT_SCALES : DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, s->m_sc },
+        { s->rt ? DNNL_ARG_BIAS : DNNL_ARG_ATTR_MULTIPLE_POST_OP(1) | DNNL_ARG_SRC_1, s->m_vec },
     };
     int na = 5;
     if (s->po.has_add) {
@@ -410,6 +523,8 @@ static int dq_exec(const g_node *n, dq *s, const k_tensor *in, k_tensor *out, ch
     if ((r = dn_check(dnnl_primitive_execute(s->prim, strm, na, a), n, "int8 matmul")) ||
         (r = dn_check(dnnl_stream_wait(strm), n, "stream wait")))
         return r;
+    if (nfix) dq_fix_cols(s, pk, xs, zp, sc, s->po.has_add ? in[NN_ADD_INPUT].data : NULL,
+                          s->qout ? (float *)(scr + s->off_yf) : out[0].data);
     if (s->qout) {   /* the folded QuantizeLinear */
         float ys;
         uint8_t yz;

@@ -1,0 +1,78 @@
+/* The int8 convolution's input zero point as a constant (see
+ * dn_qconv_zp.h).
+ *
+ * Why: oneDNN's runtime source zero point makes the convolution correct
+ * every output for zp * sum(W) at run time, which costs time in the kernel
+ * (a 240x240 1x1 layer on 12x80: 168 -> 145 us; the 480x480 one on 6x80:
+ * 299 -> 271, standalone). For a layer without padding every tap reads a
+ * real input, so the correction is the constant zp * sum(W[m]) and goes
+ * into the int32 bias. A padded layer reads zp at the border, whose taps
+ * that constant would take out too; there the caller copies the input with
+ * a zp border and runs the convolution unpadded, which is the same sum.
+ * The pads must be zero for every shape (explicit zeros or VALID) in the
+ * unpadded case, and the folded bias must stay in int32. Both forms pack
+ * W differently from oneDNN's compensated form, so the switches are part of
+ * the kernel ABI (dn_backend.c). */
+#include "kernels/dnnl/dn_qconv_zp.h"
+#include "kernels/dnnl/dn_common.h"
+#include <stdlib.h>
+#include <string.h>
+
+/* OPENACL_QCONV_ZP_RT=1 keeps oneDNN's runtime zero point (read per load:
+ * mdl_bench --ab). */
+int dn_qconv_zp_rt(void)
+{
+    const char *e = getenv("OPENACL_QCONV_ZP_RT");
+    return e && !strcmp(e, "1");
+}
+
+/* OPENACL_QCONV_ZPAD=0: padded layers keep oneDNN's runtime zero point. */
+int dn_qconv_zpad_off(void)
+{
+    const char *e = getenv("OPENACL_QCONV_ZPAD");
+    return e && !strcmp(e, "0");
+}
+
+int dn_qzp_fold_bias(const int8_t *w, int64_t taps, const int32_t *bias, int32_t zp, int64_t m, int32_t *out)
+{
+    int64_t sum = 0;
+    for (int64_t j = 0; j < taps; j++) sum += w[m * taps + j];
+    int64_t v = (bias ? (int64_t)bias[m] : 0) - (int64_t)zp * sum;
+    if (v < INT32_MIN || v > INT32_MAX) return 0;
+    *out = (int32_t)v;
+    return 1;
+}
+
+int dn_qzp_foldable(const nn_win *w0, int64_t M, int32_t zp, const g_tensor *w, const g_tensor *b, int padded)
+{
+    if (!zp || dn_qconv_zp_rt() || !w->data || (b && !b->data)) return 0;
+    if (w0->auto_pad == NN_PAD_SAME_UPPER || w0->auto_pad == NN_PAD_SAME_LOWER) return 0;
+    int any = 0;
+    for (int i = 0; i < NN_MAX_SP; i++) any |= w0->pb[i] || w0->pe[i];
+    if (any != padded || (padded && (w->shape.rank != 4 || w0->auto_pad != NN_PAD_NOTSET || dn_qconv_zpad_off())))
+        return 0;
+    int64_t taps = M > 0 ? g_shape_numel(&w->shape) / M : 0;
+    int32_t v;
+    for (int64_t m = 0; m < M; m++)
+        if (!dn_qzp_fold_bias(w->data, taps, b ? b->data : NULL, zp, m, &v)) return 0;
+    return taps > 0;
+}
+
+void dn_qzp_pad_nhwc(const uint8_t *x, uint8_t *xp, int64_t N, int64_t C, int64_t H, int64_t W, int64_t pt,
+                     int64_t pb, int64_t pl, int64_t pr, int z)
+{
+    int64_t Wp = W + pl + pr, Hp = H + pt + pb;
+    size_t row = (size_t)(Wp * C);
+    for (int64_t n = 0; n < N; n++) {
+        uint8_t *o = xp + (size_t)(n * Hp) * row;
+        const uint8_t *xi = x + (size_t)(n * H * W * C);
+        memset(o, z, (size_t)pt * row);
+        o += (size_t)pt * row;
+        for (int64_t h = 0; h < H; h++, o += row, xi += W * C) {
+            memset(o, z, (size_t)(pl * C));
+            memcpy(o + pl * C, xi, (size_t)(W * C));
+            memset(o + (pl + W) * C, z, (size_t)(pr * C));
+        }
+        memset(o, z, (size_t)pb * row);
+    }
+}

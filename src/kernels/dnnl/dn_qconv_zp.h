@@ -1,0 +1,26 @@
+/* The int8 convolution's input zero point as a constant (dn_qconv_zp.c):
+ * folded into the int32 bias instead of oneDNN's runtime zero point, and,
+ * for padded layers, the channels-last input copied with a border of
+ * zero-point bytes so that the convolution itself runs unpadded. */
+#ifndef OPENACL_DN_QCONV_ZP_H
+#define OPENACL_DN_QCONV_ZP_H
+#include "kernels/ref/nn_common.h"
+#include <stdint.h>
+
+/* bias[m] - zp * sum(W[m]) into *out (m's taps contiguous in ONNX's
+ * [M, C/G, k...]; bias NULL: 0); 0 when it leaves int32. */
+int dn_qzp_fold_bias(const int8_t *w, int64_t taps, const int32_t *bias, int32_t zp, int64_t m, int32_t *out);
+
+/* Whether zero point zp (not 0) folds into the bias of a layer with window
+ * w0, M output channels, constant int8 weights w and int32 bias b (NULL:
+ * none): padded 0 asks for an unpadded layer, padded 1 for one with
+ * explicit 2-D pads (whose input is then padded with zp by the caller).
+ * 0 under OPENACL_QCONV_ZP_RT=1 (and for padded, OPENACL_QCONV_ZPAD=0). */
+int dn_qzp_foldable(const nn_win *w0, int64_t M, int32_t zp, const g_tensor *w, const g_tensor *b, int padded);
+
+/* x [N, H, W, C] bytes into xp [N, pt + H + pb, pl + W + pr, C] with the
+ * byte z in the border: what QLinearConv's padding reads (real 0). */
+void dn_qzp_pad_nhwc(const uint8_t *x, uint8_t *xp, int64_t N, int64_t C, int64_t H, int64_t W, int64_t pt,
+                     int64_t pb, int64_t pl, int64_t pr, int z);
+
+#endif
