@@ -71,6 +71,15 @@ void nn_tmp_put(void *p, int heap);
 /* float16 / bfloat16 conversions for the conversion-based paths. */
 float nn_h2f(uint16_t h);
 uint16_t nn_f2h(float f);
+/* The int32 accumulator of integer products adds as the hardware's does,
+ * wrapping modulo 2^32 (VNNI's vpdpbusd, ORT's and oneDNN's int32 sums):
+ * a model whose sums leave int32 (a fuzzed bias of 2^31 - 1, or 70 000
+ * taps of 255 x 127) gets wrapped values, not undefined behaviour. */
+static inline int32_t nn_acc32(int32_t a, int32_t b)
+{
+    return (int32_t)((uint32_t)a + (uint32_t)b);
+}
+
 static inline float nn_bf2f(uint16_t b)
 {
     union { uint32_t u; float f; } v;

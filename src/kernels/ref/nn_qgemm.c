@@ -99,9 +99,9 @@ static int qg_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
             int32_t bz = nbz ? q8(in[5].data, in[5].dtype, (size_t)(nbz > 1 ? j : 0)) : 0, acc = 0;
             for (int64_t k = 0; k < K; k++) {
                 size_t ai = (size_t)(s->ta ? k * M + m : m * K + k), bi = (size_t)(s->tb ? j * K + k : k * N + j);
-                acc += (q8(in[0].data, at, ai) - az) * (q8(in[3].data, bt, bi) - bz);
+                acc = nn_acc32(acc, (q8(in[0].data, at, ai) - az) * (q8(in[3].data, bt, bi) - bz));
             }
-            if (nc) acc += ((const int32_t *)in[6].data)[nc == 1 ? 0 : nc == N ? j : m * N + j];
+            if (nc) acc = nn_acc32(acc, ((const int32_t *)in[6].data)[nc == 1 ? 0 : nc == N ? j : m * N + j]);
             float sc = s->alpha * as * ((const float *)in[4].data)[nbs > 1 ? j : 0];
             size_t o = (size_t)(m * N + j);
             if (!quant) { ((float *)out[0].data)[o] = (float)acc * sc; continue; }

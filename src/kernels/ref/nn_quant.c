@@ -411,8 +411,8 @@ static int qmm_run(const g_node *n, void *state, const k_tensor *in, k_tensor *o
                 int32_t zb = hz_b ? qget(in[ibz].data, in[ibz].dtype, (size_t)(nb_z > 1 ? j : 0)) : 0;
                 int32_t acc = 0;
                 for (int64_t k = 0; k < K; k++)
-                    acc += (qget(in[ia].data, in[ia].dtype, (size_t)(aoff + m * K + k)) - za) *
-                           (qget(in[ib].data, in[ib].dtype, (size_t)(boff + k * N + j)) - zb);
+                    acc = nn_acc32(acc, (qget(in[ia].data, in[ia].dtype, (size_t)(aoff + m * K + k)) - za) *
+                                         (qget(in[ib].data, in[ib].dtype, (size_t)(boff + k * N + j)) - zb));
                 size_t o = (size_t)((bi * M + m) * N + j);
                 if (!s->qlinear) {
                     ((int32_t *)out[0].data)[o] = acc;
@@ -549,7 +549,7 @@ static int qconv_run(const g_node *n, void *state, const k_tensor *in, k_tensor 
                                         if (i2 < 0 || i2 >= I[2]) continue;
                                         int32_t xv = qget(X->data, X->dtype, (size_t)((nb * C + ic) * isz + (i0 * I[1] + i1) * I[2] + i2)) - xz;
                                         int32_t wv = qget(W->data, W->dtype, (size_t)((oc * cg + ci) * ksz + (k0 * Kk[1] + k1) * Kk[2] + k2)) - wz;
-                                        acc += xv * wv;
+                                        acc = nn_acc32(acc, xv * wv);
                                     }
                                 }
                             }
@@ -558,7 +558,7 @@ static int qconv_run(const g_node *n, void *state, const k_tensor *in, k_tensor 
                         if (!s->qlinear) {
                             ((int32_t *)out[0].data)[o] = acc;
                         } else {
-                            if (hb) acc += qget(in[8].data, in[8].dtype, (size_t)oc);
+                            if (hb) acc = nn_acc32(acc, qget(in[8].data, in[8].dtype, (size_t)oc));
                             float wsc = nn_loadf(in[4].data, in[4].dtype, (size_t)(nws > 1 ? oc : 0));
                             if (!s->po.n) {
                                 qput(out[0].data, out[0].dtype, o, rintf((float)acc * (xs_ * wsc / ys_)) + (float)yz);
