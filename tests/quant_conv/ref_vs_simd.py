@@ -168,6 +168,17 @@ def check_case(name, args, work):
             if a.shape != w.shape or not np.array_equal(a, w):
                 bad.append(f"output {k} with OPENACL_QCONV_BAND_KB={kb} differs from the default run")
         notes.append(f"bands {kb} KiB: same bytes")
+    if name in BANDED:
+        # whole bands per thread (the default at 2 to 4 threads) against
+        # one band at a time on all threads
+        for thr in ("2", "3"):
+            env = {"OPENACL_THREADS": thr, "OPENACL_QCONV_BAND_KB": "1"}
+            tb = run_mode(args, mp, ins, os.path.join(work, name + "_tb" + thr), env)
+            old = run_mode(args, mp, ins, os.path.join(work, name + "_notb" + thr), dict(env, OPENACL_QCONV_TBANDS="0"))
+            for k, (a, w) in enumerate(zip(tb, old)):
+                if a.shape != w.shape or not np.array_equal(a, w) or not np.array_equal(a, fast[k]):
+                    bad.append(f"output {k} with {thr} threads: bands per thread differ from OPENACL_QCONV_TBANDS=0")
+            notes.append(f"bands per thread at {thr} threads: same bytes")
     if name in QDW:
         other = run_mode(args, mp, ins, os.path.join(work, name + "_noqdw"), {"OPENACL_NO_QDW": "1"})
         for k, (a, w) in enumerate(zip(fast, other)):
