@@ -184,9 +184,10 @@ def check_case(name, args, work):
         notes.append(f"bands {kb} KiB: same bytes")
     if name in BANDED:
         # whole bands per thread (the default at 2 to 4 threads) against
-        # one band at a time on all threads
+        # one band at a time on all threads (every node on the threads: the
+        # small-node rule would run these small layers on one)
         for thr in ("2", "3"):
-            env = {"OPENACL_THREADS": thr, "OPENACL_QCONV_BAND_KB": "1"}
+            env = {"OPENACL_THREADS": thr, "OPENACL_QCONV_BAND_KB": "1", "OPENACL_SMALL_OP_US": "0"}
             tb = run_mode(args, mp, ins, os.path.join(work, name + "_tb" + thr), env)
             old = run_mode(args, mp, ins, os.path.join(work, name + "_notb" + thr), dict(env, OPENACL_QCONV_TBANDS="0"))
             for k, (a, w) in enumerate(zip(tb, old)):
