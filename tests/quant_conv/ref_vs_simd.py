@@ -117,8 +117,22 @@ def case_silu_s8(seed=43):
     return mo, [b.rng.uniform(-2.5, 2.5, (1, 3, 13, 11)).astype(np.float32)], 0.03
 
 
-CASES = dict(qn.CASES, tiny_effnet=case_tiny_effnet, band_net=case_band_net, silu_s8=case_silu_s8)
-MULTI = qn.MULTI | {"tiny_effnet", "band_net", "silu_s8"}
+def case_gap_split(seed=44):
+    """A uint8 QLinearGlobalAveragePool of a channels-last 2x72x60x58 image
+    (above the size threads share: rows per thread, partial sums added)
+    and of the plain input (channels per thread)."""
+    b = qn.B(seed)
+    x_dq, _, _, _ = b.qdq("x", 0.02, 128)
+    h = qn.conv_layer(b, x_dq, 0.02, 3, 72, 3, pad=1, act="relu", ys=0.03, yzp=0)
+    g, _, _, _ = b.qdq(b.node("GlobalAveragePool", [h]), 0.01, 7)
+    g2, _, _, _ = b.qdq(b.node("GlobalAveragePool", [x_dq]), 0.005, 100)
+    mo = b.model([qn.fin([2, 3, 60, 58])], [qn.fin(None, name=g), qn.fin(None, name=g2)], opset=13)
+    return mo, [b.rng.uniform(-2.5, 2.5, (2, 3, 60, 58)).astype(np.float32)], 0.01
+
+
+CASES = dict(qn.CASES, tiny_effnet=case_tiny_effnet, band_net=case_band_net, silu_s8=case_silu_s8,
+             gap_split=case_gap_split)
+MULTI = qn.MULTI | {"tiny_effnet", "band_net", "silu_s8", "gap_split"}
 # SiLU convolutions run in bands of rows must give the whole image's bytes
 # (the integer products do not depend on the band): bands of one row (1 KiB
 # of float32 values) and none (0) against the default
@@ -168,6 +182,25 @@ def check_case(name, args, work):
             if a.shape != w.shape or not np.array_equal(a, w):
                 bad.append(f"output {k} with OPENACL_QCONV_BAND_KB={kb} differs from the default run")
         notes.append(f"bands {kb} KiB: same bytes")
+    if name in BANDED:
+        # whole bands per thread (the default at 2 to 4 threads) against
+        # one band at a time on all threads (every node on the threads: the
+        # small-node rule would run these small layers on one)
+        for thr in ("2", "3"):
+            env = {"OPENACL_THREADS": thr, "OPENACL_QCONV_BAND_KB": "1", "OPENACL_SMALL_OP_US": "0"}
+            tb = run_mode(args, mp, ins, os.path.join(work, name + "_tb" + thr), env)
+            old = run_mode(args, mp, ins, os.path.join(work, name + "_notb" + thr), dict(env, OPENACL_QCONV_TBANDS="0"))
+            for k, (a, w) in enumerate(zip(tb, old)):
+                if a.shape != w.shape or not np.array_equal(a, w) or not np.array_equal(a, fast[k]):
+                    bad.append(f"output {k} with {thr} threads: bands per thread differ from OPENACL_QCONV_TBANDS=0")
+            notes.append(f"bands per thread at {thr} threads: same bytes")
+    if name == "gap_split":   # the threads' shares against one thread, byte for byte
+        for thr in ("1", "3"):
+            other = run_mode(args, mp, ins, os.path.join(work, name + "_t" + thr), {"OPENACL_THREADS": thr})
+            for k, (a, w) in enumerate(zip(other, fast)):
+                if a.shape != w.shape or not np.array_equal(a, w):
+                    bad.append(f"output {k} at {thr} threads differs from the default run")
+            notes.append(f"{thr} threads: same bytes")
     if name in QDW:
         other = run_mode(args, mp, ins, os.path.join(work, name + "_noqdw"), {"OPENACL_NO_QDW": "1"})
         for k, (a, w) in enumerate(zip(fast, other)):

@@ -32,11 +32,13 @@ enum { QX = 0, QXS, QXZ, QW, QWS, QWZ, QYS, QYZ, QB, QR, QRS, QRZ };
  * dq_bands): its output rows, the input rows it reads and the padding rows
  * above and below them, with its primitive and memories. */
 #define DQ_BANDS 6
+/* most threads that run bands each (dq_tband); memories [0] otherwise */
+#define DQ_TB 4
 typedef struct dq_band {
     int64_t orows, irows, pt, pb;
     dnnl_primitive_desc_t pd;
     dnnl_primitive_t conv;
-    dnnl_memory_t m_x, m_y, m_sp;
+    dnnl_memory_t m_x[DQ_TB], m_y[DQ_TB], m_sp[DQ_TB];
 } dq_band;
 
 typedef struct dqconv {
@@ -77,6 +79,8 @@ typedef struct dqconv {
     dq_band band[DQ_BANDS];
     int nband;
     int64_t brows;     /* output rows per band; 0: the whole image at once */
+    int tband;         /* each thread runs whole bands (dq_tband), with the strides below */
+    size_t bf_step, bsp_step;
     dn_pk pk;
 } dqconv;
 
@@ -86,11 +90,12 @@ static void dq_bands_free(dqconv *s)
         dq_band *b = &s->band[i];
         if (b->pd) dnnl_primitive_desc_destroy(b->pd);
         dn_prim_free(&b->conv);
-        dn_mem_free(&b->m_x); dn_mem_free(&b->m_y); dn_mem_free(&b->m_sp);
+        for (int k = 0; k < DQ_TB; k++) { dn_mem_free(&b->m_x[k]); dn_mem_free(&b->m_y[k]); dn_mem_free(&b->m_sp[k]); }
         memset(b, 0, sizeof *b);
     }
     s->nband = 0;
     s->brows = 0;
+    s->tband = 0;
 }
 
 static void dq_release(dqconv *s)
@@ -226,83 +231,11 @@ static int dq_scales(dqconv *s, const nn_post *chain, float xsc, const g_tensor 
     return !nn_post_conflict(&s->po);
 }
 
-/* SiLU chains: oneDNN 2.6's swish post-op inside the int8 kernels costs
- * several times the integer product on the expand and depthwise layers of
- * EfficientNet-style nets (their reduction depth is small), so those
- * convolutions write the real values (float32, output scales x_scale *
- * w_scale[c]) and this pass applies x * sigmoid(x) and quantises:
- * saturate(round(v / y_scale) + y_zp), ties to even as QuantizeLinear. The
- * pass is bound by arithmetic (about a cycle a value), so it takes the
- * bf16-grade sigmoid (< 2e-4 relative: under 0.06 of a quantisation step at
- * 255 steps). */
-static void silu_q_scalar(const float *f, void *dst, size_t n, float inv, int32_t zp, int s8)
-{
-    int lo = s8 ? -128 : 0, hi = s8 ? 127 : 255;
-    for (size_t i = 0; i < n; i++) {
-        float x = f[i], v = nearbyintf(x / (1.0f + expf(-x)) * inv) + (float)zp;
-        int q = v < (float)lo ? lo : v > (float)hi ? hi : (int)v;
-        if (s8) ((int8_t *)dst)[i] = (int8_t)q;
-        else ((uint8_t *)dst)[i] = (uint8_t)q;
-    }
-}
-
-#ifdef DQ_SILU_AVX512
-#define DQ_TGT __attribute__((target("avx512f,avx512bw")))
-
-/* 64 values a step saturated to bytes by two packs and one dword
- * permutation (four 16-lane narrowing conversions take two uops each on
- * the shuffle port); the packs saturate as the conversions do (signed
- * int32 -> int16 -> uint8 / int8), so the bytes are the same. */
-#define SILU_Q_LOOP(NAME, DIV)                                                                       \
-    DQ_TGT static void NAME(const float *f, void *dst, size_t n, float inv, int32_t zp, int s8, int pack) \
-    {                                                                                                \
-        const __m512 vi = _mm512_set1_ps(inv), vz = _mm512_set1_ps((float)zp);                       \
-        const __m512i perm = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15); \
-        const __m512i z0 = _mm512_setzero_si512();                                                   \
-        size_t i = 0;                                                                                \
-        for (; pack && i + 64 <= n; i += 64) {                                                       \
-            __m512i q0 = dn_silu_q16(_mm512_loadu_ps(f + i), vi, vz, DIV);                           \
-            __m512i q1 = dn_silu_q16(_mm512_loadu_ps(f + i + 16), vi, vz, DIV);                      \
-            __m512i q2 = dn_silu_q16(_mm512_loadu_ps(f + i + 32), vi, vz, DIV);                      \
-            __m512i q3 = dn_silu_q16(_mm512_loadu_ps(f + i + 48), vi, vz, DIV);                      \
-            __m512i w01 = _mm512_packs_epi32(q0, q1), w23 = _mm512_packs_epi32(q2, q3);              \
-            __m512i b = s8 ? _mm512_packs_epi16(w01, w23) : _mm512_packus_epi16(w01, w23);           \
-            _mm512_storeu_si512((char *)dst + i, _mm512_permutexvar_epi32(perm, b));                 \
-        }                                                                                            \
-        for (; i + 16 <= n; i += 16) {                                                               \
-            __m512i q = dn_silu_q16(_mm512_loadu_ps(f + i), vi, vz, DIV);                            \
-            if (s8) _mm_storeu_si128((__m128i *)((int8_t *)dst + i), _mm512_cvtsepi32_epi8(q));      \
-            else _mm_storeu_si128((__m128i *)((uint8_t *)dst + i), _mm512_cvtusepi32_epi8(_mm512_max_epi32(q, z0))); \
-        }                                                                                            \
-        silu_q_scalar(f + i, (char *)dst + i, n - i, inv, zp, s8);                                   \
-    }
-SILU_Q_LOOP(silu_q_avx512, 0)
-SILU_Q_LOOP(silu_q_div_avx512, 1)
-#endif
-
-static void silu_q_range(const dqconv *s, const float *f, void *dst, size_t n)
-{
-    int s8 = s->ydt == G_I8;
-#ifdef DQ_SILU_AVX512
-    if (dn_has_avx512()) {
-        (s->silu_div ? silu_q_div_avx512 : silu_q_avx512)(f, dst, n, s->inv_ys, s->yzp, s8, s->silu_pack);
-        return;
-    }
-#endif
-    silu_q_scalar(f, dst, n, s->inv_ys, s->yzp, s8);
-}
-
+/* SiLU chains: dn_silu_q (dn_silu.c) applies x * sigmoid(x) to the float32
+ * output and quantises it. */
 static void dq_silu_q(const dqconv *s, const float *f, void *dst, size_t n, int threads)
 {
-    if (threads < 1 || n < ((size_t)1 << 14)) threads = 1;
-    if (threads == 1) { silu_q_range(s, f, dst, n); return; }
-#pragma omp parallel num_threads(threads)
-    {
-        int nt = omp_get_num_threads(), t = omp_get_thread_num();
-        size_t blocks = (n + 15) / 16, b0 = blocks * (size_t)t / (size_t)nt, b1 = blocks * (size_t)(t + 1) / (size_t)nt;
-        size_t a = b0 * 16, b = b1 * 16 < n ? b1 * 16 : n;
-        if (a < b) silu_q_range(s, f + a, (char *)dst + a, b - a);
-    }
+    dn_silu_q(f, dst, n, s->inv_ys, s->yzp, s->ydt == G_I8, s->silu_div, s->silu_pack, threads);
 }
 
 /* Whether dn_qdw.c takes the layer: depthwise 3x3 or 5x5 ([C, 1, K, K],
@@ -505,13 +438,25 @@ static dnnl_status_t dq_pd(const g_node *n, dqconv *s, const g_shape *xs, const 
     return st;
 }
 
+/* Whether the bands of a SiLU convolution on nthr threads run as whole
+ * bands per thread (one parallel region for the layer, each thread's
+ * product on one thread and its SiLU pass on its own float32 band) rather
+ * than one band at a time on all threads (two parallel regions a band):
+ * 2 to DQ_TB threads, unless OPENACL_QCONV_TBANDS=0; read per build. */
+static int dq_tband(int nthr)
+{
+    const char *e = getenv("OPENACL_QCONV_TBANDS");
+    return nthr > 1 && nthr <= DQ_TB && !(e && !strcmp(e, "0"));
+}
+
 /* f32 bytes of a SiLU convolution's output band: OPENACL_QCONV_BAND_KB
- * KiB per thread (0: whole images), read per build of the node. */
-static int64_t dq_band_bytes(int nthr)
+ * KiB per thread (0: whole images), read per build of the node; a band per
+ * thread (tband) or one for them all. */
+static int64_t dq_band_bytes(int nthr, int tband)
 {
     const char *e = getenv("OPENACL_QCONV_BAND_KB");
     long kb = e && *e ? strtol(e, NULL, 10) : 256;
-    return kb > 0 ? (int64_t)kb * 1024 * (nthr > 1 ? nthr : 1) : 0;
+    return kb > 0 ? (int64_t)kb * 1024 * (nthr > 1 && !tband ? nthr : 1) : 0;
 }
 
 /* Output rows [o0, o0 + r) read input rows [*i0, *i0 + *ih), with *pt / *pb
@@ -555,9 +500,10 @@ static int band_add(const g_node *n, dqconv *s, int64_t r, int64_t ih, int64_t p
     const dnnl_memory_desc_t *wmd = dnnl_primitive_desc_query_md(b->pd, dnnl_query_weights_md, 0);
     if (dn_is_ref_impl(b->pd) || !wmd || !dnnl_memory_desc_equal(wmd, &s->wmd)) return 0;
     dnnl_memory_desc_t spmd = *dnnl_primitive_desc_query_md(b->pd, dnnl_query_scratchpad_md, 0);
-    if ((*err = dn_mem(n, &x_c, &b->m_x)) || (*err = dn_mem(n, &y_c, &b->m_y)) ||
-        (dn_scratch_size(b->pd) && (*err = dn_mem(n, &spmd, &b->m_sp))))
-        return 0;
+    for (int k = 0; k < (s->tband ? s->nthr : 1); k++)
+        if ((*err = dn_mem(n, &x_c, &b->m_x[k])) || (*err = dn_mem(n, &y_c, &b->m_y[k])) ||
+            (dn_scratch_size(b->pd) && (*err = dn_mem(n, &spmd, &b->m_sp[k]))))
+            return 0;
     return 1;
 }
 
@@ -571,14 +517,19 @@ static int band_add(const g_node *n, dqconv *s, int64_t r, int64_t ih, int64_t p
  * be made. */
 static int dq_bands(const g_node *n, dqconv *s, size_t *f32_bytes, size_t *sp_bytes)
 {
-    int64_t budget = dq_band_bytes(s->nthr);
+    s->tband = dq_tband(s->nthr);
+    int64_t budget = dq_band_bytes(s->nthr, s->tband);
     if (!s->silu || s->direct || budget <= 0 || s->w.nsp != 2 || s->xs.rank != 4 || s->xs.d[0] != 1 ||
         s->xl != G_LAYOUT_NHWC || s->yl != G_LAYOUT_NHWC)
         return 0;
     int64_t Ho = s->ys.d[2], row = s->ys.d[3] * s->M * (int64_t)sizeof(float);
     int64_t R = row > 0 ? budget / row : 0;
     if (R < 1) R = 1;
-    if (R >= Ho) return 0;
+    if (R >= Ho) { s->tband = 0; return 0; }
+    if (s->tband) {   /* a multiple of the thread count of bands, as even as they come */
+        int64_t nb = (Ho + R - 1) / R, k = (nb + s->nthr - 1) / s->nthr * s->nthr;
+        R = (Ho + k - 1) / k;
+    }
     for (int64_t o0 = 0; o0 < Ho; o0 += R) {
         int64_t r = Ho - o0 < R ? Ho - o0 : R, i0, ih, pt, pb;
         band_geom(s, o0, r, &i0, &ih, &pt, &pb);
@@ -587,9 +538,13 @@ static int dq_bands(const g_node *n, dqconv *s, size_t *f32_bytes, size_t *sp_by
         if (!band_add(n, s, r, ih, pt, pb, &err)) { dq_bands_free(s); return err; }
     }
     s->brows = R;
-    *f32_bytes = (size_t)(R * row);
+    s->bf_step = dn_align((size_t)(R * row));
     for (int i = 0; i < s->nband; i++)
         if (dn_scratch_size(s->band[i].pd) > *sp_bytes) *sp_bytes = dn_scratch_size(s->band[i].pd);
+    s->bsp_step = dn_align(*sp_bytes);
+    int ntb = s->tband ? s->nthr : 1;
+    *f32_bytes = s->bf_step * (size_t)ntb;
+    *sp_bytes = s->bsp_step * (size_t)ntb;
     return 0;
 }
 
@@ -752,13 +707,45 @@ static int same_cfg(const dqconv *s, const k_tensor *in, const k_tensor *out, in
            s->xl == in[QX].layout && s->yl == out[0].layout && (!s->has_add || s->al == in[QR].layout);
 }
 
-/* The bands of dq_bands one after the other: oneDNN's product into the
- * float32 band, then SiLU and quantisation into the output's rows. */
+/* Band o0 of dq_bands with thread k's memories and float32 band: oneDNN's
+ * product, then SiLU and quantisation into the output's rows (on
+ * silu_thr threads). */
+static int dq_band_run(const g_node *n, dqconv *s, const void *x, char *y, char *scr, dnnl_stream_t strm,
+                       int64_t o0, int k, int silu_thr)
+{
+    int64_t Ho = s->ys.d[2], rows = Ho - o0 < s->brows ? Ho - o0 : s->brows, i0, ih, pt, pb;
+    size_t xrow = (size_t)(s->xs.d[3] * s->xs.d[1]), yrow = (size_t)(s->ys.d[3] * s->M);
+    band_geom(s, o0, rows, &i0, &ih, &pt, &pb);
+    dq_band *b = band_find(s, rows, ih, pt, pb);
+    if (!b || !b->conv) return ACL_ERROR_INTERNAL_ERROR;
+    char *f = scr + s->off_f + (size_t)k * s->bf_step;
+    int r;
+    if ((r = dn_set_handle(n, b->m_x[k], (const char *)x + (size_t)i0 * xrow)) || (r = dn_set_handle(n, b->m_y[k], f)) ||
+        (b->m_sp[k] && (r = dn_set_handle(n, b->m_sp[k], scr + s->off_sp + (size_t)k * s->bsp_step))))
+        return r;
+    dnnl_exec_arg_t a[6];
+    int na = 0;
+    a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_SRC, b->m_x[k] };
+    a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_WEIGHTS, s->m_w };
+    if (s->has_bias) a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_BIAS, s->m_b };
+    a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_DST, b->m_y[k] };
+    if (b->m_sp[k]) a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_SCRATCHPAD, b->m_sp[k] };
+    if (s->m_xz) a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, s->m_xz };
+    if ((r = dn_check(dnnl_primitive_execute(b->conv, strm, na, a), n, "int8 convolution")) ||
+        (r = dn_check(dnnl_stream_wait(strm), n, "stream wait")))
+        return r;
+    dq_silu_q(s, (const float *)f, y + (size_t)o0 * yrow, (size_t)rows * yrow, silu_thr);
+    return 0;
+}
+
+/* The bands of dq_bands: one after the other on all threads, or (tband)
+ * the threads' shares of them at once, each band on one thread (oneDNN
+ * runs a primitive inside a parallel region on the calling thread; every
+ * thread has its own stream, memories, float32 band and scratchpad). */
 static int dq_run_bands(const g_node *n, dqconv *s, const void *x, char *y, char *scr, dnnl_stream_t strm,
                         int nthr)
 {
-    int64_t Ho = s->ys.d[2];
-    size_t xrow = (size_t)(s->xs.d[3] * s->xs.d[1]), yrow = (size_t)(s->ys.d[3] * s->M);
+    int64_t Ho = s->ys.d[2], nb = (Ho + s->brows - 1) / s->brows;
     for (int64_t o0 = 0; o0 < Ho; o0 += s->brows) {
         int64_t rows = Ho - o0 < s->brows ? Ho - o0 : s->brows, i0, ih, pt, pb;
         band_geom(s, o0, rows, &i0, &ih, &pt, &pb);
@@ -768,23 +755,27 @@ static int dq_run_bands(const g_node *n, dqconv *s, const void *x, char *y, char
         int r;
         if (!b->conv && (r = dn_check(dnnl_primitive_create(&b->conv, b->pd), n, "int8 convolution primitive")))
             return r;
-        if ((r = dn_set_handle(n, b->m_x, (const char *)x + (size_t)i0 * xrow)) ||
-            (r = dn_set_handle(n, b->m_y, scr + s->off_f)) ||
-            (b->m_sp && (r = dn_set_handle(n, b->m_sp, scr + s->off_sp))))
-            return r;
-        dnnl_exec_arg_t a[6];
-        int na = 0;
-        a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_SRC, b->m_x };
-        a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_WEIGHTS, s->m_w };
-        if (s->has_bias) a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_BIAS, s->m_b };
-        a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_DST, b->m_y };
-        if (b->m_sp) a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_SCRATCHPAD, b->m_sp };
-        if (s->m_xz) a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, s->m_xz };
-        if ((r = dn_check(dnnl_primitive_execute(b->conv, strm, na, a), n, "int8 convolution")) ||
-            (r = dn_check(dnnl_stream_wait(strm), n, "stream wait")))
-            return r;
-        dq_silu_q(s, (const float *)(scr + s->off_f), y + (size_t)o0 * yrow, (size_t)rows * yrow, nthr);
     }
+    if (!s->tband) {
+        for (int64_t o0 = 0; o0 < Ho; o0 += s->brows) {
+            int r = dq_band_run(n, s, x, y, scr, strm, o0, 0, nthr);
+            if (r) return r;
+        }
+        return 0;
+    }
+    int err = 0;
+#pragma omp parallel num_threads(s->nthr)
+    {
+        int t = omp_get_thread_num(), tn = omp_get_num_threads(), r = 0;
+        dnnl_stream_t ts = dn_stream();
+        for (int64_t j = nb * t / tn; j < nb * (t + 1) / tn && !r; j++)
+            r = ts ? dq_band_run(n, s, x, y, scr, ts, j * s->brows, t, 1) : ACL_ERROR_INTERNAL_ERROR;
+        if (r) {
+#pragma omp atomic write
+            err = r;
+        }
+    }
+    if (err) return acl_fail(err, "node '%s' (%s): an int8 convolution band failed on a worker thread", n->name, n->op_type);
     return 0;
 }
 

@@ -11,6 +11,7 @@
  *    rcp14 alone (< 2e-4 relative), bfloat16 stores by vcvtneps2bf16; 11
  *    instructions against 17. */
 #include "kernels/dnnl/dn_common.h"
+#include "kernels/dnnl/dn_qdw.h"
 #include <math.h>
 #include <omp.h>
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -165,3 +166,81 @@ int dn_silu_div(void)
 void dn_silu_f32(float *y, size_t n, int threads, int div) { silu_run(y, n, threads, PASS_F32, div); }
 void dn_silu_f32_fast(float *y, size_t n, int threads, int div) { silu_run(y, n, threads, PASS_F32_FAST, div); }
 void dn_silu_bf16(uint16_t *y, size_t n, int threads, int div) { silu_run(y, n, threads, PASS_BF16, div); }
+
+/* SiLU chains: oneDNN 2.6's swish post-op inside the int8 kernels costs
+ * several times the integer product on the expand and depthwise layers of
+ * EfficientNet-style nets (their reduction depth is small), so those
+ * convolutions write the real values (float32, output scales x_scale *
+ * w_scale[c]) and this pass applies x * sigmoid(x) and quantises:
+ * saturate(round(v / y_scale) + y_zp), ties to even as QuantizeLinear. The
+ * pass is bound by arithmetic (about a cycle a value), so it takes the
+ * bf16-grade sigmoid (< 2e-4 relative: under 0.06 of a quantisation step at
+ * 255 steps). */
+static void silu_q_scalar(const float *f, void *dst, size_t n, float inv, int32_t zp, int s8)
+{
+    int lo = s8 ? -128 : 0, hi = s8 ? 127 : 255;
+    for (size_t i = 0; i < n; i++) {
+        float x = f[i], v = nearbyintf(x / (1.0f + expf(-x)) * inv) + (float)zp;
+        int q = v < (float)lo ? lo : v > (float)hi ? hi : (int)v;
+        if (s8) ((int8_t *)dst)[i] = (int8_t)q;
+        else ((uint8_t *)dst)[i] = (uint8_t)q;
+    }
+}
+
+#ifdef DN_SILU_AVX512
+#define SQ_TGT __attribute__((target("avx512f,avx512bw")))
+
+/* 64 values a step saturated to bytes by two packs and one dword
+ * permutation (four 16-lane narrowing conversions take two uops each on
+ * the shuffle port); the packs saturate as the conversions do (signed
+ * int32 -> int16 -> uint8 / int8), so the bytes are the same. */
+#define SILU_Q_LOOP(NAME, DIV)                                                                       \
+    SQ_TGT static void NAME(const float *f, void *dst, size_t n, float inv, int32_t zp, int s8, int pack) \
+    {                                                                                                \
+        const __m512 vi = _mm512_set1_ps(inv), vz = _mm512_set1_ps((float)zp);                       \
+        const __m512i perm = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15); \
+        const __m512i z0 = _mm512_setzero_si512();                                                   \
+        size_t i = 0;                                                                                \
+        for (; pack && i + 64 <= n; i += 64) {                                                       \
+            __m512i q0 = dn_silu_q16(_mm512_loadu_ps(f + i), vi, vz, DIV);                           \
+            __m512i q1 = dn_silu_q16(_mm512_loadu_ps(f + i + 16), vi, vz, DIV);                      \
+            __m512i q2 = dn_silu_q16(_mm512_loadu_ps(f + i + 32), vi, vz, DIV);                      \
+            __m512i q3 = dn_silu_q16(_mm512_loadu_ps(f + i + 48), vi, vz, DIV);                      \
+            __m512i w01 = _mm512_packs_epi32(q0, q1), w23 = _mm512_packs_epi32(q2, q3);              \
+            __m512i b = s8 ? _mm512_packs_epi16(w01, w23) : _mm512_packus_epi16(w01, w23);           \
+            _mm512_storeu_si512((char *)dst + i, _mm512_permutexvar_epi32(perm, b));                 \
+        }                                                                                            \
+        for (; i + 16 <= n; i += 16) {                                                               \
+            __m512i q = dn_silu_q16(_mm512_loadu_ps(f + i), vi, vz, DIV);                            \
+            if (s8) _mm_storeu_si128((__m128i *)((int8_t *)dst + i), _mm512_cvtsepi32_epi8(q));      \
+            else _mm_storeu_si128((__m128i *)((uint8_t *)dst + i), _mm512_cvtusepi32_epi8(_mm512_max_epi32(q, z0))); \
+        }                                                                                            \
+        silu_q_scalar(f + i, (char *)dst + i, n - i, inv, zp, s8);                                   \
+    }
+SILU_Q_LOOP(silu_q_avx512, 0)
+SILU_Q_LOOP(silu_q_div_avx512, 1)
+#endif
+
+static void silu_q_range(const float *f, void *dst, size_t n, float inv, int32_t zp, int s8, int div, int pack)
+{
+#ifdef DN_SILU_AVX512
+    if (dn_has_avx512()) {
+        (div ? silu_q_div_avx512 : silu_q_avx512)(f, dst, n, inv, zp, s8, pack);
+        return;
+    }
+#endif
+    silu_q_scalar(f, dst, n, inv, zp, s8);
+}
+
+void dn_silu_q(const float *f, void *dst, size_t n, float inv, int32_t zp, int s8, int div, int pack, int threads)
+{
+    if (threads < 1 || n < ((size_t)1 << 14)) threads = 1;
+    if (threads == 1) { silu_q_range(f, dst, n, inv, zp, s8, div, pack); return; }
+#pragma omp parallel num_threads(threads)
+    {
+        int nt = omp_get_num_threads(), t = omp_get_thread_num();
+        size_t blocks = (n + 15) / 16, b0 = blocks * (size_t)t / (size_t)nt, b1 = blocks * (size_t)(t + 1) / (size_t)nt;
+        size_t a = b0 * 16, b = b1 * 16 < n ? b1 * 16 : n;
+        if (a < b) silu_q_range(f + a, (char *)dst + a, b - a, inv, zp, s8, div, pack);
+    }
+}

@@ -471,6 +471,29 @@ static void gap_sum_u8(const uint8_t *x, int64_t C, int64_t plane, int nhwc, int
     }
 }
 
+/* Up to GAP_PARTS threads share a uint8 pooling: channels-last, each sums
+ * its rows into partial sums of its own (added after); planes, each its
+ * channels. Integer sums, so the same bytes as one thread's. */
+#define GAP_PARTS 4
+static void gap_sums(void (*sum_u8)(const uint8_t *, int64_t, int64_t, int, int64_t *), const uint8_t *x,
+                     int64_t C, int64_t plane, int nhwc, int64_t *sum, const k_ctx *ctx)
+{
+    int nt = ctx && ctx->threads > 1 ? ctx->threads : 1;
+    if (nt > GAP_PARTS) nt = GAP_PARTS;
+    if (C * plane < 65536 || plane < nt || C < nt) nt = 1;
+    OA_PAR_FOR(nt, for (int64_t t = 0; t < nt; t++) {
+        if (nhwc) {
+            int64_t p0 = plane * t / nt, p1 = plane * (t + 1) / nt;
+            sum_u8(x + p0 * C, C, p1 - p0, 1, sum + t * C);
+        } else {
+            int64_t c0 = C * t / nt, c1 = C * (t + 1) / nt;
+            sum_u8(x + c0 * plane, c1 - c0, plane, 0, sum + c0);
+        }
+    });
+    for (int t = 1; nhwc && t < nt; t++)
+        for (int64_t c = 0; c < C; c++) sum[c] += sum[t * C + c];
+}
+
 int nn_qgap_run(const g_node *n, void *state, const k_tensor *in, k_tensor *out, const k_ctx *ctx)
 {
     const qgap_st *st = state;
@@ -486,12 +509,12 @@ int nn_qgap_run(const g_node *n, void *state, const k_tensor *in, k_tensor *out,
     int nhwc = in[0].layout == G_LAYOUT_NHWC && xs->rank == 4;
     int dt = in[0].dtype;
     int heap = 0;
-    int64_t *sum = nn_tmp_get(ctx, (size_t)C * sizeof(int64_t), &heap);   /* plan()'s scratch */
+    int64_t *sum = nn_tmp_get(ctx, (size_t)C * GAP_PARTS * sizeof(int64_t), &heap);   /* plan()'s scratch */
     if (!sum) return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): out of memory", n->name, n->op_type);
     for (int64_t b = 0; b < N; b++) {
         memset(sum, 0, (size_t)C * sizeof(int64_t));
         if (dt == G_U8 && plane < ((int64_t)1 << 23)) {
-            sum_u8((const uint8_t *)in[0].data + b * C * plane, C, plane, nhwc, sum);
+            gap_sums(sum_u8, (const uint8_t *)in[0].data + b * C * plane, C, plane, nhwc, sum, ctx);
         } else if (nhwc) {
             /* channels-last: rows of C values, summed row by row */
             for (int64_t p = 0; p < plane; p++)
@@ -531,7 +554,7 @@ int nn_qgap_plan(const g_node *n, void *state, const k_tensor *in, const k_tenso
 {
     (void)n; (void)state; (void)out;
     *packed_bytes = 0;
-    *scratch_bytes = in[0].shape.rank >= 2 ? (size_t)in[0].shape.d[1] * sizeof(int64_t) : 0;
+    *scratch_bytes = in[0].shape.rank >= 2 ? (size_t)in[0].shape.d[1] * GAP_PARTS * sizeof(int64_t) : 0;
     return 0;
 }
 
