@@ -118,7 +118,7 @@ void dn_qdw_pack(const int8_t *w, const int32_t *bias, const float *oscale, int6
                 for (int kh = 0; kh < K; kh++)
                     for (int kw = 0; kw < K; kw++)
                         wq[((((kh / 4) * K + kw) * 4 + k) * 16 + pos) * 4 + kh % 4] = w[c * KK + kh * K + kw];
-                bq[k * 16 + pos] = (bias ? bias[c] : 0) - xzp * sw;
+                bq[k * 16 + pos] = nn_acc32(bias ? bias[c] : 0, -(xzp * sw));   /* wraps as the int32 sums do */
                 sq[k * 16 + pos] = oscale[nsc > 1 ? c : 0];
             }
     }
