@@ -66,6 +66,7 @@ place("small", small_om, "om", {"dynamic_batching": {"max_queue_delay_us": 2000}
 place("small_nb", small_om, "om", {"instance_count": 2})
 # a 2 s batching window: requests short of a full gear wait (the drain test)
 place("small_drain", small_om, "om", {"dynamic_batching": {"max_queue_delay_us": 2000000}})
+place("small_drain_t", small_om, "om", {"dynamic_batching": {"max_queue_delay_us": 2000000}, "timeout_ms": 1})
 # the same model with its tensors renamed by config.json, max batch 4
 place("small_alias", small_om, "om", {"max_batch_size": 4, "inputs": [{"name": "X", "alias": "features",
                                                                         "datatype": "FP32", "shape": [-1, 16]}],
