@@ -176,12 +176,15 @@ def check_case(name, args, work):
             bad.append(f"output {k}: max diff {d.max():.4g} > {lim:.4g} ({int((d > lim).sum())} of {d.size})")
         if frac > frac_lim:
             bad.append(f"output {k}: {frac:.1%} of values differ (at most {frac_lim:.0%})")
+    def same_bytes(outs, want, what):
+        for k, (a, w) in enumerate(zip(outs, want)):
+            if a.shape != w.shape or not np.array_equal(a, w):
+                bad.append(f"output {k} {what}")
+        notes.append(f"{what.split(':')[0]}: checked")
+
     for kb in ("1", "0") if name in BANDED else ():
         other = run_mode(args, mp, ins, os.path.join(work, name + "_band" + kb), {"OPENACL_QCONV_BAND_KB": kb})
-        for k, (a, w) in enumerate(zip(other, fast)):
-            if a.shape != w.shape or not np.array_equal(a, w):
-                bad.append(f"output {k} with OPENACL_QCONV_BAND_KB={kb} differs from the default run")
-        notes.append(f"bands {kb} KiB: same bytes")
+        same_bytes(other, fast, f"with OPENACL_QCONV_BAND_KB={kb}: differs from the default run")
     if name in BANDED:
         # whole bands per thread (the default at 2 to 4 threads) against
         # one band at a time on all threads (every node on the threads: the
@@ -190,17 +193,12 @@ def check_case(name, args, work):
             env = {"OPENACL_THREADS": thr, "OPENACL_QCONV_BAND_KB": "1", "OPENACL_SMALL_OP_US": "0"}
             tb = run_mode(args, mp, ins, os.path.join(work, name + "_tb" + thr), env)
             old = run_mode(args, mp, ins, os.path.join(work, name + "_notb" + thr), dict(env, OPENACL_QCONV_TBANDS="0"))
-            for k, (a, w) in enumerate(zip(tb, old)):
-                if a.shape != w.shape or not np.array_equal(a, w) or not np.array_equal(a, fast[k]):
-                    bad.append(f"output {k} with {thr} threads: bands per thread differ from OPENACL_QCONV_TBANDS=0")
-            notes.append(f"bands per thread at {thr} threads: same bytes")
+            same_bytes(tb, old, f"with {thr} threads: bands per thread differ from OPENACL_QCONV_TBANDS=0")
+            same_bytes(tb, fast, f"with {thr} threads: bands per thread differ from the default run")
     if name == "gap_split":   # the threads' shares against one thread, byte for byte
         for thr in ("1", "3"):
             other = run_mode(args, mp, ins, os.path.join(work, name + "_t" + thr), {"OPENACL_THREADS": thr})
-            for k, (a, w) in enumerate(zip(other, fast)):
-                if a.shape != w.shape or not np.array_equal(a, w):
-                    bad.append(f"output {k} at {thr} threads differs from the default run")
-            notes.append(f"{thr} threads: same bytes")
+            same_bytes(other, fast, f"at {thr} threads: differs from the default run")
     if name in QDW:
         other = run_mode(args, mp, ins, os.path.join(work, name + "_noqdw"), {"OPENACL_NO_QDW": "1"})
         for k, (a, w) in enumerate(zip(fast, other)):

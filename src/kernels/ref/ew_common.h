@@ -323,6 +323,10 @@ static inline void ew_split3(const g_shape *s, int a0, int a1, int64_t *o, int64
 
 void ew_fini_free(void *state);
 int ew_layout_any(const g_node *n, void *state, int idx, int layout);
+/* y = x * k + b over m floats (k, b scalars, or per element for _ch), then
+ * max(., 0) when relu: the per-channel affine of the normalisations */
+void ew_affine_f32(const float *x, float *y, int64_t m, float k, float b, int relu);
+void ew_affine_ch_f32(const float *x, float *y, int64_t m, const float *k, const float *b, int relu);
 
 /* Loop annotations. Clones: the float32 loops get AVX2/AVX-512 versions
  * picked at load time (ifunc), since the library is built for baseline x86-64. */

@@ -384,3 +384,31 @@ void ew_bc_run(const ew_bc *bc, ew_bin_fn f, const void *a, size_t esa, const vo
         if (u0 < u1) bc_range(bc, f, a, esa, b, esb, y, esy, p, nch, chunk, u0, u1);
     }
 }
+
+/* y[j] = x[j] * k + b, then max(., 0) when relu, over a contiguous run:
+ * a per-channel affine on one plane (BatchNormalization, ConcatNorm) */
+EW_CLONE void ew_affine_f32(const float *x, float *y, int64_t m, float k, float b, int relu)
+{
+    if (relu) {
+        EW_SIMD for (int64_t j = 0; j < m; j++) {
+            float v = x[j] * k + b;
+            y[j] = v > 0.0f ? v : 0.0f;
+        }
+    } else {
+        EW_SIMD for (int64_t j = 0; j < m; j++) y[j] = x[j] * k + b;
+    }
+}
+
+/* y[j] = x[j] * k[j] + b[j], then max(., 0) when relu: the same over a
+ * channels-last pixel's run of channels */
+EW_CLONE void ew_affine_ch_f32(const float *x, float *y, int64_t m, const float *k, const float *b, int relu)
+{
+    if (relu) {
+        EW_SIMD for (int64_t j = 0; j < m; j++) {
+            float v = x[j] * k[j] + b[j];
+            y[j] = v > 0.0f ? v : 0.0f;
+        }
+    } else {
+        EW_SIMD for (int64_t j = 0; j < m; j++) y[j] = x[j] * k[j] + b[j];
+    }
+}

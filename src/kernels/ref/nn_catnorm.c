@@ -145,31 +145,6 @@ static int cn_adopt(const g_node *n, void *st, const k_tensor *in, const k_tenso
     return 0;
 }
 
-/* y[j] = x[j] * k[j] + b[j] (then max(., 0)) over a channel run */
-EW_CLONE static void row_affine(const float *x, float *y, int64_t m, const float *k, const float *b, int relu)
-{
-    if (relu) {
-        EW_SIMD for (int64_t j = 0; j < m; j++) {
-            float v = x[j] * k[j] + b[j];
-            y[j] = v > 0.0f ? v : 0.0f;
-        }
-    } else {
-        EW_SIMD for (int64_t j = 0; j < m; j++) y[j] = x[j] * k[j] + b[j];
-    }
-}
-/* y[j] = x[j] * k + b (then max(., 0)) over a plane run */
-EW_CLONE static void plane_affine(const float *x, float *y, int64_t m, float k, float b, int relu)
-{
-    if (relu) {
-        EW_SIMD for (int64_t j = 0; j < m; j++) {
-            float v = x[j] * k + b;
-            y[j] = v > 0.0f ? v : 0.0f;
-        }
-    } else {
-        EW_SIMD for (int64_t j = 0; j < m; j++) y[j] = x[j] * k + b;
-    }
-}
-
 /* A part and output of different layouts: element by element. */
 static void part_mixed(const k_tensor *x, int64_t Ck, int64_t c0, float *y, int ynhwc, int64_t N, int64_t S,
                        int64_t C, const float *kb, int relu)
@@ -297,7 +272,7 @@ static int cn_run(const g_node *n, void *st, const k_tensor *in, k_tensor *out, 
                 int64_t c0 = 0;
                 for (int k = 0; k < parts; k++) {
                     int64_t Ck = in[CN_X0 + k].shape.d[1];
-                    row_affine((const float *)in[CN_X0 + k].data + p * Ck, y + p * C + c0, Ck, kb + c0,
+                    ew_affine_ch_f32((const float *)in[CN_X0 + k].data + p * Ck, y + p * C + c0, Ck, kb + c0,
                                kb + C + c0, relu);
                     c0 += Ck;
                 }
@@ -311,7 +286,7 @@ static int cn_run(const g_node *n, void *st, const k_tensor *in, k_tensor *out, 
             int k = 0;
             while (c >= c0 + in[CN_X0 + k].shape.d[1]) c0 += in[CN_X0 + k++].shape.d[1];
             int64_t Ck = in[CN_X0 + k].shape.d[1];
-            plane_affine((const float *)in[CN_X0 + k].data + (nn * Ck + c - c0) * S, y + u * S, S, kb[c],
+            ew_affine_f32((const float *)in[CN_X0 + k].data + (nn * Ck + c - c0) * S, y + u * S, S, kb[c],
                          kb[C + c], relu);
         );
         return 0;

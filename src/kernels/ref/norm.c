@@ -24,19 +24,6 @@ EW_CLONE static void stats_f32(const float *x, int64_t n, float eps, float *mean
     *mean = m;
     *inv = 1.0f / sqrtf(v + eps);
 }
-/* y = (x - m) * k + b over a contiguous row */
-EW_CLONE static void affine_f32(const float *x, float *y, int64_t n, float k, float b)
-{
-    EW_SIMD for (int64_t i = 0; i < n; i++) y[i] = x[i] * k + b;
-}
-/* the same followed by max(., 0) */
-EW_CLONE static void affine_relu_f32(const float *x, float *y, int64_t n, float k, float b)
-{
-    EW_SIMD for (int64_t i = 0; i < n; i++) {
-        float v = x[i] * k + b;
-        y[i] = v > 0.0f ? v : 0.0f;
-    }
-}
 static void stats_gen(const void *x, int dt, int64_t off, int64_t n, double eps, double *mean, double *inv)
 {
     double s = 0.0, v = 0.0;
@@ -160,14 +147,7 @@ static int bn_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
                 if (dt == G_F32) {
                     const float *xp = (const float *)x + p * C + c0;
                     float *yp = (float *)y + p * C + c0;
-                    if (relu) {
-                        EW_SIMD for (int64_t j = 0; j < m; j++) {
-                            float v = xp[j] * kf[j] + bf[j];
-                            yp[j] = v > 0.0f ? v : 0.0f;
-                        }
-                    } else {
-                        EW_SIMD for (int64_t j = 0; j < m; j++) yp[j] = xp[j] * kf[j] + bf[j];
-                    }
+                    ew_affine_ch_f32(xp, yp, m, kf, bf, relu);
                 } else {
                     for (int64_t j = 0; j < m; j++) {
                         size_t e = (size_t)(p * C + c0 + j);
@@ -182,8 +162,7 @@ static int bn_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
     EW_PAR_FOR(u, N * C,
         double k, b;
         bn_coef(in, s->eps, u % C, &k, &b);
-        if (dt == G_F32 && relu) affine_relu_f32((const float *)x + u * S, (float *)y + u * S, S, (float)k, (float)b);
-        else if (dt == G_F32) affine_f32((const float *)x + u * S, (float *)y + u * S, S, (float)k, (float)b);
+        if (dt == G_F32) ew_affine_f32((const float *)x + u * S, (float *)y + u * S, S, (float)k, (float)b, relu);
         else affine_gen(x, y, dt, u * S, S, k, b, relu);
     );
     return 0;
@@ -288,7 +267,7 @@ static int gn_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
             int64_t c = gi * CG + j, pi = per_group ? gi : c;
             double sc = ew_ld(in[1].data, in[1].dtype, (size_t)pi), bi = ew_ld(in[2].data, in[2].dtype, (size_t)pi);
             double k = sc * inv, b = bi - m * k;
-            if (dt == G_F32) affine_f32((const float *)x + off + j * S, (float *)y + off + j * S, S, (float)k, (float)b);
+            if (dt == G_F32) ew_affine_f32((const float *)x + off + j * S, (float *)y + off + j * S, S, (float)k, (float)b, 0);
             else affine_gen(x, y, dt, off + j * S, S, k, b, 0);
         }
     );
