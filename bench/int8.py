@@ -16,7 +16,12 @@ order that rotates every round:
 and reports the median of round medians, and the speedups
 ORT fp32 / ours and ORT QDQ / ours (targets: >= 3x and >= 1.3x; the
 dynamic BERT: >= 2x ORT fp32), plus the accuracy vs fp32 from
-openacl-quant's report on --eval-n held-out inputs.
+openacl-quant's report on --eval-n held-out inputs. When bench/cpu_peak is
+built it measures one core's int8 multiply-add peak (VNNI) first, and each
+static model's row also states the share of that peak (times the thread
+count) that the int8 and the ORT QDQ runs reach, from the model's
+multiply-adds (bench/macs.py), and the speedup over ORT QDQ that an int8 run
+at the full peak would have: the ceiling for the >= 1.3x target.
 The timing and statistics code is bench/run_models.py's (imported).
 
   int8.py --mdl-bench BUILD/mdl_bench [--ort-bench BUILD/ort_bench] [--quant BUILD/openacl-quant]
@@ -38,6 +43,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
+import macs  # noqa: E402
 import run_models as rm  # noqa: E402
 
 refs = rm.refs
@@ -165,6 +171,27 @@ def time_point(a, variants, ins, t, rounds):
     return res, errs
 
 
+def cpu_peak(bdir):
+    """One core's measured int8 multiply-add rate in GMAC/s (bench/cpu_peak), or None."""
+    exe = os.path.join(bdir, "cpu_peak")
+    if not os.path.exists(exe):
+        return None
+    o, _, _ = rm.run_json([exe])
+    return (o or {}).get("int8_gmacs")
+
+
+def peak_share(row, gmac, peak, t):
+    """Adds the int8 / ORT QDQ share of the int8 peak and the QDQ ceiling to a row."""
+    if not (gmac and peak):
+        return
+    floor_ms = gmac / (peak * t) * 1e3  # every multiply-add at the peak rate
+    row["gmac"] = round(gmac, 3)
+    row["peak_pct"] = {k: round(100 * floor_ms / row[k]["median_ms"], 1)
+                       for k in ("int8", "ort_qdq") if k in row}
+    if "ort_qdq" in row:
+        row["speedup_vs_ort_qdq_at_peak"] = round(row["ort_qdq"]["median_ms"] / floor_ms, 3)
+
+
 def same_round_ratio(res, num, den):
     by = {x["round"]: x["median"] for x in res[den]}
     rat = [x["median"] / by[x["round"]] for x in res[num] if by.get(x["round"], 0) > 0]
@@ -206,6 +233,9 @@ def main():
     names = [n for n in STATIC + DYNAMIC if not only or n in only]
     manifest = {m["name"]: m for m in refs.load_manifest(a.models)}
     threads = [int(t) for t in a.threads.split(",") if t]
+    peak = cpu_peak(bdir)
+    if peak:
+        print("one core's int8 multiply-add peak (bench/cpu_peak): %.1f GMAC/s" % peak, flush=True)
     t_start, load0, steal0 = time.time(), os.getloadavg(), rm.cpu_steal()
     if load0[0] > 0.75 * (os.cpu_count() or 1):
         print("warning: load average %.1f on %d CPUs: ratios are noisy" % (load0[0], os.cpu_count()), flush=True)
@@ -228,6 +258,13 @@ def main():
             rows.append({"model": name, "errors": [str(e)]})
             continue
         acc, acc_txt = accuracy_line(rep)
+        gmac = None
+        if not dynamic:  # bert4's dynamic MatMuls are part float: no int8 peak applies
+            try:
+                total, _ = macs.count(path)
+                gmac = total / 1e9 if total else None
+            except Exception as e:  # noqa: BLE001 (an unreadable model costs only this column)
+                print("%-16s multiply-adds not counted: %s" % (name, e), flush=True)
         ins = refs.ensure_inputs(a.models, m)
         variants = [("int8", "ours", qpath), ("ort_fp32", "ort", path), ("ort_qdq", "ort", qpath)]
         if a.with_fp32:
@@ -246,6 +283,7 @@ def main():
                     if k in row:
                         row["speedup_vs_" + k] = round(row[k]["median_ms"] / row["int8"]["median_ms"], 3)
                         row["speedup_vs_%s_rounds" % k] = same_round_ratio(res, k, "int8")
+            peak_share(row, gmac, peak, t)
             tgt = TARGET_DYN if dynamic else TARGET_FP32
             row["targets"] = {"vs_ort_fp32": tgt, "vs_ort_qdq": None if dynamic else TARGET_QDQ}
             rows.append(row)
@@ -255,6 +293,8 @@ def main():
                                                rm.fmt(row.get("speedup_vs_ort_qdq"), 9), acc_txt)
             if a.with_fp32:
                 line += rm.fmt(g("fp32"), 10, 3)
+            if row.get("peak_pct"):
+                line += "  peak %s%% (ORTq %s%%)" % (row["peak_pct"].get("int8"), row["peak_pct"].get("ort_qdq"))
             print(line, flush=True)
             for e in errs:
                 print("    " + e, flush=True)
@@ -271,7 +311,7 @@ def main():
                    "original and on the same QDQ model; speedup = ORT / openacl int8",
            "date": datetime.datetime.now().isoformat(timespec="seconds"),
            "host": {"cpu": rm.cpu_model(), "nproc": os.cpu_count()}, "ort_version": refs.ort_version(),
-           "threads": threads, "rounds": a.rounds, "min_time_s": a.min_time, "calib_n": a.calib_n,
+           "int8_peak_gmacs_per_core": peak, "threads": threads, "rounds": a.rounds, "min_time_s": a.min_time, "calib_n": a.calib_n,
            "eval_n": a.eval_n, "method": a.method or METHOD, "options": OPTIONS, "target_cosine": a.target_cosine, "wall_s": round(time.time() - t_start, 1),
            "loadavg_start": [round(x, 2) for x in load0], "loadavg_end": [round(x, 2) for x in os.getloadavg()],
            "steal_pct": rm.steal_pct(steal0, rm.cpu_steal()), "geomean": geo, "results": rows}

@@ -9,7 +9,7 @@ build="build"
 if [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; then build="$1"; shift; fi
 case "$build" in /*) ;; *) build="$here/$build" ;; esac
 bash "$here/scripts/models.sh"
-if ! cmake --build "$build" --target mdl_bench ort_bench pyacl -j "$(nproc)" >/dev/null 2>&1; then
+if ! cmake --build "$build" --target mdl_bench ort_bench cpu_peak pyacl -j "$(nproc)" >/dev/null 2>&1; then
   [ -x "$build/mdl_bench" ] && [ -x "$build/ort_bench" ] || { echo "bench: cannot build mdl_bench/ort_bench in $build" >&2; exit 1; }
   echo "bench: the build failed; using the existing binaries in $build" >&2
 fi
