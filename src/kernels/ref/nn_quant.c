@@ -274,7 +274,7 @@ static int qdq_run(const g_node *n, void *state, const k_tensor *in, k_tensor *o
             qput(out[0].data, out[0].dtype, (size_t)i, rintf(x / sc) + (float)z);
         } else {
             int32_t x = qget(in[0].data, in[0].dtype, (size_t)i);
-            nn_storef(out[0].data, out[0].dtype, (size_t)i, (float)(x - z) * sc);
+            nn_storef(out[0].data, out[0].dtype, (size_t)i, (float)((int64_t)x - z) * sc); /* int32 x, z */
         }
     }
     (void)ctx;
