@@ -87,12 +87,12 @@ static int bias_i32(const g_graph *g, int bt, const qdq_param *dx, const qdq_par
             float sb = qdq_scale(g, &db, c);
             int32_t zb = qdq_zp(g, &db, c);
             if (sb == acc_scale && zb == 0) { out[c] = q; continue; }
-            v = (double)(float)((double)(q - zb) * sb);
+            v = (double)(float)((double)((int64_t)q - zb) * sb); /* int32 q, zb: no wrap */
         } else {
             v = ((const float *)bf->data)[c];
         }
         double r = rint(v / (double)acc_scale);
-        out[c] = (int32_t)(r < INT_MIN ? INT_MIN : r > INT_MAX ? INT_MAX : r);
+        out[c] = r != r ? 0 : (int32_t)(r < INT_MIN ? INT_MIN : r > INT_MAX ? INT_MAX : r);
     }
     return 1;
 }
