@@ -159,10 +159,10 @@ class Prefix:
         """The squared error of [lo, hi] (arrays [C, K]) as calib.quant_mse
         counts it: step^2 / 12 inside, the distance to the edge outside."""
         r = np.arange(lo.shape[0])[:, None]
-        il = self.count_le(lo)
-        il = np.where(il > 0, il, 0)
-        ih = self.count_le(hi)
-        g = lambda p, i: p[r, i]          # noqa: E731
+        il, ih = self.count_le(lo), self.count_le(hi)
+
+        def g(p, i):
+            return p[r, i]
         below = lo * lo * g(self.p0, il) - 2 * lo * g(self.p1, il) + g(self.p2, il)
         t0, t1, t2 = self.p0[:, -1:], self.p1[:, -1:], self.p2[:, -1:]
         above = (t2 - g(self.p2, ih)) - 2 * hi * (t1 - g(self.p1, ih)) + hi * hi * (t0 - g(self.p0, ih))
