@@ -421,6 +421,18 @@ def qdq_cases():
         m.output('q', dt)
         m.output('y', np.float32)
         CASES.append(dict(name=m.name, model=m))
+    # opset 13 per axis, uint8, a 4-D activation along its channels (openacl-quant
+    # --per-channel-act): the reference's per-slice loops, with and without a zero point
+    for zp in (True, False):
+        m = Model('qdq13_axis1_u8%s' % ('' if zp else '_nozp'), opset=13)
+        x = m.feed('x', f32(2, 5, 3, 7))
+        s = m.const('s', np.array([0.011, 0.02, 0.005, 0.031, 0.017], np.float32))
+        ins = [x, s] + ([m.const('z', np.array([0, 128, 3, 255, 77], np.uint8))] if zp else [])
+        std_node(m, 'QuantizeLinear', ins, 'q', axis=1)
+        std_node(m, 'DequantizeLinear', ['q'] + ins[1:], 'y', axis=1)
+        m.output('q', np.uint8)
+        m.output('y', np.float32)
+        CASES.append(dict(name=m.name, model=m))
     # opset 21 per axis, 16-bit, negative axis
     m = Model('qdq21_axis_int16', opset=21)
     x = m.feed('x', f32(2, 3, 5))

@@ -31,8 +31,9 @@ def run_tool(*args, check=True):
     return p
 
 
-def ort_run(model, inputs, outdir):
-    """ONNX Runtime's outputs (tools/ortref), or None without Node/ORT."""
+def ort_run(model, inputs, outdir, opt=None):
+    """ONNX Runtime's outputs (tools/ortref; opt: its graph optimisation
+    level, default all), or None without Node/ORT."""
     if not shutil.which("node"):
         return None
     os.makedirs(outdir, exist_ok=True)
@@ -41,8 +42,8 @@ def ort_run(model, inputs, outdir):
         p = os.path.join(outdir, "in%d.npy" % i)
         np.save(p, a)
         paths.append(p)
-    p = subprocess.run(["node", ORTREF, "--model", model, "--inputs", ",".join(paths), "--outdir", outdir],
-                       capture_output=True, text=True, timeout=300)
+    p = subprocess.run(["node", ORTREF, "--model", model, "--inputs", ",".join(paths), "--outdir", outdir] +
+                       (["--opt", opt] if opt else []), capture_output=True, text=True, timeout=300)
     if p.returncode != 0:
         if "onnxruntime-node not found" in p.stderr:
             return None

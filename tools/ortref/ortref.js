@@ -10,6 +10,9 @@
 //       own per-call cost (Identity models with the same I/O) so callers can subtract it
 //   node tools/ortref/ortref.js --model M --info
 //       prints the model's inputs/outputs as ORT sees them
+//   --opt LEVEL: ORT's graph optimisation level (disabled, basic, extended, all;
+//       default all); basic runs per-axis activation Q/DQ as written, which
+//       ORT 1.30's QDQ fusions at the higher levels refuse
 //   --bench --parallel N: throughput of N sessions (each with the intra-op
 //       threads given, each in its own worker thread) running concurrently
 //       for --min-time
@@ -20,7 +23,7 @@
 // binding-overhead sessions (peak_rss_kb).
 //
 // Inputs are matched to the model's inputs in order, or by name with name=path.
-// Session: graph optimization "all", CPU EP, intra-op threads N (default 1),
+// Session: graph optimization "all" (or --opt), CPU EP, intra-op threads N (default 1),
 // inter-op 1, sequential execution; everything else is ORT's default.
 'use strict';
 const fs = require('fs');
@@ -40,7 +43,7 @@ function loadOrt() {
 
 function parseArgs(argv) {
   const a = { threads: 1, warmup: 5, minTime: 3, minRuns: 10, overheadTime: 1, bench: false,
-    info: false, overhead: true, inputs: [], parallel: 0, empty: false };
+    info: false, overhead: true, inputs: [], parallel: 0, empty: false, opt: 'all' };
   for (let i = 0; i < argv.length; i++) {
     const k = argv[i];
     const val = () => {
@@ -66,8 +69,11 @@ function parseArgs(argv) {
       case '--no-overhead': a.overhead = false; break;
       case '--parallel': a.parallel = num(); break;
       case '--empty': a.empty = true; break;
+      case '--opt': a.opt = val();
+        if (!['disabled', 'basic', 'extended', 'all'].includes(a.opt)) throw new Error(`--opt: bad level '${a.opt}'`);
+        break;
       case '-h': case '--help':
-        process.stdout.write(fs.readFileSync(__filename, 'utf8').split('\n').slice(1, 18)
+        process.stdout.write(fs.readFileSync(__filename, 'utf8').split('\n').slice(1, 21)
           .map((l) => l.replace(/^\/\/ ?/, '')).join('\n') + '\n');
         process.exit(0);
         break;
@@ -114,7 +120,8 @@ async function parallelBench(args, base) {
 async function parallelWorker({ args, start, end }) {
   const { parentPort } = require('worker_threads');
   const { ort } = loadOrt();
-  const s = await ort.InferenceSession.create(args.model, sessionOptions(args.threads));
+  const s = await ort.InferenceSession.create(args.model,
+    sessionOptions(args.threads, { graphOptimizationLevel: args.opt }));
   const feeds = makeFeeds(ort, s, args.inputs);
   for (let i = 0; i < args.warmup; i++) await s.run(feeds);
   while (Date.now() < start) await new Promise((r) => setTimeout(r, 1));
@@ -224,7 +231,8 @@ async function main() {
     return;
   }
   const tc = nowMs();
-  const session = await ort.InferenceSession.create(args.model, sessionOptions(args.threads));
+  const session = await ort.InferenceSession.create(args.model,
+    sessionOptions(args.threads, { graphOptimizationLevel: args.opt }));
   const createMs = nowMs() - tc;
 
   if (args.info) {

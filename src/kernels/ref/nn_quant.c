@@ -239,6 +239,32 @@ QU8_CLONE static void dq_u8(const uint8_t *x, float *y, int64_t n, float sc, flo
     for (int64_t i = 0; i < n; i++) y[i] = ((float)x[i] - z) * sc;
 }
 
+/* Per axis (not blocked), float32 <-> uint8: each run of `inner` elements
+ * shares one scale and zero point, so it goes through the per-tensor loops
+ * above (the same rounding as the element loop below, without its index
+ * arithmetic and type dispatch per element: a per-channel activation's
+ * pair took most of a run of an EfficientNet that way). 1 when done. */
+static int qdq_axis_u8(const g_node *n, const k_tensor *in, k_tensor *out, const qdq_map *m, int quant)
+{
+    int zp = has(n, 2) && in[2].data;
+    if (m->axis < 0 || m->block || in[1].dtype != G_F32 || (zp && in[2].dtype != G_U8)) return 0;
+    if (quant ? in[0].dtype != G_F32 || out[0].dtype != G_U8 : in[0].dtype != G_U8 || out[0].dtype != G_F32)
+        return 0;
+    const float *sc = in[1].data;
+    const uint8_t *zs = zp ? in[2].data : NULL;
+    for (int64_t a = 0; a < m->per; a++)
+        if (quant && !(sc[a] > 0.f)) return 0;      /* the element loop's NaN/infinity handling */
+    int64_t outer = g_shape_numel(&in[0].shape) / (m->per * m->inner);
+    for (int64_t o = 0; o < outer; o++)
+        for (int64_t a = 0; a < m->per; a++) {
+            int64_t at = (o * m->per + a) * m->inner;
+            float z = zs ? (float)zs[a] : 0.f;
+            if (quant) q_u8((const float *)in[0].data + at, (uint8_t *)out[0].data + at, m->inner, sc[a], z);
+            else dq_u8((const uint8_t *)in[0].data + at, (float *)out[0].data + at, m->inner, sc[a], z);
+        }
+    return 1;
+}
+
 static int qdq_run(const g_node *n, void *state, const k_tensor *in, k_tensor *out,
                    const k_ctx *ctx, int quant)
 {
@@ -261,6 +287,7 @@ static int qdq_run(const g_node *n, void *state, const k_tensor *in, k_tensor *o
             return 0;
         }
     }
+    if (per > 1 && qdq_axis_u8(n, in, out, &m, quant)) return 0;
     for (int64_t i = 0; i < cnt; i++) {
         int64_t c = 0;
         if (per > 1) {

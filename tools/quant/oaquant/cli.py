@@ -24,7 +24,7 @@ import time
 import numpy as np
 import onnx
 
-from . import QuantError, calib, cost, data, equalize, prep, qdq, report, runner, tune
+from . import QuantError, calib, chan, cost, data, equalize, prep, qdq, report, runner, tune
 
 
 def parse_floats(s, what):
@@ -47,6 +47,10 @@ def build_parser():
     ap.add_argument("--skip", default="",
                     help="comma-separated node names, op types or name patterns (*/fc1/Conv) kept in float")
     ap.add_argument("--per-tensor", action="store_true", help="one weight scale per tensor, not per channel")
+    ap.add_argument("--per-channel-act", default="", metavar="OPS_OR_NAMES",
+                    help="comma-separated op types (Mul: the x*Sigmoid(x) and squeeze-excite outputs), tensor or "
+                         "node names, patterns, or `depthwise` (inputs of depthwise Convs): those activations get "
+                         "one uint8 scale and zero point per channel (per-axis Q/DQ, axis 1)")
     ap.add_argument("--no-bias-correction", dest="bias_correction", action="store_false",
                     help="keep the float biases as they are (by default each Conv/Gemm bias absorbs the mean "
                          "shift that rounding its weights causes on the calibration data)")
@@ -164,6 +168,9 @@ def calibrate(args, model, plan, specs, prep, cal, rep):
     ops = {n.input[0]: n.op_type for n in model.graph.node if n.input and n.op_type in ("Conv", "Gemm")}
     bias_x = set(qdq.bias_input_tensors(model, plan).values()) if args.bias_correction else set()
     sums, count, not_float = {}, {}, set()
+    pc = chan.ChannelCalib(chan.select(model, plan, args.per_channel_list))
+    if pc.names and args.method == "entropy":
+        raise QuantError("--per-channel-act takes --method minmax, percentile, mse or auto, not entropy")
 
     def sink_stats(outs):
         for t in plan.acts:
@@ -172,6 +179,8 @@ def calibrate(args, model, plan, specs, prep, cal, rep):
                     not_float.add(t)
                     continue
                 stats.add(t, outs[t])
+                if t in pc.names:
+                    pc.add_range(t, outs[t])
         for t in bias_x:
             mu = qdq.channel_mean(outs[t], ops.get(t, "Gemm")) if t in outs else None
             if mu is not None and np.isfinite(mu).all():
@@ -191,14 +200,27 @@ def calibrate(args, model, plan, specs, prep, cal, rep):
     if args.method != "minmax":
         hists = calib.Histograms({t: stats.range(t) for t in plan.acts}, args.method)
 
+        pc.start_hist()
+
         def sink_hist(outs):
             for t in plan.acts:
                 if t in outs:
-                    hists.add(t, outs[t])
+                    if t in pc.names:
+                        pc.add_hist(t, outs[t])
+                    else:
+                        hists.add(t, outs[t])
         run_pass(run, cal, specs, prep, "calibrating (%s histograms)" % args.method, args.quiet, sink_hist)
     chosen = {}
     ranges = calib.final_ranges(stats, hists, args.method, args.percentile, chosen)
-    rep["ranges"] = {t: [float(v) for v in ranges[t]] for t in plan.acts}
+    if pc.missing():
+        raise QuantError("--per-channel-act: no finite value was seen in some channel of %s"
+                         % ", ".join(pc.missing()[:5]))
+    ranges.update(pc.ranges(args.method, args.percentile))
+    rep["ranges"] = {t: [float(v) for v in ranges[t]] for t in plan.acts if t not in pc.names}
+    if pc.names:
+        rep["per_channel_acts"] = {t: {"channels": int(len(ranges[t][0])),
+                                       "lo": [float(v) for v in ranges[t][0]],
+                                       "hi": [float(v) for v in ranges[t][1]]} for t in plan.acts if t in pc.names}
     if chosen:
         rep["auto_methods"] = {t: chosen[t] for t in plan.acts if t in chosen}
     means = {t: sums[t] / count[t] for t in sums}
@@ -364,6 +386,9 @@ def main(argv=None):
     specs = [data.InputSpec(vi) for vi in qdq.real_inputs(model)]
     skip = [s for s in args.skip.split(",") if s]
     args.skip_list = skip
+    args.per_channel_list = [s for s in args.per_channel_act.split(",") if s]
+    if args.per_channel_list and args.dynamic:
+        raise QuantError("--per-channel-act applies to static quantisation, not --dynamic")
     check_skip(model, skip)
     model = preprocess(args, model)
     prep = image_prep(args)

@@ -373,7 +373,16 @@ def plan_node(gr, plan, n, label, per_tensor):
 
 def act_params(rmin, rmax):
     """uint8 asymmetric scale and zero point of the range [rmin, rmax]
-    widened to include 0. A zero range (a constant 0 tensor) gets scale 1."""
+    widened to include 0. A zero range (a constant 0 tensor) gets scale 1.
+    Arrays of ranges (per-channel activations) give arrays of parameters."""
+    if np.ndim(rmin) or np.ndim(rmax):
+        lo = np.minimum(np.asarray(rmin, np.float64), 0.0)
+        hi = np.maximum(np.asarray(rmax, np.float64), 0.0)
+        scale = ((hi - lo) / 255.0).astype(np.float32)
+        ok = np.isfinite(scale) & (scale > 0)
+        scale = np.where(ok, scale, np.float32(1.0)).astype(np.float32)
+        zp = np.where(ok, np.rint(-lo / scale.astype(np.float64)), 0.0)
+        return scale, np.clip(zp, 0, 255).astype(np.uint8)
     rmin, rmax = min(float(rmin), 0.0), max(float(rmax), 0.0)
     scale = (rmax - rmin) / 255.0
     if not np.isfinite(scale) or scale <= 0.0 or np.float32(scale) == 0.0:
@@ -400,13 +409,22 @@ def weight_params(w, axis):
 
 
 def quant_dequant(x, scale, zp):
-    """Float -> uint8 -> float with one scale and zero point (ONNX rounding)."""
-    q = np.clip(np.rint(np.asarray(x, np.float32) / np.float32(scale)) + float(zp), 0, 255)
-    return ((q - float(zp)) * np.float32(scale)).astype(np.float32)
+    """Float -> uint8 -> float with one scale and zero point (ONNX rounding),
+    or one per channel (axis 1) when scale is an array."""
+    x = np.asarray(x, np.float32)
+    if np.ndim(scale):
+        shape = [1] * x.ndim
+        shape[1] = -1
+        scale = np.asarray(scale, np.float32).reshape(shape)
+        zp = np.asarray(zp, np.float32).reshape(shape)
+    else:
+        scale, zp = np.float32(scale), float(zp)
+    q = np.clip(np.rint(x / scale) + zp, 0, 255)
+    return ((q - zp) * scale).astype(np.float32)
 
 
 def bias_quant(b, x_scale, w_scale):
-    scale = (np.float32(x_scale) * np.asarray(w_scale, np.float32)).astype(np.float32)
+    scale = (np.asarray(x_scale, np.float32) * np.asarray(w_scale, np.float32)).astype(np.float32)
     scale = np.where(scale > 0, scale, np.float32(1.0)).astype(np.float32)
     q = np.rint(np.asarray(b, np.float64) / scale.astype(np.float64))
     q = np.clip(q, -2 ** 31, 2 ** 31 - 1).astype(np.int32)
@@ -448,14 +466,16 @@ def resolve_params(plan, ranges):
     input's parameters."""
     params = {t: act_params(*ranges[t]) for t in plan.acts}
     for h, (y, a, b) in plan.affine.items():
+        if np.ndim(ranges[y][0]) or np.ndim(ranges[h][0]):
+            continue
         aligned = aligned_params(ranges[y], ranges[h], a, b)
         if aligned:
             params[y], params[h] = aligned
     for t in plan.acts:
         srcs = plan.share.get(t)
-        if srcs and all(s in params for s in srcs):
+        if srcs and all(s in params for s in srcs) and not np.ndim(params[t][0]):
             first = params[srcs[0]]
-            if all(params[s] == first for s in srcs):
+            if not np.ndim(first[0]) and all(params[s] == first for s in srcs):
                 params[t] = first
     return params
 
@@ -557,7 +577,8 @@ def write_static(model, plan, params):
         n = labels[label]
         axis = plan.weights[(label, w)]
         w_scale = wdone[(w, axis)][0]
-        x_scale = params[x][0]
+        group = next((a.i for a in n.attribute if a.name == "group"), 1)
+        x_scale = bias_x_scale(params[x][0], w_scale, group > 1 and group == np.size(w_scale))
         scale, q = bias_quant(numpy_helper.to_array(gr.inits[b]), x_scale, w_scale)
         if scale.ndim == 0:
             scale = scale.reshape(1)
@@ -576,6 +597,18 @@ def write_static(model, plan, params):
     return m
 
 
+def bias_x_scale(x_scale, w_scale, depthwise):
+    """The input scale a bias is quantised with: the tensor's own, or for a
+    per-channel input, its channel's (a depthwise Conv: one input channel per
+    output) or the largest (any other layer: the bias is stored exactly to
+    x_scale_max * w_scale, far below the activation step)."""
+    if not np.ndim(x_scale):
+        return x_scale
+    if depthwise and np.size(w_scale) == len(x_scale):
+        return x_scale
+    return np.float32(np.max(x_scale))
+
+
 def _insert_act_pairs(m, gr, plan, params, head):
     """Q -> DQ after each planned activation; every consumer reads the DQ
     output. A tensor that is also a graph output keeps being that output,
@@ -585,12 +618,13 @@ def _insert_act_pairs(m, gr, plan, params, head):
     for t in plan.acts:
         scale, zp = params[t]
         q_out, dq_out = t + "_QuantizeLinear_Output", t + "_DequantizeLinear_Output"
+        axis = {"axis": 1} if np.ndim(scale) else {}
         pairs[t] = [
             helper.make_node("QuantizeLinear", [t, _init(g, t + "_scale", np.array(scale, np.float32)),
                                                 _init(g, t + "_zero_point", np.array(zp, np.uint8))],
-                             [q_out], t + "_QuantizeLinear"),
+                             [q_out], t + "_QuantizeLinear", **axis),
             helper.make_node("DequantizeLinear", [q_out, t + "_scale", t + "_zero_point"], [dq_out],
-                             t + "_DequantizeLinear")]
+                             t + "_DequantizeLinear", **axis)]
     nodes = list(head)
     for t in plan.acts:
         if t in gr.inputs:

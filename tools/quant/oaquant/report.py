@@ -39,10 +39,11 @@ class Sensitivity:
     def add(self, name, x):
         if name not in self.params:
             return
-        x = np.asarray(x, np.float32)
-        x = x[np.isfinite(x)]
         scale, zp = self.params[name]
-        e = x - qdq.quant_dequant(x, scale, zp)
+        x = np.asarray(x, np.float32)
+        x = np.where(np.isfinite(x), x, 0.0) if np.ndim(scale) else x[np.isfinite(x)]
+        e = (x - qdq.quant_dequant(x, scale, zp)).ravel()
+        x = x.ravel()
         self.sig[name] = self.sig.get(name, 0.0) + float(np.dot(x.astype(np.float64), x))
         self.noise[name] = self.noise.get(name, 0.0) + float(np.dot(e.astype(np.float64), e))
 
