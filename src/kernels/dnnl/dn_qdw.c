@@ -199,6 +199,7 @@ QDW_TGT static void qdw_quads(const dn_qdw_geo *g, const uint8_t *x, int64_t oh,
  * the saturation to 8 bits after it. */
 typedef struct qdw_rq {
     __m512 sc[4], vz, lo, hi, vi;
+    dn_silu_k kc;
     int use_lo, use_hi;
 } qdw_rq;
 
@@ -209,6 +210,7 @@ QDW_TGT static void qdw_rq_init(const dn_qdw_geo *g, qdw_rq *c)
     c->lo = _mm512_set1_ps(g->lo + z);
     c->hi = _mm512_set1_ps(g->hi + z);
     c->vi = _mm512_set1_ps(g->inv_ys);
+    dn_silu_qk(&c->kc, 1.0f / g->inv_ys, g->yzp);
     c->use_lo = g->lo + z > qmin - 0.5f;
     c->use_hi = g->hi + z < qmax + 0.5f;
 }
@@ -220,7 +222,8 @@ QDW_TGT static inline __m512i qdw_requant(const dn_qdw_geo *g, const qdw_rq *c, 
     for (int k = 0; k < 4; k++) {
         __m512 a = _mm512_cvtepi32_ps(acc[k]);
         if (g->silu) {
-            q[k] = dn_silu_q16(_mm512_mul_ps(a, c->sc[k]), c->vi, c->vz, g->silu_div);
+            __m512 x = _mm512_mul_ps(a, c->sc[k]);
+            q[k] = g->silu_fold ? dn_silu_q16k(x, &c->kc, g->silu_div) : dn_silu_q16(x, c->vi, c->vz, g->silu_div);
             continue;
         }
         __m512 v = _mm512_fmadd_ps(a, c->sc[k], c->vz);
