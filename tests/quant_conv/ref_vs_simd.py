@@ -250,6 +250,9 @@ def check_case(name, args, work):
             if a.shape != w.shape or d.max() > 2 * st * 1.001 or frac > 0.05:
                 bad.append(f"output {k}: VNNI loop vs oneDNN max diff {d.max():.4g}, {frac:.1%} moved")
             notes.append(f"vs OPENACL_NO_QDW max {d.max():.3g} moved {frac:.2%}")
+        # two output pixels a step against one (odd output widths: the single tail)
+        one = run_mode(args, mp, ins, os.path.join(work, name + "_onepx"), {"OPENACL_QDW_PAIR": "0"})
+        same_bytes(one, fast, "with OPENACL_QDW_PAIR=0: differs from the default run")
     return bad, notes
 
 

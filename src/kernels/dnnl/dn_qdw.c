@@ -44,6 +44,12 @@ int dn_qdw_disabled(void)
     return e && *e && strcmp(e, "0") != 0;
 }
 
+int dn_qdw_one_px(void)
+{
+    const char *e = getenv("OPENACL_QDW_PAIR");   /* read per build: mdl_bench --ab */
+    return e && !strcmp(e, "0");
+}
+
 int dn_qdw_supported(void)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -235,8 +241,50 @@ QDW_TGT static inline __m512i qdw_requant(const dn_qdw_geo *g, const qdw_rq *c, 
     return g->s8 ? _mm512_packs_epi16(w01, w23) : _mm512_packus_epi16(w01, w23);
 }
 
+/* The int32 sums of output pixel ow's block b into acc (its bias first). */
+QDW_TGT static inline void qdw_px(const dn_qdw_geo *g, const __m512i *t, const __m512i *wq, const __m512i *wr,
+                                  const int32_t *bq, int64_t nb, int64_t nq, int64_t b, int64_t ow, __m512i *acc)
+{
+    for (int k = 0; k < 4; k++) acc[k] = _mm512_loadu_si512(bq + 16 * k);
+    if (g->K == 3) {
+        for (int kw = 0; kw < 3; kw++) {
+            const __m512i *q = t + ((ow * g->S + kw) * nb + b) * 4;
+            for (int k = 0; k < 4; k++) acc[k] = _mm512_dpbusd_epi32(acc[k], _mm512_loadu_si512(q + k), wr[kw * 4 + k]);
+        }
+        return;
+    }
+    for (int kw = 0; kw < g->K; kw++)
+        for (int qs = 0; qs < nq; qs++) {
+            const __m512i *q = t + (((ow * g->S + kw) * nq + qs) * nb + b) * 4;
+            const __m512i *wk = wq + (qs * g->K + kw) * 4;
+            for (int k = 0; k < 4; k++)
+                acc[k] = _mm512_dpbusd_epi32(acc[k], _mm512_loadu_si512(q + k), _mm512_loadu_si512(wk + k));
+        }
+}
+
+/* Output pixels ow and ow + 1 of block b at once: eight independent sums
+ * (four chains of K or 2K dependent vpdpbusd each are too few to hide
+ * their latency), a 5x5 kernel's weights loaded once for both. */
+QDW_TGT static inline void qdw_px2(const dn_qdw_geo *g, const __m512i *t, const __m512i *wq, const __m512i *wr,
+                                   const int32_t *bq, int64_t nb, int64_t nq, int64_t b, int64_t ow, __m512i *a0,
+                                   __m512i *a1)
+{
+    for (int k = 0; k < 4; k++) a0[k] = a1[k] = _mm512_loadu_si512(bq + 16 * k);
+    int64_t step = g->S * nq * nb * 4;   /* one output pixel further in t */
+    for (int kw = 0; kw < g->K; kw++)
+        for (int qs = 0; qs < nq; qs++) {
+            const __m512i *q = t + (((ow * g->S + kw) * nq + qs) * nb + b) * 4;
+            for (int k = 0; k < 4; k++) {
+                __m512i w = g->K == 3 ? wr[kw * 4 + k] : _mm512_loadu_si512(wq + (qs * g->K + kw) * 4 + k);
+                a0[k] = _mm512_dpbusd_epi32(a0[k], _mm512_loadu_si512(q + k), w);
+                a1[k] = _mm512_dpbusd_epi32(a1[k], _mm512_loadu_si512(q + step + k), w);
+            }
+        }
+}
+
 /* One output row from its quadruples, block by block: 3x3 kernels keep
- * their twelve weight registers, 5x5 ones (forty) read them from L1. */
+ * their twelve weight registers, 5x5 ones (forty) read them from L1; two
+ * output pixels a step unless g->one_px (OPENACL_QDW_PAIR=0). */
 QDW_TGT static void qdw_row(const dn_qdw_geo *g, const __m512i *t, const char *packed, uint8_t *y)
 {
     int64_t nb = blocks(g->C), nq = nq_of(g->K);
@@ -251,24 +299,16 @@ QDW_TGT static void qdw_row(const dn_qdw_geo *g, const __m512i *t, const char *p
         for (int i = 0; i < 12; i++) wr[i] = _mm512_loadu_si512(wq + i);
         for (int k = 0; k < 4; k++) c.sc[k] = _mm512_loadu_ps(sq + 16 * k);
         __mmask64 m = cmask(g->C - 64 * b);
-        for (int64_t ow = 0; ow < g->OW; ow++) {
+        int64_t ow = 0;
+        for (; !g->one_px && ow + 2 <= g->OW; ow += 2) {
+            __m512i a0[4], a1[4];
+            qdw_px2(g, t, wq, wr, bq, nb, nq, b, ow, a0, a1);
+            _mm512_mask_storeu_epi8(y + ow * g->C + 64 * b, m, qdw_requant(g, &c, a0));
+            _mm512_mask_storeu_epi8(y + (ow + 1) * g->C + 64 * b, m, qdw_requant(g, &c, a1));
+        }
+        for (; ow < g->OW; ow++) {
             __m512i acc[4];
-            for (int k = 0; k < 4; k++) acc[k] = _mm512_loadu_si512(bq + 16 * k);
-            if (g->K == 3) {
-                for (int kw = 0; kw < 3; kw++) {
-                    const __m512i *q = t + ((ow * g->S + kw) * nb + b) * 4;
-                    for (int k = 0; k < 4; k++)
-                        acc[k] = _mm512_dpbusd_epi32(acc[k], _mm512_loadu_si512(q + k), wr[kw * 4 + k]);
-                }
-            } else {
-                for (int kw = 0; kw < g->K; kw++)
-                    for (int qs = 0; qs < nq; qs++) {
-                        const __m512i *q = t + (((ow * g->S + kw) * nq + qs) * nb + b) * 4;
-                        const __m512i *wk = wq + (qs * g->K + kw) * 4;
-                        for (int k = 0; k < 4; k++)
-                            acc[k] = _mm512_dpbusd_epi32(acc[k], _mm512_loadu_si512(q + k), _mm512_loadu_si512(wk + k));
-                    }
-            }
+            qdw_px(g, t, wq, wr, bq, nb, nq, b, ow, acc);
             _mm512_mask_storeu_epi8(y + ow * g->C + 64 * b, m, qdw_requant(g, &c, acc));
         }
     }

@@ -10,6 +10,9 @@
 /* OPENACL_NO_QDW=1: such layers stay with oneDNN (read per build of the
  * node; the packed area holds both forms, so it is no part of the ABI). */
 int dn_qdw_disabled(void);
+/* OPENACL_QDW_PAIR=0: rows of 64-channel blocks one output pixel a step
+ * instead of two (read per build of the node; same bytes). */
+int dn_qdw_one_px(void);
 /* Whether this CPU runs the loop (AVX-512 with VNNI, oneDNN allowed to). */
 int dn_qdw_supported(void);
 
@@ -23,6 +26,7 @@ typedef struct dn_qdw_geo {
     int K;
     int32_t xzp, yzp;
     int s8, silu, silu_div, silu_fold;
+    int one_px;   /* OPENACL_QDW_PAIR=0: blocked rows one output pixel a step (else two) */
     float lo, hi, inv_ys;
 } dn_qdw_geo;
 
