@@ -232,7 +232,7 @@ def check_case(name, args, work):
             d = np.abs(a.astype(np.float64) - w.astype(np.float64))
             st = step[k] if isinstance(step, list) else step
             frac = float((d > 0).mean())
-            if a.shape != w.shape or d.max() > 2 * st * 1.001 or frac > 0.03:
+            if a.shape != w.shape or d.max() > 2 * st * 1.001 or frac > 0.05:
                 bad.append(f"output {k}: folded SiLU step vs OPENACL_SILU_FOLD=0 max diff {d.max():.4g}, {frac:.1%} moved")
             notes.append(f"vs OPENACL_SILU_FOLD=0 max {d.max():.3g} moved {frac:.2%}")
     if name == "qmul_runs":   # runs of pixels against a call per pixel, byte for byte

@@ -83,6 +83,10 @@ int dn_bf16_residual(void);
 /* Whether this CPU runs the division forms faster (OPENACL_SILU_DIV
  * overrides; read at each call). */
 int dn_silu_div(void);
+/* Whether the int8 SiLU step takes dn_qdw.h's folded form (dn_silu_q16k):
+ * unless OPENACL_SILU_FOLD=0, where the CPU has AVX512DQ; read per call
+ * (kernels ask at load). */
+int dn_silu_fold(void);
 
 /* Aligns byte offsets inside packed/scratch areas. */
 static inline size_t dn_align(size_t x) { return (x + 63) & ~(size_t)63; }

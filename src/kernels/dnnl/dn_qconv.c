@@ -57,7 +57,7 @@ typedef struct dqconv {
     int silu;          /* chain SiLU alone: float32 out of oneDNN, then dq_silu_q */
     int silu_div;
     int silu_pack;     /* 64 values a step, saturated by packs (OPENACL_SILU_PACK=0: 16 by conversions) */
-    int silu_fold;     /* y_scale folded into the sigmoid (dn_silu_q16k; OPENACL_SILU_FOLD=0: dn_silu_q16) */
+    int silu_fold;     /* y_scale folded into the sigmoid (dn_silu_fold: dn_silu_q16k, else dn_silu_q16) */
     float inv_ys;
     int xdt, ydt;      /* G_U8 / G_I8 */
     int32_t xzp, yzp;
@@ -331,8 +331,7 @@ static int dq_init(g_graph *g, g_node *n, void **state)
         s->silu_div = dn_silu_div();
         const char *e = getenv("OPENACL_SILU_PACK");   /* read per load: mdl_bench --ab */
         s->silu_pack = !(e && !strcmp(e, "0"));
-        e = getenv("OPENACL_SILU_FOLD");
-        s->silu_fold = !(e && !strcmp(e, "0"));
+        s->silu_fold = dn_silu_fold();
     }
     if (!ok) { dq_fini(s); return K_DECLINE; }
     s->dw_ok = dq_dw_ok(s, w, &chain, ysc);

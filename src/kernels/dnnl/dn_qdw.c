@@ -145,7 +145,7 @@ size_t dn_qdw_scratch_bytes(const dn_qdw_geo *g, int threads)
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-#define QDW_TGT __attribute__((target("avx512f,avx512bw,avx512vnni")))
+#define QDW_TGT __attribute__((target("avx512f,avx512bw,avx512dq,avx512vnni")))
 
 static __mmask64 cmask(int64_t left) { return left >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << left) - 1; }
 

@@ -14,6 +14,8 @@
 #include "kernels/dnnl/dn_qdw.h"
 #include <math.h>
 #include <omp.h>
+#include <stdlib.h>
+#include <string.h>
 #if defined(__x86_64__) && defined(__GNUC__)
 #include "kernels/silu16.h"
 #define DN_SILU_AVX512 1
@@ -154,6 +156,17 @@ static void silu_run(void *y, size_t n, int threads, int pass, int div)
     }
 }
 
+int dn_silu_fold(void)
+{
+    const char *e = getenv("OPENACL_SILU_FOLD");   /* read per load: mdl_bench --ab */
+    if (e && !strcmp(e, "0")) return 0;
+#ifdef DN_SILU_AVX512
+    return __builtin_cpu_supports("avx512dq");
+#else
+    return 0;
+#endif
+}
+
 int dn_silu_div(void)
 {
 #ifdef DN_SILU_AVX512
@@ -188,7 +201,7 @@ static void silu_q_scalar(const float *f, void *dst, size_t n, float inv, int32_
 }
 
 #ifdef DN_SILU_AVX512
-#define SQ_TGT __attribute__((target("avx512f,avx512bw")))
+#define SQ_TGT __attribute__((target("avx512f,avx512bw,avx512dq")))
 
 /* 64 values a step saturated to bytes by two packs and one dword
  * permutation (four 16-lane narrowing conversions take two uops each on
