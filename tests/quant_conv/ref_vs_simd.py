@@ -153,8 +153,13 @@ def case_qmul_runs(seed=45):
 
 
 CASES = dict(qn.CASES, tiny_effnet=case_tiny_effnet, band_net=case_band_net, silu_s8=case_silu_s8,
-             gap_split=case_gap_split, qmul_runs=case_qmul_runs)
-MULTI = qn.MULTI | {"tiny_effnet", "band_net", "silu_s8", "gap_split", "qmul_runs"}
+             gap_split=case_gap_split, qmul_runs=case_qmul_runs,
+             # 5x5 depthwise rows whose quadruples of all four blocks (17
+             # columns x 4 x 2 sets x 256 bytes) exceed dn_qdw.c's 32 KiB: a
+             # block's at a time (qdw_row_step), the 7-wide rows after the
+             # stride-2 layer all at once
+             dw_vnni_k5_wide=lambda: qn.case_dw_chain(46, N=1, C=250, H=9, W=13, k=5))
+MULTI = qn.MULTI | {"tiny_effnet", "band_net", "silu_s8", "gap_split", "qmul_runs", "dw_vnni_k5_wide"}
 # SiLU convolutions run in bands of rows must give the whole image's bytes
 # (the integer products do not depend on the band): bands of one row (1 KiB
 # of float32 values) and none (0) against the default
@@ -162,7 +167,7 @@ BANDED = {"tiny_effnet", "band_net"}
 # depthwise 3x3 layers dn_qdw.c's VNNI loop runs: against oneDNN's run of
 # them (OPENACL_NO_QDW=1), within one output step (the bias joins the int32
 # sum before the conversion there, after it in oneDNN), few values moved
-QDW = {"dw_vnni", "dw_vnni_c144", "dw_vnni_c48", "dw_vnni_k5", "silu_s8"}
+QDW = {"dw_vnni", "dw_vnni_c144", "dw_vnni_c48", "dw_vnni_k5", "dw_vnni_k5_wide", "silu_s8"}
 # SiLU convolutions (the pass after oneDNN and dn_qdw.c's requantisation):
 # y_scale folded into the sigmoid against the earlier form
 # (OPENACL_SILU_FOLD=0), which round ties differently: within a step per
@@ -253,6 +258,8 @@ def check_case(name, args, work):
         # two output pixels a step against one (odd output widths: the single tail)
         one = run_mode(args, mp, ins, os.path.join(work, name + "_onepx"), {"OPENACL_QDW_PAIR": "0"})
         same_bytes(one, fast, "with OPENACL_QDW_PAIR=0: differs from the default run")
+        whole = run_mode(args, mp, ins, os.path.join(work, name + "_whole"), {"OPENACL_QDW_ROWBLK": "0"})
+        same_bytes(whole, fast, "with OPENACL_QDW_ROWBLK=0: differs from the default run")
     return bad, notes
 
 

@@ -50,6 +50,12 @@ int dn_qdw_one_px(void)
     return e && !strcmp(e, "0");
 }
 
+int dn_qdw_whole_rows(void)
+{
+    const char *e = getenv("OPENACL_QDW_ROWBLK");   /* read per build: mdl_bench --ab */
+    return e && !strcmp(e, "0");
+}
+
 int dn_qdw_supported(void)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -175,12 +181,13 @@ static void qdw_rows(const dn_qdw_geo *g, const uint8_t *x, int64_t oh, const ui
     }
 }
 
-/* The quadruples of output row oh: t[((w + K/2) * sets + q) * blocks + b][k]
- * for input columns w = -K/2 .. W - 1 + K/2 (the padding columns hold the
- * zero point; the bytes of rows past K meet zero weights). */
-QDW_TGT static void qdw_quads(const dn_qdw_geo *g, const uint8_t *x, int64_t oh, __m512i *t)
+/* The quadruples of output row oh for blocks b0 .. b1 - 1 (nb of them):
+ * t[((w + K/2) * sets + q) * nb + b - b0][k] for input columns w = -K/2 ..
+ * W - 1 + K/2 (the padding columns hold the zero point; the bytes of rows
+ * past K meet zero weights). */
+QDW_TGT static void qdw_quads(const dn_qdw_geo *g, const uint8_t *x, int64_t oh, int64_t b0, int64_t b1, __m512i *t)
 {
-    int64_t nb = blocks(g->C), nq = nq_of(g->K), P = g->K / 2, nw = nb * nq * 4;
+    int64_t nb = b1 - b0, nq = nq_of(g->K), P = g->K / 2, nw = nb * nq * 4;
     const uint8_t *row[8];
     qdw_rows(g, x, oh, row);
     const __m512i zp = _mm512_set1_epi8((char)g->xzp);
@@ -191,11 +198,11 @@ QDW_TGT static void qdw_quads(const dn_qdw_geo *g, const uint8_t *x, int64_t oh,
     }
     for (int64_t w = 0; w < g->W; w++)
         for (int q = 0; q < nq; q++)
-            for (int64_t b = 0; b < nb; b++) {
+            for (int64_t b = b0; b < b1; b++) {
                 __mmask64 m = cmask(g->C - 64 * b);
                 size_t o = (size_t)(w * g->C + 64 * b);
                 int nr = g->K - 4 * q < 4 ? g->K - 4 * q : 4;
-                qdw_quad(row + 4 * q, nr, o, m, zp, t + (((w + P) * nq + q) * nb + b) * 4);
+                qdw_quad(row + 4 * q, nr, o, m, zp, t + (((w + P) * nq + q) * nb + b - b0) * 4);
             }
 }
 
@@ -285,12 +292,13 @@ QDW_TGT static inline void qdw_px2(const dn_qdw_geo *g, const __m512i *t, const 
 /* One output row from its quadruples, block by block: 3x3 kernels keep
  * their twelve weight registers, 5x5 ones (forty) read them from L1; two
  * output pixels a step unless g->one_px (OPENACL_QDW_PAIR=0). */
-QDW_TGT static void qdw_row(const dn_qdw_geo *g, const __m512i *t, const char *packed, uint8_t *y)
+QDW_TGT static void qdw_row(const dn_qdw_geo *g, const __m512i *t, const char *packed, uint8_t *y, int64_t b0,
+                            int64_t b1)
 {
-    int64_t nb = blocks(g->C), nq = nq_of(g->K);
+    int64_t nb = b1 - b0, nq = nq_of(g->K);
     qdw_rq c;
     qdw_rq_init(g, &c);
-    for (int64_t b = 0; b < nb; b++) {
+    for (int64_t b = b0; b < b1; b++) {
         const char *blk = packed + b * blk_bytes(g->K);
         const __m512i *wq = (const __m512i *)blk;
         const int32_t *bq = (const int32_t *)(blk + wb_of(g->K));
@@ -302,13 +310,13 @@ QDW_TGT static void qdw_row(const dn_qdw_geo *g, const __m512i *t, const char *p
         int64_t ow = 0;
         for (; !g->one_px && ow + 2 <= g->OW; ow += 2) {
             __m512i a0[4], a1[4];
-            qdw_px2(g, t, wq, wr, bq, nb, nq, b, ow, a0, a1);
+            qdw_px2(g, t, wq, wr, bq, nb, nq, b - b0, ow, a0, a1);
             _mm512_mask_storeu_epi8(y + ow * g->C + 64 * b, m, qdw_requant(g, &c, a0));
             _mm512_mask_storeu_epi8(y + (ow + 1) * g->C + 64 * b, m, qdw_requant(g, &c, a1));
         }
         for (; ow < g->OW; ow++) {
             __m512i acc[4];
-            qdw_px(g, t, wq, wr, bq, nb, nq, b, ow, acc);
+            qdw_px(g, t, wq, wr, bq, nb, nq, b - b0, ow, acc);
             _mm512_mask_storeu_epi8(y + ow * g->C + 64 * b, m, qdw_requant(g, &c, acc));
         }
     }
@@ -358,6 +366,20 @@ QDW_TGT static void qdw_flat_row(const dn_qdw_geo *g, const uint8_t *x, int64_t 
     }
 }
 
+/* Blocks per pass over an output row: all of them, or one where the
+ * row's quadruples of every block would not stay in L1 (over 32 KiB: the
+ * 5x5 layers' two sets per column, and wide stride-2 rows), so that each
+ * block's are read from L1 while they are fresh (g->whole_rows,
+ * OPENACL_QDW_ROWBLK=0: always all). EfficientNet-B0 at 1 thread, per-node
+ * minima: 28x28x240 5x5 0.105 -> 0.097 ms, 14x14x672 0.075 -> 0.068,
+ * 14x14x480 0.057 -> 0.050, 7x7x1152 0.036 -> 0.032. */
+static int64_t qdw_row_step(const dn_qdw_geo *g)
+{
+    int64_t nb = blocks(g->C);
+    size_t all = (size_t)(g->W + g->K - 1) * (size_t)(nb * nq_of(g->K)) * 256;
+    return g->whole_rows || all <= 32 * 1024 ? nb : 1;
+}
+
 void dn_qdw_run(const dn_qdw_geo *g, const uint8_t *x, const void *packed, void *y, void *scratch,
                 int threads)
 {
@@ -377,8 +399,11 @@ void dn_qdw_run(const dn_qdw_geo *g, const uint8_t *x, const void *packed, void 
             if (flat) {
                 qdw_flat_row(g, xn, oh, t, packed, yr);
             } else {
-                qdw_quads(g, xn, oh, t);
-                qdw_row(g, t, packed, yr);
+                int64_t nb = blocks(g->C), step = qdw_row_step(g);
+                for (int64_t b = 0; b < nb; b += step) {
+                    qdw_quads(g, xn, oh, b, b + step, t);
+                    qdw_row(g, t, packed, yr, b, b + step);
+                }
             }
         }
     }

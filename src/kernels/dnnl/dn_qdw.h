@@ -13,6 +13,9 @@ int dn_qdw_disabled(void);
 /* OPENACL_QDW_PAIR=0: rows of 64-channel blocks one output pixel a step
  * instead of two (read per build of the node; same bytes). */
 int dn_qdw_one_px(void);
+/* OPENACL_QDW_ROWBLK=0: a row's quadruples of every block built at once,
+ * even where they would not stay in L1 (read per build; same bytes). */
+int dn_qdw_whole_rows(void);
 /* Whether this CPU runs the loop (AVX-512 with VNNI, oneDNN allowed to). */
 int dn_qdw_supported(void);
 
@@ -27,6 +30,7 @@ typedef struct dn_qdw_geo {
     int32_t xzp, yzp;
     int s8, silu, silu_div, silu_fold;
     int one_px;   /* OPENACL_QDW_PAIR=0: blocked rows one output pixel a step (else two) */
+    int whole_rows;   /* OPENACL_QDW_ROWBLK=0: every block's quadruples of a row at once */
     float lo, hi, inv_ys;
 } dn_qdw_geo;
 
