@@ -79,12 +79,12 @@ __attribute__((target("avx512f"))) static inline __m512i dn_silu_q16(__m512 x, _
  * x / d' + y_zp needs no product x / y_scale; and t split by vreduceps
  * into f = t - floor(t) in [0, 1), whose 2^f a degree-3 polynomial gives
  * (exact at 0 and 1, < 1.04e-4 relative: as dn_silu_q16's), while
- * vscalefps takes floor(t) from t itself. Three uops fewer than
- * dn_silu_q16's fifteen on Intel cores (vrndscaleps is two, and the
- * subtraction and x / y_scale go): about a quarter less time per value in
- * the SiLU pass. The products round differently, so a value on a rounding
- * tie may move one step. Large |t|: 2^t = inf gives -0, 2^t = 0 gives
- * x / y_scale, as there. AVX512DQ (vreduceps). */
+ * vscalefps takes floor(t) from t itself: vrndscaleps (two uops on Intel
+ * cores), the subtraction and x / y_scale go, 10 instructions instead of
+ * 12, about a quarter less time per value in the SiLU pass. The products
+ * round differently, so a value on a rounding tie may move one step.
+ * Large |t|: 2^t = inf gives -0, 2^t = 0 gives x / y_scale, as there.
+ * AVX512DQ (vreduceps). */
 typedef struct dn_silu_k {
     __m512 ys, c1, c2, c3, vz;
 } dn_silu_k;
