@@ -130,9 +130,36 @@ def case_gap_split(seed=44):
     return mo, [b.rng.uniform(-2.5, 2.5, (2, 3, 60, 58)).astype(np.float32)], 0.01
 
 
+def case_qmul_runs(seed=45):
+    """Squeeze-excite channel scalings (QLinearMul of a channels-last
+    [N,C,H,W] by [N,C,1,1]) of two 13x11 images at 24 and 40 channels: the
+    row loop's runs of whole pixels over a repeated factor row
+    (kernels/ref/nn_qlinear.c qmul_px: 43 and 26 pixels, the last run of
+    each image shorter), each image with its own factors."""
+    b = qn.B(seed)
+    x_dq, _, _, _ = b.qdq("x", 0.03, 110)
+    h = qn.conv_layer(b, x_dq, 0.03, 3, 24, 3, pad=1, act="silu", ys=0.02, yzp=20)
+    outs = []
+    for C, M in ((24, 40), (40, 16)):
+        g = b.node("GlobalAveragePool", [h])
+        g_dq, _, _, _ = b.qdq(g, 0.01, 10)
+        s2 = qn.conv_layer(b, g_dq, 0.01, C, C, 1, act="none", ys=0.05, yzp=128)
+        s2_dq, _, _, _ = b.qdq(b.node("Sigmoid", [s2]), 1 / 255, 0)
+        m_dq, _, _, _ = b.qdq(b.node("Mul", [h, s2_dq]), 0.015, 30)
+        outs.append(m_dq)
+        h = qn.conv_layer(b, m_dq, 0.015, C, M, 1, act="silu", ys=0.02, yzp=20)
+    mo = b.model([qn.fin([2, 3, 13, 11])], [qn.fin(None, name=o) for o in outs], opset=13)
+    return mo, [b.rng.uniform(-2.5, 2.5, (2, 3, 13, 11)).astype(np.float32)], [0.015, 0.015]
+
+
 CASES = dict(qn.CASES, tiny_effnet=case_tiny_effnet, band_net=case_band_net, silu_s8=case_silu_s8,
-             gap_split=case_gap_split)
-MULTI = qn.MULTI | {"tiny_effnet", "band_net", "silu_s8", "gap_split"}
+             gap_split=case_gap_split, qmul_runs=case_qmul_runs,
+             # 5x5 depthwise rows whose quadruples of all four blocks (17
+             # columns x 4 x 2 sets x 256 bytes) exceed dn_qdw.c's 32 KiB: a
+             # block's at a time (qdw_row_step), the 7-wide rows after the
+             # stride-2 layer all at once
+             dw_vnni_k5_wide=lambda: qn.case_dw_chain(46, N=1, C=250, H=9, W=13, k=5))
+MULTI = qn.MULTI | {"tiny_effnet", "band_net", "silu_s8", "gap_split", "qmul_runs", "dw_vnni_k5_wide"}
 # SiLU convolutions run in bands of rows must give the whole image's bytes
 # (the integer products do not depend on the band): bands of one row (1 KiB
 # of float32 values) and none (0) against the default
@@ -140,7 +167,12 @@ BANDED = {"tiny_effnet", "band_net"}
 # depthwise 3x3 layers dn_qdw.c's VNNI loop runs: against oneDNN's run of
 # them (OPENACL_NO_QDW=1), within one output step (the bias joins the int32
 # sum before the conversion there, after it in oneDNN), few values moved
-QDW = {"dw_vnni", "dw_vnni_c144", "dw_vnni_c48", "dw_vnni_k5", "silu_s8"}
+QDW = {"dw_vnni", "dw_vnni_c144", "dw_vnni_c48", "dw_vnni_k5", "dw_vnni_k5_wide", "silu_s8"}
+# SiLU convolutions (the pass after oneDNN and dn_qdw.c's requantisation):
+# y_scale folded into the sigmoid against the earlier form
+# (OPENACL_SILU_FOLD=0), which round ties differently: within a step per
+# layer (two after several), few values moved
+SILU = {"tiny_effnet", "band_net", "silu_s8", "dw_vnni_k5"}
 
 
 def run_mode(args, mp, ins, out, extra):
@@ -199,6 +231,21 @@ def check_case(name, args, work):
         for thr in ("1", "3"):
             other = run_mode(args, mp, ins, os.path.join(work, name + "_t" + thr), {"OPENACL_THREADS": thr})
             same_bytes(other, fast, f"at {thr} threads: differs from the default run")
+    if name in SILU:
+        other = run_mode(args, mp, ins, os.path.join(work, name + "_nofold"), {"OPENACL_SILU_FOLD": "0"})
+        for k, (a, w) in enumerate(zip(fast, other)):
+            d = np.abs(a.astype(np.float64) - w.astype(np.float64))
+            st = step[k] if isinstance(step, list) else step
+            frac = float((d > 0).mean())
+            if a.shape != w.shape or d.max() > 2 * st * 1.001 or frac > 0.05:
+                bad.append(f"output {k}: folded SiLU step vs OPENACL_SILU_FOLD=0 max diff {d.max():.4g}, {frac:.1%} moved")
+            notes.append(f"vs OPENACL_SILU_FOLD=0 max {d.max():.3g} moved {frac:.2%}")
+    if name == "qmul_runs":   # runs of pixels against a call per pixel, byte for byte
+        for thr in ("1", "3"):
+            env = {"OPENACL_THREADS": thr, "OPENACL_SMALL_OP_US": "0"}
+            runs = run_mode(args, mp, ins, os.path.join(work, name + "_r" + thr), env)
+            px = run_mode(args, mp, ins, os.path.join(work, name + "_p" + thr), dict(env, OPENACL_QMUL_RUNS="0"))
+            same_bytes(runs, px, f"at {thr} threads: runs of pixels differ from OPENACL_QMUL_RUNS=0")
     if name in QDW:
         other = run_mode(args, mp, ins, os.path.join(work, name + "_noqdw"), {"OPENACL_NO_QDW": "1"})
         for k, (a, w) in enumerate(zip(fast, other)):
@@ -208,6 +255,11 @@ def check_case(name, args, work):
             if a.shape != w.shape or d.max() > 2 * st * 1.001 or frac > 0.05:
                 bad.append(f"output {k}: VNNI loop vs oneDNN max diff {d.max():.4g}, {frac:.1%} moved")
             notes.append(f"vs OPENACL_NO_QDW max {d.max():.3g} moved {frac:.2%}")
+        # two output pixels a step against one (odd output widths: the single tail)
+        one = run_mode(args, mp, ins, os.path.join(work, name + "_onepx"), {"OPENACL_QDW_PAIR": "0"})
+        same_bytes(one, fast, "with OPENACL_QDW_PAIR=0: differs from the default run")
+        whole = run_mode(args, mp, ins, os.path.join(work, name + "_whole"), {"OPENACL_QDW_ROWBLK": "0"})
+        same_bytes(whole, fast, "with OPENACL_QDW_ROWBLK=0: differs from the default run")
     return bad, notes
 
 

@@ -41,8 +41,10 @@ void dn_silu_f32_fast(float *y, size_t n, int threads, int div);
 /* x * sigmoid(x) of n float32 values f, quantised into dst (int8 when s8,
  * else uint8): saturate(round(v * inv) + zp), ties to even (the int8
  * convolutions' SiLU chains, dn_qconv.c); div and pack as those kernels
- * choose them; on up to `threads` threads. */
-void dn_silu_q(const float *f, void *dst, size_t n, float inv, int32_t zp, int s8, int div, int pack, int threads);
+ * choose them; fold: y_scale folded into the sigmoid (dn_qdw.h
+ * dn_silu_q16k, OPENACL_SILU_FOLD); on up to `threads` threads. */
+void dn_silu_q(const float *f, void *dst, size_t n, float inv, int32_t zp, int s8, int div, int pack, int fold,
+               int threads);
 /* Whether the Winograd Conv implementation (dn_conv.c, k_conv_wino) takes
  * 3x3 stride-1 float32 convolutions: on unless OPENACL_WINOGRAD=0; part of
  * the kernel ABI. */
@@ -81,6 +83,10 @@ int dn_bf16_residual(void);
 /* Whether this CPU runs the division forms faster (OPENACL_SILU_DIV
  * overrides; read at each call). */
 int dn_silu_div(void);
+/* Whether the int8 SiLU step takes dn_qdw.h's folded form (dn_silu_q16k):
+ * unless OPENACL_SILU_FOLD=0, where the CPU has AVX512DQ; read per call
+ * (kernels ask at load). */
+int dn_silu_fold(void);
 
 /* Aligns byte offsets inside packed/scratch areas. */
 static inline size_t dn_align(size_t x) { return (x + 63) & ~(size_t)63; }

@@ -57,6 +57,7 @@ typedef struct dqconv {
     int silu;          /* chain SiLU alone: float32 out of oneDNN, then dq_silu_q */
     int silu_div;
     int silu_pack;     /* 64 values a step, saturated by packs (OPENACL_SILU_PACK=0: 16 by conversions) */
+    int silu_fold;     /* y_scale folded into the sigmoid (dn_silu_fold: dn_silu_q16k, else dn_silu_q16) */
     float inv_ys;
     int xdt, ydt;      /* G_U8 / G_I8 */
     int32_t xzp, yzp;
@@ -235,7 +236,7 @@ static int dq_scales(dqconv *s, const nn_post *chain, float xsc, const g_tensor 
  * output and quantises it. */
 static void dq_silu_q(const dqconv *s, const float *f, void *dst, size_t n, int threads)
 {
-    dn_silu_q(f, dst, n, s->inv_ys, s->yzp, s->ydt == G_I8, s->silu_div, s->silu_pack, threads);
+    dn_silu_q(f, dst, n, s->inv_ys, s->yzp, s->ydt == G_I8, s->silu_div, s->silu_pack, s->silu_fold, threads);
 }
 
 /* Whether dn_qdw.c takes the layer: depthwise 3x3 or 5x5 ([C, 1, K, K],
@@ -330,6 +331,7 @@ static int dq_init(g_graph *g, g_node *n, void **state)
         s->silu_div = dn_silu_div();
         const char *e = getenv("OPENACL_SILU_PACK");   /* read per load: mdl_bench --ab */
         s->silu_pack = !(e && !strcmp(e, "0"));
+        s->silu_fold = dn_silu_fold();
     }
     if (!ok) { dq_fini(s); return K_DECLINE; }
     s->dw_ok = dq_dw_ok(s, w, &chain, ysc);
@@ -569,7 +571,8 @@ static int dq_build(const g_node *n, dqconv *s, const k_tensor *in, const k_tens
     if (s->direct)
         s->dg = (dn_qdw_geo){ .N = s->xs.d[0], .H = s->xs.d[2], .W = s->xs.d[3], .C = s->M, .OH = s->ys.d[2],
                               .OW = s->ys.d[3], .S = s->w.s[0], .K = s->dw_k, .xzp = s->xzp, .yzp = s->yzp,
-                              .s8 = s->ydt == G_I8, .silu = s->silu, .silu_div = s->silu_div,
+                              .s8 = s->ydt == G_I8, .silu = s->silu, .silu_div = s->silu_div, .silu_fold = s->silu_fold, .one_px = dn_qdw_one_px(),
+                              .whole_rows = dn_qdw_whole_rows(),
                               .lo = s->dw_lo, .hi = s->dw_hi, .inv_ys = s->inv_ys };
     /* the first build decides (W's packed form follows it) */
     if (!s->have_wmd) s->zpad = s->zpad_ok && s->xl == G_LAYOUT_NHWC && s->w.nsp == 2 && s->xs.rank == 4;

@@ -44,6 +44,18 @@ int dn_qdw_disabled(void)
     return e && *e && strcmp(e, "0") != 0;
 }
 
+int dn_qdw_one_px(void)
+{
+    const char *e = getenv("OPENACL_QDW_PAIR");   /* read per build: mdl_bench --ab */
+    return e && !strcmp(e, "0");
+}
+
+int dn_qdw_whole_rows(void)
+{
+    const char *e = getenv("OPENACL_QDW_ROWBLK");   /* read per build: mdl_bench --ab */
+    return e && !strcmp(e, "0");
+}
+
 int dn_qdw_supported(void)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -139,7 +151,7 @@ size_t dn_qdw_scratch_bytes(const dn_qdw_geo *g, int threads)
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-#define QDW_TGT __attribute__((target("avx512f,avx512bw,avx512vnni")))
+#define QDW_TGT __attribute__((target("avx512f,avx512bw,avx512dq,avx512vnni")))
 
 static __mmask64 cmask(int64_t left) { return left >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << left) - 1; }
 
@@ -169,12 +181,13 @@ static void qdw_rows(const dn_qdw_geo *g, const uint8_t *x, int64_t oh, const ui
     }
 }
 
-/* The quadruples of output row oh: t[((w + K/2) * sets + q) * blocks + b][k]
- * for input columns w = -K/2 .. W - 1 + K/2 (the padding columns hold the
- * zero point; the bytes of rows past K meet zero weights). */
-QDW_TGT static void qdw_quads(const dn_qdw_geo *g, const uint8_t *x, int64_t oh, __m512i *t)
+/* The quadruples of output row oh for blocks b0 .. b1 - 1 (nb of them):
+ * t[((w + K/2) * sets + q) * nb + b - b0][k] for input columns w = -K/2 ..
+ * W - 1 + K/2 (the padding columns hold the zero point; the bytes of rows
+ * past K meet zero weights). */
+QDW_TGT static void qdw_quads(const dn_qdw_geo *g, const uint8_t *x, int64_t oh, int64_t b0, int64_t b1, __m512i *t)
 {
-    int64_t nb = blocks(g->C), nq = nq_of(g->K), P = g->K / 2, nw = nb * nq * 4;
+    int64_t nb = b1 - b0, nq = nq_of(g->K), P = g->K / 2, nw = nb * nq * 4;
     const uint8_t *row[8];
     qdw_rows(g, x, oh, row);
     const __m512i zp = _mm512_set1_epi8((char)g->xzp);
@@ -185,11 +198,11 @@ QDW_TGT static void qdw_quads(const dn_qdw_geo *g, const uint8_t *x, int64_t oh,
     }
     for (int64_t w = 0; w < g->W; w++)
         for (int q = 0; q < nq; q++)
-            for (int64_t b = 0; b < nb; b++) {
+            for (int64_t b = b0; b < b1; b++) {
                 __mmask64 m = cmask(g->C - 64 * b);
                 size_t o = (size_t)(w * g->C + 64 * b);
                 int nr = g->K - 4 * q < 4 ? g->K - 4 * q : 4;
-                qdw_quad(row + 4 * q, nr, o, m, zp, t + (((w + P) * nq + q) * nb + b) * 4);
+                qdw_quad(row + 4 * q, nr, o, m, zp, t + (((w + P) * nq + q) * nb + b - b0) * 4);
             }
 }
 
@@ -199,6 +212,7 @@ QDW_TGT static void qdw_quads(const dn_qdw_geo *g, const uint8_t *x, int64_t oh,
  * the saturation to 8 bits after it. */
 typedef struct qdw_rq {
     __m512 sc[4], vz, lo, hi, vi;
+    dn_silu_k kc;
     int use_lo, use_hi;
 } qdw_rq;
 
@@ -209,6 +223,7 @@ QDW_TGT static void qdw_rq_init(const dn_qdw_geo *g, qdw_rq *c)
     c->lo = _mm512_set1_ps(g->lo + z);
     c->hi = _mm512_set1_ps(g->hi + z);
     c->vi = _mm512_set1_ps(g->inv_ys);
+    dn_silu_qk(&c->kc, 1.0f / g->inv_ys, g->yzp);
     c->use_lo = g->lo + z > qmin - 0.5f;
     c->use_hi = g->hi + z < qmax + 0.5f;
 }
@@ -220,7 +235,8 @@ QDW_TGT static inline __m512i qdw_requant(const dn_qdw_geo *g, const qdw_rq *c, 
     for (int k = 0; k < 4; k++) {
         __m512 a = _mm512_cvtepi32_ps(acc[k]);
         if (g->silu) {
-            q[k] = dn_silu_q16(_mm512_mul_ps(a, c->sc[k]), c->vi, c->vz, g->silu_div);
+            __m512 x = _mm512_mul_ps(a, c->sc[k]);
+            q[k] = g->silu_fold ? dn_silu_q16k(x, &c->kc, g->silu_div) : dn_silu_q16(x, c->vi, c->vz, g->silu_div);
             continue;
         }
         __m512 v = _mm512_fmadd_ps(a, c->sc[k], c->vz);
@@ -232,14 +248,57 @@ QDW_TGT static inline __m512i qdw_requant(const dn_qdw_geo *g, const qdw_rq *c, 
     return g->s8 ? _mm512_packs_epi16(w01, w23) : _mm512_packus_epi16(w01, w23);
 }
 
-/* One output row from its quadruples, block by block: 3x3 kernels keep
- * their twelve weight registers, 5x5 ones (forty) read them from L1. */
-QDW_TGT static void qdw_row(const dn_qdw_geo *g, const __m512i *t, const char *packed, uint8_t *y)
+/* The int32 sums of output pixel ow's block b into acc (its bias first). */
+QDW_TGT static inline void qdw_px(const dn_qdw_geo *g, const __m512i *t, const __m512i *wq, const __m512i *wr,
+                                  const int32_t *bq, int64_t nb, int64_t nq, int64_t b, int64_t ow, __m512i *acc)
 {
-    int64_t nb = blocks(g->C), nq = nq_of(g->K);
+    for (int k = 0; k < 4; k++) acc[k] = _mm512_loadu_si512(bq + 16 * k);
+    if (g->K == 3) {
+        for (int kw = 0; kw < 3; kw++) {
+            const __m512i *q = t + ((ow * g->S + kw) * nb + b) * 4;
+            for (int k = 0; k < 4; k++) acc[k] = _mm512_dpbusd_epi32(acc[k], _mm512_loadu_si512(q + k), wr[kw * 4 + k]);
+        }
+        return;
+    }
+    for (int kw = 0; kw < g->K; kw++)
+        for (int qs = 0; qs < nq; qs++) {
+            const __m512i *q = t + (((ow * g->S + kw) * nq + qs) * nb + b) * 4;
+            const __m512i *wk = wq + (qs * g->K + kw) * 4;
+            for (int k = 0; k < 4; k++)
+                acc[k] = _mm512_dpbusd_epi32(acc[k], _mm512_loadu_si512(q + k), _mm512_loadu_si512(wk + k));
+        }
+}
+
+/* Output pixels ow and ow + 1 of block b at once: eight independent sums
+ * (four chains of K or 2K dependent vpdpbusd each are too few to hide
+ * their latency), a 5x5 kernel's weights loaded once for both. */
+QDW_TGT static inline void qdw_px2(const dn_qdw_geo *g, const __m512i *t, const __m512i *wq, const __m512i *wr,
+                                   const int32_t *bq, int64_t nb, int64_t nq, int64_t b, int64_t ow, __m512i *a0,
+                                   __m512i *a1)
+{
+    for (int k = 0; k < 4; k++) a0[k] = a1[k] = _mm512_loadu_si512(bq + 16 * k);
+    int64_t step = g->S * nq * nb * 4;   /* one output pixel further in t */
+    for (int kw = 0; kw < g->K; kw++)
+        for (int qs = 0; qs < nq; qs++) {
+            const __m512i *q = t + (((ow * g->S + kw) * nq + qs) * nb + b) * 4;
+            for (int k = 0; k < 4; k++) {
+                __m512i w = g->K == 3 ? wr[kw * 4 + k] : _mm512_loadu_si512(wq + (qs * g->K + kw) * 4 + k);
+                a0[k] = _mm512_dpbusd_epi32(a0[k], _mm512_loadu_si512(q + k), w);
+                a1[k] = _mm512_dpbusd_epi32(a1[k], _mm512_loadu_si512(q + step + k), w);
+            }
+        }
+}
+
+/* One output row from its quadruples, block by block: 3x3 kernels keep
+ * their twelve weight registers, 5x5 ones (forty) read them from L1; two
+ * output pixels a step unless g->one_px (OPENACL_QDW_PAIR=0). */
+QDW_TGT static void qdw_row(const dn_qdw_geo *g, const __m512i *t, const char *packed, uint8_t *y, int64_t b0,
+                            int64_t b1)
+{
+    int64_t nb = b1 - b0, nq = nq_of(g->K);
     qdw_rq c;
     qdw_rq_init(g, &c);
-    for (int64_t b = 0; b < nb; b++) {
+    for (int64_t b = b0; b < b1; b++) {
         const char *blk = packed + b * blk_bytes(g->K);
         const __m512i *wq = (const __m512i *)blk;
         const int32_t *bq = (const int32_t *)(blk + wb_of(g->K));
@@ -248,24 +307,16 @@ QDW_TGT static void qdw_row(const dn_qdw_geo *g, const __m512i *t, const char *p
         for (int i = 0; i < 12; i++) wr[i] = _mm512_loadu_si512(wq + i);
         for (int k = 0; k < 4; k++) c.sc[k] = _mm512_loadu_ps(sq + 16 * k);
         __mmask64 m = cmask(g->C - 64 * b);
-        for (int64_t ow = 0; ow < g->OW; ow++) {
+        int64_t ow = 0;
+        for (; !g->one_px && ow + 2 <= g->OW; ow += 2) {
+            __m512i a0[4], a1[4];
+            qdw_px2(g, t, wq, wr, bq, nb, nq, b - b0, ow, a0, a1);
+            _mm512_mask_storeu_epi8(y + ow * g->C + 64 * b, m, qdw_requant(g, &c, a0));
+            _mm512_mask_storeu_epi8(y + (ow + 1) * g->C + 64 * b, m, qdw_requant(g, &c, a1));
+        }
+        for (; ow < g->OW; ow++) {
             __m512i acc[4];
-            for (int k = 0; k < 4; k++) acc[k] = _mm512_loadu_si512(bq + 16 * k);
-            if (g->K == 3) {
-                for (int kw = 0; kw < 3; kw++) {
-                    const __m512i *q = t + ((ow * g->S + kw) * nb + b) * 4;
-                    for (int k = 0; k < 4; k++)
-                        acc[k] = _mm512_dpbusd_epi32(acc[k], _mm512_loadu_si512(q + k), wr[kw * 4 + k]);
-                }
-            } else {
-                for (int kw = 0; kw < g->K; kw++)
-                    for (int qs = 0; qs < nq; qs++) {
-                        const __m512i *q = t + (((ow * g->S + kw) * nq + qs) * nb + b) * 4;
-                        const __m512i *wk = wq + (qs * g->K + kw) * 4;
-                        for (int k = 0; k < 4; k++)
-                            acc[k] = _mm512_dpbusd_epi32(acc[k], _mm512_loadu_si512(q + k), _mm512_loadu_si512(wk + k));
-                    }
-            }
+            qdw_px(g, t, wq, wr, bq, nb, nq, b - b0, ow, acc);
             _mm512_mask_storeu_epi8(y + ow * g->C + 64 * b, m, qdw_requant(g, &c, acc));
         }
     }
@@ -315,6 +366,20 @@ QDW_TGT static void qdw_flat_row(const dn_qdw_geo *g, const uint8_t *x, int64_t 
     }
 }
 
+/* Blocks per pass over an output row: all of them, or one where the
+ * row's quadruples of every block would not stay in L1 (over 32 KiB: the
+ * 5x5 layers' two sets per column, and wide stride-2 rows), so that each
+ * block's are read from L1 while they are fresh (g->whole_rows,
+ * OPENACL_QDW_ROWBLK=0: always all). EfficientNet-B0 at 1 thread, per-node
+ * minima: 28x28x240 5x5 0.105 -> 0.097 ms, 14x14x672 0.075 -> 0.068,
+ * 14x14x480 0.057 -> 0.050, 7x7x1152 0.036 -> 0.032. */
+static int64_t qdw_row_step(const dn_qdw_geo *g)
+{
+    int64_t nb = blocks(g->C);
+    size_t all = (size_t)(g->W + g->K - 1) * (size_t)(nb * nq_of(g->K)) * 256;
+    return g->whole_rows || all <= 32 * 1024 ? nb : 1;
+}
+
 void dn_qdw_run(const dn_qdw_geo *g, const uint8_t *x, const void *packed, void *y, void *scratch,
                 int threads)
 {
@@ -334,8 +399,11 @@ void dn_qdw_run(const dn_qdw_geo *g, const uint8_t *x, const void *packed, void 
             if (flat) {
                 qdw_flat_row(g, xn, oh, t, packed, yr);
             } else {
-                qdw_quads(g, xn, oh, t);
-                qdw_row(g, t, packed, yr);
+                int64_t nb = blocks(g->C), step = qdw_row_step(g);
+                for (int64_t b = 0; b < nb; b += step) {
+                    qdw_quads(g, xn, oh, b, b + step, t);
+                    qdw_row(g, t, packed, yr, b, b + step);
+                }
             }
         }
     }

@@ -14,6 +14,8 @@
 #include "kernels/dnnl/dn_qdw.h"
 #include <math.h>
 #include <omp.h>
+#include <stdlib.h>
+#include <string.h>
 #if defined(__x86_64__) && defined(__GNUC__)
 #include "kernels/silu16.h"
 #define DN_SILU_AVX512 1
@@ -154,6 +156,17 @@ static void silu_run(void *y, size_t n, int threads, int pass, int div)
     }
 }
 
+int dn_silu_fold(void)
+{
+    const char *e = getenv("OPENACL_SILU_FOLD");   /* read per load: mdl_bench --ab */
+    if (e && !strcmp(e, "0")) return 0;
+#ifdef DN_SILU_AVX512
+    return __builtin_cpu_supports("avx512dq");
+#else
+    return 0;
+#endif
+}
+
 int dn_silu_div(void)
 {
 #ifdef DN_SILU_AVX512
@@ -188,59 +201,69 @@ static void silu_q_scalar(const float *f, void *dst, size_t n, float inv, int32_
 }
 
 #ifdef DN_SILU_AVX512
-#define SQ_TGT __attribute__((target("avx512f,avx512bw")))
+#define SQ_TGT __attribute__((target("avx512f,avx512bw,avx512dq")))
 
 /* 64 values a step saturated to bytes by two packs and one dword
  * permutation (four 16-lane narrowing conversions take two uops each on
  * the shuffle port); the packs saturate as the conversions do (signed
- * int32 -> int16 -> uint8 / int8), so the bytes are the same. */
-#define SILU_Q_LOOP(NAME, DIV)                                                                       \
+ * int32 -> int16 -> uint8 / int8), so the bytes are the same. FOLD: the
+ * step with y_scale folded in (dn_silu_q16k), else dn_silu_q16. */
+#define SILU_Q16(v, DIV, FOLD) (FOLD ? dn_silu_q16k((v), &kc, DIV) : dn_silu_q16((v), vi, vz, DIV))
+#define SILU_Q_LOOP(NAME, DIV, FOLD)                                                                 \
     SQ_TGT static void NAME(const float *f, void *dst, size_t n, float inv, int32_t zp, int s8, int pack) \
     {                                                                                                \
         const __m512 vi = _mm512_set1_ps(inv), vz = _mm512_set1_ps((float)zp);                       \
         const __m512i perm = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15); \
         const __m512i z0 = _mm512_setzero_si512();                                                   \
+        dn_silu_k kc;                                                                                \
+        dn_silu_qk(&kc, 1.0f / inv, zp);                                                             \
         size_t i = 0;                                                                                \
         for (; pack && i + 64 <= n; i += 64) {                                                       \
-            __m512i q0 = dn_silu_q16(_mm512_loadu_ps(f + i), vi, vz, DIV);                           \
-            __m512i q1 = dn_silu_q16(_mm512_loadu_ps(f + i + 16), vi, vz, DIV);                      \
-            __m512i q2 = dn_silu_q16(_mm512_loadu_ps(f + i + 32), vi, vz, DIV);                      \
-            __m512i q3 = dn_silu_q16(_mm512_loadu_ps(f + i + 48), vi, vz, DIV);                      \
+            __m512i q0 = SILU_Q16(_mm512_loadu_ps(f + i), DIV, FOLD);                                \
+            __m512i q1 = SILU_Q16(_mm512_loadu_ps(f + i + 16), DIV, FOLD);                           \
+            __m512i q2 = SILU_Q16(_mm512_loadu_ps(f + i + 32), DIV, FOLD);                           \
+            __m512i q3 = SILU_Q16(_mm512_loadu_ps(f + i + 48), DIV, FOLD);                           \
             __m512i w01 = _mm512_packs_epi32(q0, q1), w23 = _mm512_packs_epi32(q2, q3);              \
             __m512i b = s8 ? _mm512_packs_epi16(w01, w23) : _mm512_packus_epi16(w01, w23);           \
             _mm512_storeu_si512((char *)dst + i, _mm512_permutexvar_epi32(perm, b));                 \
         }                                                                                            \
         for (; i + 16 <= n; i += 16) {                                                               \
-            __m512i q = dn_silu_q16(_mm512_loadu_ps(f + i), vi, vz, DIV);                            \
+            __m512i q = SILU_Q16(_mm512_loadu_ps(f + i), DIV, FOLD);                                 \
             if (s8) _mm_storeu_si128((__m128i *)((int8_t *)dst + i), _mm512_cvtsepi32_epi8(q));      \
             else _mm_storeu_si128((__m128i *)((uint8_t *)dst + i), _mm512_cvtusepi32_epi8(_mm512_max_epi32(q, z0))); \
         }                                                                                            \
         silu_q_scalar(f + i, (char *)dst + i, n - i, inv, zp, s8);                                   \
     }
-SILU_Q_LOOP(silu_q_avx512, 0)
-SILU_Q_LOOP(silu_q_div_avx512, 1)
+SILU_Q_LOOP(silu_q_avx512, 0, 0)
+SILU_Q_LOOP(silu_q_div_avx512, 1, 0)
+SILU_Q_LOOP(silu_qk_avx512, 0, 1)
+SILU_Q_LOOP(silu_qk_div_avx512, 1, 1)
 #endif
 
-static void silu_q_range(const float *f, void *dst, size_t n, float inv, int32_t zp, int s8, int div, int pack)
+static void silu_q_range(const float *f, void *dst, size_t n, float inv, int32_t zp, int s8, int div, int pack,
+                         int fold)
 {
 #ifdef DN_SILU_AVX512
     if (dn_has_avx512()) {
-        (div ? silu_q_div_avx512 : silu_q_avx512)(f, dst, n, inv, zp, s8, pack);
+        if (fold) (div ? silu_qk_div_avx512 : silu_qk_avx512)(f, dst, n, inv, zp, s8, pack);
+        else (div ? silu_q_div_avx512 : silu_q_avx512)(f, dst, n, inv, zp, s8, pack);
         return;
     }
 #endif
+    (void)fold;
     silu_q_scalar(f, dst, n, inv, zp, s8);
 }
 
-void dn_silu_q(const float *f, void *dst, size_t n, float inv, int32_t zp, int s8, int div, int pack, int threads)
+void dn_silu_q(const float *f, void *dst, size_t n, float inv, int32_t zp, int s8, int div, int pack, int fold,
+               int threads)
 {
     if (threads < 1 || n < ((size_t)1 << 14)) threads = 1;
-    if (threads == 1) { silu_q_range(f, dst, n, inv, zp, s8, div, pack); return; }
+    if (threads == 1) { silu_q_range(f, dst, n, inv, zp, s8, div, pack, fold); return; }
 #pragma omp parallel num_threads(threads)
     {
         int nt = omp_get_num_threads(), t = omp_get_thread_num();
         size_t blocks = (n + 15) / 16, b0 = blocks * (size_t)t / (size_t)nt, b1 = blocks * (size_t)(t + 1) / (size_t)nt;
         size_t a = b0 * 16, b = b1 * 16 < n ? b1 * 16 : n;
-        if (a < b) silu_q_range(f + a, (char *)dst + a, b - a, inv, zp, s8, div, pack);
+        if (a < b) silu_q_range(f + a, (char *)dst + a, b - a, inv, zp, s8, div, pack, fold);
     }
 }

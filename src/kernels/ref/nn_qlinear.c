@@ -78,7 +78,19 @@ typedef struct qadd_st {
     int mul;      /* QLinearMul */
     int chan;     /* QLinearMul of [N,C,H,W] by [N,C,1,1]: 1 B is the small one, 2 A */
     const nn_ql_rows *rows;   /* the uint8 loops: plain C here, vector ones (kernels/x86) */
+    int one_px;   /* OPENACL_QMUL_RUNS=0: a channels-last channel scaling calls its row loop per pixel */
 } qadd_st;
+
+/* Pixels per call of a channels-last channel scaling's row loop: runs of
+ * about 1024 values over a factor row repeated that many times (the same
+ * arithmetic per value), so that narrow rows (EfficientNet-B0's first
+ * squeeze-excite scaling: 32 channels) reach the vector loop's 64-value
+ * steps, and a thread takes a run, not a pixel, per iteration. */
+static int64_t qmul_px(const qadd_st *s, int64_t C, int64_t P)
+{
+    int64_t r = s->one_px || C <= 0 || C >= 1024 ? 1 : (1024 + C - 1) / C;
+    return r < P ? r : P > 0 ? P : 1;
+}
 
 /* Whether small is [N,C,1,1] against big's [N,C,H,W] (both known). */
 static int chan_of(const g_shape *big, const g_shape *small)
@@ -110,6 +122,8 @@ static int qbin_init(g_graph *g, g_node *n, void **state, int mul, const nn_ql_r
     s->mul = mul;
     s->rows = rows;
     s->chan = mul ? (chan_of(as, bs) ? 1 : chan_of(bs, as) ? 2 : 0) : 0;
+    const char *e = getenv("OPENACL_QMUL_RUNS");   /* read per load: mdl_bench --ab */
+    s->one_px = e && !strcmp(e, "0");
     s->scaled = 1;
     for (int i = 0; i < s->po.n; i++)
         if (s->po.kind[i] != NN_PO_RELU && s->po.kind[i] != NN_PO_CLIP) s->scaled = 0;
@@ -196,18 +210,27 @@ static int qmul_chan(const qadd_st *s, const g_node *n, const k_tensor *in, k_te
     const k_tensor *big = &in[s->chan == 1 ? 0 : 3], *small = &in[s->chan == 1 ? 3 : 0];
     int32_t zbig = s->chan == 1 ? za : zb, zsm = s->chan == 1 ? zb : za;
     const g_shape *xs = &big->shape;
-    int64_t N = xs->d[0], C = xs->d[1], P = xs->d[2] * xs->d[3];
+    int64_t N = xs->d[0], C = xs->d[1], P = xs->d[2] * xs->d[3], R = qmul_px(s, C, P);
     int heap = 0;
-    float *f = nn_tmp_get(ctx, (size_t)(N * C) * sizeof(float), &heap);   /* plan()'s scratch */
+    float *f = nn_tmp_get(ctx, (size_t)(N * C * R) * sizeof(float), &heap);   /* plan()'s scratch */
     if (!f) return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): out of memory", n->name, n->op_type);
-    for (int64_t i = 0; i < N * C; i++) f[i] = (float)(((const uint8_t *)small->data)[i] - zsm) * k;
     int nhwc = big->layout == G_LAYOUT_NHWC;
+    /* channels-last: image i's factors R times over at f + i * C * R */
+    for (int64_t i = 0; i < N * C; i++) {
+        float v = (float)(((const uint8_t *)small->data)[i] - zsm) * k;
+        if (!nhwc) { f[i] = v; continue; }
+        for (int64_t j = 0; j < R; j++) f[(i / C) * C * R + j * C + i % C] = v;
+    }
     const uint8_t *a = big->data;
     uint8_t *y = out[0].data;
-    int64_t rows = nhwc ? N * P : N * C, len = nhwc ? C : P;
+    int64_t runs = (P + R - 1) / R, rows = nhwc ? N * runs : N * C;
     OA_PAR_FOR(nthr > 1 && N * C * P > 65536 ? nthr : 1, for (int64_t r = 0; r < rows; r++) {
-        const float *fr = nhwc ? f + (r / P) * C : f + r;
-        s->rows->mul_row(a + r * len, y + r * len, len, fr, nhwc, (float)zbig, (float)zc);
+        if (nhwc) {
+            int64_t i = r / runs, p0 = (r % runs) * R, np = P - p0 < R ? P - p0 : R, o = (i * P + p0) * C;
+            s->rows->mul_row(a + o, y + o, np * C, f + i * C * R, 1, (float)zbig, (float)zc);
+        } else {
+            s->rows->mul_row(a + r * P, y + r * P, P, f + r, 0, (float)zbig, (float)zc);
+        }
     });
     nn_tmp_put(f, heap);
     return 0;
@@ -544,7 +567,7 @@ int nn_qlmul_plan(const g_node *n, void *state, const k_tensor *in, const k_tens
     *scratch_bytes = 0;
     if (s->chan) {
         const g_shape *big = &in[s->chan == 1 ? 0 : 3].shape;
-        *scratch_bytes = (size_t)(big->d[0] * big->d[1]) * sizeof(float);
+        *scratch_bytes = (size_t)(big->d[0] * big->d[1] * qmul_px(s, big->d[1], big->d[2] * big->d[3])) * sizeof(float);
     }
     return 0;
 }
