@@ -137,10 +137,15 @@ MULTI = qn.MULTI | {"tiny_effnet", "band_net", "silu_s8", "gap_split"}
 # (the integer products do not depend on the band): bands of one row (1 KiB
 # of float32 values) and none (0) against the default
 BANDED = {"tiny_effnet", "band_net"}
-# depthwise 3x3 layers dn_qdw.c's VNNI loop runs: against oneDNN's run of
-# them (OPENACL_NO_QDW=1), within one output step (the bias joins the int32
-# sum before the conversion there, after it in oneDNN), few values moved
-QDW = {"dw_vnni", "dw_vnni_c144", "dw_vnni_c48", "dw_vnni_k5", "silu_s8"}
+# depthwise 3x3 layers dn_qdw.c's VNNI loop runs, and stems dn_qstem.c's:
+# against oneDNN's run of them (OPENACL_NO_QDW=1, OPENACL_NO_QSTEM=1),
+# within one output step (the bias joins the int32 sum before the
+# conversion there, after it in oneDNN), few values moved
+QDW = {"dw_vnni": "QDW", "dw_vnni_c144": "QDW", "dw_vnni_c48": "QDW", "dw_vnni_k5": "QDW", "silu_s8": "QDW",
+       "stem_vnni": "QSTEM", "stem_vnni_silu": "QSTEM", "stem_vnni_m64": "QSTEM", "stem_vnni_m16": "QSTEM"}
+# the threads' shares (of a QLinearGlobalAveragePool, of dn_qstem.c's rows)
+# against one thread, byte for byte
+THREADED = {"gap_split", "stem_vnni", "stem_vnni_silu"}
 
 
 def run_mode(args, mp, ins, out, extra):
@@ -195,19 +200,21 @@ def check_case(name, args, work):
             old = run_mode(args, mp, ins, os.path.join(work, name + "_notb" + thr), dict(env, OPENACL_QCONV_TBANDS="0"))
             same_bytes(tb, old, f"with {thr} threads: bands per thread differ from OPENACL_QCONV_TBANDS=0")
             same_bytes(tb, fast, f"with {thr} threads: bands per thread differ from the default run")
-    if name == "gap_split":   # the threads' shares against one thread, byte for byte
-        for thr in ("1", "3"):
-            other = run_mode(args, mp, ins, os.path.join(work, name + "_t" + thr), {"OPENACL_THREADS": thr})
+    if name in THREADED:
+        for thr in ("1", "2", "3"):
+            env = {"OPENACL_THREADS": thr, "OPENACL_SMALL_OP_US": "0"}
+            other = run_mode(args, mp, ins, os.path.join(work, name + "_t" + thr), env)
             same_bytes(other, fast, f"at {thr} threads: differs from the default run")
     if name in QDW:
-        other = run_mode(args, mp, ins, os.path.join(work, name + "_noqdw"), {"OPENACL_NO_QDW": "1"})
+        sw = "OPENACL_NO_" + QDW[name]
+        other = run_mode(args, mp, ins, os.path.join(work, name + "_no" + QDW[name].lower()), {sw: "1"})
         for k, (a, w) in enumerate(zip(fast, other)):
             d = np.abs(a.astype(np.float64) - w.astype(np.float64))
             st = step[k] if isinstance(step, list) else step
             frac = float((d > 0).mean())
             if a.shape != w.shape or d.max() > 2 * st * 1.001 or frac > 0.05:
                 bad.append(f"output {k}: VNNI loop vs oneDNN max diff {d.max():.4g}, {frac:.1%} moved")
-            notes.append(f"vs OPENACL_NO_QDW max {d.max():.3g} moved {frac:.2%}")
+            notes.append(f"vs {sw} max {d.max():.3g} moved {frac:.2%}")
     return bad, notes
 
 
