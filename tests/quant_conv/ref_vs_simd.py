@@ -205,6 +205,16 @@ def check_case(name, args, work):
             env = {"OPENACL_THREADS": thr, "OPENACL_SMALL_OP_US": "0"}
             other = run_mode(args, mp, ins, os.path.join(work, name + "_t" + thr), env)
             same_bytes(other, fast, f"at {thr} threads: differs from the default run")
+    if QDW.get(name) == "QDW":
+        # two output rows per pass against one (the same int32 sums): byte for
+        # byte, at 1 thread and at 2 and 3 (rows per thread odd: single rows
+        # between the pairs; every node on the threads)
+        for thr in ("1", "2", "3"):
+            env = {"OPENACL_THREADS": thr, "OPENACL_SMALL_OP_US": "0"}
+            one = run_mode(args, mp, ins, os.path.join(work, name + "_p0t" + thr), dict(env, OPENACL_QDW_PAIRS="0"))
+            two = run_mode(args, mp, ins, os.path.join(work, name + "_p1t" + thr), env)
+            same_bytes(two, one, f"at {thr} threads: row pairs differ from OPENACL_QDW_PAIRS=0")
+            same_bytes(two, fast, f"at {thr} threads: row pairs differ from the default run")
     if name in QDW:
         sw = "OPENACL_NO_" + QDW[name]
         other = run_mode(args, mp, ins, os.path.join(work, name + "_no" + QDW[name].lower()), {sw: "1"})

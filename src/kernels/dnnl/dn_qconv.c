@@ -574,7 +574,7 @@ static int dq_build(const g_node *n, dqconv *s, const k_tensor *in, const k_tens
     if (s->direct)
         s->dg = (dn_qdw_geo){ .N = s->xs.d[0], .H = s->xs.d[2], .W = s->xs.d[3], .C = s->M, .OH = s->ys.d[2],
                               .OW = s->ys.d[3], .S = s->w.s[0], .K = s->dw_k, .xzp = s->xzp, .yzp = s->yzp,
-                              .s8 = s->ydt == G_I8, .silu = s->silu, .silu_div = s->silu_div,
+                              .s8 = s->ydt == G_I8, .silu = s->silu, .silu_div = s->silu_div, .pairs = dn_qdw_pairs(),
                               .lo = s->dw_lo, .hi = s->dw_hi, .inv_ys = s->inv_ys };
     /* the first build decides (W's packed form follows it) */
     if (!s->have_wmd) s->zpad = s->zpad_ok && s->xl == G_LAYOUT_NHWC && s->w.nsp == 2 && s->xs.rank == 4;

@@ -10,6 +10,10 @@
 /* OPENACL_NO_QDW=1: such layers stay with oneDNN (read per build of the
  * node; the packed area holds both forms, so it is no part of the ABI). */
 int dn_qdw_disabled(void);
+/* OPENACL_QDW_PAIRS=0: stride-1 layers run one output row per pass
+ * instead of two (dn_qdw.c; read per build, for dn_qdw_geo.pairs; same
+ * bytes either way). */
+int dn_qdw_pairs(void);
 /* Whether this CPU runs the loop (AVX-512 with VNNI, oneDNN allowed to). */
 int dn_qdw_supported(void);
 
@@ -23,6 +27,7 @@ typedef struct dn_qdw_geo {
     int K;
     int32_t xzp, yzp;
     int s8, silu, silu_div;
+    int pairs;   /* stride 1: two output rows per pass (dn_qdw_pairs) */
     float lo, hi, inv_ys;
 } dn_qdw_geo;
 
