@@ -143,6 +143,11 @@ BANDED = {"tiny_effnet", "band_net"}
 # conversion there, after it in oneDNN), few values moved
 QDW = {"dw_vnni": "QDW", "dw_vnni_c144": "QDW", "dw_vnni_c48": "QDW", "dw_vnni_k5": "QDW", "silu_s8": "QDW",
        "stem_vnni": "QSTEM", "stem_vnni_silu": "QSTEM", "stem_vnni_m64": "QSTEM", "stem_vnni_m16": "QSTEM"}
+# Relu / Clip chains whose clamps the 8-bit saturation already does, which
+# the oneDNN convolutions leave out (dn_qpost_drop_saturated): byte for byte
+# against OPENACL_QCONV_KEEP_CLAMPS=1 (Relu at zero point 0, Relu6 at
+# 6/255, a Clip whose upper bound stays, int8 outputs)
+CLAMPS = {"conv3x3_relu", "conv1x1_relu6", "dw_vnni", "stem_vnni", "block_residual", "silu_s8"}
 # the threads' shares (of a QLinearGlobalAveragePool, of dn_qstem.c's rows)
 # against one thread, byte for byte
 THREADED = {"gap_split", "stem_vnni", "stem_vnni_silu"}
@@ -205,6 +210,9 @@ def check_case(name, args, work):
             env = {"OPENACL_THREADS": thr, "OPENACL_SMALL_OP_US": "0"}
             other = run_mode(args, mp, ins, os.path.join(work, name + "_t" + thr), env)
             same_bytes(other, fast, f"at {thr} threads: differs from the default run")
+    if name in CLAMPS:
+        other = run_mode(args, mp, ins, os.path.join(work, name + "_clamps"), {"OPENACL_QCONV_KEEP_CLAMPS": "1"})
+        same_bytes(other, fast, "with OPENACL_QCONV_KEEP_CLAMPS=1: differs from the default run")
     if QDW.get(name) == "QDW":
         # two output rows per pass against one (the same int32 sums): byte for
         # byte, at 1 thread and at 2 and 3 (rows per thread odd: single rows

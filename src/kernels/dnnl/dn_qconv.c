@@ -204,6 +204,7 @@ static int dq_scales(dqconv *s, const nn_post *chain, float xsc, const g_tensor 
         /* Relu (leaky too) and Clip commute with the positive 1/y_scale */
         for (int i = 0; i < s->po.n; i++)
             if (s->po.kind[i] == NN_PO_CLIP) { s->po.a[i] /= ysc; s->po.b[i] /= ysc; }
+        dn_qpost_drop_saturated(&s->po, s->yzp, s->ydt == G_I8);
         return 1;
     }
     /* a final HardSigmoid or linear step takes the 1/y_scale itself (oneDNN
