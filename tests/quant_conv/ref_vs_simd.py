@@ -142,7 +142,8 @@ BANDED = {"tiny_effnet", "band_net"}
 # within one output step (the bias joins the int32 sum before the
 # conversion there, after it in oneDNN), few values moved
 QDW = {"dw_vnni": "QDW", "dw_vnni_c144": "QDW", "dw_vnni_c48": "QDW", "dw_vnni_k5": "QDW", "silu_s8": "QDW",
-       "stem_vnni": "QSTEM", "stem_vnni_silu": "QSTEM", "stem_vnni_m64": "QSTEM", "stem_vnni_m16": "QSTEM"}
+       "stem_vnni": "QSTEM", "stem_vnni_silu": "QSTEM", "stem_vnni_m64": "QSTEM", "stem_vnni_m16": "QSTEM",
+       "stem_vnni_m48": "QSTEM"}
 # Relu / Clip chains whose clamps the 8-bit saturation already does, which
 # the oneDNN convolutions leave out (dn_qpost_drop_saturated): byte for byte
 # against OPENACL_QCONV_KEEP_CLAMPS=1 (Relu at zero point 0, Relu6 at

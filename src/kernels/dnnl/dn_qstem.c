@@ -20,8 +20,8 @@
  *
  * Zero points, requantisation and the chain (Relu / Clip bounds or SiLU) as
  * dn_qdw.c: padding is the input zero point, the packed bias carries
- * bias - x_zp * sum(w); the float clamp also holds the 8-bit range, which
- * rounds as saturating after the rounding would. Threads take contiguous
+ * bias - x_zp * sum(w), a clamp runs only where it does more than the
+ * saturation to 8 bits after the one rounding. Threads take contiguous
  * runs of output rows, each with its own planes and quadruples. */
 #include "kernels/dnnl/dn_qstem.h"
 #include "kernels/dnnl/dn_common.h"
@@ -132,40 +132,57 @@ QS_TGT static void qstem_quads(const dn_qdw_geo *g, const uint8_t *pl, __m512i *
 }
 
 /* The requantisation's constants: scales per 16 channels, y_zp, the clamp
- * bounds (in steps plus y_zp, within the 8-bit range) and the SiLU's. */
+ * bounds (in steps plus y_zp) and whether each does more than the
+ * saturation to 8 bits after it (dn_qdw.c's rule), the SiLU's 1/y_scale. */
 typedef struct qstem_rq {
     __m512 sc[4], vz, lo, hi, vi;
-    __m512i qlo, qhi;
+    int use_lo, use_hi;
 } qstem_rq;
 
 QS_TGT static void qstem_rq_init(const dn_qdw_geo *g, const float *sq, int R, qstem_rq *c)
 {
     float qmin = g->s8 ? -128.f : 0.f, qmax = g->s8 ? 127.f : 255.f, z = (float)g->yzp;
-    float lo = g->lo + z > qmin ? g->lo + z : qmin, hi = g->hi + z < qmax ? g->hi + z : qmax;
     for (int r = 0; r < R; r++) c->sc[r] = _mm512_loadu_ps(sq + 16 * r);
     c->vz = _mm512_set1_ps(z);
-    c->lo = _mm512_set1_ps(lo);
-    c->hi = _mm512_set1_ps(hi);
+    c->lo = _mm512_set1_ps(g->lo + z);
+    c->hi = _mm512_set1_ps(g->hi + z);
     c->vi = _mm512_set1_ps(g->inv_ys);
-    c->qlo = _mm512_set1_epi32((int)qmin);
-    c->qhi = _mm512_set1_epi32((int)qmax);
+    c->use_lo = g->lo + z > qmin - 0.5f;
+    c->use_hi = g->hi + z < qmax + 0.5f;
 }
 
-/* Pixel ow's R registers of accumulators to bytes at y + ow * 16 R. */
+/* Pixel ow's R registers of accumulators to bytes at y + ow * 16 R, each
+ * value rounded once and saturated: 32 and 64 channels by packs (per
+ * 128-bit lane) and one dword permutation back to channel order, others
+ * by saturating narrowing stores. */
 QS_TGT static inline __attribute__((always_inline)) void
 qstem_store(const dn_qdw_geo *g, const qstem_rq *c, const __m512i *acc, int R, uint8_t *y)
 {
+    __m512i v[4];
     for (int r = 0; r < R; r++) {
         __m512 a = _mm512_cvtepi32_ps(acc[r]);
-        __m512i v;
         if (g->silu) {
-            v = dn_silu_q16(_mm512_mul_ps(a, c->sc[r]), c->vi, c->vz, g->silu_div);
-            v = _mm512_min_epi32(_mm512_max_epi32(v, c->qlo), c->qhi);
-        } else {
-            __m512 f = _mm512_fmadd_ps(a, c->sc[r], c->vz);
-            v = _mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(f, c->lo), c->hi));
+            v[r] = dn_silu_q16(_mm512_mul_ps(a, c->sc[r]), c->vi, c->vz, g->silu_div);
+            continue;
         }
-        _mm_storeu_si128((__m128i *)(y + 16 * r), _mm512_cvtepi32_epi8(v));
+        __m512 f = _mm512_fmadd_ps(a, c->sc[r], c->vz);
+        if (c->use_lo) f = _mm512_max_ps(f, c->lo);
+        if (c->use_hi) f = _mm512_min_ps(f, c->hi);
+        v[r] = _mm512_cvtps_epi32(f);
+    }
+    if (R == 2 || R == 4) {
+        __m512i w0 = _mm512_packs_epi32(v[0], v[1]), w1 = R == 4 ? _mm512_packs_epi32(v[2], v[3]) : w0;
+        __m512i b = g->s8 ? _mm512_packs_epi16(w0, w1) : _mm512_packus_epi16(w0, w1);
+        /* lane L holds channels 4L.. of v[0], v[1], v[2], v[3] in its dwords */
+        b = _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15), b);
+        if (R == 4) _mm512_storeu_si512(y, b);
+        else _mm256_storeu_si256((__m256i *)y, _mm512_castsi512_si256(b));
+        return;
+    }
+    for (int r = 0; r < R; r++) {
+        __m128i q = g->s8 ? _mm512_cvtsepi32_epi8(v[r])
+                          : _mm512_cvtusepi32_epi8(_mm512_max_epi32(v[r], _mm512_setzero_si512()));
+        _mm_storeu_si128((__m128i *)(y + 16 * r), q);
     }
 }
 
