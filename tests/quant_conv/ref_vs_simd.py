@@ -164,10 +164,22 @@ MULTI = qn.MULTI | {"tiny_effnet", "band_net", "silu_s8", "gap_split", "qmul_run
 # (the integer products do not depend on the band): bands of one row (1 KiB
 # of float32 values) and none (0) against the default
 BANDED = {"tiny_effnet", "band_net"}
-# depthwise 3x3 layers dn_qdw.c's VNNI loop runs: against oneDNN's run of
-# them (OPENACL_NO_QDW=1), within one output step (the bias joins the int32
-# sum before the conversion there, after it in oneDNN), few values moved
-QDW = {"dw_vnni", "dw_vnni_c144", "dw_vnni_c48", "dw_vnni_k5", "dw_vnni_k5_wide", "silu_s8"}
+# depthwise 3x3 layers dn_qdw.c's VNNI loop runs, and stems dn_qstem.c's:
+# against oneDNN's run of them (OPENACL_NO_QDW=1, OPENACL_NO_QSTEM=1),
+# within one output step (the bias joins the int32 sum before the
+# conversion there, after it in oneDNN), few values moved
+QDW = {"dw_vnni": "QDW", "dw_vnni_c144": "QDW", "dw_vnni_c48": "QDW", "dw_vnni_k5": "QDW", "dw_vnni_k5_wide": "QDW",
+       "silu_s8": "QDW",
+       "stem_vnni": "QSTEM", "stem_vnni_silu": "QSTEM", "stem_vnni_m64": "QSTEM", "stem_vnni_m16": "QSTEM",
+       "stem_vnni_m48": "QSTEM"}
+# Relu / Clip chains whose clamps the 8-bit saturation already does, which
+# the oneDNN convolutions leave out (dn_qpost_drop_saturated): byte for byte
+# against OPENACL_QCONV_KEEP_CLAMPS=1 (Relu at zero point 0, Relu6 at
+# 6/255, a Clip whose upper bound stays, int8 outputs)
+CLAMPS = {"conv3x3_relu", "conv1x1_relu6", "dw_vnni", "stem_vnni", "block_residual", "silu_s8"}
+# the threads' shares (of a QLinearGlobalAveragePool, of dn_qstem.c's rows)
+# against one thread, byte for byte
+THREADED = {"gap_split", "stem_vnni", "stem_vnni_silu"}
 # SiLU convolutions (the pass after oneDNN and dn_qdw.c's requantisation):
 # y_scale folded into the sigmoid against the earlier form
 # (OPENACL_SILU_FOLD=0), which round ties differently: within a step per
@@ -227,9 +239,10 @@ def check_case(name, args, work):
             old = run_mode(args, mp, ins, os.path.join(work, name + "_notb" + thr), dict(env, OPENACL_QCONV_TBANDS="0"))
             same_bytes(tb, old, f"with {thr} threads: bands per thread differ from OPENACL_QCONV_TBANDS=0")
             same_bytes(tb, fast, f"with {thr} threads: bands per thread differ from the default run")
-    if name == "gap_split":   # the threads' shares against one thread, byte for byte
-        for thr in ("1", "3"):
-            other = run_mode(args, mp, ins, os.path.join(work, name + "_t" + thr), {"OPENACL_THREADS": thr})
+    if name in THREADED:
+        for thr in ("1", "2", "3"):
+            env = {"OPENACL_THREADS": thr, "OPENACL_SMALL_OP_US": "0"}
+            other = run_mode(args, mp, ins, os.path.join(work, name + "_t" + thr), env)
             same_bytes(other, fast, f"at {thr} threads: differs from the default run")
     if name in SILU:
         other = run_mode(args, mp, ins, os.path.join(work, name + "_nofold"), {"OPENACL_SILU_FOLD": "0"})
@@ -246,18 +259,37 @@ def check_case(name, args, work):
             runs = run_mode(args, mp, ins, os.path.join(work, name + "_r" + thr), env)
             px = run_mode(args, mp, ins, os.path.join(work, name + "_p" + thr), dict(env, OPENACL_QMUL_RUNS="0"))
             same_bytes(runs, px, f"at {thr} threads: runs of pixels differ from OPENACL_QMUL_RUNS=0")
+    if name in CLAMPS:
+        other = run_mode(args, mp, ins, os.path.join(work, name + "_clamps"), {"OPENACL_QCONV_KEEP_CLAMPS": "1"})
+        same_bytes(other, fast, "with OPENACL_QCONV_KEEP_CLAMPS=1: differs from the default run")
+    if QDW.get(name) == "QDW":
+        # two output rows per pass against one (the same int32 sums): byte for
+        # byte, at 1 thread and at 2 and 3 (rows per thread odd: single rows
+        # between the pairs; every node on the threads)
+        for thr in ("1", "2", "3"):
+            env = {"OPENACL_THREADS": thr, "OPENACL_SMALL_OP_US": "0"}
+            one = run_mode(args, mp, ins, os.path.join(work, name + "_p0t" + thr), dict(env, OPENACL_QDW_PAIRS="0"))
+            two = run_mode(args, mp, ins, os.path.join(work, name + "_p1t" + thr), env)
+            same_bytes(two, one, f"at {thr} threads: row pairs differ from OPENACL_QDW_PAIRS=0")
+            same_bytes(two, fast, f"at {thr} threads: row pairs differ from the default run")
     if name in QDW:
-        other = run_mode(args, mp, ins, os.path.join(work, name + "_noqdw"), {"OPENACL_NO_QDW": "1"})
+        sw = "OPENACL_NO_" + QDW[name]
+        other = run_mode(args, mp, ins, os.path.join(work, name + "_no" + QDW[name].lower()), {sw: "1"})
         for k, (a, w) in enumerate(zip(fast, other)):
             d = np.abs(a.astype(np.float64) - w.astype(np.float64))
             st = step[k] if isinstance(step, list) else step
             frac = float((d > 0).mean())
             if a.shape != w.shape or d.max() > 2 * st * 1.001 or frac > 0.05:
                 bad.append(f"output {k}: VNNI loop vs oneDNN max diff {d.max():.4g}, {frac:.1%} moved")
-            notes.append(f"vs OPENACL_NO_QDW max {d.max():.3g} moved {frac:.2%}")
-        # two output pixels a step against one (odd output widths: the single tail)
-        one = run_mode(args, mp, ins, os.path.join(work, name + "_onepx"), {"OPENACL_QDW_PAIR": "0"})
-        same_bytes(one, fast, "with OPENACL_QDW_PAIR=0: differs from the default run")
+            notes.append(f"vs {sw} max {d.max():.3g} moved {frac:.2%}")
+    if QDW.get(name) == "QDW":
+        # one output pixel and one row a step (OPENACL_QDW_PAIR=0 with
+        # OPENACL_QDW_PAIRS=0) and every block's quadruples of a row at once
+        # (OPENACL_QDW_ROWBLK=0) against the default (row pairs, two pixels a
+        # step on the rows left single), byte for byte
+        one = run_mode(args, mp, ins, os.path.join(work, name + "_onepx"),
+                       {"OPENACL_QDW_PAIR": "0", "OPENACL_QDW_PAIRS": "0"})
+        same_bytes(one, fast, "with OPENACL_QDW_PAIR=0 OPENACL_QDW_PAIRS=0: differs from the default run")
         whole = run_mode(args, mp, ins, os.path.join(work, name + "_whole"), {"OPENACL_QDW_ROWBLK": "0"})
         same_bytes(whole, fast, "with OPENACL_QDW_ROWBLK=0: differs from the default run")
     return bad, notes

@@ -16,6 +16,7 @@
 #include "kernels/dnnl/dn_common.h"
 #include "kernels/dnnl/dn_qconv_zp.h"
 #include "kernels/dnnl/dn_qdw.h"
+#include "kernels/dnnl/dn_qstem.h"
 #include <float.h>
 #include <math.h>
 #include <omp.h>
@@ -32,8 +33,7 @@ enum { QX = 0, QXS, QXZ, QW, QWS, QWZ, QYS, QYZ, QB, QR, QRS, QRZ };
  * dq_bands): its output rows, the input rows it reads and the padding rows
  * above and below them, with its primitive and memories. */
 #define DQ_BANDS 6
-/* most threads that run bands each (dq_tband); memories [0] otherwise */
-#define DQ_TB 4
+#define DQ_TB 4   /* most threads that run bands each (dq_tband); memories [0] otherwise */
 typedef struct dq_band {
     int64_t orows, irows, pt, pb;
     dnnl_primitive_desc_t pd;
@@ -55,9 +55,8 @@ typedef struct dqconv {
     float sum_scale;
     int32_t rzp;
     int silu;          /* chain SiLU alone: float32 out of oneDNN, then dq_silu_q */
-    int silu_div;
+    int silu_div, silu_fold;   /* silu_fold: y_scale folded into the sigmoid (dn_silu_fold: dn_silu_q16k) */
     int silu_pack;     /* 64 values a step, saturated by packs (OPENACL_SILU_PACK=0: 16 by conversions) */
-    int silu_fold;     /* y_scale folded into the sigmoid (dn_silu_fold: dn_silu_q16k, else dn_silu_q16) */
     float inv_ys;
     int xdt, ydt;      /* G_U8 / G_I8 */
     int32_t xzp, yzp;
@@ -75,6 +74,7 @@ typedef struct dqconv {
     int dw_ok;         /* a depthwise layer dn_qdw.c takes: its packing follows oneDNN's */
     int direct;        /* this build runs dn_qdw.c (channels-last in and out, OPENACL_NO_QDW unset) */
     int dw_k;          /* its kernel size, 3 or 5 */
+    int stem;          /* dw_ok for a 3-channel stem: dn_qstem.c's loop, channels-first in */
     float dw_lo, dw_hi;
     dn_qdw_geo dg;
     dq_band band[DQ_BANDS];
@@ -203,6 +203,7 @@ static int dq_scales(dqconv *s, const nn_post *chain, float xsc, const g_tensor 
         /* Relu (leaky too) and Clip commute with the positive 1/y_scale */
         for (int i = 0; i < s->po.n; i++)
             if (s->po.kind[i] == NN_PO_CLIP) { s->po.a[i] /= ysc; s->po.b[i] /= ysc; }
+        dn_qpost_drop_saturated(&s->po, s->yzp, s->ydt == G_I8);
         return 1;
     }
     /* a final HardSigmoid or linear step takes the 1/y_scale itself (oneDNN
@@ -240,7 +241,7 @@ static void dq_silu_q(const dqconv *s, const float *f, void *dst, size_t n, int 
 }
 
 /* Whether dn_qdw.c takes the layer: depthwise 3x3 or 5x5 ([C, 1, K, K],
- * group C), stride 1 or 2 both ways, no dilation, K/2 pixels of padding on
+ * group C; or dn_qstem.c a 3x3 stem, [M, 3, 3, 3] at stride 2), stride 1 or 2 both ways, no dilation, K/2 pixels of padding on
  * every side, uint8 input, no fused residual, a chain of SiLU alone or of
  * Relu / Clip (their bounds, in output steps, into dw_lo / dw_hi), and a
  * channel count the loop is faster on (dn_qdw_takes). */
@@ -248,9 +249,10 @@ static int dq_dw_ok(dqconv *s, const g_tensor *w, const nn_post *chain, float ys
 {
     const nn_win *v = &s->w0;
     int64_t K = w->shape.rank == 4 ? w->shape.d[2] : 0;
-    if (!dn_qdw_supported() || s->xdt != G_U8 || s->has_add || (K != 3 && K != 5) ||
-        !dn_qdw_takes(s->M, v->s[0], (int)K) || w->shape.d[1] != 1 || w->shape.d[3] != K ||
-        v->group != s->M || v->auto_pad != NN_PAD_NOTSET || !v->has_pads || v->s[0] != v->s[1] || (v->s[0] != 1 && v->s[0] != 2))
+    int stem = K == 3 && w->shape.d[1] == 3 && v->group == 1 && dn_qstem_takes(s->M, v->s[0]);
+    if (!dn_qdw_supported() || s->xdt != G_U8 || s->has_add || (K != 3 && K != 5) || w->shape.d[3] != K ||
+        (!stem && (!dn_qdw_takes(s->M, v->s[0], (int)K) || w->shape.d[1] != 1 || v->group != s->M)) ||
+        v->auto_pad != NN_PAD_NOTSET || !v->has_pads || v->s[0] != v->s[1] || (v->s[0] != 1 && v->s[0] != 2))
         return 0;
     for (int i = 0; i < 2; i++)
         if (v->d[i] != 1 || v->pb[i] != K / 2 || v->pe[i] != K / 2) return 0;
@@ -263,6 +265,7 @@ static int dq_dw_ok(dqconv *s, const g_tensor *w, const nn_post *chain, float ys
         }
     if (!(lo <= hi)) return 0;
     s->dw_k = (int)K;
+    s->stem = stem;
     s->dw_lo = lo / ysc;
     s->dw_hi = hi / ysc;
     return 1;
@@ -337,7 +340,7 @@ static int dq_init(g_graph *g, g_node *n, void **state)
     s->dw_ok = dq_dw_ok(s, w, &chain, ysc);
     /* dn_qdw.c reads the zero point itself, and a banded SiLU layer reads
      * its input rows in place: neither takes a zero-padded copy */
-    if (s->dw_ok || s->silu) s->zpad_ok = 0;
+    if ((s->dw_ok && !s->stem) || s->silu) s->zpad_ok = 0;
     s->has_bias = s->bias_in || s->zfold || s->zpad_ok;
     *state = s;
     return 0;
@@ -387,7 +390,8 @@ static size_t off_b(const dqconv *s) { return dn_align(s->wbytes); }
 static size_t off_dw(const dqconv *s) { return dn_align(off_b(s) + s->bbytes); }
 static size_t packed_total(const dqconv *s)
 {
-    return s->dw_ok ? off_dw(s) + dn_qdw_packed_bytes(s->M, s->w0.s[0], s->dw_k) : off_b(s) + s->bbytes;
+    if (!s->dw_ok) return off_b(s) + s->bbytes;
+    return off_dw(s) + (s->stem ? dn_qstem_packed_bytes(s->M) : dn_qdw_packed_bytes(s->M, s->w0.s[0], s->dw_k));
 }
 
 static dnnl_status_t dq_attr(const g_node *n, const dqconv *s, dnnl_primitive_attr_t *attr)
@@ -566,13 +570,13 @@ static int dq_build(const g_node *n, dqconv *s, const k_tensor *in, const k_tens
     s->yl = out[0].layout;
     s->al = s->has_add ? in[QR].layout : 0;
     s->nthr = nthr;
-    s->direct = s->dw_ok && !dn_qdw_disabled() && s->xl == G_LAYOUT_NHWC && s->yl == G_LAYOUT_NHWC &&
-                s->xs.rank == 4;
+    s->direct = s->dw_ok && s->xs.rank == 4 && s->yl == G_LAYOUT_NHWC &&
+                (s->stem ? !dn_qstem_disabled() && s->xl == G_LAYOUT_PLAIN : !dn_qdw_disabled() && s->xl == G_LAYOUT_NHWC);
     if (s->direct)
         s->dg = (dn_qdw_geo){ .N = s->xs.d[0], .H = s->xs.d[2], .W = s->xs.d[3], .C = s->M, .OH = s->ys.d[2],
                               .OW = s->ys.d[3], .S = s->w.s[0], .K = s->dw_k, .xzp = s->xzp, .yzp = s->yzp,
-                              .s8 = s->ydt == G_I8, .silu = s->silu, .silu_div = s->silu_div, .silu_fold = s->silu_fold, .one_px = dn_qdw_one_px(),
-                              .whole_rows = dn_qdw_whole_rows(),
+                              .s8 = s->ydt == G_I8, .silu = s->silu, .silu_div = s->silu_div, .silu_fold = s->silu_fold,
+                              .one_px = dn_qdw_one_px(), .whole_rows = dn_qdw_whole_rows(), .pairs = dn_qdw_pairs(),
                               .lo = s->dw_lo, .hi = s->dw_hi, .inv_ys = s->inv_ys };
     /* the first build decides (W's packed form follows it) */
     if (!s->have_wmd) s->zpad = s->zpad_ok && s->xl == G_LAYOUT_NHWC && s->w.nsp == 2 && s->xs.rank == 4;
@@ -631,7 +635,8 @@ static int dq_build(const g_node *n, dqconv *s, const k_tensor *in, const k_tens
     }
     s->off_sp = off;
     s->scratch = off + sp_bytes;
-    if (s->direct && dn_qdw_scratch_bytes(&s->dg, nthr) > s->scratch) s->scratch = dn_qdw_scratch_bytes(&s->dg, nthr);
+    size_t dsc = !s->direct ? 0 : s->stem ? dn_qstem_scratch_bytes(&s->dg, nthr) : dn_qdw_scratch_bytes(&s->dg, nthr);
+    if (dsc > s->scratch) s->scratch = dsc;
     dnnl_dims_t one = { 1 };
     dnnl_memory_desc_t zmd;
     dnnl_memory_desc_init_by_tag(&zmd, 1, one, dnnl_s32, dnnl_x);
@@ -680,7 +685,10 @@ static int dq_pack_into(const g_node *n, dqconv *s, const k_tensor *in, void *pa
                                 "zero point folded in leaves int32 (channel %lld)", n->name, n->op_type,
                                 (long long)m);
     }
-    if (s->dw_ok)
+    if (s->dw_ok && s->stem)
+        dn_qstem_pack(in[QW].data, s->bias_in ? in[QB].data : NULL, s->oscale, s->nsc, s->M, s->xzp,
+                      (char *)packed + off_dw(s));
+    else if (s->dw_ok)
         dn_qdw_pack(in[QW].data, s->bias_in ? in[QB].data : NULL, s->oscale, s->nsc, s->M, s->w0.s[0], s->dw_k,
                     s->xzp, (char *)packed + off_dw(s));
     dn_pk_adopt(&s->pk, packed);
@@ -797,7 +805,8 @@ static int dq_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
     if ((r = dn_pk_scratch(n, &s->pk, ctx, s->scratch, &scr))) return r;
 #ifdef DQ_SILU_AVX512
     if (s->direct) {
-        dn_qdw_run(&s->dg, in[QX].data, (const char *)s->pk.packed + off_dw(s), out[0].data, scr, nthr);
+        (s->stem ? dn_qstem_run : dn_qdw_run)(&s->dg, in[QX].data, (const char *)s->pk.packed + off_dw(s),
+                                              out[0].data, scr, nthr);
         return 0;
     }
 #endif

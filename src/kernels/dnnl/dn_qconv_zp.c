@@ -76,3 +76,31 @@ void dn_qzp_pad_nhwc(const uint8_t *x, uint8_t *xp, int64_t N, int64_t C, int64_
         memset(o, z, (size_t)pb * row);
     }
 }
+
+/* Why: oneDNN applies each eltwise post-op to every output value, and the
+ * int8 1x1 layers of MobileNetV2 are bound by that per-value work, not by
+ * their products (the 112x112 K = 16 expansion: 19 M multiply-adds, 1.2 M
+ * outputs). Their Relu6 at y_scale 6/255 (or above: a bound of 484 steps)
+ * with zero point 0 clamps nothing that the conversion's saturation to
+ * [0, 255] would not. */
+void dn_qpost_drop_saturated(nn_post *po, int32_t yzp, int s8)
+{
+    const char *e = getenv("OPENACL_QCONV_KEEP_CLAMPS");   /* read per load: mdl_bench --ab */
+    if (e && *e && strcmp(e, "0")) return;
+    for (int i = 0; i < po->n; i++)
+        if (po->kind[i] != NN_PO_CLIP && !(po->kind[i] == NN_PO_RELU && po->a[i] == 0.f)) return;
+    float qmin = s8 ? -128.f : 0.f, qmax = s8 ? 127.f : 255.f, z = (float)yzp;
+    int n = 0;
+    for (int i = 0; i < po->n; i++) {
+        int clip = po->kind[i] == NN_PO_CLIP;
+        float lo = clip ? po->a[i] : 0.f;
+        int lo_free = lo + z < qmin + 0.5f, hi_free = !clip || po->b[i] + z > qmax - 0.5f;
+        if (lo_free && hi_free) continue;
+        po->kind[n] = po->kind[i];
+        po->a[n] = po->a[i];
+        po->b[n] = po->b[i];
+        if (clip && hi_free && lo == 0.f) { po->kind[n] = NN_PO_RELU; po->a[n] = po->b[n] = 0.f; }
+        n++;
+    }
+    po->n = n;
+}

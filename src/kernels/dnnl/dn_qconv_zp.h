@@ -1,7 +1,8 @@
 /* The int8 convolution's input zero point as a constant (dn_qconv_zp.c):
  * folded into the int32 bias instead of oneDNN's runtime zero point, and,
  * for padded layers, the channels-last input copied with a border of
- * zero-point bytes so that the convolution itself runs unpadded. */
+ * zero-point bytes so that the convolution itself runs unpadded; and the
+ * output clamps the 8-bit saturation makes redundant, left out. */
 #ifndef OPENACL_DN_QCONV_ZP_H
 #define OPENACL_DN_QCONV_ZP_H
 #include "kernels/ref/nn_common.h"
@@ -22,5 +23,14 @@ int dn_qzp_foldable(const nn_win *w0, int64_t M, int32_t zp, const g_tensor *w, 
  * byte z in the border: what QLinearConv's padding reads (real 0). */
 void dn_qzp_pad_nhwc(const uint8_t *x, uint8_t *xp, int64_t N, int64_t C, int64_t H, int64_t W, int64_t pt,
                      int64_t pb, int64_t pl, int64_t pr, int z);
+
+/* Leaves out of a chain of Relu / Clip (bounds in output steps, before
+ * y_zp) every clamp that the conversion to 8 bits (s8: int8) with zero point
+ * yzp does anyway: a lower bound below qmin + 0.5 and an upper one above
+ * qmax - 0.5 after y_zp change no rounded value (the ends are integers and
+ * every value is rounded once, half to even); a Clip with a free upper bound
+ * and a lower one of 0 becomes a Relu. Chains with other steps are kept
+ * whole. OPENACL_QCONV_KEEP_CLAMPS=1 keeps every clamp (read per load). */
+void dn_qpost_drop_saturated(nn_post *po, int32_t yzp, int s8);
 
 #endif

@@ -34,14 +34,23 @@
 /* Quadruple sets per column: kernel rows 0-3, and row 4 of a 5x5 kernel. */
 static int nq_of(int K) { return K > 4 ? 2 : 1; }
 /* per 64-channel block (or channel phase): weights [sets][K kw][4 k][16
- * dwords], then bias [4][16] int32 and scales [4][16] float */
+ * dwords], then bias [4][16] int32 and scales [4][16] float, then the
+ * weights again one quadruple row down (kernel row kh in row kh + 1: the
+ * next output row's: qdw_px_rows) */
 static size_t wb_of(int K) { return (size_t)nq_of(K) * (size_t)K * 256; }
-static size_t blk_bytes(int K) { return wb_of(K) + 512; }
+static size_t wp_off(int K) { return wb_of(K) + 512; }
+static size_t blk_bytes(int K) { return 2 * wb_of(K) + 512; }
 
 int dn_qdw_disabled(void)
 {
     const char *e = getenv("OPENACL_NO_QDW");   /* read per build: mdl_bench --ab */
     return e && *e && strcmp(e, "0") != 0;
+}
+
+int dn_qdw_pairs(void)
+{
+    const char *e = getenv("OPENACL_QDW_PAIRS");   /* read per build: mdl_bench --ab */
+    return !(e && !strcmp(e, "0"));
 }
 
 int dn_qdw_one_px(void)
@@ -118,7 +127,7 @@ void dn_qdw_pack(const int8_t *w, const int32_t *bias, const float *oscale, int6
     memset(dst, 0, dn_qdw_packed_bytes(C, S, K));
     for (int64_t b = 0; b < nblk(C, S, K); b++) {
         char *blk = (char *)dst + b * blk_bytes(K);
-        int8_t *wq = (int8_t *)blk;
+        int8_t *wq = (int8_t *)blk, *wp = (int8_t *)blk + wp_off(K);
         int32_t *bq = (int32_t *)(blk + wb_of(K));
         float *sq = (float *)(blk + wb_of(K) + 256);
         for (int k = 0; k < 4; k++)
@@ -128,8 +137,11 @@ void dn_qdw_pack(const int8_t *w, const int32_t *bias, const float *oscale, int6
                 int32_t sw = 0;
                 for (int t = 0; t < KK; t++) sw += w[c * KK + t];
                 for (int kh = 0; kh < K; kh++)
-                    for (int kw = 0; kw < K; kw++)
-                        wq[((((kh / 4) * K + kw) * 4 + k) * 16 + pos) * 4 + kh % 4] = w[c * KK + kh * K + kw];
+                    for (int kw = 0; kw < K; kw++) {
+                        int8_t v = w[c * KK + kh * K + kw];
+                        wq[((((kh / 4) * K + kw) * 4 + k) * 16 + pos) * 4 + kh % 4] = v;
+                        wp[(((((kh + 1) / 4) * K + kw) * 4 + k) * 16 + pos) * 4 + (kh + 1) % 4] = v;
+                    }
                 bq[k * 16 + pos] = nn_acc32(bias ? bias[c] : 0, -(xzp * sw));   /* wraps as the int32 sums do */
                 sq[k * 16 + pos] = oscale[nsc > 1 ? c : 0];
             }
@@ -172,24 +184,27 @@ QDW_TGT static inline void qdw_quad(const uint8_t *const *row, int nr, size_t o,
     _mm512_storeu_si512(d + 3, _mm512_unpackhi_epi16(hi, h2));
 }
 
-/* The input rows output row oh reads (NULL: padding). */
-static void qdw_rows(const dn_qdw_geo *g, const uint8_t *x, int64_t oh, const uint8_t **row)
+/* The input rows output row oh reads (NULL: padding), and with pair the
+ * one below them, which output row oh + 1 reads too (stride 1). */
+static void qdw_rows(const dn_qdw_geo *g, const uint8_t *x, int64_t oh, int pair, const uint8_t **row)
 {
-    for (int kh = 0; kh < g->K; kh++) {
+    for (int kh = 0; kh < g->K + pair; kh++) {
         int64_t ih = oh * g->S - g->K / 2 + kh;
         row[kh] = ih >= 0 && ih < g->H ? x + ih * g->W * g->C : NULL;
     }
 }
 
-/* The quadruples of output row oh for blocks b0 .. b1 - 1 (nb of them):
+/* The quadruples of output row oh (with pair: and of the input row below
+ * its K, for row oh + 1) for blocks b0 .. b1 - 1 (nb of them):
  * t[((w + K/2) * sets + q) * nb + b - b0][k] for input columns w = -K/2 ..
  * W - 1 + K/2 (the padding columns hold the zero point; the bytes of rows
- * past K meet zero weights). */
-QDW_TGT static void qdw_quads(const dn_qdw_geo *g, const uint8_t *x, int64_t oh, int64_t b0, int64_t b1, __m512i *t)
+ * past K + pair meet zero weights). */
+QDW_TGT static void qdw_quads(const dn_qdw_geo *g, const uint8_t *x, int64_t oh, int pair, int64_t b0, int64_t b1,
+                              __m512i *t)
 {
     int64_t nb = b1 - b0, nq = nq_of(g->K), P = g->K / 2, nw = nb * nq * 4;
     const uint8_t *row[8];
-    qdw_rows(g, x, oh, row);
+    qdw_rows(g, x, oh, pair, row);
     const __m512i zp = _mm512_set1_epi8((char)g->xzp);
     const __m512i pad = _mm512_set1_epi32((int32_t)((uint32_t)g->xzp * 0x01010101u));
     for (int64_t i = 0; i < P * nw; i++) {
@@ -201,7 +216,7 @@ QDW_TGT static void qdw_quads(const dn_qdw_geo *g, const uint8_t *x, int64_t oh,
             for (int64_t b = b0; b < b1; b++) {
                 __mmask64 m = cmask(g->C - 64 * b);
                 size_t o = (size_t)(w * g->C + 64 * b);
-                int nr = g->K - 4 * q < 4 ? g->K - 4 * q : 4;
+                int nr = g->K + pair - 4 * q < 4 ? g->K + pair - 4 * q : 4;
                 qdw_quad(row + 4 * q, nr, o, m, zp, t + (((w + P) * nq + q) * nb + b - b0) * 4);
             }
 }
@@ -289,18 +304,51 @@ QDW_TGT static inline void qdw_px2(const dn_qdw_geo *g, const __m512i *t, const 
         }
 }
 
-/* One output row from its quadruples, block by block: 3x3 kernels keep
- * their twelve weight registers, 5x5 ones (forty) read them from L1; two
- * output pixels a step unless g->one_px (OPENACL_QDW_PAIR=0). */
-QDW_TGT static void qdw_row(const dn_qdw_geo *g, const __m512i *t, const char *packed, uint8_t *y, int64_t b0,
-                            int64_t b1)
+/* Output pixel ow of block b for output rows oh and oh + 1 (a pair): the
+ * same quadruple loads meet the weights (row 0 of the pair, the twelve
+ * registers wr for 3x3) and the weights one kernel row down (wp, row 1). */
+QDW_TGT static inline void qdw_px_rows(const dn_qdw_geo *g, const __m512i *t, const __m512i *wq, const __m512i *wp,
+                                       const __m512i *wr, const int32_t *bq, int64_t nb, int64_t nq, int64_t b,
+                                       int64_t ow, __m512i *acc, __m512i *ac2)
+{
+    for (int k = 0; k < 4; k++) acc[k] = ac2[k] = _mm512_loadu_si512(bq + 16 * k);
+    if (g->K == 3) {
+        for (int kw = 0; kw < 3; kw++) {
+            const __m512i *q = t + ((ow * g->S + kw) * nb + b) * 4;
+            for (int k = 0; k < 4; k++) {
+                __m512i v = _mm512_loadu_si512(q + k);
+                acc[k] = _mm512_dpbusd_epi32(acc[k], v, wr[kw * 4 + k]);
+                ac2[k] = _mm512_dpbusd_epi32(ac2[k], v, _mm512_loadu_si512(wp + kw * 4 + k));
+            }
+        }
+        return;
+    }
+    for (int kw = 0; kw < g->K; kw++)
+        for (int qs = 0; qs < nq; qs++) {
+            const __m512i *q = t + (((ow * g->S + kw) * nq + qs) * nb + b) * 4;
+            const __m512i *wk = wq + (qs * g->K + kw) * 4, *wk2 = wp + (qs * g->K + kw) * 4;
+            for (int k = 0; k < 4; k++) {
+                __m512i v = _mm512_loadu_si512(q + k);
+                acc[k] = _mm512_dpbusd_epi32(acc[k], v, _mm512_loadu_si512(wk + k));
+                ac2[k] = _mm512_dpbusd_epi32(ac2[k], v, _mm512_loadu_si512(wk2 + k));
+            }
+        }
+}
+
+/* One output row (and with y2 the row below it, from quadruples that hold
+ * one input row more) for blocks b0 .. b1 - 1, block by block: 3x3 kernels
+ * keep their twelve weight registers, 5x5 ones (forty) read them from L1.
+ * A row pair has eight independent sums per pixel already; a lone row
+ * takes two output pixels a step unless g->one_px (OPENACL_QDW_PAIR=0). */
+QDW_TGT static void qdw_row(const dn_qdw_geo *g, const __m512i *t, const char *packed, uint8_t *y, uint8_t *y2,
+                            int64_t b0, int64_t b1)
 {
     int64_t nb = b1 - b0, nq = nq_of(g->K);
     qdw_rq c;
     qdw_rq_init(g, &c);
     for (int64_t b = b0; b < b1; b++) {
         const char *blk = packed + b * blk_bytes(g->K);
-        const __m512i *wq = (const __m512i *)blk;
+        const __m512i *wq = (const __m512i *)blk, *wp = (const __m512i *)(blk + wp_off(g->K));
         const int32_t *bq = (const int32_t *)(blk + wb_of(g->K));
         const float *sq = (const float *)(blk + wb_of(g->K) + 256);
         __m512i wr[12];
@@ -308,6 +356,12 @@ QDW_TGT static void qdw_row(const dn_qdw_geo *g, const __m512i *t, const char *p
         for (int k = 0; k < 4; k++) c.sc[k] = _mm512_loadu_ps(sq + 16 * k);
         __mmask64 m = cmask(g->C - 64 * b);
         int64_t ow = 0;
+        for (; y2 && ow < g->OW; ow++) {
+            __m512i acc[4], ac2[4];
+            qdw_px_rows(g, t, wq, wp, wr, bq, nb, nq, b - b0, ow, acc, ac2);
+            _mm512_mask_storeu_epi8(y + ow * g->C + 64 * b, m, qdw_requant(g, &c, acc));
+            _mm512_mask_storeu_epi8(y2 + ow * g->C + 64 * b, m, qdw_requant(g, &c, ac2));
+        }
         for (; !g->one_px && ow + 2 <= g->OW; ow += 2) {
             __m512i a0[4], a1[4];
             qdw_px2(g, t, wq, wr, bq, nb, nq, b - b0, ow, a0, a1);
@@ -327,43 +381,61 @@ QDW_TGT static void qdw_row(const dn_qdw_geo *g, const __m512i *t, const char *p
  * middle column at the same offset and its left and right columns C bytes
  * before and after, which, C being a multiple of 16, are whole 128-bit
  * lanes away: one two-source qword permutation per register. The weights
- * follow the chunks' channel phases (C / gcd(C, 64) of them). */
-QDW_TGT static void qdw_flat_row(const dn_qdw_geo *g, const uint8_t *x, int64_t oh, __m512i *t,
-                                 const char *packed, uint8_t *y)
+ * follow the chunks' channel phases (C / gcd(C, 64) of them). With pair,
+ * the row below (y2) from the same loads with the weights one row down. */
+QDW_TGT static inline __attribute__((always_inline)) void
+qdw_flat_row_t(const dn_qdw_geo *g, const uint8_t *x, int64_t oh, __m512i *t, const char *packed, uint8_t *y,
+               uint8_t *y2, int pair)
 {
     int64_t L = g->W * g->C, nch = (L + 63) / 64, A = g->C / 64, B = (g->C / 16) % 4, ph = phases(g->C);
     int64_t pad = A + 1;
     const uint8_t *row[8];
-    qdw_rows(g, x, oh, row);
-    const __m512i zp = _mm512_set1_epi8((char)g->xzp), pz = _mm512_set1_epi32(g->xzp * 0x010101);
+    qdw_rows(g, x, oh, pair, row);
+    const __m512i zp = _mm512_set1_epi8((char)g->xzp);
+    const __m512i pz = _mm512_set1_epi32((int32_t)((uint32_t)g->xzp * 0x01010101u));
     for (int64_t j = 0; j < pad; j++)
         for (int k = 0; k < 4; k++) {
             _mm512_storeu_si512(t + j * 4 + k, pz);
             _mm512_storeu_si512(t + (pad + nch + j) * 4 + k, pz);
         }
-    for (int64_t j = 0; j < nch; j++) qdw_quad(row, 3, (size_t)(64 * j), cmask(L - 64 * j), zp, t + (pad + j) * 4);
+    for (int64_t j = 0; j < nch; j++)
+        qdw_quad(row, 3 + pair, (size_t)(64 * j), cmask(L - 64 * j), zp, t + (pad + j) * 4);
     const __m512i ilo = _mm512_add_epi64(_mm512_set1_epi64(8 - 2 * B), _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
     const __m512i ihi = _mm512_add_epi64(_mm512_set1_epi64(2 * B), _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
     qdw_rq c;
     qdw_rq_init(g, &c);
     for (int64_t j = 0; j < nch; j++) {
         const char *blk = packed + (j % ph) * blk_bytes(3);
-        const __m512i *wq = (const __m512i *)blk;
+        const __m512i *wq = (const __m512i *)blk, *wp = (const __m512i *)(blk + wp_off(3));
         const int32_t *bq = (const int32_t *)(blk + wb_of(3));
         const float *sq = (const float *)(blk + wb_of(3) + 256);
         const __m512i *mid = t + (pad + j) * 4, *l0 = t + (pad + j - A - 1) * 4, *r0 = t + (pad + j + A) * 4;
-        __m512i acc[4];
+        __m512i acc[4], ac2[4];
         for (int k = 0; k < 4; k++) {
             __m512i lft = _mm512_permutex2var_epi64(_mm512_loadu_si512(l0 + k), ilo, _mm512_loadu_si512(l0 + 4 + k));
             __m512i rgt = _mm512_permutex2var_epi64(_mm512_loadu_si512(r0 + k), ihi, _mm512_loadu_si512(r0 + 4 + k));
+            __m512i mv = _mm512_loadu_si512(mid + k);
             __m512i a = _mm512_loadu_si512(bq + 16 * k);
-            a = _mm512_dpbusd_epi32(a, lft, _mm512_loadu_si512(wq + k));
-            a = _mm512_dpbusd_epi32(a, _mm512_loadu_si512(mid + k), _mm512_loadu_si512(wq + 4 + k));
-            acc[k] = _mm512_dpbusd_epi32(a, rgt, _mm512_loadu_si512(wq + 8 + k));
             c.sc[k] = _mm512_loadu_ps(sq + 16 * k);
+            if (pair) {
+                __m512i a2 = _mm512_dpbusd_epi32(a, lft, _mm512_loadu_si512(wp + k));
+                a2 = _mm512_dpbusd_epi32(a2, mv, _mm512_loadu_si512(wp + 4 + k));
+                ac2[k] = _mm512_dpbusd_epi32(a2, rgt, _mm512_loadu_si512(wp + 8 + k));
+            }
+            a = _mm512_dpbusd_epi32(a, lft, _mm512_loadu_si512(wq + k));
+            a = _mm512_dpbusd_epi32(a, mv, _mm512_loadu_si512(wq + 4 + k));
+            acc[k] = _mm512_dpbusd_epi32(a, rgt, _mm512_loadu_si512(wq + 8 + k));
         }
         _mm512_mask_storeu_epi8(y + 64 * j, cmask(L - 64 * j), qdw_requant(g, &c, acc));
+        if (pair) _mm512_mask_storeu_epi8(y2 + 64 * j, cmask(L - 64 * j), qdw_requant(g, &c, ac2));
     }
+}
+
+QDW_TGT static void qdw_flat_row(const dn_qdw_geo *g, const uint8_t *x, int64_t oh, __m512i *t,
+                                 const char *packed, uint8_t *y, uint8_t *y2)
+{
+    if (y2) qdw_flat_row_t(g, x, oh, t, packed, y, y2, 1);
+    else qdw_flat_row_t(g, x, oh, t, packed, y, NULL, 0);
 }
 
 /* Blocks per pass over an output row: all of them, or one where the
@@ -396,15 +468,20 @@ void dn_qdw_run(const dn_qdw_geo *g, const uint8_t *x, const void *packed, void 
             int64_t n = r / g->OH, oh = r % g->OH;
             const uint8_t *xn = x + n * g->H * g->W * g->C;
             uint8_t *yr = (uint8_t *)y + (n * g->OH + oh) * g->OW * g->C;
+            /* two rows of one image at stride 1: the second one's quadruples
+             * are the first one's with one input row more */
+            int pair = g->pairs && g->S == 1 && r + 1 < r1 && oh + 1 < g->OH;
+            uint8_t *y2 = pair ? yr + g->OW * g->C : NULL;
             if (flat) {
-                qdw_flat_row(g, xn, oh, t, packed, yr);
+                qdw_flat_row(g, xn, oh, t, packed, yr, y2);
             } else {
                 int64_t nb = blocks(g->C), step = qdw_row_step(g);
                 for (int64_t b = 0; b < nb; b += step) {
-                    qdw_quads(g, xn, oh, b, b + step, t);
-                    qdw_row(g, t, packed, yr, b, b + step);
+                    qdw_quads(g, xn, oh, pair, b, b + step, t);
+                    qdw_row(g, t, packed, yr, y2, b, b + step);
                 }
             }
+            r += pair;
         }
     }
 }

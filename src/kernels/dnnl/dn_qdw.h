@@ -16,6 +16,10 @@ int dn_qdw_one_px(void);
 /* OPENACL_QDW_ROWBLK=0: a row's quadruples of every block built at once,
  * even where they would not stay in L1 (read per build; same bytes). */
 int dn_qdw_whole_rows(void);
+/* OPENACL_QDW_PAIRS=0: stride-1 layers run one output row per pass
+ * instead of two (dn_qdw.c; read per build, for dn_qdw_geo.pairs; same
+ * bytes either way). */
+int dn_qdw_pairs(void);
 /* Whether this CPU runs the loop (AVX-512 with VNNI, oneDNN allowed to). */
 int dn_qdw_supported(void);
 
@@ -31,6 +35,7 @@ typedef struct dn_qdw_geo {
     int s8, silu, silu_div, silu_fold;
     int one_px;   /* OPENACL_QDW_PAIR=0: blocked rows one output pixel a step (else two) */
     int whole_rows;   /* OPENACL_QDW_ROWBLK=0: every block's quadruples of a row at once */
+    int pairs;   /* stride 1: two output rows per pass (dn_qdw_pairs) */
     float lo, hi, inv_ys;
 } dn_qdw_geo;
 
