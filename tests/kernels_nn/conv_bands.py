@@ -4,15 +4,17 @@
 At 2 threads or more a grouped channels-last layer runs as one single-thread
 oneDNN primitive per band of output rows, each band reading only the input
 rows it needs with the padding left at its ends. Odd planes, strides 1 and 2,
-3x3, 5x5 and 3x1 kernels, asymmetric pads, dilation, groups of 16, 8 and 5
+1x1, 3x3, 5x5 and 3x1 kernels, asymmetric pads, dilation, groups of 16, 8 and 5
 channels, with and without bias and activation, batch 2 (left whole), each
 between two convolutions so that it reads and writes channels-last. Every
 case runs with the bands (2 and 3 threads, OPENACL_CONV_BANDS=all at 3),
 without them (OPENACL_CONV_BANDS=0), on one thread and under
 OPENACL_FORCE_REF=1; OPENACL_SMALL_OP_US=0 keeps the small test layers on
-all the threads. In the banded modes oneDNN's verbose log must show the
-layer's band primitives (a convolution with the band's output rows), so a
-case that stopped running as bands fails.
+all the threads. Depthwise, pointwise and dense layers are banded by
+default up to 28 output rows, every one under OPENACL_CONV_BANDS=all, none
+of them under =grouped. oneDNN's verbose log must show the layer as the
+bands (or the one primitive) the rule gives, so a case that stopped
+running as bands, or started where it should not, fails.
 
 Usage: conv_bands.py --mdl-run BIN
 Exit codes: 0 pass, 1 fail, 77 skipped (no onnxruntime-node)."""
@@ -77,15 +79,31 @@ CASES = {
     "g2_s1_3x1_dil2": (1, 32, 35, 19, 2, (3, 1), 1, [2, 0, 2, 0], 2, True, "relu"),
     "g2_s1_nopad": (1, 32, 30, 9, 2, (3, 3), 1, [0, 0, 0, 0], 1, True, None),
     "g4_batch2": (2, 64, 28, 14, 4, (3, 3), 2, [1, 1, 1, 1], 1, True, "relu"),
+    # ungrouped layers: banded by default up to 28 output rows
+    "dw_14x14": (1, 48, 14, 14, 48, (3, 3), 1, [1, 1, 1, 1], 1, True, "clip"),
+    "dw_s2_5x5": (1, 40, 55, 27, 40, (5, 5), 2, [2, 2, 2, 2], 1, True, "relu"),
+    "pw_s2": (1, 24, 41, 13, 1, (1, 1), 2, [0, 0, 0, 0], 1, False, None),
+    "dense_3x3_30rows": (1, 16, 30, 10, 1, (3, 3), 1, [1, 1, 1, 1], 1, True, "relu"),
 }
 
 BASE = {"OPENACL_SMALL_OP_US": "0"}
-# (mode, environment, bands expected in the log)
-MODES = (("bands2", {"OPENACL_THREADS": "2"}, 2),
-         ("bands3_all", {"OPENACL_THREADS": "3", "OPENACL_CONV_BANDS": "all"}, 3),
-         ("whole2", {"OPENACL_THREADS": "2", "OPENACL_CONV_BANDS": "0"}, 0),
-         ("one_thread", {"OPENACL_THREADS": "1"}, 0),
-         ("ref", {"OPENACL_FORCE_REF": "1"}, 0))
+# (mode, environment, threads that run bands, OPENACL_CONV_BANDS)
+MODES = (("bands2", {"OPENACL_THREADS": "2"}, 2, "small"),
+         ("bands3_all", {"OPENACL_THREADS": "3", "OPENACL_CONV_BANDS": "all"}, 3, "all"),
+         ("grouped2", {"OPENACL_THREADS": "2", "OPENACL_CONV_BANDS": "grouped"}, 2, "grouped"),
+         ("whole2", {"OPENACL_THREADS": "2", "OPENACL_CONV_BANDS": "0"}, 0, "0"),
+         ("one_thread", {"OPENACL_THREADS": "1"}, 0, "small"),
+         ("ref", {"OPENACL_FORCE_REF": "1"}, 0, "0"))
+MIN_ROWS, SMALL_ROWS = 7, 28   # dn_conv_band.h
+
+
+def bands_expected(n, C, G, oh, nb, mode):
+    """How many bands the layer should run as (dn_conv.c band_suits)."""
+    if n != 1 or nb < 2 or mode == "0" or oh < MIN_ROWS * nb or G == C and mode == "grouped":
+        return 1
+    if 1 < G < C or mode == "all" or (mode == "small" and oh <= SMALL_ROWS):
+        return nb
+    return 1
 
 
 def check(got, want):
@@ -97,8 +115,11 @@ def check(got, want):
 
 
 def band_rows(log, G, oh, nb):
-    """Output rows of each grouped convolution oneDNN ran, from its verbose log."""
-    rows = [int(r) for r in re.findall(rf"exec,cpu,convolution,[^\n]*,g{G}mb1_[^\n]*?oh(\d+)", log)]
+    """Whether oneDNN ran the layer under test (not the 1x1 stride-1 ones
+    around it) as nb bands of its oh output rows, from its verbose log."""
+    pre = f"g{G}mb1_" if G > 1 else "mb1_"
+    rows = [int(r) for r, k in re.findall(rf"exec,cpu,convolution,[^\n]*,{pre}[^\n]*?oh(\d+)(kh\d+sh\d+)", log)
+            if k != "kh1sh1"]
     want = [oh * (i + 1) // nb - oh * i // nb for i in range(nb)]
     return sorted(rows) == sorted(want)
 
@@ -114,7 +135,7 @@ def one(mdl_run, work, seed, name, spec):
                    capture_output=True, timeout=600)
     want = ort_cases.outputs(ref)[0]
     bad = []
-    for mode, extra, nb in MODES:
+    for mode, extra, nthr, bands in MODES:
         out = os.path.join(work, f"{name}_{mode}")
         env = dict(os.environ, **BASE, **extra, ONEDNN_VERBOSE="1")
         p = subprocess.run([mdl_run, "--model", mp, "--inputs", xp, "--outdir", out],
@@ -125,8 +146,9 @@ def one(mdl_run, work, seed, name, spec):
         msg = check(ort_cases.outputs(out)[0], want)
         if msg:
             bad.append(f"{mode}: {msg}")
-        if nb and n == 1 and not band_rows(p.stdout + p.stderr, G, oh, nb):
-            bad.append(f"{mode}: no {nb} bands of the {oh} output rows in oneDNN's log")
+        nb = bands_expected(n, spec[1], G, oh, nthr, bands)
+        if n == 1 and mode != "ref" and not band_rows(p.stdout + p.stderr, G, oh, nb):
+            bad.append(f"{mode}: not {nb} band(s) of the {oh} output rows in oneDNN's log")
     return bad
 
 

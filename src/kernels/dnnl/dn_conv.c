@@ -549,7 +549,8 @@ static int build_mems(const g_node *n, dconv *s, dnnl_primitive_desc_t pd, const
 /* Whether this build runs as bands of output rows (dn_conv_band.h): on 2
  * threads or more, a direct float32 2-D layer between channels-last tensors
  * of batch 1 with nothing the bands leave out (residual addend, fused
- * depthwise step, SiLU pass, bf16); by default grouped layers only. */
+ * depthwise step, SiLU pass, bf16); by default grouped layers and layers of
+ * small planes (dn_conv_bands_mode). */
 static int band_suits(const dconv *s, dnnl_primitive_desc_t pd, int nthr)
 {
     int64_t C = s->xs.d[1], G = s->w.group;
@@ -557,7 +558,8 @@ static int band_suits(const dconv *s, dnnl_primitive_desc_t pd, int nthr)
         s->silu_tail || s->bf16 || s->out_bf16 || s->w.nsp != 2 || s->xs.rank != 4 || s->xs.d[0] != 1 ||
         s->re_x || s->re_y || s->xl != G_LAYOUT_NHWC || s->yl != G_LAYOUT_NHWC || dn_impl_has(pd, "wino"))
         return 0;
-    return s->bands_mode == DN_BANDS_ALL || (G > 1 && G < C);
+    if (G > 1 && G < C) return 1;
+    return s->bands_mode == DN_BANDS_ALL || (s->bands_mode == DN_BANDS_SMALL && s->ys.d[2] <= DN_BAND_SMALL_ROWS);
 }
 
 static void band_build(const g_node *n, dconv *s, const conv_mds *m, int nthr)

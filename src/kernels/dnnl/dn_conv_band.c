@@ -10,7 +10,8 @@
 int dn_conv_bands_mode(void)
 {
     const char *e = getenv("OPENACL_CONV_BANDS");
-    if (!e || !*e || !strcmp(e, "grouped")) return DN_BANDS_GROUPED;
+    if (!e || !*e || !strcmp(e, "small")) return DN_BANDS_SMALL;
+    if (!strcmp(e, "grouped")) return DN_BANDS_GROUPED;
     if (!strcmp(e, "all")) return DN_BANDS_ALL;
     return DN_BANDS_OFF;
 }

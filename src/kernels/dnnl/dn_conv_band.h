@@ -42,11 +42,20 @@ typedef struct dn_band_geo {
 } dn_band_geo;
 
 /* OPENACL_CONV_BANDS: which layers run as bands at 2 threads or more:
- * unset or "grouped": grouped, not depthwise; "0": none; "all": any
- * layer the conditions above admit (experiments). Read at each load. */
+ * unset or "small": grouped ones (not depthwise) of any plane, and every
+ * other one with at most DN_BAND_SMALL_ROWS output rows; "grouped": grouped
+ * ones only; "all": any layer the conditions above admit; "0": none. Read
+ * at each load. */
 #define DN_BANDS_OFF 0
 #define DN_BANDS_GROUPED 1
-#define DN_BANDS_ALL 2
+#define DN_BANDS_SMALL 2
+#define DN_BANDS_ALL 3
+/* Planes up to 28 rows: a thread's band of a 14x14 or 28x28 layer, run by a
+ * primitive built for one thread, beat oneDNN's own split of the layer
+ * (MobileNetV2 / MNASNet-0.5 at 2 threads, per-node minimum over 6
+ * alternating runs: depthwise 14x14 layers 12-13 % less time, pointwise ones
+ * 5-12 %); on larger planes its split was level or better. */
+#define DN_BAND_SMALL_ROWS 28
 int dn_conv_bands_mode(void);
 
 /* Builds `nb` (2..DN_BAND_MAX) bands with weights in format *wmd, bias when
