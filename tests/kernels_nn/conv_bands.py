@@ -5,13 +5,14 @@ At 2 threads or more a grouped channels-last layer runs as one single-thread
 oneDNN primitive per band of output rows, each band reading only the input
 rows it needs with the padding left at its ends. Odd planes, strides 1 and 2,
 1x1, 3x3, 5x5 and 3x1 kernels, asymmetric pads, dilation, groups of 16, 8 and 5
-channels, with and without bias and activation, batch 2 (left whole), each
+channels, with and without bias and activation, a residual add (the sum post-op),
+batch 2 (left whole), each
 between two convolutions so that it reads and writes channels-last. Every
 case runs with the bands (2 and 3 threads, OPENACL_CONV_BANDS=all at 3),
 without them (OPENACL_CONV_BANDS=0), on one thread and under
 OPENACL_FORCE_REF=1; OPENACL_SMALL_OP_US=0 keeps the small test layers on
 all the threads. Depthwise, pointwise and dense layers are banded by
-default up to 28 output rows, every one under OPENACL_CONV_BANDS=all, none
+default up to 20 output rows, every one under OPENACL_CONV_BANDS=all, none
 of them under =grouped. oneDNN's verbose log must show the layer as the
 bands (or the one primitive) the rule gives, so a case that stopped
 running as bands, or started where it should not, fails.
@@ -38,8 +39,9 @@ def conv_out(h, k, s, pb, pe, d):
     return (h + pb + pe - ((k - 1) * d + 1)) // s + 1
 
 
-def model(seed, n, C, H, W, G, k, s, pads, dil, bias, act):
-    """x -> 1x1 conv -> the grouped conv under test (+ act) -> 1x1 conv -> y."""
+def model(seed, n, C, H, W, G, k, s, pads, dil, bias, act, res=False):
+    """x -> 1x1 conv -> the grouped conv under test (+ act) [+ the first
+    conv's output] -> 1x1 conv -> y."""
     rng = np.random.default_rng(seed)
     kh, kw = k
     inits = [numpy_helper.from_array((rng.standard_normal((C, C, 1, 1)) * 0.3).astype(np.float32), "w0"),
@@ -61,6 +63,9 @@ def model(seed, n, C, H, W, G, k, s, pads, dil, bias, act):
                   numpy_helper.from_array(np.array(6, np.float32), "hi")]
         nodes.append(helper.make_node("Clip", ["c", "lo", "hi"], ["r"]))
         t = "r"
+    if res:
+        nodes.append(helper.make_node("Add", [t, "a"], ["s"]))
+        t = "s"
     nodes.append(helper.make_node("Conv", [t, "w2"], ["y"]))
     g = helper.make_graph(nodes, "bands", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [n, C, H, W])],
                           [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
@@ -70,7 +75,7 @@ def model(seed, n, C, H, W, G, k, s, pads, dil, bias, act):
     return m, rng.uniform(-2, 2, (n, C, H, W)).astype(np.float32), oh
 
 
-# name: (batch, C, H, W, groups, kernel, stride, pads [t, l, b, r], dilation, bias, activation)
+# name: (batch, C, H, W, groups, kernel, stride, pads [t, l, b, r], dilation, bias, activation[, residual])
 CASES = {
     "g2_s2_3x3": (1, 32, 57, 45, 2, (3, 3), 2, [1, 1, 1, 1], 1, True, "relu"),
     "g4_s1_3x3": (1, 64, 29, 17, 4, (3, 3), 1, [1, 1, 1, 1], 1, True, "relu"),
@@ -79,11 +84,14 @@ CASES = {
     "g2_s1_3x1_dil2": (1, 32, 35, 19, 2, (3, 1), 1, [2, 0, 2, 0], 2, True, "relu"),
     "g2_s1_nopad": (1, 32, 30, 9, 2, (3, 3), 1, [0, 0, 0, 0], 1, True, None),
     "g4_batch2": (2, 64, 28, 14, 4, (3, 3), 2, [1, 1, 1, 1], 1, True, "relu"),
-    # ungrouped layers: banded by default up to 28 output rows
+    # ungrouped layers: banded by default up to 20 output rows
     "dw_14x14": (1, 48, 14, 14, 48, (3, 3), 1, [1, 1, 1, 1], 1, True, "clip"),
     "dw_s2_5x5": (1, 40, 55, 27, 40, (5, 5), 2, [2, 2, 2, 2], 1, True, "relu"),
     "pw_s2": (1, 24, 41, 13, 1, (1, 1), 2, [0, 0, 0, 0], 1, False, None),
     "dense_3x3_30rows": (1, 16, 30, 10, 1, (3, 3), 1, [1, 1, 1, 1], 1, True, "relu"),
+    # a residual add after the layer, fused as oneDNN's sum post-op
+    "pw_residual": (1, 32, 20, 14, 1, (1, 1), 1, [0, 0, 0, 0], 1, True, None, True),
+    "pw_residual_relu": (1, 48, 15, 15, 1, (1, 1), 1, [0, 0, 0, 0], 1, False, "relu", True),
 }
 
 BASE = {"OPENACL_SMALL_OP_US": "0"}
@@ -94,7 +102,7 @@ MODES = (("bands2", {"OPENACL_THREADS": "2"}, 2, "small"),
          ("whole2", {"OPENACL_THREADS": "2", "OPENACL_CONV_BANDS": "0"}, 0, "0"),
          ("one_thread", {"OPENACL_THREADS": "1"}, 0, "small"),
          ("ref", {"OPENACL_FORCE_REF": "1"}, 0, "0"))
-MIN_ROWS, SMALL_ROWS = 7, 28   # dn_conv_band.h
+MIN_ROWS, SMALL_ROWS = 7, 20   # dn_conv_band.h
 
 
 def bands_expected(n, C, G, oh, nb, mode):
@@ -114,12 +122,17 @@ def check(got, want):
     return f"max diff {d:.3g}" if d > tol else None
 
 
-def band_rows(log, G, oh, nb):
-    """Whether oneDNN ran the layer under test (not the 1x1 stride-1 ones
-    around it) as nb bands of its oh output rows, from its verbose log."""
+def band_rows(log, G, oh, nb, pointwise):
+    """Whether oneDNN ran the layer under test as nb bands of its oh output
+    rows, from its verbose log: the grouped layer, or the ungrouped one that
+    is not 1x1 stride 1 like the layers around it, or (pointwise) the one
+    with the residual sum post-op."""
     pre = f"g{G}mb1_" if G > 1 else "mb1_"
-    rows = [int(r) for r, k in re.findall(rf"exec,cpu,convolution,[^\n]*,{pre}[^\n]*?oh(\d+)(kh\d+sh\d+)", log)
-            if k != "kh1sh1"]
+    rows = []
+    for line in log.splitlines():
+        m = re.search(rf"exec,cpu,convolution,.*,{pre}\S*?oh(\d+)(kh\d+sh\d+)", line)
+        if m and (bool(re.search(r"post-ops:\S*sum", line)) if pointwise else m.group(2) != "kh1sh1"):
+            rows.append(int(m.group(1)))
     want = [oh * (i + 1) // nb - oh * i // nb for i in range(nb)]
     return sorted(rows) == sorted(want)
 
@@ -147,7 +160,8 @@ def one(mdl_run, work, seed, name, spec):
         if msg:
             bad.append(f"{mode}: {msg}")
         nb = bands_expected(n, spec[1], G, oh, nthr, bands)
-        if n == 1 and mode != "ref" and not band_rows(p.stdout + p.stderr, G, oh, nb):
+        pointwise = spec[5] == (1, 1) and spec[6] == 1
+        if n == 1 and mode != "ref" and not band_rows(p.stdout + p.stderr, G, oh, nb, pointwise):
             bad.append(f"{mode}: not {nb} band(s) of the {oh} output rows in oneDNN's log")
     return bad
 

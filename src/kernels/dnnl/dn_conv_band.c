@@ -81,7 +81,7 @@ int dn_band_build(const g_node *n, dn_band *b, int nb, const dn_band_geo *g, con
 {
     dn_band_free(b);
     if (nb > DN_BAND_MAX) nb = DN_BAND_MAX;
-    if (nb < 2 || g->OH < DN_BAND_MIN_ROWS * nb || po->has_add) return 0;
+    if (nb < 2 || g->OH < DN_BAND_MIN_ROWS * nb) return 0;
     dnnl_primitive_attr_t attr = NULL;
     int add_idx = -1, ok = dnnl_primitive_attr_create(&attr) == dnnl_success &&
                            dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user) == dnnl_success &&
@@ -128,10 +128,12 @@ static int band_exec(const g_node *n, dn_band *b, int i, const void *x, const vo
     return dn_check(dnnl_stream_wait(strm), n, "stream wait");
 }
 
-int dn_band_run(const g_node *n, dn_band *b, const void *x, const void *w, const void *bias, void *y, char *scr,
-                int nthr)
+int dn_band_run(const g_node *n, dn_band *b, const void *x, const void *w, const void *bias, const void *addend,
+                void *y, char *scr, int nthr)
 {
     int r;
+    /* the sum post-op adds what the output holds */
+    if (addend && addend != y) memcpy(y, addend, (size_t)(b->r0[b->n]) * b->yrow);
     for (int i = 0; i < b->n; i++)
         if (!b->prim[i] && (r = dn_check(dnnl_primitive_create(&b->prim[i], b->pd[i]), n,
                                          "convolution band primitive creation")))

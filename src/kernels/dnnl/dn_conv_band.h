@@ -9,9 +9,9 @@
  * over all groups, reading only the input rows those need, with a primitive
  * built for one thread (no barrier inside), so the layer scales like the
  * dense ones around it. Channels-last float32 input and output, 2-D, batch
- * 1, no residual addend, no fused depthwise step; the packed weights are the
- * whole layer's (every band's primitive takes that format or the bands are
- * not used). */
+ * 1, no fused depthwise step, a residual addend only as a sum post-op (the
+ * addend already in the output); the packed weights are the whole layer's
+ * (every band's primitive takes that format or the bands are not used). */
 #ifndef OPENACL_DN_CONV_BAND_H
 #define OPENACL_DN_CONV_BAND_H
 #include "kernels/dnnl/dn_common.h"
@@ -50,24 +50,28 @@ typedef struct dn_band_geo {
 #define DN_BANDS_GROUPED 1
 #define DN_BANDS_SMALL 2
 #define DN_BANDS_ALL 3
-/* Planes up to 28 rows: a thread's band of a 14x14 or 28x28 layer, run by a
- * primitive built for one thread, beat oneDNN's own split of the layer
- * (MobileNetV2 / MNASNet-0.5 at 2 threads, per-node minimum over 6
- * alternating runs: depthwise 14x14 layers 12-13 % less time, pointwise ones
- * 5-12 %); on larger planes its split was level or better. */
-#define DN_BAND_SMALL_ROWS 28
+/* Planes of 14 to 20 rows at 2 threads: a thread's band of a 14x14 layer,
+ * run by a primitive built for one thread, beat oneDNN's own split of the
+ * layer (MobileNetV2 / MNASNet-0.5 at 2 threads, per-node minimum over 6
+ * alternating runs of each, four sets: depthwise 14x14 layers 0.83-0.97x
+ * the time, pointwise 0.87-1.03x); 28x28 ones were 0.90-1.13x, larger ones
+ * level or worse. */
+#define DN_BAND_SMALL_ROWS 20
 int dn_conv_bands_mode(void);
 
 /* Builds `nb` (2..DN_BAND_MAX) bands with weights in format *wmd, bias when
- * has_bias, post-ops po (no add). Returns 0 with b->n set, or 0 with b->n
+ * has_bias, post-ops po (an add as a sum over what the output holds).
+ * Returns 0 with b->n set, or 0 with b->n
  * == 0 when oneDNN does not take a band the same way (the caller keeps its
  * whole-layer primitive); < 0 never: errors leave the bands off. The
  * primitive descriptors are made for one thread. */
 int dn_band_build(const g_node *n, dn_band *b, int nb, const dn_band_geo *g, const dnnl_memory_desc_t *wmd,
                   int has_bias, const nn_post *po);
 /* Runs the bands on nthr threads: x, y the whole input and output, w the
- * packed weights, bias (or NULL), scr at least b->scratch bytes. */
-int dn_band_run(const g_node *n, dn_band *b, const void *x, const void *w, const void *bias, void *y, char *scr,
-                int nthr);
+ * packed weights, bias (or NULL), addend the residual the sum post-op adds
+ * (NULL when none; copied into y first unless it is y), scr at least
+ * b->scratch bytes. */
+int dn_band_run(const g_node *n, dn_band *b, const void *x, const void *w, const void *bias, const void *addend,
+                void *y, char *scr, int nthr);
 void dn_band_free(dn_band *b);
 #endif
