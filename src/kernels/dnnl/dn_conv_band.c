@@ -80,8 +80,7 @@ int dn_band_build(const g_node *n, dn_band *b, int nb, const dn_band_geo *g, con
                   int has_bias, const nn_post *po)
 {
     dn_band_free(b);
-    if (nb > DN_BAND_MAX) nb = DN_BAND_MAX;
-    if (nb < 2 || g->OH < DN_BAND_MIN_ROWS * nb) return 0;
+    if (nb < 2 || nb > DN_BAND_MAX || g->OH < DN_BAND_MIN_ROWS * nb) return 0;
     dnnl_primitive_attr_t attr = NULL;
     int add_idx = -1, ok = dnnl_primitive_attr_create(&attr) == dnnl_success &&
                            dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user) == dnnl_success &&

@@ -16,7 +16,7 @@
 #define OPENACL_DN_CONV_BAND_H
 #include "kernels/dnnl/dn_common.h"
 
-#define DN_BAND_MAX 4
+#define DN_BAND_MAX 16   /* more threads than this: the layer stays whole */
 /* Fewer output rows a band and the split costs more than it saves
  * (RegNetX-400MF's 7x7 grouped layers at 2 threads: 28 -> 34 us; its 14x14
  * ones level, 28x28 and 56x56 ones 25-30 % faster). */
@@ -59,12 +59,12 @@ typedef struct dn_band_geo {
 #define DN_BAND_SMALL_ROWS 20
 int dn_conv_bands_mode(void);
 
-/* Builds `nb` (2..DN_BAND_MAX) bands with weights in format *wmd, bias when
- * has_bias, post-ops po (an add as a sum over what the output holds).
- * Returns 0 with b->n set, or 0 with b->n
+/* Builds `nb` bands, one per thread (none unless 2 <= nb <= DN_BAND_MAX),
+ * with weights in format *wmd, bias when has_bias, post-ops po (an add as a
+ * sum over what the output holds). Returns 0 with b->n set, or 0 with b->n
  * == 0 when oneDNN does not take a band the same way (the caller keeps its
- * whole-layer primitive); < 0 never: errors leave the bands off. The
- * primitive descriptors are made for one thread. */
+ * whole-layer primitive); errors too leave the bands off. The primitive
+ * descriptors are made for one thread. */
 int dn_band_build(const g_node *n, dn_band *b, int nb, const dn_band_geo *g, const dnnl_memory_desc_t *wmd,
                   int has_bias, const nn_post *po);
 /* Runs the bands on nthr threads: x, y the whole input and output, w the
