@@ -5,7 +5,7 @@ At 2 threads or more a grouped channels-last layer runs as one single-thread
 oneDNN primitive per band of output rows, each band reading only the input
 rows it needs with the padding left at its ends. Odd planes, strides 1 and 2,
 1x1, 3x3, 5x5 and 3x1 kernels, asymmetric pads, dilation, groups of 16, 8 and 5
-channels, with and without bias and activation, a residual add (the sum post-op),
+channels, with and without bias and activation (Relu, Clip, SiLU), a residual add (the sum post-op),
 batch 2 (left whole), each
 between two convolutions so that it reads and writes channels-last. Every
 case runs with the bands (2 and 3 threads, OPENACL_CONV_BANDS=all at 3),
@@ -58,6 +58,9 @@ def model(seed, n, C, H, W, G, k, s, pads, dil, bias, act, res=False):
     if act == "relu":
         nodes.append(helper.make_node("Relu", ["c"], ["r"]))
         t = "r"
+    elif act == "silu":
+        nodes += [helper.make_node("Sigmoid", ["c"], ["sg"]), helper.make_node("Mul", ["c", "sg"], ["r"])]
+        t = "r"
     elif act == "clip":
         inits += [numpy_helper.from_array(np.array(0, np.float32), "lo"),
                   numpy_helper.from_array(np.array(6, np.float32), "hi")]
@@ -89,6 +92,9 @@ CASES = {
     "dw_s2_5x5": (1, 40, 55, 27, 40, (5, 5), 2, [2, 2, 2, 2], 1, True, "relu"),
     "pw_s2": (1, 24, 41, 13, 1, (1, 1), 2, [0, 0, 0, 0], 1, False, None),
     "dense_3x3_30rows": (1, 16, 30, 10, 1, (3, 3), 1, [1, 1, 1, 1], 1, True, "relu"),
+    # a final SiLU: the backend's SiLU pass, over each band's rows
+    "g2_s2_silu": (1, 32, 31, 17, 2, (3, 3), 2, [1, 1, 1, 1], 1, True, "silu"),
+    "dw_16x16_silu": (1, 40, 16, 16, 40, (3, 3), 1, [1, 1, 1, 1], 1, True, "silu"),
     # a residual add after the layer, fused as oneDNN's sum post-op
     "pw_residual": (1, 32, 20, 14, 1, (1, 1), 1, [0, 0, 0, 0], 1, True, None, True),
     "pw_residual_relu": (1, 48, 15, 15, 1, (1, 1), 1, [0, 0, 0, 0], 1, False, "relu", True),

@@ -549,13 +549,13 @@ static int build_mems(const g_node *n, dconv *s, dnnl_primitive_desc_t pd, const
 /* Whether this build runs as bands of output rows (dn_conv_band.h): on 2
  * threads or more, a direct float32 2-D layer between channels-last tensors
  * of batch 1 with nothing the bands leave out (a residual addend other than
- * the sum post-op, fused depthwise step, SiLU pass, bf16); by default grouped
+ * the sum post-op, fused depthwise step, bf16); by default grouped
  * layers and layers of small planes (dn_conv_bands_mode). */
 static int band_suits(const dconv *s, dnnl_primitive_desc_t pd, int nthr)
 {
     int64_t C = s->xs.d[1], G = s->w.group;
     if (s->bands_mode == DN_BANDS_OFF || nthr < 2 || s->transposed || s->dw.on ||
-        (s->po.has_add && (!s->add_sum || s->re_a || s->a_es != 4)) || s->silu_tail || s->bf16 || s->out_bf16 ||
+        (s->po.has_add && (!s->add_sum || s->re_a || s->a_es != 4)) || s->bf16 || s->out_bf16 ||
         s->w.nsp != 2 || s->xs.rank != 4 || s->xs.d[0] != 1 || s->re_x || s->re_y || s->xl != G_LAYOUT_NHWC ||
         s->yl != G_LAYOUT_NHWC || dn_impl_has(pd, "wino"))
         return 0;
@@ -718,7 +718,7 @@ static int dconv_run(const g_node *n, void *state, const k_tensor *in, k_tensor 
     }
     if (s->band.n)
         return dn_band_run(n, &s->band, in[0].data, s->pk.packed, bias, s->po.has_add ? in[NN_ADD_INPUT].data : NULL,
-                           out[0].data, scr, nthr);
+                           out[0].data, scr, nthr, s->silu_tail ? s->silu_div : -1);
     if (!s->conv && (r = dn_check(dnnl_primitive_create(&s->conv, s->pd), n,
                                   "convolution primitive creation")))
         return r;

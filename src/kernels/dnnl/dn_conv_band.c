@@ -128,7 +128,7 @@ static int band_exec(const g_node *n, dn_band *b, int i, const void *x, const vo
 }
 
 int dn_band_run(const g_node *n, dn_band *b, const void *x, const void *w, const void *bias, const void *addend,
-                void *y, char *scr, int nthr)
+                void *y, char *scr, int nthr, int silu_div)
 {
     int r;
     /* the sum post-op adds what the output holds */
@@ -143,6 +143,9 @@ int dn_band_run(const g_node *n, dn_band *b, const void *x, const void *w, const
         for (int i = t; i < b->n; i += nt) {
             int e = band_exec(n, b, i, x, w, bias, y, scr);
             if (e) __atomic_store_n(&err, e, __ATOMIC_RELAXED);
+            else if (silu_div >= 0)   /* while the band's rows are in this core's cache */
+                dn_silu_f32((float *)((char *)y + (size_t)b->r0[i] * b->yrow),
+                            (size_t)(b->r0[i + 1] - b->r0[i]) * b->yrow / sizeof(float), 1, silu_div);
         }
     });
     return err;

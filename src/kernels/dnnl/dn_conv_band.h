@@ -9,7 +9,7 @@
  * over all groups, reading only the input rows those need, with a primitive
  * built for one thread (no barrier inside), so the layer scales like the
  * dense ones around it. Channels-last float32 input and output, 2-D, batch
- * 1, no fused depthwise step, a residual addend only as a sum post-op (the
+ * 1, no fused depthwise step, a final SiLU run over each band's rows, a residual addend only as a sum post-op (the
  * addend already in the output); the packed weights are the whole layer's
  * (every band's primitive takes that format or the bands are not used). */
 #ifndef OPENACL_DN_CONV_BAND_H
@@ -70,8 +70,9 @@ int dn_band_build(const g_node *n, dn_band *b, int nb, const dn_band_geo *g, con
 /* Runs the bands on nthr threads: x, y the whole input and output, w the
  * packed weights, bias (or NULL), addend the residual the sum post-op adds
  * (NULL when none; copied into y first unless it is y), scr at least
- * b->scratch bytes. */
+ * b->scratch bytes; silu_div >= 0: a final SiLU over each band's rows right
+ * after it, by dn_silu_f32 with those division forms (< 0: none). */
 int dn_band_run(const g_node *n, dn_band *b, const void *x, const void *w, const void *bias, const void *addend,
-                void *y, char *scr, int nthr);
+                void *y, char *scr, int nthr, int silu_div);
 void dn_band_free(dn_band *b);
 #endif
