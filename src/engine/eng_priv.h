@@ -158,6 +158,8 @@ int eng_precision_of(const eng_opts *o);
 /* Threads node n runs with given the budget `threads` (eng_threads.c):
  * 1 for nodes too small to gain from a parallel region, else `threads`. */
 int eng_node_threads(const g_node *n, const k_tensor *in, const k_tensor *out, int threads);
+/* Reads OPENACL_SMALL_OP_US again (each load's planning calls it). */
+void eng_threads_reload(void);
 
 /* ---- programs (eng_program.c) ---- */
 

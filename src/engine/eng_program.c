@@ -223,6 +223,7 @@ int eng_program_steps(eng_program *p)
     g_graph *g = p->g;
     int rc = 0, ns = g->n_nodes, nslots = 0;
     load_threads(p);
+    eng_threads_reload();
     int budget = p->threads > 0 ? p->threads : omp_get_max_threads();
     for (int i = 0; i < ns; i++) nslots += g->nodes[i].n_in + g->nodes[i].n_out + 2 * GRAPH_IO_PAD;
     p->steps = calloc((size_t)ns + 1, sizeof *p->steps);

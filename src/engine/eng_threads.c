@@ -14,18 +14,30 @@
 #include <stdlib.h>
 
 /* Below this estimated single-thread time (microseconds) a node runs on one
- * thread. OPENACL_SMALL_OP_US overrides (0: never). */
+ * thread. OPENACL_SMALL_OP_US overrides (0: never), read at each load's
+ * planning (eng_threads_reload) so that mdl_bench --ab can compare values;
+ * the dynamic executor's per-run decisions use the last value read. */
 #define SMALL_OP_US 40.0
+
+static _Atomic double g_small_us = -1.0;
+
+static double small_op_env(void)
+{
+    const char *e = getenv("OPENACL_SMALL_OP_US");
+    char *end = NULL;
+    double x = e && *e ? strtod(e, &end) : SMALL_OP_US;
+    return (e && *e && (end == e || *end || x < 0)) ? SMALL_OP_US : x;
+}
+
+void eng_threads_reload(void)
+{
+    g_small_us = small_op_env();
+}
 
 static double small_op_us(void)
 {
-    static double v = -1;
-    if (v < 0) {
-        const char *e = getenv("OPENACL_SMALL_OP_US");
-        char *end = NULL;
-        double x = e && *e ? strtod(e, &end) : SMALL_OP_US;
-        v = (e && *e && (end == e || *end || x < 0)) ? SMALL_OP_US : x;
-    }
+    double v = g_small_us;
+    if (v < 0) g_small_us = v = small_op_env();
     return v;
 }
 

@@ -75,3 +75,13 @@ if(KNN_PYTHON)
     COMMAND ${KNN_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/reduce_nhwc.py --mdl-run $<TARGET_FILE:mdl_run>)
   set_tests_properties(kernels_nn_reduce_nhwc PROPERTIES LABELS "kernels" SKIP_RETURN_CODE 77 TIMEOUT 300)
 endif()
+
+# Grouped convolutions as bands of output rows at 2 threads or more
+# (dnnl/dn_conv_band.c): odd planes, strides, kernels, pads, dilation and
+# group widths, with the bands on (2 and 3 threads) and off, on one thread
+# and under the reference, against ORT (tools/ortref).
+if(KNN_PYTHON)
+  add_test(NAME kernels_nn_conv_bands
+    COMMAND ${KNN_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/conv_bands.py --mdl-run $<TARGET_FILE:mdl_run>)
+  set_tests_properties(kernels_nn_conv_bands PROPERTIES LABELS "kernels" SKIP_RETURN_CODE 77 TIMEOUT 300)
+endif()

@@ -8,6 +8,7 @@
  * and the Winograd one (k_conv_wino, 15); layers with few input channels are
  * dn_conv_stem.c's (20). */
 #include "kernels/dnnl/dn_common.h"
+#include "kernels/dnnl/dn_conv_band.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +40,8 @@ typedef struct dconv {
     int add_sum;      /* residual add as an in-place sum post-op */
     int sum_kept;     /* the memory plan gave the output the addend's storage
                          (dconv_inplace): every rebuild keeps the sum post-op */
+    int bands_mode;   /* dn_conv_bands_mode() at load */
+    dn_band band;     /* the layer as bands of rows, one per thread (dn_conv_band.h) */
     /* packed constants */
     dn_pk pk;                 /* packed area, own memory for unplanned runs */
 } dconv;
@@ -51,6 +54,7 @@ static void dconv_release(dconv *s)
     dn_mem_free(&s->m_x); dn_mem_free(&s->m_w); dn_mem_free(&s->m_b); dn_mem_free(&s->m_y);
     dn_mem_free(&s->m_sp); dn_mem_free(&s->m_a); dn_mem_free(&s->m_xu); dn_mem_free(&s->m_yu);
     dn_mem_free(&s->m_au); dn_mem_free(&s->m_dww); dn_mem_free(&s->m_dwb);
+    dn_band_free(&s->band);
     s->built = 0;
 }
 
@@ -100,6 +104,7 @@ static int dconv_init_common(g_graph *g, g_node *n, void **state, int transposed
                    s->po.a[s->po.n - 1] == 1.0f && !getenv("OPENACL_DNNL_SWISH");
     if (s->silu_tail) s->po_dn.n--;
     s->silu_div = dn_silu_div();
+    s->bands_mode = dn_conv_bands_mode();
     *state = s;
     return 0;
 }
@@ -541,6 +546,34 @@ static int build_mems(const g_node *n, dconv *s, dnnl_primitive_desc_t pd, const
     return rc;
 }
 
+/* Whether this build runs as bands of output rows (dn_conv_band.h): on 2
+ * threads or more, a direct float32 2-D layer between channels-last tensors
+ * of batch 1 with nothing the bands leave out (a residual addend other than
+ * the sum post-op, fused depthwise step, bf16); by default grouped
+ * layers and layers of small planes (dn_conv_bands_mode). */
+static int band_suits(const dconv *s, dnnl_primitive_desc_t pd, int nthr)
+{
+    int64_t C = s->xs.d[1], G = s->w.group;
+    if (s->bands_mode == DN_BANDS_OFF || nthr < 2 || s->transposed || s->dw.on ||
+        (s->po.has_add && (!s->add_sum || s->re_a || s->a_es != 4)) || s->bf16 || s->out_bf16 ||
+        s->w.nsp != 2 || s->xs.rank != 4 || s->xs.d[0] != 1 || s->re_x || s->re_y || s->xl != G_LAYOUT_NHWC ||
+        s->yl != G_LAYOUT_NHWC || dn_impl_has(pd, "wino"))
+        return 0;
+    if (G > 1 && G < C) return 1;
+    return s->bands_mode == DN_BANDS_ALL || (s->bands_mode == DN_BANDS_SMALL && s->ys.d[2] <= DN_BAND_SMALL_ROWS);
+}
+
+static void band_build(const g_node *n, dconv *s, const conv_mds *m, int nthr)
+{
+    dn_band_geo g = { .C = s->xs.d[1], .H = s->xs.d[2], .W = s->xs.d[3], .M = m->ys.d[1], .OH = m->ys.d[2],
+                      .OW = m->ys.d[3], .KH = s->w.k[0] };
+    for (int i = 0; i < 2; i++) {
+        g.strides[i] = m->strides[i]; g.dil[i] = m->dil[i]; g.pl[i] = m->pl[i]; g.pr[i] = m->pr[i];
+    }
+    dn_band_build(n, &s->band, nthr, &g, &s->wmd, s->has_bias, &s->po_dn);
+    if (s->band.n && s->band.scratch > s->scratch) s->scratch = s->band.scratch;
+}
+
 /* Creates the primitives for the given shapes and layouts. The weight format
  * stays the one first packed, so a rebuild (other shapes or thread count)
  * never needs the original weights. */
@@ -578,6 +611,7 @@ static int dconv_build(const g_node *n, dconv *s, const k_tensor *in, const k_te
      * run's thread count: planning may happen under another one */
     s->pd = pd;
     if ((r = build_mems(n, s, pd, &m, &dwbmd))) { dconv_release(s); return r; }
+    if (band_suits(s, pd, nthr)) band_build(n, s, &m, nthr);
     s->built = 1;
     return 0;
 }
@@ -682,6 +716,9 @@ static int dconv_run(const g_node *n, void *state, const k_tensor *in, k_tensor 
                     s->po.has_add ? in[NN_ADD_INPUT].data : NULL, s->al, (float *)scr);
         return 0;
     }
+    if (s->band.n)
+        return dn_band_run(n, &s->band, in[0].data, s->pk.packed, bias, s->po.has_add ? in[NN_ADD_INPUT].data : NULL,
+                           out[0].data, scr, nthr, s->silu_tail ? s->silu_div : -1);
     if (!s->conv && (r = dn_check(dnnl_primitive_create(&s->conv, s->pd), n,
                                   "convolution primitive creation")))
         return r;

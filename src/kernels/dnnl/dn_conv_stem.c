@@ -71,6 +71,7 @@ static int dstem_init(g_graph *g, g_node *n, void **state)
     s->out_bf16 = dn_has_bf16() && g_attr_int(n, G_ATTR_BF16_OUT, 0);
     s->sg.silu_div = dn_silu_div();
     s->sg.shared_taps = dn_stem_shared_taps();
+    s->sg.dyn_rows = dn_stem_dyn_rows();
     *state = s;
     return 0;
 }
@@ -105,7 +106,7 @@ static int dstem_build(const g_node *n, dstem *s, const k_tensor *in, const k_te
                         n->name, n->op_type, x->rank, ws->rank);
     s->xs = *x; s->ys = ys;
     dn_stem_geo *g = &s->sg;
-    int silu_div = g->silu_div, shared_taps = g->shared_taps;
+    int silu_div = g->silu_div, shared_taps = g->shared_taps, dyn_rows = g->dyn_rows;
     memset(g, 0, sizeof *g);
     g->N = x->d[0]; g->C = x->d[1]; g->H = x->d[2]; g->W = x->d[3];
     g->xs_n = g->C * g->H * g->W;
@@ -119,6 +120,7 @@ static int dstem_build(const g_node *n, dstem *s, const k_tensor *in, const k_te
     g->out_bf16 = s->out_bf16;
     g->silu_div = silu_div;
     g->shared_taps = shared_taps;
+    g->dyn_rows = dyn_rows;
     s->xl = in[0].layout; s->yl = out[0].layout;
     s->nthr = nthr;
     s->wbytes = dn_stem_packed_bytes(g->C, g->M, g->KH, g->KW);

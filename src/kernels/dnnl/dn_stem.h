@@ -30,12 +30,18 @@ typedef struct dn_stem_geo {
     int out_nhwc, out_bf16;
     int silu_div;   /* a SiLU in the chain by kernels/silu16.h's division forms */
     int shared_taps;   /* 3-wide stride-2 rows: one broadcast serves two taps (dn_stem.c) */
+    int dyn_rows;      /* threads take rows a few at a time from one counter (OPENACL_STEM_DYN_ROWS=1) */
 } dn_stem_geo;
 
 /* OPENACL_STEM_SHARED_TAPS=0: every tap of a 3-wide stride-2 kernel row
  * broadcasts its own input value (read at each load; same packed weights,
  * same sums). */
 int dn_stem_shared_taps(void);
+
+/* OPENACL_STEM_DYN_ROWS=1: threads take output rows a few at a time from
+ * one counter instead of each working through its own contiguous run first
+ * (dn_stem.c rows_owned; read at each load). */
+int dn_stem_dyn_rows(void);
 
 /* Packed weights: [C][KH][KW][Mp] floats, Mp = M rounded up to 16 (zeros);
  * the bias, when there is one, [Mp] floats (zeros past M). */
