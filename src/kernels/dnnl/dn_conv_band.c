@@ -137,16 +137,23 @@ int dn_band_run(const g_node *n, dn_band *b, const void *x, const void *w, const
         if (!b->prim[i] && (r = dn_check(dnnl_primitive_create(&b->prim[i], b->pd[i]), n,
                                          "convolution band primitive creation")))
             return r;
-    int err = 0;
+    int err = 0, err_band = -1, err_here = 0;   /* err_here: the calling thread left the message */
     OA_PAR_REGION(nthr, {
         int t = omp_get_thread_num(), nt = omp_get_num_threads();
         for (int i = t; i < b->n; i += nt) {
             int e = band_exec(n, b, i, x, w, bias, y, scr);
-            if (e) __atomic_store_n(&err, e, __ATOMIC_RELAXED);
+            if (e) {
+                __atomic_store_n(&err, e, __ATOMIC_RELAXED);
+                __atomic_store_n(&err_band, i, __ATOMIC_RELAXED);
+                if (t == 0) __atomic_store_n(&err_here, 1, __ATOMIC_RELAXED);
+            }
             else if (silu_div >= 0)   /* while the band's rows are in this core's cache */
                 dn_silu_f32((float *)((char *)y + (size_t)b->r0[i] * b->yrow),
                             (size_t)(b->r0[i + 1] - b->r0[i]) * b->yrow / sizeof(float), 1, silu_div);
         }
     });
+    /* a worker's message stays on its thread: name the failure on the caller's */
+    if (err && !err_here)
+        return acl_fail(err, "node '%s': convolution band %d of %d failed on a worker thread", n->name, err_band, b->n);
     return err;
 }
