@@ -63,6 +63,12 @@ int dn_qconv_zpad_off(void);
  * earlier rule (output plane of 28x28 or more, any channel count) instead
  * of by output tiles and channel product; part of the kernel ABI. */
 int dn_wino_plane(void);
+/* OPENACL_WINO_SMALL=0 (dn_conv.c): output planes under 7x7 tiles of 4x4
+ * pixels stay on the direct kernel instead of oneDNN's F(2x2,3x3)
+ * Winograd; part of the kernel ABI. */
+int dn_wino_small(void);
+/* The Winograd kernels dn_conv.c picks between. */
+enum { DN_WINO_4X3 = 1, DN_WINO_2X3 = 2 };
 /* dn_maxpool.c: whether float32 2-D MaxPools between channels-last tensors
  * take the AVX-512 loop (an AVX-512 CPU, OPENACL_NO_FAST_MAXPOOL unset; read
  * per build of the pool), and the loop: x [N, H, W, C] -> y [N, OH, OW, C]

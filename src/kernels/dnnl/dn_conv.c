@@ -104,13 +104,13 @@ static int dconv_init_common(g_graph *g, g_node *n, void **state, int transposed
     return 0;
 }
 
-/* 3x3 stride-1 float32 convolutions through oneDNN's Winograd kernel
- * (F(4x4,3x3)), where it pays (dn_wino_suits). On 28x28 planes and more it
- * takes 40 % less time than the direct kernel even with the reorders to and
- * from the blocked layout it needs (ResNet-50 at 1 thread: 28x28 layers 1.02
- * -> 0.59 ms, 56x56 layers faster too), while on 14x14 planes it is a third
- * slower (1.0 -> 1.4 ms) and below that the direct kernels scale better over
- * threads. ResNet-50 fp32 end to end on the Zen 5 benchmark VM: -7 % at 1
+/* 3x3 stride-1 float32 convolutions through oneDNN's Winograd kernels
+ * (F(4x4,3x3); F(2x2,3x3) on small planes), where they pay (dn_wino_kind).
+ * On 28x28 planes and more F(4x4,3x3) takes 40 % less time than the direct
+ * kernel even with the reorders to and from the blocked layout it needs
+ * (ResNet-50 at 1 thread: 28x28 layers 1.02 -> 0.59 ms, 56x56 layers
+ * faster too), while on 14x14 planes it is a third slower (1.0 -> 1.4 ms):
+ * there F(2x2,3x3) takes over. ResNet-50 fp32 end to end on the Zen 5 benchmark VM: -7 % at 1
  * thread, -1 % at 2 (where 14x14 planes included were level at 1 thread).
  * OPENACL_WINOGRAD=0 turns it off. Part of the compiled-model kernel ABI
  * (Winograd weights have their own packed format). Read per load. */
@@ -139,10 +139,31 @@ int dn_wino_plane(void)
     return e && !strcmp(e, "1");
 }
 
-static int dn_wino_suits(int64_t C, int64_t M, int64_t oh, int64_t ow)
+/* OPENACL_WINO_SMALL=0 (read per load): planes under 7x7 tiles stay on the
+ * direct kernel, as before F(2x2,3x3) took them (dn_wino_kind). */
+int dn_wino_small(void)
 {
-    if (dn_wino_plane()) return oh * ow >= 28 * 28;
-    return ((oh + 3) / 4) * ((ow + 3) / 4) >= 49 && C * M >= 24 * (C + M);
+    const char *e = getenv("OPENACL_WINO_SMALL");
+    return !(e && !strcmp(e, "0"));
+}
+
+/* Which Winograd kernel a C -> M 3x3 stride-1 layer with an oh x ow output
+ * takes: DN_WINO_4X3, DN_WINO_2X3 or 0 (the direct kernel). Planes under
+ * 7x7 tiles of 4x4 pixels (7x7 to 24x24) have too few tiles for F(4x4,3x3)
+ * to pay back its transforms, but F(2x2,3x3), whose tiles are 2x2 pixels
+ * and whose transforms cost a quarter as much, still saves 2.25x of the
+ * products where the channel product is large (C x M / (C + M) of at least
+ * 48: the weights, not the plane, dominate). Measured at 1 thread on the
+ * Intel benchmark host, with the reorders to and from the blocked layout,
+ * against oneDNN's brgemm kernel: Inception-v3's 448 -> 384 at 8x8 0.90 ->
+ * 0.54 ms, ResNet-18's 256 -> 256 at 14x14 0.99 -> 0.72, AlexNet's 13x13
+ * layers 1.07-1.58 -> 0.65-0.91 (4x3: 1.1-1.7), SqueezeNet's 64 -> 256 at
+ * 13x13 0.29 -> 0.22, ResNet-18's 512 -> 512 at 7x7 1.12 -> 0.87. */
+static int dn_wino_kind(int64_t C, int64_t M, int64_t oh, int64_t ow)
+{
+    if (dn_wino_plane()) return oh * ow >= 28 * 28 ? DN_WINO_4X3 : 0;
+    if (((oh + 3) / 4) * ((ow + 3) / 4) >= 49) return C * M >= 24 * (C + M) ? DN_WINO_4X3 : 0;
+    return dn_wino_small() && oh >= 7 && ow >= 7 && C * M >= 48 * (C + M) ? DN_WINO_2X3 : 0;
 }
 
 static int dconv_init(g_graph *g, g_node *n, void **st) { return dconv_init_common(g, n, st, 0); }
@@ -150,7 +171,7 @@ static int dconv_init(g_graph *g, g_node *n, void **st) { return dconv_init_comm
 /* The Winograd implementation (k_conv_wino): float32 2-D convolutions, 3x3
  * stride 1 without dilation, one group, multiples of 16 channels in and out,
  * no fused depthwise step, whose shapes (known at init: a static plan, or a
- * dynamic model's program with its inputs fixed) suit it (dn_wino_suits);
+ * dynamic model's program with its inputs fixed) suit it (dn_wino_kind);
  * declined under OPENACL_WINOGRAD=0. Its state is
  * the oneDNN Conv's, built with the Winograd algorithm first (dconv_build:
  * the direct one where oneDNN refuses it or for later, smaller planes). */
@@ -171,7 +192,7 @@ static int dwino_init(g_graph *g, g_node *n, void **st)
     nn_win w = s->w0;
     g_shape ys;
     int ok = !s->bf16 && !s->dw.on && w.nsp == 2 && w.group == 1 && !nn_conv_infer_shape(n, &w, 0, in, &ys) &&
-             dn_wino_suits(wt->shape.d[1], wt->shape.d[0], ys.d[2], ys.d[3]);
+             dn_wino_kind(wt->shape.d[1], wt->shape.d[0], ys.d[2], ys.d[3]) != 0;
     for (int i = 0; i < w.nsp && ok; i++)
         if (w.k[i] != 3 || w.s[i] != 1 || w.d[i] != 1) ok = 0;
     if (!ok) {
@@ -360,7 +381,8 @@ static dnnl_status_t wino_pd(const g_node *n, dconv *s, conv_mds *m, dnnl_primit
                M % 16 == 0;
     for (int i = 0; i < nsp; i++)
         if (s->w.k[i] != 3 || s->w.s[i] != 1 || s->w.d[i] != 1) wino = 0;
-    if (nsp == 2 && !dn_wino_suits(C, M, m->ys.d[2], m->ys.d[3])) wino = 0;
+    int kind = nsp == 2 ? dn_wino_kind(C, M, m->ys.d[2], m->ys.d[3]) : 0;
+    if (!kind) wino = 0;
     if (s->have_wmd && (s->wmd.format_kind == dnnl_format_kind_wino) != wino) wino = 0;
     *pd = NULL;
     if (!wino) return dnnl_unimplemented;
@@ -371,7 +393,8 @@ static dnnl_status_t wino_pd(const g_node *n, dconv *s, conv_mds *m, dnnl_primit
     dnnl_memory_desc_init_by_tag(&y_b, 4, yd, dnnl_f32, dnnl_nChw16c);
     dnnl_status_t st = dnnl_unimplemented;
     for (int add_sum = s->sum_kept; add_sum < 1 + s->po.has_add; add_sum++) {
-        st = conv_pd(n, s, dnnl_convolution_winograd, m, &x_b, &y_b, add_sum, "jit_wino_4x3", pd);
+        st = conv_pd(n, s, dnnl_convolution_winograd, m, &x_b, &y_b, add_sum,
+                     kind == DN_WINO_2X3 ? "jit_fp32_wino_2x3" : "jit_wino_4x3", pd);
         if (st == dnnl_success) { s->add_sum = add_sum; break; }
     }
     if (st == dnnl_success) { m->x_c = x_b; m->y_c = y_b; }
