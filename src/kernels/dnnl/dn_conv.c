@@ -110,8 +110,9 @@ static int dconv_init_common(g_graph *g, g_node *n, void **state, int transposed
  * kernel even with the reorders to and from the blocked layout it needs
  * (ResNet-50 at 1 thread: 28x28 layers 1.02 -> 0.59 ms, 56x56 layers
  * faster too), while on 14x14 planes it is a third slower (1.0 -> 1.4 ms):
- * there F(2x2,3x3) takes over. ResNet-50 fp32 end to end on the Zen 5 benchmark VM: -7 % at 1
- * thread, -1 % at 2 (where 14x14 planes included were level at 1 thread).
+ * there F(2x2,3x3) takes over. ResNet-50 fp32 end to end on the Zen 5
+ * benchmark VM: -7 % at 1 thread, -1 % at 2 (where 14x14 planes included
+ * were level at 1 thread).
  * OPENACL_WINOGRAD=0 turns it off. Part of the compiled-model kernel ABI
  * (Winograd weights have their own packed format). Read per load. */
 int dn_winograd(void)
