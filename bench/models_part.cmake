@@ -4,3 +4,9 @@ add_executable(mdl_bench ${CMAKE_CURRENT_LIST_DIR}/mdl_bench.c)
 # --no-as-needed: the API references are weak (see mdl_bench.c).
 target_link_libraries(mdl_bench PRIVATE -Wl,--no-as-needed ascendcl -Wl,--as-needed oa_npy m Threads::Threads)
 target_compile_options(mdl_bench PRIVATE ${OA_WARN})
+# conv_impls: every oneDNN implementation of one convolution shape, timed
+# side by side (which one the rule in kernels/dnnl/dn_conv.c should pick).
+add_executable(conv_impls ${CMAKE_CURRENT_LIST_DIR}/conv_impls.c)
+target_include_directories(conv_impls PRIVATE ${DNNL_INCLUDE_DIR})
+target_link_libraries(conv_impls PRIVATE ${DNNL_LIBRARY})
+target_compile_options(conv_impls PRIVATE ${OA_WARN})

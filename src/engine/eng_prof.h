@@ -18,7 +18,8 @@ extern int eng_prof_on;
 /* Reads OPENACL_PROFILE once per process (engine load calls it). */
 void eng_prof_init(void);
 
-/* Monotonic time in microseconds. */
+/* Monotonic time in microseconds (the process's CPU time under
+ * OPENACL_PROFILE_CLOCK=cpu). */
 double eng_prof_now(void);
 
 /* One kernel call of node n (graph g) from t0 to t1 (eng_prof_now units);

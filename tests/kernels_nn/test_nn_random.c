@@ -177,7 +177,7 @@ static int check_wino(cfg_io *c, const char *what)
 
 static void test_conv(int transposed)
 {
-    int compared = 0, refused = 0, wino_planned = 0;
+    int compared = 0, refused = 0, wino_planned = 0, small_planned = 0;
     for (int it = 0; it < iters; it++) {
         cfg_io c;
         memset(&c, 0, sizeof c);
@@ -196,13 +196,16 @@ static void test_conv(int transposed)
         if (upsample) { G = 1; C = cg = rndi(1, 20); M = mg = rndi(1, 20); xs[1] = C; }
         /* 3x3 stride 1 on multiples of 16 channels, enough of them (C x M
          * / (C + M) >= 24, dn_conv.c): the Winograd path; one in three with
-         * 16-32 channels, too few, which it must leave to the direct kernel */
+         * 16-32 channels, too few, which it must leave to the direct kernel;
+         * half the others on 7x7 to 16x16 planes with 96-128 channels (C x
+         * M / (C + M) >= 48), F(2x2,3x3)'s */
         int wino = !transposed && rank == 4 && rndi(0, 5) == 0;
         int wino_few = wino && rndi(0, 2) == 0;
+        int wino_small = wino && !wino_few && rndi(0, 1) == 0;
         if (wino) {
             G = 1;
-            C = cg = 16 * (wino_few ? rndi(1, 2) : rndi(3, 4));
-            M = mg = 16 * (wino_few ? rndi(1, 2) : rndi(3, 4));
+            C = cg = 16 * (wino_few ? rndi(1, 2) : wino_small ? rndi(6, 8) : rndi(3, 4));
+            M = mg = 16 * (wino_few ? rndi(1, 2) : wino_small ? rndi(6, 8) : rndi(3, 4));
             xs[1] = C;
         }
         for (int i = 0; i < nsp; i++) {
@@ -214,7 +217,10 @@ static void test_conv(int transposed)
             pads[i] = rndi(0, (int)(ext - 1 < 2 ? ext - 1 : 2));
             pads[nsp + i] = rndi(0, (int)(ext - 1 < 2 ? ext - 1 : 2));
             if (upsample) { k[i] = s[i] = rndi(1, 3); d[i] = 1; pads[i] = pads[nsp + i] = 0; }
-            if (wino) { k[i] = 3; s[i] = 1; d[i] = 1; xs[2 + i] = rndi(28, 34); pads[i] = pads[nsp + i] = 1; }
+            if (wino) {
+                k[i] = 3; s[i] = 1; d[i] = 1; pads[i] = pads[nsp + i] = 1;
+                xs[2 + i] = wino_small ? rndi(7, 16) : rndi(28, 34);
+            }
         }
         if (!transposed) { ws[0] = M; ws[1] = cg; }
         else { ws[0] = C; ws[1] = mg; }
@@ -292,7 +298,11 @@ static void test_conv(int transposed)
         /* Winograd (dn_winograd, on by default) on its configurations: 7x7
          * output tiles and more, enough channels; the others run with it
          * off, as a user can ask */
-        if (wino && !wino_few) wino_planned += check_wino(&c, what);
+        if (wino && !wino_few) {
+            int p = check_wino(&c, what);
+            wino_planned += p;
+            small_planned += p && wino_small;
+        }
         if (wino_few) {
             const k_op *k = accepting_impl(c.g, c.node, "dnnl");
             CHECK(k && k->priority < 15, "%s: too few channels for Winograd, yet its implementation "
@@ -305,9 +315,12 @@ static void test_conv(int transposed)
         else if (r == 0) refused++;
         io_free(&c);
     }
-    printf("%s: %d compared, %d configurations refused by the reference, %d planned by Winograd\n",
-           transposed ? "ConvTranspose" : "Conv", compared, refused, wino_planned);
+    printf("%s: %d compared, %d configurations refused by the reference, %d planned by Winograd "
+           "(%d on planes under 7x7 tiles)\n", transposed ? "ConvTranspose" : "Conv", compared, refused,
+           wino_planned, small_planned);
     CHECK(transposed || !dn_has_avx512() || wino_planned > 0, "no convolution was planned by Winograd");
+    CHECK(transposed || !dn_has_avx512() || small_planned > 0,
+          "no convolution on a plane under 7x7 tiles was planned by Winograd");
     CHECK(compared > iters / 3, "too few %s configurations compared", transposed ? "ConvTranspose" : "Conv");
 }
 

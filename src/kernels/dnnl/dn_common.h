@@ -45,7 +45,7 @@ void dn_silu_f32_fast(float *y, size_t n, int threads, int div);
  * dn_silu_q16k, OPENACL_SILU_FOLD); on up to `threads` threads. */
 void dn_silu_q(const float *f, void *dst, size_t n, float inv, int32_t zp, int s8, int div, int pack, int fold,
                int threads);
-/* Whether the Winograd Conv implementation (dn_conv.c, k_conv_wino) takes
+/* Whether the Winograd Conv implementation (dn_conv.c, k_conv_wino; the rule in dn_conv_wino.c) takes
  * 3x3 stride-1 float32 convolutions: on unless OPENACL_WINOGRAD=0; part of
  * the kernel ABI. */
 int dn_winograd(void);
@@ -65,6 +65,15 @@ int dn_qconv_zpad_off(void);
  * earlier rule (output plane of 28x28 or more, any channel count) instead
  * of by output tiles and channel product; part of the kernel ABI. */
 int dn_wino_plane(void);
+/* OPENACL_WINO_SMALL=0 (dn_conv.c): output planes under 7x7 tiles of 4x4
+ * pixels stay on the direct kernel instead of oneDNN's F(2x2,3x3)
+ * Winograd; part of the kernel ABI. */
+int dn_wino_small(void);
+/* The Winograd kernels dn_conv.c picks between. */
+enum { DN_WINO_4X3 = 1, DN_WINO_2X3 = 2 };
+/* Which of them a C -> M 3x3 stride-1 layer with an oh x ow output plane
+ * takes, 0 for the direct kernel (dn_conv_wino.c). */
+int dn_wino_kind(int64_t C, int64_t M, int64_t oh, int64_t ow);
 /* dn_maxpool.c: whether float32 2-D MaxPools between channels-last tensors
  * take the AVX-512 loop (an AVX-512 CPU, OPENACL_NO_FAST_MAXPOOL unset; read
  * per build of the pool), and the loop: x [N, H, W, C] -> y [N, OH, OW, C]

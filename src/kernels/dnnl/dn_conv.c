@@ -109,53 +109,12 @@ static int dconv_init_common(g_graph *g, g_node *n, void **state, int transposed
     return 0;
 }
 
-/* 3x3 stride-1 float32 convolutions through oneDNN's Winograd kernel
- * (F(4x4,3x3)), where it pays (dn_wino_suits). On 28x28 planes and more it
- * takes 40 % less time than the direct kernel even with the reorders to and
- * from the blocked layout it needs (ResNet-50 at 1 thread: 28x28 layers 1.02
- * -> 0.59 ms, 56x56 layers faster too), while on 14x14 planes it is a third
- * slower (1.0 -> 1.4 ms) and below that the direct kernels scale better over
- * threads. ResNet-50 fp32 end to end on the Zen 5 benchmark VM: -7 % at 1
- * thread, -1 % at 2 (where 14x14 planes included were level at 1 thread).
- * OPENACL_WINOGRAD=0 turns it off. Part of the compiled-model kernel ABI
- * (Winograd weights have their own packed format). Read per load. */
-int dn_winograd(void)
-{
-    const char *e = getenv("OPENACL_WINOGRAD");
-    return !(e && !strcmp(e, "0"));
-}
-
-/* Whether a C -> M channel 3x3 layer with an oh x ow output plane suits the
- * Winograd kernel. What its transformed products save per output pixel
- * grows with C x M, what its transforms and reorders cost with C + M, and
- * one transformed weight set serves all the output tiles (4x4 pixels each).
- * So it takes at least 7x7 tiles (planes of 25x25 to 28x28 and more) and
- * C x M / (C + M) of at least 24. Measured at 1 thread on the benchmark
- * host (Intel Xeon, AVX-512), Winograd with its reorders against the direct
- * kernel: SqueezeNet's 27x27 layers 48 -> 192 0.70 -> 0.40 ms, 64 -> 256
- * 1.31 -> 0.80; GoogLeNet's 32 -> 96 at 28x28 (ratio 24) 0.27 -> 0.19;
- * level at 32 -> 64 (21) on Inception-v3's 147x147 plane and SqueezeNet's
- * 16 -> 64 at 54x54 (13); slower for Inception-v3's 32 -> 32 at 147x147
- * (16): 3.85 ms against 2.46. OPENACL_WINO_PLANE=1 restores the earlier rule
- * (a 28x28 plane, any channel count); read per load. */
-int dn_wino_plane(void)
-{
-    const char *e = getenv("OPENACL_WINO_PLANE");
-    return e && !strcmp(e, "1");
-}
-
-static int dn_wino_suits(int64_t C, int64_t M, int64_t oh, int64_t ow)
-{
-    if (dn_wino_plane()) return oh * ow >= 28 * 28;
-    return ((oh + 3) / 4) * ((ow + 3) / 4) >= 49 && C * M >= 24 * (C + M);
-}
-
 static int dconv_init(g_graph *g, g_node *n, void **st) { return dconv_init_common(g, n, st, 0); }
 
 /* The Winograd implementation (k_conv_wino): float32 2-D convolutions, 3x3
  * stride 1 without dilation, one group, multiples of 16 channels in and out,
  * no fused depthwise step, whose shapes (known at init: a static plan, or a
- * dynamic model's program with its inputs fixed) suit it (dn_wino_suits);
+ * dynamic model's program with its inputs fixed) suit it (dn_wino_kind);
  * declined under OPENACL_WINOGRAD=0. Its state is
  * the oneDNN Conv's, built with the Winograd algorithm first (dconv_build:
  * the direct one where oneDNN refuses it or for later, smaller planes). */
@@ -176,7 +135,7 @@ static int dwino_init(g_graph *g, g_node *n, void **st)
     nn_win w = s->w0;
     g_shape ys;
     int ok = !s->bf16 && !s->dw.on && w.nsp == 2 && w.group == 1 && !nn_conv_infer_shape(n, &w, 0, in, &ys) &&
-             dn_wino_suits(wt->shape.d[1], wt->shape.d[0], ys.d[2], ys.d[3]);
+             dn_wino_kind(wt->shape.d[1], wt->shape.d[0], ys.d[2], ys.d[3]) != 0;
     for (int i = 0; i < w.nsp && ok; i++)
         if (w.k[i] != 3 || w.s[i] != 1 || w.d[i] != 1) ok = 0;
     if (!ok) {
@@ -365,7 +324,8 @@ static dnnl_status_t wino_pd(const g_node *n, dconv *s, conv_mds *m, dnnl_primit
                M % 16 == 0;
     for (int i = 0; i < nsp; i++)
         if (s->w.k[i] != 3 || s->w.s[i] != 1 || s->w.d[i] != 1) wino = 0;
-    if (nsp == 2 && !dn_wino_suits(C, M, m->ys.d[2], m->ys.d[3])) wino = 0;
+    int kind = nsp == 2 ? dn_wino_kind(C, M, m->ys.d[2], m->ys.d[3]) : 0;
+    if (!kind) wino = 0;
     if (s->have_wmd && (s->wmd.format_kind == dnnl_format_kind_wino) != wino) wino = 0;
     *pd = NULL;
     if (!wino) return dnnl_unimplemented;
@@ -376,8 +336,19 @@ static dnnl_status_t wino_pd(const g_node *n, dconv *s, conv_mds *m, dnnl_primit
     dnnl_memory_desc_init_by_tag(&y_b, 4, yd, dnnl_f32, dnnl_nChw16c);
     dnnl_status_t st = dnnl_unimplemented;
     for (int add_sum = s->sum_kept; add_sum < 1 + s->po.has_add; add_sum++) {
-        st = conv_pd(n, s, dnnl_convolution_winograd, m, &x_b, &y_b, add_sum, "jit_wino_4x3", pd);
+        st = conv_pd(n, s, dnnl_convolution_winograd, m, &x_b, &y_b, add_sum,
+                     kind == DN_WINO_2X3 ? "jit_fp32_wino_2x3" : "jit_wino_4x3", pd);
         if (st == dnnl_success) { s->add_sum = add_sum; break; }
+    }
+    /* F(2x2,3x3) blocking more than 8 output blocks at once (M / 16 = 11,
+     * 13: 176 or 208 channels) runs 1.4x slower than the direct kernel */
+    const dnnl_memory_desc_t *wq = st == dnnl_success ? dnnl_primitive_desc_query_md(*pd, dnnl_query_weights_md, 0)
+                                                      : NULL;
+    if (kind == DN_WINO_2X3 && wq && wq->format_kind == dnnl_format_kind_wino &&
+        wq->format_desc.wino_desc.oc2_block > 8) {
+        dnnl_primitive_desc_destroy(*pd);
+        *pd = NULL;
+        return dnnl_unimplemented;
     }
     if (st == dnnl_success) { m->x_c = x_b; m->y_c = y_b; }
     return st;
