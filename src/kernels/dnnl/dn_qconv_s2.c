@@ -4,10 +4,11 @@
  * product is the same integer sum term for term and the outputs are the
  * same bytes. On a small output plane oneDNN 2.6 runs the stride-1 form
  * faster (its 1x1 kernels walk the plane as one contiguous run of pixels);
- * the copy here is a quarter of the input's pixels. dn_qconv.c decides, keeps the weights in the
- * stride-2 primitive's packed format (so the switch leaves the packed form
- * alone) and falls back to the stride-2 primitive when oneDNN has no
- * implementation but its reference one for the stride-1 form. */
+ * the copy here is a quarter of the input's pixels. dn_qconv.c decides,
+ * keeps the weights in the stride-2 primitive's packed format (so the
+ * switch leaves the packed form, and the kernel ABI, alone) and falls back
+ * to the stride-2 primitive when oneDNN has no implementation but its
+ * reference one for the stride-1 form. */
 #include "kernels/dnnl/dn_qconv_s2.h"
 #include <omp.h>
 #include <stdlib.h>
