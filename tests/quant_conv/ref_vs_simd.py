@@ -152,14 +152,40 @@ def case_qmul_runs(seed=45):
     return mo, [b.rng.uniform(-2.5, 2.5, (2, 3, 13, 11)).astype(np.float32)], [0.015, 0.015]
 
 
-CASES = dict(qn.CASES, tiny_effnet=case_tiny_effnet, band_net=case_band_net, silu_s8=case_silu_s8,
+def case_down_s2(seed=47):
+    """A ResNet downsample at odd sizes on two images: a 3x3 layer writes a
+    channels-last 2x24x13x11 tensor, then a stride-2 1x1 layer (24 -> 40,
+    7x6 output) whose residual Add with a stride-2 3x3 branch folds into it,
+    and a plain stride-2 1x1 layer (40 -> 16, 4x3) with an int8 output;
+    dn_qconv_s2.c runs both at stride 1 on every second pixel."""
+    b = qn.B(seed)
+    x_dq, _, _, _ = b.qdq("x", 0.02, 128)
+    h = qn.conv_layer(b, x_dq, 0.02, 3, 24, 3, pad=1, act="relu", ys=0.03, yzp=0)
+    br = qn.conv_layer(b, h, 0.03, 24, 40, 3, stride=2, pad=1, act="none", ys=0.04, yzp=120)
+    w = b.rng.normal(0, 1.0 / np.sqrt(24), (40, 24, 1, 1)).astype(np.float32)
+    wdq, wsc = b.weight(w)
+    y = b.node("Conv", [h, wdq, b.bias(b.rng.normal(0, 0.2, 40).astype(np.float32), 0.03, wsc)],
+               kernel_shape=[1, 1], strides=[2, 2])
+    ds, _, _, _ = b.qdq(y, 0.04, 125)
+    r = b.node("Relu", [b.node("Add", [ds, br])])
+    r_dq, _, _, _ = b.qdq(r, 0.05, 0)
+    w2 = b.rng.normal(0, 1.0 / np.sqrt(40), (16, 40, 1, 1)).astype(np.float32)
+    wdq2, wsc2 = b.weight(w2)
+    y2 = b.node("Conv", [r_dq, wdq2, b.bias(b.rng.normal(0, 0.2, 16).astype(np.float32), 0.05, wsc2)],
+                kernel_shape=[1, 1], strides=[2, 2])
+    o, _, _, _ = b.qdq(y2, 0.04, -3, np.int8)
+    mo = b.model([qn.fin([2, 3, 13, 11])], [qn.fin(None, name=r_dq), qn.fin(None, name=o)], opset=13)
+    return mo, [b.rng.uniform(-2.5, 2.5, (2, 3, 13, 11)).astype(np.float32)], [0.05, 0.04]
+
+
+CASES = dict(qn.CASES, down_s2=case_down_s2, tiny_effnet=case_tiny_effnet, band_net=case_band_net, silu_s8=case_silu_s8,
              gap_split=case_gap_split, qmul_runs=case_qmul_runs,
              # 5x5 depthwise rows whose quadruples of all four blocks (17
              # columns x 4 x 2 sets x 256 bytes) exceed dn_qdw.c's 32 KiB: a
              # block's at a time (qdw_row_step), the 7-wide rows after the
              # stride-2 layer all at once
              dw_vnni_k5_wide=lambda: qn.case_dw_chain(46, N=1, C=250, H=9, W=13, k=5))
-MULTI = qn.MULTI | {"tiny_effnet", "band_net", "silu_s8", "gap_split", "qmul_runs", "dw_vnni_k5_wide"}
+MULTI = qn.MULTI | {"down_s2", "tiny_effnet", "band_net", "silu_s8", "gap_split", "qmul_runs", "dw_vnni_k5_wide"}
 # SiLU convolutions run in bands of rows must give the whole image's bytes
 # (the integer products do not depend on the band): bands of one row (1 KiB
 # of float32 values) and none (0) against the default
@@ -177,6 +203,11 @@ QDW = {"dw_vnni": "QDW", "dw_vnni_c144": "QDW", "dw_vnni_c48": "QDW", "dw_vnni_k
 # against OPENACL_QCONV_KEEP_CLAMPS=1 (Relu at zero point 0, Relu6 at
 # 6/255, a Clip whose upper bound stays, int8 outputs)
 CLAMPS = {"conv3x3_relu", "conv1x1_relu6", "dw_vnni", "stem_vnni", "block_residual", "silu_s8"}
+# stride-2 1x1 layers run at stride 1 on every second pixel
+# (kernels/dnnl/dn_qconv_s2.c; by default on small planes, every plane with
+# OPENACL_QCONV_S2=1): the same integer sums, byte for byte against the
+# stride-2 primitive (OPENACL_QCONV_S2=0), at 1 and 2 threads
+S2 = {"down_s2"}
 # the threads' shares (of a QLinearGlobalAveragePool, of dn_qstem.c's rows)
 # against one thread, byte for byte
 THREADED = {"gap_split", "stem_vnni", "stem_vnni_silu"}
@@ -259,6 +290,14 @@ def check_case(name, args, work):
             runs = run_mode(args, mp, ins, os.path.join(work, name + "_r" + thr), env)
             px = run_mode(args, mp, ins, os.path.join(work, name + "_p" + thr), dict(env, OPENACL_QMUL_RUNS="0"))
             same_bytes(runs, px, f"at {thr} threads: runs of pixels differ from OPENACL_QMUL_RUNS=0")
+    if name in S2:
+        for thr in ("1", "2"):
+            env = {"OPENACL_THREADS": thr, "OPENACL_SMALL_OP_US": "0"}
+            off = run_mode(args, mp, ins, os.path.join(work, name + "_s2off" + thr), dict(env, OPENACL_QCONV_S2="0"))
+            for v in ("", "1"):
+                on = run_mode(args, mp, ins, os.path.join(work, name + "_s2on" + v + thr),
+                              dict(env, OPENACL_QCONV_S2=v) if v else env)
+                same_bytes(on, off, f"at {thr} threads, OPENACL_QCONV_S2={v or 'unset'}: differs from OPENACL_QCONV_S2=0")
     if name in CLAMPS:
         other = run_mode(args, mp, ins, os.path.join(work, name + "_clamps"), {"OPENACL_QCONV_KEEP_CLAMPS": "1"})
         same_bytes(other, fast, "with OPENACL_QCONV_KEEP_CLAMPS=1: differs from the default run")

@@ -14,6 +14,7 @@
  * the primitive's format (with oneDNN's zero-point compensation) in the
  * packed area, so a compiled model stores them packed. */
 #include "kernels/dnnl/dn_common.h"
+#include "kernels/dnnl/dn_qconv_s2.h"
 #include "kernels/dnnl/dn_qconv_zp.h"
 #include "kernels/dnnl/dn_qdw.h"
 #include "kernels/dnnl/dn_qstem.h"
@@ -62,7 +63,7 @@ typedef struct dqconv {
     int32_t xzp, yzp;
     float *oscale;     /* per output channel (count nsc) */
     int64_t M, nsc;
-    int built, nthr;
+    int built, nthr, sub;   /* sub: a stride-2 1x1 layer run at stride 1 on every second pixel (dn_qconv_s2.c) */
     g_shape xs, ys;
     int xl, yl, al;
     dnnl_primitive_desc_t pd;
@@ -144,35 +145,6 @@ static int scalar_zp(const g_tensor *t, int dt, int32_t *v)
     return 1;
 }
 
-/* A folded residual (graph/qdq_conv.c try_sum): CLIP, LINEAR 1/s3, ROUND,
- * LINEAR s3, ADD, then Relu/Clip. oneDNN computes in s3 units (output
- * scales x_scale * w_scale[c] / s3): clip, round, the sum of the residual
- * (scale r_scale / s3, its zero point), linear s3 / y_scale, the chain. */
-static int dq_sum_chain(dqconv *s, const nn_post *c, float ysc, float rsc, float *unit)
-{
-    if (c->n < 5 || c->kind[0] != NN_PO_CLIP || c->kind[1] != NN_PO_LINEAR || c->b[1] != 0.f ||
-        c->kind[2] != NN_PO_ROUND || c->kind[3] != NN_PO_LINEAR || c->b[3] != 0.f || c->kind[4] != NN_PO_ADD ||
-        !(c->a[3] > 0.f))
-        return 0;
-    float s3 = c->a[3];
-    nn_post p = { .n = 4, .kind = { NN_PO_CLIP, NN_PO_ROUND, NN_PO_ADD, NN_PO_LINEAR }, .has_add = 1 };
-    p.a[0] = c->a[0] / s3;
-    p.b[0] = c->b[0] / s3;
-    p.a[3] = s3 / ysc;
-    for (int i = 5; i < c->n; i++) {
-        if (c->kind[i] != NN_PO_CLIP && !(c->kind[i] == NN_PO_RELU && c->a[i] == 0.f)) return 0;
-        p.kind[p.n] = c->kind[i];
-        p.a[p.n] = c->kind[i] == NN_PO_CLIP ? c->a[i] / ysc : 0.f;
-        p.b[p.n] = c->kind[i] == NN_PO_CLIP ? c->b[i] / ysc : 0.f;
-        p.n++;
-    }
-    if (nn_post_conflict(&p)) return 0;
-    s->po = p;
-    s->sum_scale = rsc / s3;
-    *unit = s3;
-    return 1;
-}
-
 /* Output scales and the post-op chain oneDNN runs; 0 when not expressible.
  * A subnormal output scale (a calibrator gives a dead channel, all-zero
  * weights, a w_scale near 1e-42) is set to 0: every multiply by a subnormal
@@ -188,7 +160,7 @@ static int dq_scales(dqconv *s, const nn_post *chain, float xsc, const g_tensor 
     float unit = 0.f;
     for (int i = 0; i < chain->n; i++)
         if (chain->kind[i] != NN_PO_RELU && chain->kind[i] != NN_PO_CLIP) homog = 0;
-    if (chain->has_add && !dq_sum_chain(s, chain, ysc, rsc, &unit)) return 0;
+    if (chain->has_add && !dn_qsum_chain(chain, ysc, rsc, &s->po, &s->sum_scale, &unit)) return 0;
     s->nsc = g_shape_numel(&ws->shape);
     if (!(s->oscale = malloc((size_t)s->nsc * sizeof(float)))) return -1;
     for (int64_t c = 0; c < s->nsc; c++) {
@@ -236,9 +208,7 @@ static int dq_scales(dqconv *s, const nn_post *chain, float xsc, const g_tensor 
 /* SiLU chains: dn_silu_q (dn_silu.c) applies x * sigmoid(x) to the float32
  * output and quantises it. */
 static void dq_silu_q(const dqconv *s, const float *f, void *dst, size_t n, int threads)
-{
-    dn_silu_q(f, dst, n, s->inv_ys, s->yzp, s->ydt == G_I8, s->silu_div, s->silu_pack, s->silu_fold, threads);
-}
+{ dn_silu_q(f, dst, n, s->inv_ys, s->yzp, s->ydt == G_I8, s->silu_div, s->silu_pack, s->silu_fold, threads); }
 
 /* Whether dn_qdw.c takes the layer: depthwise 3x3 or 5x5 ([C, 1, K, K],
  * group C; or dn_qstem.c a 3x3 stem, [M, 3, 3, 3] at stride 2), stride 1 or 2 both ways, no dilation, K/2 pixels of padding on
@@ -444,6 +414,30 @@ static dnnl_status_t dq_pd(const g_node *n, dqconv *s, const g_shape *xs, const 
     return st;
 }
 
+/* A stride-2 1x1 layer (dn_qconv_s2_applies) at stride 1 on its input's
+ * even rows and columns, with *pd's packed weight format: *pd and the
+ * source descriptor *x_c replaced, 1; 0 (the stride-2 primitive stays) when
+ * oneDNN has only its reference implementation for that form. */
+static int dq_s2(const g_node *n, dqconv *s, dnnl_primitive_desc_t *pd, dnnl_memory_desc_t *x_c)
+{
+    g_shape xh = s->xs;
+    xh.d[2] = s->ys.d[2];
+    xh.d[3] = s->ys.d[3];
+    dnnl_primitive_desc_t p1 = NULL;
+    s->w.s[0] = s->w.s[1] = 1;
+    dnnl_memory_desc_t x1;
+    if (dn_md_act(&x1, &xh, 1, dt_of(s->xdt)) || dq_pd(n, s, &xh, &s->ys, 0, 0, &p1) != dnnl_success ||
+        dn_is_ref_impl(p1)) {
+        if (p1) dnnl_primitive_desc_destroy(p1);
+        s->w.s[0] = s->w.s[1] = 2;
+        return 0;
+    }
+    dnnl_primitive_desc_destroy(*pd);
+    *pd = p1;
+    *x_c = x1;
+    return 1;
+}
+
 /* Whether the bands of a SiLU convolution on nthr threads run as whole
  * bands per thread (one parallel region for the layer, each thread's
  * product on one thread and its SiLU pass on its own float32 band) rather
@@ -610,11 +604,13 @@ static int dq_build(const g_node *n, dqconv *s, const k_tensor *in, const k_tens
         s->have_wmd = 1;
         s->wbytes = dnnl_memory_desc_get_size(&s->wmd);
     }
+    s->sub = !s->zpad && s->xl == G_LAYOUT_NHWC && s->xs.rank == 4 && !s->direct && !s->silu &&
+             dn_qconv_s2_applies(&s->w, s->w.group, s->ys.d[2] * s->ys.d[3]) && dq_s2(n, s, &pd, &x_c);
     s->bbytes = s->has_bias ? (size_t)s->M * sizeof(int32_t) : 0;
     s->pd = pd;
     size_t off = 0, f32_bytes = dnnl_memory_desc_get_size(&y_c), sp_bytes = dn_scratch_size(pd);
     dnnl_memory_desc_t spmd = *dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
-    if (s->zpad) {
+    if (s->zpad || s->sub) {   /* the padded or the subsampled input */
         s->off_pad = off; off = dn_align(off + dnnl_memory_desc_get_size(&x_c));
     } else if (!dnnl_memory_desc_equal(&x_u, &x_c)) {
         s->off_x = off; off = dn_align(off + dnnl_memory_desc_get_size(&x_c));
@@ -817,6 +813,10 @@ static int dq_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
     if (s->zpad) {
         dn_qzp_pad_nhwc(in[QX].data, (uint8_t *)(scr + s->off_pad), s->xs.d[0], s->xs.d[1], s->xs.d[2], s->xs.d[3],
                         s->pt, s->pb, s->pl, s->pr, s->xdt == G_I8 ? (int)(uint8_t)(int8_t)s->xzp : (int)s->xzp);
+        if ((r = dn_set_handle(n, s->m_x, scr + s->off_pad))) return r;
+    } else if (s->sub) {
+        dn_qconv_s2_gather(in[QX].data, (uint8_t *)(scr + s->off_pad), s->xs.d[0], s->xs.d[1], s->xs.d[2], s->xs.d[3],
+                           s->ys.d[2], s->ys.d[3], nthr);
         if ((r = dn_set_handle(n, s->m_x, scr + s->off_pad))) return r;
     } else if (s->re_x) {
         if ((r = dn_set_handle(n, s->m_xu, in[QX].data)) || (r = dn_set_handle(n, s->m_x, scr + s->off_x)) ||

@@ -104,3 +104,32 @@ void dn_qpost_drop_saturated(nn_post *po, int32_t yzp, int s8)
     }
     po->n = n;
 }
+
+/* A folded residual (graph/qdq_conv.c try_sum): CLIP, LINEAR 1/s3, ROUND,
+ * LINEAR s3, ADD, then Relu/Clip. oneDNN computes in s3 units (output
+ * scales x_scale * w_scale[c] / s3): clip, round, the sum of the residual
+ * (scale r_scale / s3, its zero point), linear s3 / y_scale, the chain. */
+int dn_qsum_chain(const nn_post *c, float ysc, float rsc, nn_post *po, float *sum_scale, float *unit)
+{
+    if (c->n < 5 || c->kind[0] != NN_PO_CLIP || c->kind[1] != NN_PO_LINEAR || c->b[1] != 0.f ||
+        c->kind[2] != NN_PO_ROUND || c->kind[3] != NN_PO_LINEAR || c->b[3] != 0.f || c->kind[4] != NN_PO_ADD ||
+        !(c->a[3] > 0.f))
+        return 0;
+    float s3 = c->a[3];
+    nn_post p = { .n = 4, .kind = { NN_PO_CLIP, NN_PO_ROUND, NN_PO_ADD, NN_PO_LINEAR }, .has_add = 1 };
+    p.a[0] = c->a[0] / s3;
+    p.b[0] = c->b[0] / s3;
+    p.a[3] = s3 / ysc;
+    for (int i = 5; i < c->n; i++) {
+        if (c->kind[i] != NN_PO_CLIP && !(c->kind[i] == NN_PO_RELU && c->a[i] == 0.f)) return 0;
+        p.kind[p.n] = c->kind[i];
+        p.a[p.n] = c->kind[i] == NN_PO_CLIP ? c->a[i] / ysc : 0.f;
+        p.b[p.n] = c->kind[i] == NN_PO_CLIP ? c->b[i] / ysc : 0.f;
+        p.n++;
+    }
+    if (nn_post_conflict(&p)) return 0;
+    *po = p;
+    *sum_scale = rsc / s3;
+    *unit = s3;
+    return 1;
+}

@@ -33,4 +33,10 @@ void dn_qzp_pad_nhwc(const uint8_t *x, uint8_t *xp, int64_t N, int64_t C, int64_
  * whole. OPENACL_QCONV_KEEP_CLAMPS=1 keeps every clamp (read per load). */
 void dn_qpost_drop_saturated(nn_post *po, int32_t yzp, int s8);
 
+/* A residual chain graph/qdq_conv.c folded (CLIP, LINEAR 1/s3, ROUND,
+ * LINEAR s3, ADD, then Relu / Clip) as oneDNN runs it in s3 units: the
+ * chain into *po, the residual's scale into *sum_scale, s3 into *unit; 0
+ * when the chain has another form. */
+int dn_qsum_chain(const nn_post *c, float ysc, float rsc, nn_post *po, float *sum_scale, float *unit);
+
 #endif
