@@ -178,14 +178,38 @@ def case_down_s2(seed=47):
     return mo, [b.rng.uniform(-2.5, 2.5, (2, 3, 13, 11)).astype(np.float32)], [0.05, 0.04]
 
 
-CASES = dict(qn.CASES, down_s2=case_down_s2, tiny_effnet=case_tiny_effnet, band_net=case_band_net, silu_s8=case_silu_s8,
-             gap_split=case_gap_split, qmul_runs=case_qmul_runs,
+def case_row_bands(seed=47):
+    """Relu / Relu6 / linear int8 convolutions between channels-last tensors
+    of 23 rows, which oneDNN runs as bands of output rows at 2 threads or
+    more (kernels/dnnl/dn_qconv_band.c): 1x1 expansion, depthwise 3x3,
+    1x1 projection with the residual added (sum post-op), a dense 3x3
+    (padding above the first band, below the last), a dilated one, a 3x3
+    of stride 2 from 45 rows (12 rows: too few to split); 23 rows split
+    11 + 12 at 2 threads and 7 + 8 + 8 at 3."""
+    b = qn.B(seed)
+    x_dq, _, _, _ = b.qdq("x", 0.02, 128)
+    st = qn.conv_layer(b, x_dq, 0.02, 3, 16, 3, stride=2, pad=1, act="relu", ys=0.03, yzp=0)
+    e = qn.conv_layer(b, st, 0.03, 16, 48, 1, act="relu6", ys=6 / 255, yzp=0)
+    d = qn.conv_layer(b, e, 6 / 255, 48, 48, 3, pad=1, group=48, act="relu6", ys=6 / 255, yzp=0)
+    p = qn.conv_layer(b, d, 6 / 255, 48, 16, 1, act="none", ys=0.04, yzp=120)
+    r, _, _, _ = b.qdq(b.node("Relu", [b.node("Add", [p, st])]), 0.04, 0)
+    h = qn.conv_layer(b, r, 0.04, 16, 24, 3, pad=1, act="relu", ys=0.03, yzp=0)
+    h = qn.conv_layer(b, h, 0.03, 24, 24, 3, pad=2, dil=2, act="none", ys=0.03, yzp=7)
+    w = qn.conv_layer(b, x_dq, 0.02, 3, 8, 3, stride=2, pad=1, act="relu", ys=0.03, yzp=0)
+    w = qn.conv_layer(b, w, 0.03, 8, 8, 3, stride=2, pad=1, act="relu", ys=0.03, yzp=0)
+    mo = b.model([qn.fin([1, 3, 45, 19])], [qn.fin(None, name=h), qn.fin(None, name=w)], opset=13)
+    return mo, [b.rng.uniform(-2.5, 2.5, (1, 3, 45, 19)).astype(np.float32)], [0.03, 0.03]
+
+
+CASES = dict(qn.CASES, down_s2=case_down_s2, tiny_effnet=case_tiny_effnet, band_net=case_band_net,
+             silu_s8=case_silu_s8, gap_split=case_gap_split, qmul_runs=case_qmul_runs, row_bands=case_row_bands,
              # 5x5 depthwise rows whose quadruples of all four blocks (17
              # columns x 4 x 2 sets x 256 bytes) exceed dn_qdw.c's 32 KiB: a
              # block's at a time (qdw_row_step), the 7-wide rows after the
              # stride-2 layer all at once
              dw_vnni_k5_wide=lambda: qn.case_dw_chain(46, N=1, C=250, H=9, W=13, k=5))
-MULTI = qn.MULTI | {"down_s2", "tiny_effnet", "band_net", "silu_s8", "gap_split", "qmul_runs", "dw_vnni_k5_wide"}
+MULTI = qn.MULTI | {"down_s2", "tiny_effnet", "band_net", "silu_s8", "gap_split", "qmul_runs", "dw_vnni_k5_wide",
+                     "row_bands"}
 # SiLU convolutions run in bands of rows must give the whole image's bytes
 # (the integer products do not depend on the band): bands of one row (1 KiB
 # of float32 values) and none (0) against the default
@@ -211,6 +235,10 @@ S2 = {"down_s2"}
 # the threads' shares (of a QLinearGlobalAveragePool, of dn_qstem.c's rows)
 # against one thread, byte for byte
 THREADED = {"gap_split", "stem_vnni", "stem_vnni_silu"}
+# int8 convolutions in bands of output rows at 2 and 3 threads (any plane:
+# OPENACL_QCONV_ROW_BANDS=all) against the whole layer
+# (OPENACL_QCONV_ROW_BANDS=0) and the default run, byte for byte
+ROW_BANDS = {"row_bands", "block_residual"}
 # SiLU convolutions (the pass after oneDNN and dn_qdw.c's requantisation):
 # y_scale folded into the sigmoid against the earlier form
 # (OPENACL_SILU_FOLD=0), which round ties differently: within a step per
@@ -284,6 +312,12 @@ def check_case(name, args, work):
             if a.shape != w.shape or d.max() > 2 * st * 1.001 or frac > 0.05:
                 bad.append(f"output {k}: folded SiLU step vs OPENACL_SILU_FOLD=0 max diff {d.max():.4g}, {frac:.1%} moved")
             notes.append(f"vs OPENACL_SILU_FOLD=0 max {d.max():.3g} moved {frac:.2%}")
+    for thr in ("2", "3") if name in ROW_BANDS else ():
+        env = {"OPENACL_THREADS": thr, "OPENACL_SMALL_OP_US": "0", "OPENACL_QCONV_ROW_BANDS": "all"}
+        rb = run_mode(args, mp, ins, os.path.join(work, name + "_rb" + thr), env)
+        whole = run_mode(args, mp, ins, os.path.join(work, name + "_norb" + thr), dict(env, OPENACL_QCONV_ROW_BANDS="0"))
+        same_bytes(rb, whole, f"at {thr} threads: row bands differ from OPENACL_QCONV_ROW_BANDS=0")
+        same_bytes(rb, fast, f"at {thr} threads: row bands differ from the default run")
     if name == "qmul_runs":   # runs of pixels against a call per pixel, byte for byte
         for thr in ("1", "3"):
             env = {"OPENACL_THREADS": thr, "OPENACL_SMALL_OP_US": "0"}

@@ -14,6 +14,7 @@
  * the primitive's format (with oneDNN's zero-point compensation) in the
  * packed area, so a compiled model stores them packed. */
 #include "kernels/dnnl/dn_common.h"
+#include "kernels/dnnl/dn_qconv_band.h"
 #include "kernels/dnnl/dn_qconv_s2.h"
 #include "kernels/dnnl/dn_qconv_zp.h"
 #include "kernels/dnnl/dn_qdw.h"
@@ -83,6 +84,7 @@ typedef struct dqconv {
     int64_t brows;     /* output rows per band; 0: the whole image at once */
     int tband;         /* each thread runs whole bands (dq_tband), with the strides below */
     size_t bf_step, bsp_step;
+    dq_rband rb;       /* row bands at 2 threads or more (dn_qconv_band.h) */
     dn_pk pk;
 } dqconv;
 
@@ -110,6 +112,7 @@ static void dq_release(dqconv *s)
     dn_mem_free(&s->m_sp); dn_mem_free(&s->m_xu); dn_mem_free(&s->m_yu); dn_mem_free(&s->m_xz);
     dn_mem_free(&s->m_yz); dn_mem_free(&s->m_yq);
     dq_bands_free(s);
+    dq_rband_free(&s->rb);
     s->built = 0;
 }
 
@@ -438,38 +441,9 @@ static int dq_s2(const g_node *n, dqconv *s, dnnl_primitive_desc_t *pd, dnnl_mem
     return 1;
 }
 
-/* Whether the bands of a SiLU convolution on nthr threads run as whole
- * bands per thread (one parallel region for the layer, each thread's
- * product on one thread and its SiLU pass on its own float32 band) rather
- * than one band at a time on all threads (two parallel regions a band):
- * 2 to DQ_TB threads, unless OPENACL_QCONV_TBANDS=0; read per build. */
-static int dq_tband(int nthr)
-{
-    const char *e = getenv("OPENACL_QCONV_TBANDS");
-    return nthr > 1 && nthr <= DQ_TB && !(e && !strcmp(e, "0"));
-}
-
-/* f32 bytes of a SiLU convolution's output band: OPENACL_QCONV_BAND_KB
- * KiB per thread (0: whole images), read per build of the node; a band per
- * thread (tband) or one for them all. */
-static int64_t dq_band_bytes(int nthr, int tband)
-{
-    const char *e = getenv("OPENACL_QCONV_BAND_KB");
-    long kb = e && *e ? strtol(e, NULL, 10) : 256;
-    return kb > 0 ? (int64_t)kb * 1024 * (nthr > 1 && !tband ? nthr : 1) : 0;
-}
-
-/* Output rows [o0, o0 + r) read input rows [*i0, *i0 + *ih), with *pt / *pb
- * rows of padding above and below them. */
 static void band_geom(const dqconv *s, int64_t o0, int64_t r, int64_t *i0, int64_t *ih, int64_t *pt, int64_t *pb)
 {
-    int64_t H = s->xs.d[2], st = o0 * s->w.s[0] - s->w.pb[0];
-    int64_t end = st + (r - 1) * s->w.s[0] + (s->w.k[0] - 1) * s->w.d[0] + 1;
-    int64_t a = st < 0 ? 0 : st, b = end > H ? H : end;
-    *i0 = a;
-    *ih = b - a;
-    *pt = a - st;
-    *pb = end - b;
+    dq_band_rows(s->xs.d[2], s->w.s[0], s->w.pb[0], s->w.k[0], s->w.d[0], o0, r, i0, ih, pt, pb);
 }
 
 static dq_band *band_find(dqconv *s, int64_t r, int64_t ih, int64_t pt, int64_t pb)
@@ -517,7 +491,7 @@ static int band_add(const g_node *n, dqconv *s, int64_t r, int64_t ih, int64_t p
  * be made. */
 static int dq_bands(const g_node *n, dqconv *s, size_t *f32_bytes, size_t *sp_bytes)
 {
-    s->tband = dq_tband(s->nthr);
+    s->tband = dq_tband(s->nthr, DQ_TB);
     int64_t budget = dq_band_bytes(s->nthr, s->tband);
     if (!s->silu || s->direct || budget <= 0 || s->w.nsp != 2 || s->xs.rank != 4 || s->xs.d[0] != 1 ||
         s->xl != G_LAYOUT_NHWC || s->yl != G_LAYOUT_NHWC)
@@ -546,6 +520,28 @@ static int dq_bands(const g_node *n, dqconv *s, size_t *f32_bytes, size_t *sp_by
     *f32_bytes = s->bf_step * (size_t)ntb;
     *sp_bytes = s->bsp_step * (size_t)ntb;
     return 0;
+}
+
+static dnnl_status_t dq_band_pd(const g_node *n, void *ctx, int64_t ih, int64_t r, int64_t pt, int64_t pb,
+                                dnnl_primitive_desc_t *pd)
+{
+    dqconv *s = ctx;
+    g_shape xs = s->xs, ys = s->ys;
+    xs.d[2] = ih;
+    ys.d[2] = r;
+    return dq_pd(n, s, &xs, &ys, pt, pb, pd);
+}
+
+/* Row bands (dn_qconv_band.h) on 2 threads or more, where they apply. */
+static int dq_rbuild(const g_node *n, dqconv *s)
+{
+    int mode = dq_rband_mode();
+    if (!mode || s->nthr < 2 || s->silu || s->direct || s->zpad || s->re_x || s->re_y || s->re_a ||
+        s->w.nsp != 2 || s->xs.rank != 4 || s->xs.d[0] != 1 || (mode == 1 && s->ys.d[2] > DQ_RB_MAX_ROWS))
+        return 0;
+    dq_rband_geo g = { .C = s->xs.d[1], .H = s->xs.d[2], .W = s->xs.d[3], .M = s->M, .OH = s->ys.d[2],
+                       .OW = s->ys.d[3], .st = s->w.s[0], .pt = s->w.pb[0], .k = s->w.k[0], .d = s->w.d[0] };
+    return dq_rband_build(n, &s->rb, s->nthr, &g, &s->wmd, s->has_bias, dq_band_pd, s);
 }
 
 /* Primitive descriptor and memories for these shapes and layouts. */
@@ -629,8 +625,9 @@ static int dq_build(const g_node *n, dqconv *s, const k_tensor *in, const k_tens
         if (!r) r = dn_reorder_prim(n, &a_u, &y_c, &s->re_a);
         if (!r) r = dn_mem(n, &a_u, &s->m_au);
     }
+    if (!r) r = dq_rbuild(n, s);
     s->off_sp = off;
-    s->scratch = off + sp_bytes;
+    s->scratch = off + (sp_bytes > s->rb.scratch ? sp_bytes : s->rb.scratch);
     size_t dsc = !s->direct ? 0 : s->stem ? dn_qstem_scratch_bytes(&s->dg, nthr) : dn_qdw_scratch_bytes(&s->dg, nthr);
     if (dsc > s->scratch) s->scratch = dsc;
     dnnl_dims_t one = { 1 };
@@ -840,6 +837,9 @@ static int dq_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
             memcpy(ydst, in[QR].data, (size_t)g_shape_numel(&s->ys));
         }
     }
+    if (s->rb.n)
+        return dq_rband_run(n, &s->rb, in[QX].data, s->pk.packed, s->has_bias ? (char *)s->pk.packed + off_b(s) : NULL,
+                            s->m_xz, s->m_yz, ydst, scr + s->off_sp, nthr);
     dnnl_exec_arg_t a[8];
     int na = 0;
     a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_SRC, s->m_x };
