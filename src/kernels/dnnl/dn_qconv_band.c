@@ -31,9 +31,9 @@ int64_t dq_band_bytes(int nthr, int tband)
 
 int dq_rband_mode(void)
 {
-    const char *e = getenv("OPENACL_QCONV_ROW_BANDS");
-    if (!e || !*e || !strcmp(e, "1")) return 1;
-    return !strcmp(e, "all") ? 2 : 0;
+    const char *e = getenv("OPENACL_QCONV_ROW_BANDS");   /* off unless asked: level on a quiet host */
+    if (!e || !*e) return 0;
+    return !strcmp(e, "all") ? 2 : !strcmp(e, "1") ? 1 : 0;
 }
 
 void dq_rband_free(dq_rband *b)

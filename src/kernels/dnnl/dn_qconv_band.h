@@ -35,8 +35,9 @@ int dq_tband(int nthr, int tb_max);
  * thread (tband) or one for them all. */
 int64_t dq_band_bytes(int nthr, int tband);
 
-/* OPENACL_QCONV_ROW_BANDS: unset or "1": row bands for layers of at most
- * DQ_RB_MAX_ROWS output rows; "all": any plane; "0": none. Read per build. */
+/* OPENACL_QCONV_ROW_BANDS: "1": row bands for layers of at most
+ * DQ_RB_MAX_ROWS output rows; "all": any plane; unset or "0": none (they
+ * measured level with oneDNN's own partition). Read per build. */
 #define DQ_RB_MAX_ROWS 20
 int dq_rband_mode(void);   /* 0: none, 1: small planes, 2: all */
 
