@@ -104,56 +104,76 @@ int dn_band_build(const g_node *n, dn_band *b, int nb, const dn_band_geo *g, con
     return 0;
 }
 
-/* Band i on the calling thread (its own stream). */
-static int band_exec(const g_node *n, dn_band *b, int i, const void *x, const void *w, const void *bias, void *y,
-                     char *scr)
+int dn_band_exec(const g_node *n, dn_band *b, int i, const dn_band_io *io)
 {
     dnnl_stream_t strm = dn_stream();
     if (!strm) return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s': no oneDNN stream", n->name);
     int r;
-    if ((r = dn_set_handle(n, b->mx[i], (const char *)x + (size_t)b->ir0[i] * b->xrow)) ||
-        (r = dn_set_handle(n, b->mw[i], w)) || (r = dn_set_handle(n, b->my[i], (char *)y + (size_t)b->r0[i] * b->yrow)) ||
-        (bias && (r = dn_set_handle(n, b->mb[i], bias))) ||
-        (b->msp[i] && (r = dn_set_handle(n, b->msp[i], scr + b->sp_off[i]))))
+    if ((r = dn_set_handle(n, b->mx[i], (const char *)io->x + (size_t)b->ir0[i] * b->xrow)) ||
+        (r = dn_set_handle(n, b->mw[i], io->w)) ||
+        (r = dn_set_handle(n, b->my[i], (char *)io->y + (size_t)b->r0[i] * b->yrow)) ||
+        (io->bias && (r = dn_set_handle(n, b->mb[i], io->bias))) ||
+        (b->msp[i] && (r = dn_set_handle(n, b->msp[i], io->scr + b->sp_off[i]))))
         return r;
-    dnnl_exec_arg_t a[5];
+    dnnl_exec_arg_t a[7];
     int na = 0;
     a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_SRC, b->mx[i] };
     a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_WEIGHTS, b->mw[i] };
-    if (bias) a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_BIAS, b->mb[i] };
+    if (io->bias) a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_BIAS, b->mb[i] };
     a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_DST, b->my[i] };
     if (b->msp[i]) a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_SCRATCHPAD, b->msp[i] };
-    if ((r = dn_check(dnnl_primitive_execute(b->prim[i], strm, na, a), n, "convolution band"))) return r;
+    if (io->xz) a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, io->xz };
+    if (io->yz) a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST, io->yz };
+    if ((r = dn_check(dnnl_primitive_execute(b->prim[i], strm, na, a), n, io->what))) return r;
     return dn_check(dnnl_stream_wait(strm), n, "stream wait");
 }
 
-int dn_band_run(const g_node *n, dn_band *b, const void *x, const void *w, const void *bias, const void *addend,
-                void *y, char *scr, int nthr, int silu_div)
+int dn_band_par(const g_node *n, dn_band *b, int nthr, int (*fn)(const g_node *n, dn_band *b, int i, void *ctx),
+                void *ctx, const char *what)
 {
     int r;
-    /* the sum post-op adds what the output holds */
-    if (addend && addend != y) memcpy(y, addend, (size_t)(b->r0[b->n]) * b->yrow);
     for (int i = 0; i < b->n; i++)
-        if (!b->prim[i] && (r = dn_check(dnnl_primitive_create(&b->prim[i], b->pd[i]), n,
-                                         "convolution band primitive creation")))
-            return r;
+        if (!b->prim[i] && (r = dn_check(dnnl_primitive_create(&b->prim[i], b->pd[i]), n, what))) return r;
     int err = 0, err_band = -1, err_here = 0;   /* err_here: the calling thread left the message */
     OA_PAR_REGION(nthr, {
         int t = omp_get_thread_num(), nt = omp_get_num_threads();
         for (int i = t; i < b->n; i += nt) {
-            int e = band_exec(n, b, i, x, w, bias, y, scr);
+            int e = fn(n, b, i, ctx);
             if (e) {
                 __atomic_store_n(&err, e, __ATOMIC_RELAXED);
                 __atomic_store_n(&err_band, i, __ATOMIC_RELAXED);
                 if (t == 0) __atomic_store_n(&err_here, 1, __ATOMIC_RELAXED);
             }
-            else if (silu_div >= 0)   /* while the band's rows are in this core's cache */
-                dn_silu_f32((float *)((char *)y + (size_t)b->r0[i] * b->yrow),
-                            (size_t)(b->r0[i + 1] - b->r0[i]) * b->yrow / sizeof(float), 1, silu_div);
         }
     });
     /* a worker's message stays on its thread: name the failure on the caller's */
     if (err && !err_here)
-        return acl_fail(err, "node '%s': convolution band %d of %d failed on a worker thread", n->name, err_band, b->n);
+        return acl_fail(err, "node '%s': %s %d of %d failed on a worker thread", n->name, what, err_band, b->n);
     return err;
+}
+
+typedef struct band_f32 {
+    dn_band_io io;
+    int silu_div;
+} band_f32;
+
+/* Band i and, while its rows are in this core's cache, its SiLU. */
+static int band_f32_one(const g_node *n, dn_band *b, int i, void *ctx)
+{
+    const band_f32 *c = ctx;
+    int e = dn_band_exec(n, b, i, &c->io);
+    if (!e && c->silu_div >= 0)
+        dn_silu_f32((float *)((char *)c->io.y + (size_t)b->r0[i] * b->yrow),
+                    (size_t)(b->r0[i + 1] - b->r0[i]) * b->yrow / sizeof(float), 1, c->silu_div);
+    return e;
+}
+
+int dn_band_run(const g_node *n, dn_band *b, const void *x, const void *w, const void *bias, const void *addend,
+                void *y, char *scr, int nthr, int silu_div)
+{
+    /* the sum post-op adds what the output holds */
+    if (addend && addend != y) memcpy(y, addend, (size_t)(b->r0[b->n]) * b->yrow);
+    band_f32 c = { .io = { .x = x, .w = w, .bias = bias, .y = y, .scr = scr, .what = "convolution band" },
+                   .silu_div = silu_div };
+    return dn_band_par(n, b, nthr, band_f32_one, &c, "convolution band");
 }

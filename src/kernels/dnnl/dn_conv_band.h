@@ -75,4 +75,24 @@ int dn_band_build(const g_node *n, dn_band *b, int nb, const dn_band_geo *g, con
 int dn_band_run(const g_node *n, dn_band *b, const void *x, const void *w, const void *bias, const void *addend,
                 void *y, char *scr, int nthr, int silu_div);
 void dn_band_free(dn_band *b);
+
+/* One run's tensors for band execution: the whole input x and output y,
+ * the packed weights w, bias (or NULL), the runtime zero-point memories
+ * xz / yz (int8; NULL: none), the run's scratch, and what the error
+ * messages call the band. */
+typedef struct dn_band_io {
+    const void *x, *w, *bias;
+    void *y;
+    char *scr;
+    dnnl_memory_t xz, yz;
+    const char *what;
+} dn_band_io;
+/* Band i's primitive on the calling thread (its own stream). */
+int dn_band_exec(const g_node *n, dn_band *b, int i, const dn_band_io *io);
+/* Creates the bands' primitives on first use, then runs fn(n, b, i, ctx)
+ * for every band on nthr threads, each thread taking bands t, t + nt, ...;
+ * the first error code, named in the calling thread's message when a
+ * worker hit it. */
+int dn_band_par(const g_node *n, dn_band *b, int nthr, int (*fn)(const g_node *n, dn_band *b, int i, void *ctx),
+                void *ctx, const char *what);
 #endif

@@ -112,7 +112,7 @@ static void dq_release(dqconv *s)
     dn_mem_free(&s->m_sp); dn_mem_free(&s->m_xu); dn_mem_free(&s->m_yu); dn_mem_free(&s->m_xz);
     dn_mem_free(&s->m_yz); dn_mem_free(&s->m_yq);
     dq_bands_free(s);
-    dq_rband_free(&s->rb);
+    dn_band_free(&s->rb);
     s->built = 0;
 }
 

@@ -1,6 +1,5 @@
 /* int8 convolutions as bands of output rows (dn_qconv_band.h). */
 #include "kernels/dnnl/dn_qconv_band.h"
-#include "core/par.h"
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,19 +35,6 @@ int dq_rband_mode(void)
     return !strcmp(e, "all") ? 2 : !strcmp(e, "1") ? 1 : 0;
 }
 
-void dq_rband_free(dq_rband *b)
-{
-    for (int i = 0; i < DN_BAND_MAX; i++) {
-        if (b->pd[i]) dnnl_primitive_desc_destroy(b->pd[i]);
-        b->pd[i] = NULL;
-        dn_prim_free(&b->prim[i]);
-        dn_mem_free(&b->mx[i]); dn_mem_free(&b->mw[i]); dn_mem_free(&b->mb[i]);
-        dn_mem_free(&b->my[i]); dn_mem_free(&b->msp[i]);
-    }
-    b->n = 0;
-    b->scratch = 0;
-}
-
 /* Band i's descriptor (1 when oneDNN takes it with the layer's packed
  * weights and not by its reference code) and memories (*err on failure). */
 static int rband_one(const g_node *n, dq_rband *b, int i, const dq_rband_geo *g, const dnnl_memory_desc_t *wmd,
@@ -78,7 +64,7 @@ static int rband_one(const g_node *n, dq_rband *b, int i, const dq_rband_geo *g,
 int dq_rband_build(const g_node *n, dq_rband *b, int nb, const dq_rband_geo *g, const dnnl_memory_desc_t *wmd,
                    int has_bias, dq_rband_pd_fn fn, void *ctx)
 {
-    dq_rband_free(b);
+    dn_band_free(b);
     if (nb < 2 || nb > DN_BAND_MAX || g->OH < DN_BAND_MIN_ROWS * nb) return 0;
     /* each band's kernel is configured for the one thread that runs it */
     int cur = omp_get_max_threads(), ok = 1, err = 0;
@@ -87,7 +73,7 @@ int dq_rband_build(const g_node *n, dq_rband *b, int nb, const dq_rband_geo *g, 
     for (int i = 0; i < nb && ok; i++) ok = rband_one(n, b, i, g, wmd, has_bias, fn, ctx, &err);
     omp_set_num_threads(cur);
     if (!ok) {
-        dq_rband_free(b);
+        dn_band_free(b);
         if (!err) acl_last_error(1);   /* the whole-layer primitive runs instead */
         return err;
     }
@@ -97,54 +83,15 @@ int dq_rband_build(const g_node *n, dq_rband *b, int nb, const dq_rband_geo *g, 
     return 0;
 }
 
-/* Band i on the calling thread (its own stream). */
-static int rband_exec(const g_node *n, dq_rband *b, int i, const void *x, const void *w, const void *bias,
-                      dnnl_memory_t xz, dnnl_memory_t yz, void *y, char *scr)
+static int rband_exec(const g_node *n, dn_band *b, int i, void *ctx)
 {
-    dnnl_stream_t strm = dn_stream();
-    if (!strm) return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s': no oneDNN stream", n->name);
-    int r;
-    if ((r = dn_set_handle(n, b->mx[i], (const char *)x + (size_t)b->ir0[i] * b->xrow)) ||
-        (r = dn_set_handle(n, b->mw[i], w)) || (r = dn_set_handle(n, b->my[i], (char *)y + (size_t)b->r0[i] * b->yrow)) ||
-        (bias && (r = dn_set_handle(n, b->mb[i], bias))) ||
-        (b->msp[i] && (r = dn_set_handle(n, b->msp[i], scr + b->sp_off[i]))))
-        return r;
-    dnnl_exec_arg_t a[7];
-    int na = 0;
-    a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_SRC, b->mx[i] };
-    a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_WEIGHTS, b->mw[i] };
-    if (bias) a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_BIAS, b->mb[i] };
-    a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_DST, b->my[i] };
-    if (b->msp[i]) a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_SCRATCHPAD, b->msp[i] };
-    if (xz) a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, xz };
-    if (yz) a[na++] = (dnnl_exec_arg_t){ DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST, yz };
-    if ((r = dn_check(dnnl_primitive_execute(b->prim[i], strm, na, a), n, "int8 convolution band"))) return r;
-    return dn_check(dnnl_stream_wait(strm), n, "stream wait");
+    return dn_band_exec(n, b, i, ctx);
 }
 
 int dq_rband_run(const g_node *n, dq_rband *b, const void *x, const void *w, const void *bias, dnnl_memory_t xz,
                  dnnl_memory_t yz, void *y, char *scr, int nthr)
 {
-    int r;
-    for (int i = 0; i < b->n; i++)
-        if (!b->prim[i] && (r = dn_check(dnnl_primitive_create(&b->prim[i], b->pd[i]), n,
-                                         "int8 convolution band primitive creation")))
-            return r;
-    int err = 0, err_band = -1, err_here = 0;   /* err_here: the calling thread left the message */
-    OA_PAR_REGION(nthr, {
-        int t = omp_get_thread_num(), nt = omp_get_num_threads();
-        for (int i = t; i < b->n; i += nt) {
-            int e = rband_exec(n, b, i, x, w, bias, xz, yz, y, scr);
-            if (e) {
-                __atomic_store_n(&err, e, __ATOMIC_RELAXED);
-                __atomic_store_n(&err_band, i, __ATOMIC_RELAXED);
-                if (t == 0) __atomic_store_n(&err_here, 1, __ATOMIC_RELAXED);
-            }
-        }
-    });
-    /* a worker's message stays on its thread: name the failure on the caller's */
-    if (err && !err_here)
-        return acl_fail(err, "node '%s': int8 convolution band %d of %d failed on a worker thread", n->name,
-                        err_band, b->n);
-    return err;
+    dn_band_io io = { .x = x, .w = w, .bias = bias, .y = y, .scr = scr, .xz = xz, .yz = yz,
+                      .what = "int8 convolution band" };
+    return dn_band_par(n, b, nthr, rband_exec, &io, "int8 convolution band");
 }

@@ -47,16 +47,7 @@ int dq_rband_mode(void);   /* 0: none, 1: small planes, 2: all */
 typedef dnnl_status_t (*dq_rband_pd_fn)(const g_node *n, void *ctx, int64_t ih, int64_t orows, int64_t pt,
                                         int64_t pb, dnnl_primitive_desc_t *pd);
 
-typedef struct dq_rband {
-    int n;                                   /* bands; 0: not in use */
-    int64_t r0[DN_BAND_MAX + 1];             /* output rows of band b: [r0[b], r0[b + 1]) */
-    int64_t ir0[DN_BAND_MAX];                /* first input row band b reads */
-    size_t xrow, yrow;                       /* bytes per input / output row */
-    size_t sp_off[DN_BAND_MAX], scratch;     /* each band's oneDNN scratchpad */
-    dnnl_primitive_desc_t pd[DN_BAND_MAX];   /* until the first run creates the primitive */
-    dnnl_primitive_t prim[DN_BAND_MAX];
-    dnnl_memory_t mx[DN_BAND_MAX], mw[DN_BAND_MAX], mb[DN_BAND_MAX], my[DN_BAND_MAX], msp[DN_BAND_MAX];
-} dq_rband;
+typedef dn_band dq_rband;   /* the float32 bands' record (dn_conv_band.h) */
 
 /* The layer: input [1, C, H, W] and output [1, M, OH, OW] of 8-bit values,
  * stride, top padding, kernel height and dilation (ONNX's) of its rows. */
@@ -77,5 +68,4 @@ int dq_rband_build(const g_node *n, dq_rband *b, int nb, const dq_rband_geo *g, 
  * NULL; read only), scr at least b->scratch bytes. */
 int dq_rband_run(const g_node *n, dq_rband *b, const void *x, const void *w, const void *bias, dnnl_memory_t xz,
                  dnnl_memory_t yz, void *y, char *scr, int nthr);
-void dq_rband_free(dq_rband *b);
 #endif
