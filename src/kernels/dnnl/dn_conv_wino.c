@@ -42,8 +42,9 @@ int dn_wino_plane(void)
     return e && !strcmp(e, "1");
 }
 
-/* OPENACL_WINO_SMALL=0 (read per load): planes under 7x7 tiles stay on the
- * direct kernel, as before F(2x2,3x3) took them (dn_wino_kind). */
+/* OPENACL_WINO_SMALL=0 (read per load): planes under 7x7 tiles of 4x4
+ * pixels stay on the direct kernel, as before F(2x2,3x3) took those of
+ * 9x9 to 24x24 (dn_wino_kind). */
 int dn_wino_small(void)
 {
     const char *e = getenv("OPENACL_WINO_SMALL");
@@ -61,10 +62,17 @@ int dn_wino_small(void)
  * against oneDNN's brgemm kernel: Inception-v3's 448 -> 384 at 8x8 0.90 ->
  * 0.54 ms, ResNet-18's 256 -> 256 at 14x14 0.99 -> 0.72, AlexNet's 13x13
  * layers 1.07-1.58 -> 0.65-0.91 (4x3: 1.1-1.7), SqueezeNet's 64 -> 256 at
- * 13x13 0.29 -> 0.22, ResNet-18's 512 -> 512 at 7x7 1.12 -> 0.87. */
+ * 13x13 0.29 -> 0.22, ResNet-18's 512 -> 512 at 7x7 1.12 -> 0.87.
+ * Inside the models the 7x7 and 8x8 planes (16 tiles of 2x2) lost that
+ * lead: per-node p25 at 1 thread with the rule against OPENACL_WINO_SMALL=0,
+ * Inception-v3's two 448 -> 384 8x8 layers 2.44 against 1.53 ms,
+ * GoogLeNet's 7x7 ones 0.39 / 0.54 against 0.34 / 0.47, ResNet-18's and
+ * Wide-ResNet-50-2's level, while every 14x14 layer won (Wide-ResNet's
+ * 512 -> 512 3.7 against 5.6 ms; GoogLeNet's 0.39-0.80 against 0.54-1.07).
+ * So F(2x2,3x3) takes planes of at least 5x5 such tiles (9x9 and more). */
 int dn_wino_kind(int64_t C, int64_t M, int64_t oh, int64_t ow)
 {
     if (dn_wino_plane()) return oh * ow >= 28 * 28 ? DN_WINO_4X3 : 0;
     if (((oh + 3) / 4) * ((ow + 3) / 4) >= 49) return C * M >= 24 * (C + M) ? DN_WINO_4X3 : 0;
-    return dn_wino_small() && oh >= 7 && ow >= 7 && C * M >= 48 * (C + M) ? DN_WINO_2X3 : 0;
+    return dn_wino_small() && oh >= 9 && ow >= 9 && C * M >= 48 * (C + M) ? DN_WINO_2X3 : 0;
 }
