@@ -152,7 +152,7 @@ def case_qmul_runs(seed=45):
     return mo, [b.rng.uniform(-2.5, 2.5, (2, 3, 13, 11)).astype(np.float32)], [0.015, 0.015]
 
 
-def case_down_s2(seed=47):
+def case_down_s2(seed=47, N=2, H=13, W=11):
     """A ResNet downsample at odd sizes on two images: a 3x3 layer writes a
     channels-last 2x24x13x11 tensor, then a stride-2 1x1 layer (24 -> 40,
     7x6 output) whose residual Add with a stride-2 3x3 branch folds into it,
@@ -174,8 +174,8 @@ def case_down_s2(seed=47):
     y2 = b.node("Conv", [r_dq, wdq2, b.bias(b.rng.normal(0, 0.2, 16).astype(np.float32), 0.05, wsc2)],
                 kernel_shape=[1, 1], strides=[2, 2])
     o, _, _, _ = b.qdq(y2, 0.04, -3, np.int8)
-    mo = b.model([qn.fin([2, 3, 13, 11])], [qn.fin(None, name=r_dq), qn.fin(None, name=o)], opset=13)
-    return mo, [b.rng.uniform(-2.5, 2.5, (2, 3, 13, 11)).astype(np.float32)], [0.05, 0.04]
+    mo = b.model([qn.fin([N, 3, H, W])], [qn.fin(None, name=r_dq), qn.fin(None, name=o)], opset=13)
+    return mo, [b.rng.uniform(-2.5, 2.5, (N, 3, H, W)).astype(np.float32)], [0.05, 0.04]
 
 
 def case_row_bands(seed=47):
@@ -201,14 +201,18 @@ def case_row_bands(seed=47):
     return mo, [b.rng.uniform(-2.5, 2.5, (1, 3, 45, 19)).astype(np.float32)], [0.03, 0.03]
 
 
-CASES = dict(qn.CASES, down_s2=case_down_s2, tiny_effnet=case_tiny_effnet, band_net=case_band_net,
+CASES = dict(qn.CASES, down_s2=case_down_s2,
+             # one image of 59 rows: 30 and 15 rows after the stride-2 layers,
+             # enough for row bands at 2 threads (which must not take the
+             # subsampled form's stride-1 primitive over the whole input)
+             down_s2_tall=lambda: case_down_s2(48, N=1, H=59, W=9), tiny_effnet=case_tiny_effnet, band_net=case_band_net,
              silu_s8=case_silu_s8, gap_split=case_gap_split, qmul_runs=case_qmul_runs, row_bands=case_row_bands,
              # 5x5 depthwise rows whose quadruples of all four blocks (17
              # columns x 4 x 2 sets x 256 bytes) exceed dn_qdw.c's 32 KiB: a
              # block's at a time (qdw_row_step), the 7-wide rows after the
              # stride-2 layer all at once
              dw_vnni_k5_wide=lambda: qn.case_dw_chain(46, N=1, C=250, H=9, W=13, k=5))
-MULTI = qn.MULTI | {"down_s2", "tiny_effnet", "band_net", "silu_s8", "gap_split", "qmul_runs", "dw_vnni_k5_wide",
+MULTI = qn.MULTI | {"down_s2", "down_s2_tall", "tiny_effnet", "band_net", "silu_s8", "gap_split", "qmul_runs", "dw_vnni_k5_wide",
                      "row_bands"}
 # SiLU convolutions run in bands of rows must give the whole image's bytes
 # (the integer products do not depend on the band): bands of one row (1 KiB
@@ -231,7 +235,7 @@ CLAMPS = {"conv3x3_relu", "conv1x1_relu6", "dw_vnni", "stem_vnni", "block_residu
 # (kernels/dnnl/dn_qconv_s2.c; by default on small planes, every plane with
 # OPENACL_QCONV_S2=1): the same integer sums, byte for byte against the
 # stride-2 primitive (OPENACL_QCONV_S2=0), at 1 and 2 threads
-S2 = {"down_s2"}
+S2 = {"down_s2", "down_s2_tall"}
 # the threads' shares (of a QLinearGlobalAveragePool, of dn_qstem.c's rows)
 # against one thread, byte for byte
 THREADED = {"gap_split", "stem_vnni", "stem_vnni_silu"}
@@ -336,6 +340,9 @@ def check_case(name, args, work):
                 on = run_mode(args, mp, ins, os.path.join(work, name + "_s2on" + v + thr),
                               dict(env, OPENACL_QCONV_S2=v) if v else env)
                 same_bytes(on, off, f"at {thr} threads, OPENACL_QCONV_S2={v or 'unset'}: differs from OPENACL_QCONV_S2=0")
+            rb = run_mode(args, mp, ins, os.path.join(work, name + "_s2rb" + thr),
+                          dict(env, OPENACL_QCONV_S2="1", OPENACL_QCONV_ROW_BANDS="all"))
+            same_bytes(rb, off, f"at {thr} threads, OPENACL_QCONV_S2=1 with row bands: differs from OPENACL_QCONV_S2=0")
     if name in CLAMPS:
         other = run_mode(args, mp, ins, os.path.join(work, name + "_clamps"), {"OPENACL_QCONV_KEEP_CLAMPS": "1"})
         same_bytes(other, fast, "with OPENACL_QCONV_KEEP_CLAMPS=1: differs from the default run")

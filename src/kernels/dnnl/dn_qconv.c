@@ -536,7 +536,7 @@ static dnnl_status_t dq_band_pd(const g_node *n, void *ctx, int64_t ih, int64_t 
 static int dq_rbuild(const g_node *n, dqconv *s)
 {
     int mode = dq_rband_mode();
-    if (!mode || s->nthr < 2 || s->silu || s->direct || s->zpad || s->re_x || s->re_y || s->re_a ||
+    if (!mode || s->nthr < 2 || s->silu || s->direct || s->zpad || s->sub || s->re_x || s->re_y || s->re_a ||
         s->w.nsp != 2 || s->xs.rank != 4 || s->xs.d[0] != 1 || (mode == 1 && s->ys.d[2] > DQ_RB_MAX_ROWS))
         return 0;
     dq_rband_geo g = { .C = s->xs.d[1], .H = s->xs.d[2], .W = s->xs.d[3], .M = s->M, .OH = s->ys.d[2],
