@@ -16,8 +16,14 @@
 /* Below this estimated single-thread time (microseconds) a node runs on one
  * thread. OPENACL_SMALL_OP_US overrides (0: never), read at each load's
  * planning (eng_threads_reload) so that mdl_bench --ab can compare values;
- * the dynamic executor's per-run decisions use the last value read. */
-#define SMALL_OP_US 40.0
+ * the dynamic executor's per-run decisions use the last value read. The
+ * estimate below overstates cache-resident nodes (a 14x14x384 int8
+ * depthwise layer: 22 us estimated, 12-14 us measured), and a region on
+ * free cores costs 1-2 us, so 40 kept on one thread layers that two threads
+ * do finish sooner: int8 MobileNetV2 at 2 threads on a quiet host 1.42 ->
+ * 1.31 ms with 12 (docs/config.md has the other models). Below about 10
+ * the fp32 RegNets and EfficientNets lose 1-2 %. */
+#define SMALL_OP_US 12.0
 
 static _Atomic double g_small_us = -1.0;
 
