@@ -16,3 +16,10 @@ add_executable(qconv_wino ${CMAKE_CURRENT_LIST_DIR}/qconv_wino.c)
 target_include_directories(qconv_wino PRIVATE ${DNNL_INCLUDE_DIR})
 target_link_libraries(qconv_wino PRIVATE ${DNNL_LIBRARY} m)
 target_compile_options(qconv_wino PRIVATE ${OA_WARN})
+
+# qconv_mm: an int8 1x1 (or im2col 3x3) layer as oneDNN's convolution and as
+# its int8 matmul, with or without the folded residual's post-op chain
+add_executable(qconv_mm ${CMAKE_CURRENT_LIST_DIR}/qconv_mm.c)
+target_include_directories(qconv_mm PRIVATE ${DNNL_INCLUDE_DIR})
+target_link_libraries(qconv_mm PRIVATE ${DNNL_LIBRARY} m)
+target_compile_options(qconv_mm PRIVATE ${OA_WARN})

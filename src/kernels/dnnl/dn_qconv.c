@@ -163,7 +163,8 @@ static int dq_scales(dqconv *s, const nn_post *chain, float xsc, const g_tensor 
     float unit = 0.f;
     for (int i = 0; i < chain->n; i++)
         if (chain->kind[i] != NN_PO_RELU && chain->kind[i] != NN_PO_CLIP) homog = 0;
-    if (chain->has_add && !dn_qsum_chain(chain, ysc, rsc, &s->po, &s->sum_scale, &unit)) return 0;
+    if (chain->has_add && !dn_qsum_chain(chain, ysc, rsc, s->yzp, s->ydt == G_I8, &s->po, &s->sum_scale, &unit))
+        return 0;
     s->nsc = g_shape_numel(&ws->shape);
     if (!(s->oscale = malloc((size_t)s->nsc * sizeof(float)))) return -1;
     for (int64_t c = 0; c < s->nsc; c++) {
@@ -214,7 +215,7 @@ static void dq_silu_q(const dqconv *s, const float *f, void *dst, size_t n, int 
 { dn_silu_q(f, dst, n, s->inv_ys, s->yzp, s->ydt == G_I8, s->silu_div, s->silu_pack, s->silu_fold, threads); }
 
 /* Whether dn_qdw.c takes the layer: depthwise 3x3 or 5x5 ([C, 1, K, K],
- * group C; or dn_qstem.c a 3x3 stem, [M, 3, 3, 3] at stride 2), stride 1 or 2 both ways, no dilation, K/2 pixels of padding on
+ * group C; or dn_qstem.c a 3x3 / 7x7 stem, [M, 3, K, K] at stride 2), stride 1 or 2 both ways, no dilation, K/2 pixels of padding on
  * every side, uint8 input, no fused residual, a chain of SiLU alone or of
  * Relu / Clip (their bounds, in output steps, into dw_lo / dw_hi), and a
  * channel count the loop is faster on (dn_qdw_takes). */
@@ -222,8 +223,8 @@ static int dq_dw_ok(dqconv *s, const g_tensor *w, const nn_post *chain, float ys
 {
     const nn_win *v = &s->w0;
     int64_t K = w->shape.rank == 4 ? w->shape.d[2] : 0;
-    int stem = K == 3 && w->shape.d[1] == 3 && v->group == 1 && dn_qstem_takes(s->M, v->s[0]);
-    if (!dn_qdw_supported() || s->xdt != G_U8 || s->has_add || (K != 3 && K != 5) || w->shape.d[3] != K ||
+    int stem = w->shape.d[1] == 3 && v->group == 1 && dn_qstem_takes(s->M, v->s[0], K);
+    if (!dn_qdw_supported() || s->xdt != G_U8 || s->has_add || (K != 3 && K != 5 && !stem) || w->shape.d[3] != K ||
         (!stem && (!dn_qdw_takes(s->M, v->s[0], (int)K) || w->shape.d[1] != 1 || v->group != s->M)) ||
         v->auto_pad != NN_PAD_NOTSET || !v->has_pads || v->s[0] != v->s[1] || (v->s[0] != 1 && v->s[0] != 2))
         return 0;
@@ -282,8 +283,7 @@ static int dq_init(g_graph *g, g_node *n, void **state)
     int r = nn_win_parse(n, NN_CONV, &s->w0);
     if (!r) r = nn_post_parse(n, &chain);
     if (r) { free(s); return r; }
-    s->xdt = xdt;
-    s->ydt = ydt;
+    s->xdt = xdt; s->ydt = ydt;
     s->M = M;
     s->bias_in = b != NULL;
     float rsc = 1.f;
@@ -364,7 +364,7 @@ static size_t off_dw(const dqconv *s) { return dn_align(off_b(s) + s->bbytes); }
 static size_t packed_total(const dqconv *s)
 {
     if (!s->dw_ok) return off_b(s) + s->bbytes;
-    return off_dw(s) + (s->stem ? dn_qstem_packed_bytes(s->M) : dn_qdw_packed_bytes(s->M, s->w0.s[0], s->dw_k));
+    return off_dw(s) + (s->stem ? dn_qstem_packed_bytes(s->M, s->dw_k) : dn_qdw_packed_bytes(s->M, s->w0.s[0], s->dw_k));
 }
 
 static dnnl_status_t dq_attr(const g_node *n, const dqconv *s, dnnl_primitive_attr_t *attr)
@@ -679,7 +679,7 @@ static int dq_pack_into(const g_node *n, dqconv *s, const k_tensor *in, void *pa
                                 (long long)m);
     }
     if (s->dw_ok && s->stem)
-        dn_qstem_pack(in[QW].data, s->bias_in ? in[QB].data : NULL, s->oscale, s->nsc, s->M, s->xzp,
+        dn_qstem_pack(in[QW].data, s->bias_in ? in[QB].data : NULL, s->oscale, s->nsc, s->M, s->dw_k, s->xzp,
                       (char *)packed + off_dw(s));
     else if (s->dw_ok)
         dn_qdw_pack(in[QW].data, s->bias_in ? in[QB].data : NULL, s->oscale, s->nsc, s->M, s->w0.s[0], s->dw_k,

@@ -37,6 +37,7 @@ void dn_qpost_drop_saturated(nn_post *po, int32_t yzp, int s8);
  * LINEAR s3, ADD, then Relu / Clip) as oneDNN runs it in s3 units: the
  * chain into *po, the residual's scale into *sum_scale, s3 into *unit; 0
  * when the chain has another form. */
-int dn_qsum_chain(const nn_post *c, float ysc, float rsc, nn_post *po, float *sum_scale, float *unit);
+int dn_qsum_chain(const nn_post *c, float ysc, float rsc, int32_t yzp, int s8, nn_post *po, float *sum_scale,
+                  float *unit);
 
 #endif

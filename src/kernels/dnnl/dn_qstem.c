@@ -1,6 +1,6 @@
-/* Direct int8 stem convolution (3 uint8 input channels, 3x3, stride 2, one
- * pixel of padding) from a channels-first input to a channels-last output
- * with AVX-512 VNNI.
+/* Direct int8 stem convolution (3 uint8 input channels, 3x3 or 7x7, stride
+ * 2, K/2 pixels of padding) from a channels-first input to a channels-last
+ * output with AVX-512 VNNI.
  *
  * oneDNN 2.6 runs MobileNetV2's first layer (3 -> 32 channels, 224x224 ->
  * 112x112) with its older jit_int8 kernel after reordering the quantised
@@ -18,6 +18,13 @@
  * output channels per register: 7 vpdpbusd per 16 channels, 64 multiply-adds
  * each with no idle lane, against 27 taps.
  *
+ * ResNet's 7x7 stem (3 -> 64 channels, 224x224 -> 112x112, 118 M
+ * multiply-adds) is the same loop over 147 taps: per kernel row K planes
+ * from (K + 1) / 2 loads (the even and odd bytes of a row shifted by
+ * kw - K/2), 37 quadruples (a zero 148th plane), 37 vpdpbusd per 16
+ * channels and pixel. oneDNN ran it with jit_int8 at about half the
+ * VNNI peak (0.60-0.65 ms at one thread).
+ *
  * Zero points, requantisation and the chain (Relu / Clip bounds or SiLU) as
  * dn_qdw.c: padding is the input zero point, the packed bias carries
  * bias - x_zp * sum(w), a clamp runs only where it does more than the
@@ -29,7 +36,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { NQ = 7 };   /* quadruples of taps: 27 and a zero one */
+/* quadruples of taps: 27 and a zero one (3x3), 147 and a zero one (7x7) */
+static int nq_of(int64_t K) { return (int)((3 * K * K + 3) / 4); }
 
 int dn_qstem_disabled(void)
 {
@@ -38,25 +46,28 @@ int dn_qstem_disabled(void)
 }
 
 /* Up to 64 output channels keep their accumulators and most weights in
- * registers (MobileNetV2 32, EfficientNet-B0 32). */
-int dn_qstem_takes(int64_t M, int64_t S) { return S == 2 && M >= 16 && M <= 64 && M % 16 == 0; }
+ * registers (MobileNetV2 32, EfficientNet-B0 32, ResNet 64). */
+int dn_qstem_takes(int64_t M, int64_t S, int64_t K)
+{
+    return (K == 3 || K == 7) && S == 2 && M >= 16 && M <= 64 && M % 16 == 0;
+}
 
 /* [NQ][M / 16][64 bytes] weights, then bias [M] int32 and scales [M] float */
-size_t dn_qstem_packed_bytes(int64_t M) { return (size_t)M * (NQ * 4 + 8); }
+size_t dn_qstem_packed_bytes(int64_t M, int64_t K) { return (size_t)M * (nq_of(K) * 4 + 8); }
 
-void dn_qstem_pack(const int8_t *w, const int32_t *bias, const float *oscale, int64_t nsc, int64_t M,
+void dn_qstem_pack(const int8_t *w, const int32_t *bias, const float *oscale, int64_t nsc, int64_t M, int64_t K,
                    int32_t xzp, void *dst)
 {
-    int64_t R = M / 16;
+    int64_t R = M / 16, T = 3 * K * K;
     int8_t *wq = dst;
-    int32_t *bq = (int32_t *)((char *)dst + NQ * M * 4);
+    int32_t *bq = (int32_t *)((char *)dst + nq_of(K) * M * 4);
     float *sq = (float *)(bq + M);
-    memset(dst, 0, dn_qstem_packed_bytes(M));
+    memset(dst, 0, dn_qstem_packed_bytes(M, K));
     for (int64_t m = 0; m < M; m++) {
         int32_t sw = 0;
-        for (int t = 0; t < 27; t++) {
-            sw += w[m * 27 + t];
-            wq[((t / 4) * R + m / 16) * 64 + (m % 16) * 4 + t % 4] = w[m * 27 + t];
+        for (int64_t t = 0; t < T; t++) {
+            sw += w[m * T + t];
+            wq[((t / 4) * R + m / 16) * 64 + (m % 16) * 4 + t % 4] = w[m * T + t];
         }
         bq[m] = nn_acc32(bias ? bias[m] : 0, -(xzp * sw));   /* wraps as the int32 sums do */
         sq[m] = oscale[nsc > 1 ? m : 0];
@@ -65,8 +76,8 @@ void dn_qstem_pack(const int8_t *w, const int32_t *bias, const float *oscale, in
 
 /* output pixels of a row rounded up to whole 64-pixel blocks */
 static int64_t owp_of(const dn_qdw_geo *g) { return (g->OW + 63) & ~(int64_t)63; }
-static size_t planes_bytes(const dn_qdw_geo *g) { return dn_align((size_t)(4 * NQ * owp_of(g))); }
-static size_t thread_bytes(const dn_qdw_geo *g) { return planes_bytes(g) + (size_t)(NQ * 4 * owp_of(g)); }
+static size_t planes_bytes(const dn_qdw_geo *g) { return dn_align((size_t)(4 * nq_of(g->K) * owp_of(g))); }
+static size_t thread_bytes(const dn_qdw_geo *g) { return planes_bytes(g) + (size_t)(nq_of(g->K) * 4 * owp_of(g)); }
 
 size_t dn_qstem_scratch_bytes(const dn_qdw_geo *g, int threads)
 {
@@ -81,33 +92,34 @@ static __mmask64 lmask(int64_t left)
     return left >= 64 ? ~(__mmask64)0 : left <= 0 ? 0 : ((__mmask64)1 << left) - 1;
 }
 
-/* The 27 tap planes of output row oh: plane (c * 3 + kh) * 3 + kw holds,
- * per output pixel ow, input byte (c, 2 oh - 1 + kh, 2 ow - 1 + kw), the
- * zero point outside the image. */
+/* The 3 K K tap planes of output row oh: plane (c * K + kh) * K + kw
+ * holds, per output pixel ow, input byte (c, 2 oh - K/2 + kh, 2 ow - K/2 +
+ * kw), the zero point outside the image. */
 QS_TGT static void qstem_planes(const dn_qdw_geo *g, const uint8_t *xn, int64_t oh, uint8_t *pl)
 {
-    int64_t owp = owp_of(g), W = g->W;
+    int64_t owp = owp_of(g), W = g->W, K = g->K, P = K / 2;
     const __m512i zp = _mm512_set1_epi8((char)g->xzp);
     for (int c = 0; c < 3; c++)
-        for (int kh = 0; kh < 3; kh++) {
-            int64_t ih = 2 * oh - 1 + kh;
-            uint8_t *p0 = pl + (c * 3 + kh) * 3 * owp;
+        for (int64_t kh = 0; kh < K; kh++) {
+            int64_t ih = 2 * oh - P + kh;
+            uint8_t *p0 = pl + (c * K + kh) * K * owp;
             if (ih < 0 || ih >= g->H) {
-                memset(p0, (int)(uint8_t)g->xzp, (size_t)(3 * owp));
+                memset(p0, (int)(uint8_t)g->xzp, (size_t)(K * owp));
                 continue;
             }
             const uint8_t *r = xn + (c * g->H + ih) * W;
-            for (int64_t j = 0; 32 * j < owp; j++) {   /* whole blocks: qstem_quads reads them */
-                int64_t b = 64 * j;   /* input column of output pixel 32 j */
-                /* column b - 1 + i for kernel column 0: none left of the image */
-                __mmask64 ml = lmask(W - b + 1) & (b ? ~(__mmask64)0 : ~(__mmask64)1);
-                __m512i v = _mm512_mask_loadu_epi8(zp, lmask(W - b), r + b);
-                __m512i vl = _mm512_mask_loadu_epi8(zp, ml, r + b - 1);
-                _mm256_storeu_si256((__m256i *)(p0 + 32 * j), _mm512_cvtepi16_epi8(vl));
-                _mm256_storeu_si256((__m256i *)(p0 + owp + 32 * j), _mm512_cvtepi16_epi8(v));
-                _mm256_storeu_si256((__m256i *)(p0 + 2 * owp + 32 * j),
-                                    _mm512_cvtepi16_epi8(_mm512_srli_epi16(v, 8)));
-            }
+            for (int64_t j = 0; 32 * j < owp; j++)   /* whole blocks: qstem_quads reads them */
+                for (int64_t kw = 0; kw < K; kw += 2) {
+                    /* columns o + i, o = 2 (32 j) + kw - P, for kernel columns
+                     * kw (even i) and kw + 1 (odd i): none left of the image */
+                    int64_t o = 64 * j + kw - P;
+                    __mmask64 m = lmask(W - o) & (o < 0 ? ~lmask(-o) : ~(__mmask64)0);
+                    __m512i v = _mm512_mask_loadu_epi8(zp, m, r + o);
+                    _mm256_storeu_si256((__m256i *)(p0 + kw * owp + 32 * j), _mm512_cvtepi16_epi8(v));
+                    if (kw + 1 < K)
+                        _mm256_storeu_si256((__m256i *)(p0 + (kw + 1) * owp + 32 * j),
+                                            _mm512_cvtepi16_epi8(_mm512_srli_epi16(v, 8)));
+                }
         }
 }
 
@@ -116,6 +128,7 @@ QS_TGT static void qstem_planes(const dn_qdw_geo *g, const uint8_t *xn, int64_t 
 QS_TGT static void qstem_quads(const dn_qdw_geo *g, const uint8_t *pl, __m512i *t)
 {
     int64_t owp = owp_of(g);
+    int NQ = nq_of(g->K);
     for (int64_t b = 0; 64 * b < g->OW; b++)
         for (int q = 0; q < NQ; q++) {
             const uint8_t *p = pl + 4 * q * owp + 64 * b;
@@ -186,32 +199,50 @@ qstem_store(const dn_qdw_geo *g, const qstem_rq *c, const __m512i *acc, int R, u
     }
 }
 
-/* One output row's pixels from its quadruples, two neighbours at a time
- * (twice the independent vpdpbusd chains): R registers of 16 output
- * channels each (R constant where inlined). */
+/* acc + the products of x's unsigned and w's signed byte quadruples, in
+ * place: with the intrinsic GCC copied each of the 16 accumulators of the
+ * 7x7 loop to a fresh register and back per quadruple (twice the vpdpbusd
+ * count in moves, and spills) */
+QS_TGT static inline __attribute__((always_inline)) __m512i dpbusd(__m512i acc, __m512i x, __m512i w)
+{
+    __asm__("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(x), "vm"(w));
+    return acc;
+}
+
+/* One output row's pixels from its NQ quadruples, NP neighbours at a time
+ * (NP times the independent vpdpbusd chains, each weight register read
+ * once for them): R registers of 16 output channels each (NQ, NP and R
+ * constant where inlined). */
 QS_TGT static inline __attribute__((always_inline)) void
 qstem_row(const dn_qdw_geo *g, const qstem_rq *c, const __m512i *t, const __m512i *wq, const int32_t *bq,
-          int R, uint8_t *y)
+          int NQ, int NP, int R, uint8_t *y)
 {
     int64_t M = 16 * R;
     for (int64_t b = 0; 64 * b < g->OW; b++)
         for (int k = 0; k < 4; k++)
-            for (int pos = 0; pos < 16; pos += 2) {
+            for (int pos = 0; pos < 16; pos += NP) {
                 int64_t ow = 64 * b + 16 * (pos / 4) + 4 * k + pos % 4;
                 if (ow >= g->OW) continue;
                 const int32_t *xq = (const int32_t *)(t + b * NQ * 4 + k) + pos;
-                __m512i a0[4], a1[4];
-                for (int r = 0; r < R; r++) a0[r] = a1[r] = _mm512_loadu_si512(bq + 16 * r);
+                __m512i a[4][4];
+#pragma GCC unroll 4
+                for (int p = 0; p < NP; p++)
+#pragma GCC unroll 4
+                    for (int r = 0; r < R; r++) a[p][r] = _mm512_loadu_si512(bq + 16 * r);
                 for (int q = 0; q < NQ; q++) {
-                    __m512i x0 = _mm512_set1_epi32(xq[q * 64]), x1 = _mm512_set1_epi32(xq[q * 64 + 1]);
+                    __m512i x[4];
+#pragma GCC unroll 4
+                    for (int p = 0; p < NP; p++) x[p] = _mm512_set1_epi32(xq[q * 64 + p]);
+#pragma GCC unroll 4
                     for (int r = 0; r < R; r++) {
                         __m512i wr = _mm512_loadu_si512(wq + q * R + r);
-                        a0[r] = _mm512_dpbusd_epi32(a0[r], x0, wr);
-                        a1[r] = _mm512_dpbusd_epi32(a1[r], x1, wr);
+#pragma GCC unroll 4
+                        for (int p = 0; p < NP; p++) a[p][r] = dpbusd(a[p][r], x[p], wr);
                     }
                 }
-                qstem_store(g, c, a0, R, y + ow * M);
-                if (ow + 1 < g->OW) qstem_store(g, c, a1, R, y + (ow + 1) * M);
+#pragma GCC unroll 4
+                for (int p = 0; p < NP; p++)
+                    if (ow + p < g->OW) qstem_store(g, c, a[p], R, y + (ow + p) * M);
             }
 }
 
@@ -220,12 +251,21 @@ QS_TGT static void qstem_row_any(const dn_qdw_geo *g, const qstem_rq *c, const _
 {
     int R = (int)(g->C / 16);
     const __m512i *wq = packed;
-    const int32_t *bq = (const int32_t *)((const char *)packed + NQ * g->C * 4);
-    switch (R) {   /* one copy per register count */
-    case 1: qstem_row(g, c, t, wq, bq, 1, y); break;
-    case 2: qstem_row(g, c, t, wq, bq, 2, y); break;
-    case 3: qstem_row(g, c, t, wq, bq, 3, y); break;
-    default: qstem_row(g, c, t, wq, bq, 4, y); break;
+    const int32_t *bq = (const int32_t *)((const char *)packed + nq_of(g->K) * g->C * 4);
+    if (g->K == 7) {   /* one copy per kernel size and register count */
+        switch (R) {
+        case 1: qstem_row(g, c, t, wq, bq, 37, 4, 1, y); break;
+        case 2: qstem_row(g, c, t, wq, bq, 37, 4, 2, y); break;
+        case 3: qstem_row(g, c, t, wq, bq, 37, 4, 3, y); break;
+        default: qstem_row(g, c, t, wq, bq, 37, 4, 4, y); break;
+        }
+        return;
+    }
+    switch (R) {
+    case 1: qstem_row(g, c, t, wq, bq, 7, 2, 1, y); break;
+    case 2: qstem_row(g, c, t, wq, bq, 7, 2, 2, y); break;
+    case 3: qstem_row(g, c, t, wq, bq, 7, 2, 3, y); break;
+    default: qstem_row(g, c, t, wq, bq, 7, 2, 4, y); break;
     }
 }
 
@@ -235,7 +275,8 @@ void dn_qstem_run(const dn_qdw_geo *g, const uint8_t *x, const void *packed, voi
     int64_t rows = g->N * g->OH;
     int nt = threads > 1 && rows > 1 ? threads : 1;
     size_t tb = thread_bytes(g);
-    const float *sq = (const float *)((const char *)packed + NQ * g->C * 4 + g->C * 4);
+    int64_t taps = 3 * g->K * g->K, zt = 4 * nq_of(g->K) - taps;   /* zero taps after the kernel's */
+    const float *sq = (const float *)((const char *)packed + nq_of(g->K) * g->C * 4 + g->C * 4);
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
         int ti = omp_get_thread_num(), tn = omp_get_num_threads();
@@ -244,7 +285,7 @@ void dn_qstem_run(const dn_qdw_geo *g, const uint8_t *x, const void *packed, voi
         int64_t r0 = rows * ti / tn, r1 = rows * (ti + 1) / tn;
         qstem_rq c;
         qstem_rq_init(g, sq, (int)(g->C / 16), &c);
-        memset(pl + 27 * owp_of(g), 0, (size_t)owp_of(g));   /* the zero tap */
+        memset(pl + taps * owp_of(g), 0, (size_t)(zt * owp_of(g)));   /* the zero tap */
         for (int64_t r = r0; r < r1; r++) {
             int64_t n = r / g->OH, oh = r % g->OH;
             qstem_planes(g, x + n * 3 * g->H * g->W, oh, pl);
