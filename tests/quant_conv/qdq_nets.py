@@ -366,18 +366,20 @@ def case_dw_chain(seed, N=2, C=250, H=13, W=11, k=3):
     return m, [b.rng.uniform(-2.5, 2.5, (N, 8, H, W)).astype(np.float32)], 0.05
 
 
-def case_stem_chain(seed, N, H, W, M, act, yzp=0, s8=False):
-    """A 3-channel 3x3 stride-2 stem read from the quantised (channels-first)
-    input and written channels-last for a 1x1 projection, as
-    kernels/dnnl/dn_qstem.c's VNNI loop takes it: odd sizes, widths past one
-    64-pixel block, even widths (the right padding column), int8 output; 32
-    and 64 channels narrow by packs, 16 and 48 by saturating stores."""
+def case_stem_chain(seed, N, H, W, M, act, yzp=0, s8=False, k=3):
+    """A 3-channel 3x3 (or ResNet's 7x7) stride-2 stem read from the
+    quantised (channels-first) input and written channels-last for a 1x1
+    projection, as kernels/dnnl/dn_qstem.c's VNNI loop takes it: odd sizes,
+    widths past one 64-pixel block, even widths (the right padding
+    columns), int8 output; 32 and 64 channels narrow by packs, 16 and 48 by
+    saturating stores; 7x7 with 64 channels four pixels a step (a row's
+    last one to three pixels alone)."""
     b = B(seed)
     x_dq, _, _, _ = b.qdq("x", 0.02, 118)
-    w = b.rng.normal(0, 1.0 / np.sqrt(27), (M, 3, 3, 3)).astype(np.float32)
+    w = b.rng.normal(0, 1.0 / np.sqrt(3 * k * k), (M, 3, k, k)).astype(np.float32)
     wdq, wsc = b.weight(w)
     y = b.node("Conv", [x_dq, wdq, b.bias(b.rng.normal(0, 0.2, M).astype(np.float32), 0.02, wsc)],
-               kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+               kernel_shape=[k, k], strides=[2, 2], pads=[k // 2] * 4)
     ys = 6 / 255 if act == "relu6" else 0.03
     h, _, _, _ = b.qdq(act_chain(b, y, act), ys, yzp, np.int8 if s8 else np.uint8)
     y = conv_layer(b, h, ys, M, 16, 1, act="none", ys=0.05, yzp=128)
@@ -388,7 +390,7 @@ def case_stem_chain(seed, N, H, W, M, act, yzp=0, s8=False):
 MULTI = {"zpad_dw5", "zpad_dw3_s2", "zpad_full3", "block_residual", "block_maxpool", "block_avgpool", "concat",
          "squeeze_excite", "fpn_resize_concat", "avgpool_nhwc", "avgpool_nhwc_pad", "dw_vnni", "dw_vnni_c144",
          "dw_vnni_c48", "dw_vnni_k5", "stem_vnni", "stem_vnni_silu", "stem_vnni_m64", "stem_vnni_m16",
-         "stem_vnni_m48"}
+         "stem_vnni_m48", "stem7_vnni", "stem7_vnni_m48", "stem7_vnni_m64"}
 
 def case_contrib(seed):
     """ORT's contrib ops written directly (QOperator form, uint8 in and out):
@@ -459,6 +461,9 @@ CASES = {
     "stem_vnni_m48": lambda: case_stem_chain(40, N=1, H=9, W=33, M=48, act="relu6", yzp=-20, s8=True),
     "stem_vnni_m64": lambda: case_stem_chain(38, N=1, H=11, W=64, M=64, act="relu"),
     "stem_vnni_m16": lambda: case_stem_chain(39, N=1, H=6, W=130, M=16, act="none", yzp=128),
+    "stem7_vnni": lambda: case_stem_chain(41, N=2, H=37, W=150, M=64, act="relu", k=7),
+    "stem7_vnni_m48": lambda: case_stem_chain(42, N=1, H=10, W=67, M=48, act="relu6", yzp=-20, s8=True, k=7),
+    "stem7_vnni_m64": lambda: case_stem_chain(43, N=1, H=8, W=14, M=64, act="none", yzp=128, k=7),
     "conv_group_silu": lambda: case_conv(6, 1, 16, 9, 9, 8, 3, 1, 1, 4, "silu", True, 128),
     "conv_pertensor_leaky": lambda: case_conv(7, 1, 8, 8, 8, 16, 5, 1, 2, 1, "leaky", False, 128),
     "conv_nobias_hsig": lambda: case_conv(8, 1, 12, 6, 6, 20, 3, 1, 0, 1, "hsigmoid", True, 255, bias=False),
