@@ -76,7 +76,16 @@ void dn_qstem_pack(const int8_t *w, const int32_t *bias, const float *oscale, in
 
 /* output pixels of a row rounded up to whole 64-pixel blocks */
 static int64_t owp_of(const dn_qdw_geo *g) { return (g->OW + 63) & ~(int64_t)63; }
-static size_t planes_bytes(const dn_qdw_geo *g) { return dn_align((size_t)(4 * nq_of(g->K) * owp_of(g))); }
+/* Per thread: a ring of QS_RING input rows' planes ([3][K] planes each),
+ * a plane of the zero point (rows outside the image), one of zeros (the
+ * taps after the kernel's), then the quadruples. The K rows an output row
+ * reads are consecutive, and the next output row's start two further, so
+ * eight slots keep every row until its last reader is done. */
+#define QS_RING 8
+static size_t planes_bytes(const dn_qdw_geo *g)
+{
+    return dn_align((size_t)((QS_RING * 3 * g->K + 2) * owp_of(g)));
+}
 static size_t thread_bytes(const dn_qdw_geo *g) { return planes_bytes(g) + (size_t)(nq_of(g->K) * 4 * owp_of(g)); }
 
 size_t dn_qstem_scratch_bytes(const dn_qdw_geo *g, int threads)
@@ -92,48 +101,64 @@ static __mmask64 lmask(int64_t left)
     return left >= 64 ? ~(__mmask64)0 : left <= 0 ? 0 : ((__mmask64)1 << left) - 1;
 }
 
-/* The 3 K K tap planes of output row oh: plane (c * K + kh) * K + kw
- * holds, per output pixel ow, input byte (c, 2 oh - K/2 + kh, 2 ow - K/2 +
- * kw), the zero point outside the image. */
-QS_TGT static void qstem_planes(const dn_qdw_geo *g, const uint8_t *xn, int64_t oh, uint8_t *pl)
+/* The 3 K planes of input row ih, [c][kw] at pl: plane (c, kw) holds, per
+ * output pixel ow, input byte (c, ih, 2 ow - K/2 + kw), the zero point
+ * outside the image. */
+QS_TGT static void qstem_planes(const dn_qdw_geo *g, const uint8_t *xn, int64_t ih, uint8_t *pl)
 {
     int64_t owp = owp_of(g), W = g->W, K = g->K, P = K / 2;
     const __m512i zp = _mm512_set1_epi8((char)g->xzp);
-    for (int c = 0; c < 3; c++)
-        for (int64_t kh = 0; kh < K; kh++) {
-            int64_t ih = 2 * oh - P + kh;
-            uint8_t *p0 = pl + (c * K + kh) * K * owp;
-            if (ih < 0 || ih >= g->H) {
-                memset(p0, (int)(uint8_t)g->xzp, (size_t)(K * owp));
-                continue;
+    for (int c = 0; c < 3; c++) {
+        uint8_t *p0 = pl + c * K * owp;
+        const uint8_t *r = xn + (c * g->H + ih) * W;
+        for (int64_t j = 0; 32 * j < owp; j++)   /* whole blocks: qstem_quads reads them */
+            for (int64_t kw = 0; kw < K; kw += 2) {
+                /* columns o + i, o = 2 (32 j) + kw - P, for kernel columns
+                 * kw (even i) and kw + 1 (odd i): none left of the image */
+                int64_t o = 64 * j + kw - P;
+                __mmask64 m = lmask(W - o) & (o < 0 ? ~lmask(-o) : ~(__mmask64)0);
+                __m512i v = _mm512_mask_loadu_epi8(zp, m, r + o);
+                _mm256_storeu_si256((__m256i *)(p0 + kw * owp + 32 * j), _mm512_cvtepi16_epi8(v));
+                if (kw + 1 < K)
+                    _mm256_storeu_si256((__m256i *)(p0 + (kw + 1) * owp + 32 * j),
+                                        _mm512_cvtepi16_epi8(_mm512_srli_epi16(v, 8)));
             }
-            const uint8_t *r = xn + (c * g->H + ih) * W;
-            for (int64_t j = 0; 32 * j < owp; j++)   /* whole blocks: qstem_quads reads them */
-                for (int64_t kw = 0; kw < K; kw += 2) {
-                    /* columns o + i, o = 2 (32 j) + kw - P, for kernel columns
-                     * kw (even i) and kw + 1 (odd i): none left of the image */
-                    int64_t o = 64 * j + kw - P;
-                    __mmask64 m = lmask(W - o) & (o < 0 ? ~lmask(-o) : ~(__mmask64)0);
-                    __m512i v = _mm512_mask_loadu_epi8(zp, m, r + o);
-                    _mm256_storeu_si256((__m256i *)(p0 + kw * owp + 32 * j), _mm512_cvtepi16_epi8(v));
-                    if (kw + 1 < K)
-                        _mm256_storeu_si256((__m256i *)(p0 + (kw + 1) * owp + 32 * j),
-                                            _mm512_cvtepi16_epi8(_mm512_srli_epi16(v, 8)));
-                }
+    }
+}
+
+/* Output row oh's tap planes in pp[(c * K + kh) * K + kw] (input byte (c,
+ * 2 oh - K/2 + kh, 2 ow - K/2 + kw) per output pixel ow), then the zero
+ * taps: input rows from the ring (each built once, by its first reader),
+ * the zero point plane outside the image. */
+QS_TGT static void qstem_taps(const dn_qdw_geo *g, const uint8_t *xn, int64_t oh, uint8_t *pl, int64_t *slot_ih,
+                              const uint8_t **pp)
+{
+    int64_t owp = owp_of(g), K = g->K;
+    const uint8_t *zpp = pl + QS_RING * 3 * K * owp, *zero = zpp + owp;
+    for (int64_t kh = 0; kh < K; kh++) {
+        int64_t ih = 2 * oh - K / 2 + kh, sl = ih & (QS_RING - 1);
+        uint8_t *rp = pl + sl * 3 * K * owp;
+        int in = ih >= 0 && ih < g->H;
+        if (in && slot_ih[sl] != ih) {
+            qstem_planes(g, xn, ih, rp);
+            slot_ih[sl] = ih;
         }
+        for (int c = 0; c < 3; c++)
+            for (int64_t kw = 0; kw < K; kw++) pp[(c * K + kh) * K + kw] = in ? rp + (c * K + kw) * owp : zpp;
+    }
+    for (int64_t t = 3 * K * K; t < 4 * nq_of(K); t++) pp[t] = zero;
 }
 
 /* Quadruples of planes 4q .. 4q + 3 per 64-pixel block b at t[(b * NQ + q)
  * * 4 + k]: pixel 64 b + 16 L + 4 k + j in dword 4 L + j of register k. */
-QS_TGT static void qstem_quads(const dn_qdw_geo *g, const uint8_t *pl, __m512i *t)
+QS_TGT static void qstem_quads(const dn_qdw_geo *g, const uint8_t *const *pp, __m512i *t)
 {
-    int64_t owp = owp_of(g);
     int NQ = nq_of(g->K);
     for (int64_t b = 0; 64 * b < g->OW; b++)
         for (int q = 0; q < NQ; q++) {
-            const uint8_t *p = pl + 4 * q * owp + 64 * b;
-            __m512i r0 = _mm512_loadu_si512(p), r1 = _mm512_loadu_si512(p + owp);
-            __m512i r2 = _mm512_loadu_si512(p + 2 * owp), r3 = _mm512_loadu_si512(p + 3 * owp);
+            const uint8_t *const *p = pp + 4 * q;
+            __m512i r0 = _mm512_loadu_si512(p[0] + 64 * b), r1 = _mm512_loadu_si512(p[1] + 64 * b);
+            __m512i r2 = _mm512_loadu_si512(p[2] + 64 * b), r3 = _mm512_loadu_si512(p[3] + 64 * b);
             __m512i lo = _mm512_unpacklo_epi8(r0, r1), hi = _mm512_unpackhi_epi8(r0, r1);
             __m512i l2 = _mm512_unpacklo_epi8(r2, r3), h2 = _mm512_unpackhi_epi8(r2, r3);
             __m512i *d = t + (b * NQ + q) * 4;
@@ -313,7 +338,6 @@ void dn_qstem_run(const dn_qdw_geo *g, const uint8_t *x, const void *packed, voi
     int64_t rows = g->N * g->OH;
     int nt = threads > 1 && rows > 1 ? threads : 1;
     size_t tb = thread_bytes(g);
-    int64_t taps = 3 * g->K * g->K, zt = 4 * nq_of(g->K) - taps;   /* zero taps after the kernel's */
     const float *sq = (const float *)((const char *)packed + nq_of(g->K) * g->C * 4 + g->C * 4);
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
@@ -323,11 +347,18 @@ void dn_qstem_run(const dn_qdw_geo *g, const uint8_t *x, const void *packed, voi
         int64_t r0 = rows * ti / tn, r1 = rows * (ti + 1) / tn;
         qstem_rq c;
         qstem_rq_init(g, sq, (int)(g->C / 16), &c);
-        memset(pl + taps * owp_of(g), 0, (size_t)(zt * owp_of(g)));   /* the zero tap */
+        uint8_t *zpp = pl + QS_RING * 3 * g->K * owp_of(g);
+        memset(zpp, (int)(uint8_t)g->xzp, (size_t)owp_of(g));   /* rows outside the image */
+        memset(zpp + owp_of(g), 0, (size_t)owp_of(g));           /* the zero taps */
+        int64_t slot_ih[QS_RING], n_at = -1;
+        const uint8_t *pp[4 * 37];   /* 4 nq_of(7) taps at most */
         for (int64_t r = r0; r < r1; r++) {
             int64_t n = r / g->OH, oh = r % g->OH;
-            qstem_planes(g, x + n * 3 * g->H * g->W, oh, pl);
-            qstem_quads(g, pl, t);
+            if (n != n_at)   /* a new image: the ring holds none of its rows */
+                for (int i = 0; i < QS_RING; i++) slot_ih[i] = -1;
+            n_at = n;
+            qstem_taps(g, x + n * 3 * g->H * g->W, oh, pl, slot_ih, pp);
+            qstem_quads(g, pp, t);
             qstem_row_any(g, &c, t, packed, (uint8_t *)y + (n * g->OH + oh) * g->OW * g->C);
         }
     }
