@@ -45,7 +45,9 @@ static void abi_init(void)
  * oneDNN's zero-point compensation, dn_qconv.c; int8 depthwise layers
  * that carry dn_qdw.c's packing after oneDNN's; p8: dn_qdw.c's second weight
  * copy for row pairs, dn_qstem.c's packing after a stem's; p9: Winograd
- * F(2x2,3x3) weights for 3x3 layers on planes under 7x7 tiles, dn_conv.c).
+ * F(2x2,3x3) weights for 3x3 layers on planes under 7x7 tiles, dn_conv.c;
+ * 7x7 stems since carry dn_qstem.c's packing after oneDNN's too, which
+ * changes their packed size, so an older p9 file repacks them at load).
  * The switches that change packed formats follow as letters: "n" OPENACL_NO_GEMV, "s"
  * OPENACL_NO_STEM, "w" Winograd on (the default; OPENACL_WINOGRAD=0 drops
  * it), "u" for Winograd without its small planes (OPENACL_WINO_SMALL=0),
