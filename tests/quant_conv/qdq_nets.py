@@ -390,7 +390,7 @@ def case_stem_chain(seed, N, H, W, M, act, yzp=0, s8=False, k=3):
 MULTI = {"zpad_dw5", "zpad_dw3_s2", "zpad_full3", "block_residual", "block_maxpool", "block_avgpool", "concat",
          "squeeze_excite", "fpn_resize_concat", "avgpool_nhwc", "avgpool_nhwc_pad", "dw_vnni", "dw_vnni_c144",
          "dw_vnni_c48", "dw_vnni_k5", "stem_vnni", "stem_vnni_silu", "stem_vnni_m64", "stem_vnni_m16",
-         "stem_vnni_m48", "stem7_vnni", "stem7_vnni_m48", "stem7_vnni_m64"}
+         "stem_vnni_m48", "stem7_vnni", "stem7_vnni_m48", "stem7_vnni_m64", "stem7_vnni_tiny"}
 
 def case_contrib(seed):
     """ORT's contrib ops written directly (QOperator form, uint8 in and out):
@@ -464,6 +464,7 @@ CASES = {
     "stem7_vnni": lambda: case_stem_chain(41, N=2, H=37, W=150, M=64, act="relu", k=7),
     "stem7_vnni_m48": lambda: case_stem_chain(42, N=1, H=10, W=67, M=48, act="relu6", yzp=-20, s8=True, k=7),
     "stem7_vnni_m64": lambda: case_stem_chain(43, N=1, H=8, W=14, M=64, act="none", yzp=128, k=7),
+    "stem7_vnni_tiny": lambda: case_stem_chain(44, N=2, H=5, W=3, M=32, act="relu", k=7),
     "conv_group_silu": lambda: case_conv(6, 1, 16, 9, 9, 8, 3, 1, 1, 4, "silu", True, 128),
     "conv_pertensor_leaky": lambda: case_conv(7, 1, 8, 8, 8, 16, 5, 1, 2, 1, "leaky", False, 128),
     "conv_nobias_hsig": lambda: case_conv(8, 1, 12, 6, 6, 20, 3, 1, 0, 1, "hsigmoid", True, 255, bias=False),

@@ -225,7 +225,8 @@ BANDED = {"tiny_effnet", "band_net"}
 QDW = {"dw_vnni": "QDW", "dw_vnni_c144": "QDW", "dw_vnni_c48": "QDW", "dw_vnni_k5": "QDW", "dw_vnni_k5_wide": "QDW",
        "silu_s8": "QDW",
        "stem_vnni": "QSTEM", "stem_vnni_silu": "QSTEM", "stem_vnni_m64": "QSTEM", "stem_vnni_m16": "QSTEM",
-       "stem_vnni_m48": "QSTEM", "stem7_vnni": "QSTEM", "stem7_vnni_m48": "QSTEM", "stem7_vnni_m64": "QSTEM"}
+       "stem_vnni_m48": "QSTEM", "stem7_vnni": "QSTEM", "stem7_vnni_m48": "QSTEM", "stem7_vnni_m64": "QSTEM",
+       "stem7_vnni_tiny": "QSTEM"}
 # Relu / Clip chains whose clamps the 8-bit saturation already does, which
 # the oneDNN convolutions leave out (dn_qpost_drop_saturated): byte for byte
 # against OPENACL_QCONV_KEEP_CLAMPS=1 (Relu at zero point 0, Relu6 at
@@ -238,7 +239,7 @@ CLAMPS = {"conv3x3_relu", "conv1x1_relu6", "dw_vnni", "stem_vnni", "block_residu
 S2 = {"down_s2", "down_s2_tall"}
 # the threads' shares (of a QLinearGlobalAveragePool, of dn_qstem.c's rows)
 # against one thread, byte for byte
-THREADED = {"gap_split", "stem_vnni", "stem_vnni_silu", "stem7_vnni"}
+THREADED = {"gap_split", "stem_vnni", "stem_vnni_silu", "stem7_vnni", "stem7_vnni_tiny"}
 # int8 convolutions in bands of output rows at 2 and 3 threads (any plane:
 # OPENACL_QCONV_ROW_BANDS=all) against the whole layer
 # (OPENACL_QCONV_ROW_BANDS=0) and the default run, byte for byte
