@@ -17,6 +17,7 @@
  * that the weights come from L3 as in a model run, not from L2.
  * Exit status 2 on bad arguments, 1 when oneDNN fails. */
 #include <oneapi/dnnl/dnnl.h>
+#include "dnnl_bench.h"
 #include <immintrin.h>
 #include <math.h>
 #include <stdint.h>
@@ -37,30 +38,6 @@ static double now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-static void *handle(dnnl_memory_t m)
-{
-    void *h = NULL;
-    dnnl_memory_get_data_handle(m, &h);
-    return h;
-}
-
-static int reorder_into(dnnl_memory_t from, dnnl_memory_t to)
-{
-    const dnnl_memory_desc_t *fmd, *tmd;
-    dnnl_primitive_desc_t pd;
-    dnnl_primitive_t p;
-    dnnl_memory_get_memory_desc(from, &fmd);
-    dnnl_memory_get_memory_desc(to, &tmd);
-    if (dnnl_reorder_primitive_desc_create(&pd, fmd, g_eng, tmd, g_eng, NULL) != dnnl_success) return -1;
-    dnnl_status_t st = dnnl_primitive_create(&p, pd);
-    dnnl_primitive_desc_destroy(pd);
-    if (st != dnnl_success) return -1;
-    dnnl_exec_arg_t a[2] = { { DNNL_ARG_FROM, from }, { DNNL_ARG_TO, to } };
-    st = dnnl_primitive_execute(p, g_strm, 2, a);
-    dnnl_stream_wait(g_strm);
-    dnnl_primitive_destroy(p);
-    return st == dnnl_success ? 0 : -1;
-}
 
 static dnnl_primitive_attr_t make_attr(int64_t M, const float *sc, int post)
 {
@@ -104,16 +81,12 @@ static int finish(prim *c, dnnl_primitive_desc_t pd, dnnl_memory_t wuser, const 
               dnnl_memory_create(&c->sp, ps, g_eng, DNNL_MEMORY_ALLOCATE) != dnnl_success;
     dnnl_primitive_desc_destroy(pd);
     c->b = bias;
-    return bad || reorder_into(wuser, c->w) ? -1 : 0;
+    return bad || bd_reorder(g_eng, g_strm, wuser, c->w) ? -1 : 0;
 }
 
 static int run(prim *c)
 {
-    dnnl_exec_arg_t a[5] = { { DNNL_ARG_SRC, c->x }, { DNNL_ARG_WEIGHTS, c->w }, { DNNL_ARG_BIAS, c->b },
-                             { DNNL_ARG_DST, c->y }, { DNNL_ARG_SCRATCHPAD, c->sp } };
-    dnnl_status_t s = dnnl_primitive_execute(c->p, g_strm, 5, a);
-    dnnl_stream_wait(g_strm);
-    return s == dnnl_success ? 0 : -1;
+    return bd_exec(c->p, g_strm, c->x, c->w, c->b, c->y, c->sp);
 }
 
 /* y = sat(round(a (q - zq) + b (r - zr))) over n bytes (n a multiple of 16) */
@@ -186,7 +159,7 @@ int main(int argc, char **argv)
         dnnl_memory_create(&bias, &bmd, g_eng, DNNL_MEMORY_ALLOCATE) ||
         dnnl_memory_create(&biasm, &bm_md, g_eng, DNNL_MEMORY_ALLOCATE))
         return 1;
-    int8_t *w8 = handle(wc), *wk = handle(wm);
+    int8_t *w8 = bd_handle(wc), *wk = bd_handle(wm);
     for (int64_t o = 0; o < M; o++)
         for (int64_t c = 0; c < C; c++)
             for (int t = 0; t < ks * ks; t++) {
@@ -194,7 +167,7 @@ int main(int argc, char **argv)
                 w8[(o * C + c) * ks * ks + t] = v;
                 wk[(t * C + c) * M + o] = v;
             }
-    int32_t *b = handle(bias), *b2 = handle(biasm);
+    int32_t *b = bd_handle(bias), *b2 = bd_handle(biasm);
     for (int64_t o = 0; o < M; o++) b[o] = b2[o] = rand() % 20001 - 10000;
     float *sc = malloc(sizeof(float) * M);
     for (int64_t o = 0; o < M; o++) sc[o] = (float)(1.0 / (40.0 * sqrt((double)K) * 60.0) * (0.8 + (o % 7) * 0.05));
@@ -220,10 +193,10 @@ int main(int argc, char **argv)
         return 1;
     }
     dnnl_primitive_attr_destroy(attr);
-    uint8_t *x = handle(cv.x), *res = malloc((size_t)(P * M)), *yo = malloc((size_t)(P * M));
+    uint8_t *x = bd_handle(cv.x), *res = malloc((size_t)(P * M)), *yo = malloc((size_t)(P * M));
     for (int64_t i = 0; i < P * C; i++) x[i] = (uint8_t)(rand() % 3 ? rand() % 200 : 0);
     for (int64_t i = 0; i < P * M; i++) res[i] = (uint8_t)(rand() % 256);
-    if (ks == 1) memcpy(handle(mm.x), x, (size_t)(P * C));
+    if (ks == 1) memcpy(bd_handle(mm.x), x, (size_t)(P * C));
     const char *ev = getenv("QCONV_MM_EVICT");
     size_t nev = ev && !strcmp(ev, "1") ? (size_t)8 << 20 : 0;
     volatile uint8_t *evb = nev ? calloc(nev, 1) : NULL;
@@ -231,16 +204,16 @@ int main(int argc, char **argv)
     for (int t = -5; t < turns; t++)
         for (int k = 0; k < 2; k++) {
             prim *c = k ? &mm : &cv;
-            if (post) memcpy(handle(c->y), res, (size_t)(P * M));
+            if (post) memcpy(bd_handle(c->y), res, (size_t)(P * M));
             for (size_t i = 0; evb && i < nev; i += 64) evsum += evb[i];
             double t0 = now_ms();
-            if (k && ks == 3) gather3(x, handle(mm.x), C, H, W);
+            if (k && ks == 3) gather3(x, bd_handle(mm.x), C, H, W);
             if (run(c)) return 1;
-            if (!k && post == 4) add_pass(handle(c->y), res, yo, (size_t)(P * M), 1.23f, 0.58f * 1.23f, -200.f);
+            if (!k && post == 4) add_pass(bd_handle(c->y), res, yo, (size_t)(P * M), 1.23f, 0.58f * 1.23f, -200.f);
             if (t >= 0) c->t[t] = now_ms() - t0;
         }
     size_t diff = 0;
-    const uint8_t *y0 = handle(cv.y), *y1 = handle(mm.y);
+    const uint8_t *y0 = bd_handle(cv.y), *y1 = bd_handle(mm.y);
     for (int64_t i = 0; i < P * M; i++) diff += y0[i] != y1[i];
     double macs = (double)P * K * M;
     printf("%lldx%lld %lldx%lld k%d post %d (%.1f M MACs): conv %s, matmul %s\n", (long long)C, (long long)M,

@@ -21,6 +21,7 @@
  * Exit status 2 on bad arguments, 1 when oneDNN fails or has no Winograd
  * primitive for the shape. */
 #include <oneapi/dnnl/dnnl.h>
+#include "dnnl_bench.h"
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -54,30 +55,6 @@ static double gauss(void)
     return sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v);
 }
 
-static void *handle(dnnl_memory_t m)
-{
-    void *h = NULL;
-    dnnl_memory_get_data_handle(m, &h);
-    return h;
-}
-
-static int reorder_into(dnnl_memory_t from, dnnl_memory_t to)
-{
-    const dnnl_memory_desc_t *fmd, *tmd;
-    dnnl_primitive_desc_t pd;
-    dnnl_primitive_t p;
-    dnnl_memory_get_memory_desc(from, &fmd);
-    dnnl_memory_get_memory_desc(to, &tmd);
-    if (dnnl_reorder_primitive_desc_create(&pd, fmd, g_eng, tmd, g_eng, NULL) != dnnl_success) return -1;
-    dnnl_status_t st = dnnl_primitive_create(&p, pd);
-    dnnl_primitive_desc_destroy(pd);
-    if (st != dnnl_success) return -1;
-    dnnl_exec_arg_t a[2] = { { DNNL_ARG_FROM, from }, { DNNL_ARG_TO, to } };
-    st = dnnl_primitive_execute(p, g_strm, 2, a);
-    dnnl_stream_wait(g_strm);
-    dnnl_primitive_destroy(p);
-    return st == dnnl_success ? 0 : -1;
-}
 
 /* The convolution with algorithm alg; dst type dt (u8 with scales sc and a
  * ReLU, or s32 with neither for the exact sums); its weights reordered from
@@ -127,7 +104,7 @@ static int conv_make(conv *c, dnnl_alg_kind_t alg, dnnl_data_type_t dt, const fl
     dnnl_primitive_desc_destroy(pd);
     if (bad) return -1;
     c->b = bias;
-    if (reorder_into(wu8, c->w) && reorder_into(wf32, c->w)) {
+    if (bd_reorder(g_eng, g_strm, wu8, c->w) && bd_reorder(g_eng, g_strm, wf32, c->w)) {
         fprintf(stderr, "no weight reorder into %s's format\n", c->impl);
         return -1;
     }
@@ -136,11 +113,7 @@ static int conv_make(conv *c, dnnl_alg_kind_t alg, dnnl_data_type_t dt, const fl
 
 static int conv_run(conv *c)
 {
-    dnnl_exec_arg_t a[5] = { { DNNL_ARG_SRC, c->x }, { DNNL_ARG_WEIGHTS, c->w }, { DNNL_ARG_BIAS, c->b },
-                             { DNNL_ARG_DST, c->y }, { DNNL_ARG_SCRATCHPAD, c->sp } };
-    dnnl_status_t s = dnnl_primitive_execute(c->p, g_strm, 5, a);
-    dnnl_stream_wait(g_strm);
-    return s == dnnl_success ? 0 : -1;
+    return bd_exec(c->p, g_strm, c->x, c->w, c->b, c->y, c->sp);
 }
 
 /* n bytes of file prefix.ext into dst; 0 or -1 */
@@ -195,14 +168,14 @@ int main(int argc, char **argv)
     dnnl_memory_t wu8 = mem_new(4, wd, dnnl_s8, dnnl_oihw), wf = mem_new(4, wd, dnnl_f32, dnnl_oihw);
     dnnl_memory_t bias = mem_new(1, bd, dnnl_s32, dnnl_x);
     if (!wu8 || !wf || !bias) return 1;
-    int8_t *w8 = handle(wu8);
-    float *w32 = handle(wf);
+    int8_t *w8 = bd_handle(wu8);
+    float *w32 = bd_handle(wf);
     for (int64_t i = 0; i < M * C * 9; i++) {
         double v = round(gauss() * 40.0);
         w8[i] = (int8_t)(v > 127 ? 127 : v < -127 ? -127 : v);
         w32[i] = w8[i];
     }
-    int32_t *b = handle(bias);
+    int32_t *b = bd_handle(bias);
     for (int64_t m = 0; m < M; m++) b[m] = (int32_t)round(gauss() * 2000.0);
     const char *data = getenv("QWINO_DATA");
     float *sc = malloc(sizeof(float) * M);
@@ -217,14 +190,14 @@ int main(int argc, char **argv)
     conv ex = { 0 }, dir = { 0 }, win = { 0 };
     if (conv_make(&ex, dnnl_convolution_direct, dnnl_s32, NULL, C, M, H, W, wu8, wf, bias, 0)) return 1;
     size_t nx = (size_t)(C * H * W), ny = (size_t)(M * H * W);
-    uint8_t *x = handle(ex.x);
+    uint8_t *x = bd_handle(ex.x);
     for (size_t i = 0; i < nx; i++) {
         double v = round(gauss() * spread);
         x[i] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
     }
     if (data && load(data, "x", x, nx)) return 2;
     if (conv_run(&ex)) return 1;
-    const int32_t *acc = handle(ex.y);
+    const int32_t *acc = bd_handle(ex.y);
     for (int64_t m = 0; !data && m < M; m++) {
         double s = 0, s2 = 0;
         for (int64_t p = 0; p < H * W; p++) {
@@ -250,8 +223,8 @@ int main(int argc, char **argv)
                conv_make(&z, dnnl_convolution_winograd, dnnl_u8, sc, C, M, H, W, wu8, wf, bias, arg) ? "refused"
                                                                                                       : z.impl);
     }
-    memcpy(handle(dir.x), x, nx);
-    memcpy(handle(win.x), x, nx);
+    memcpy(bd_handle(dir.x), x, nx);
+    memcpy(bd_handle(win.x), x, nx);
     for (int t = -3; t < turns; t++)
         for (int k = 0; k < 2; k++) {
             conv *c = k ? &win : &dir;
@@ -261,7 +234,7 @@ int main(int argc, char **argv)
             c->cpu[t] = now_ms(CLOCK_PROCESS_CPUTIME_ID) - c0;
             c->wall[t] = now_ms(CLOCK_MONOTONIC) - w0;
         }
-    const uint8_t *yd = handle(dir.y), *yw = handle(win.y);
+    const uint8_t *yd = bd_handle(dir.y), *yw = bd_handle(win.y);
     size_t eq = 0, one = 0, nz = 0, nz_one = 0;
     int worst = 0;
     double sq = 0, sig = 0;
