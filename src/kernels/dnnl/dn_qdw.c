@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+static int s2_mode(int64_t C, int64_t S, int K);
 /* Quadruple sets per column: kernel rows 0-3, and row 4 of a 5x5 kernel. */
 static int nq_of(int K) { return K > 4 ? 2 : 1; }
 /* per 64-channel block (or channel phase): weights [sets][K kw][4 k][16
@@ -47,10 +48,24 @@ int dn_qdw_disabled(void)
     return e && *e && strcmp(e, "0") != 0;
 }
 
+/* OPENACL_QDW_S2=0: the stride-2 layers of qdw_s2_row (s2_mode) stay
+ * with oneDNN, as before that loop (their packing is there either way). */
+int dn_qdw_off(int64_t C, int64_t S, int K)
+{
+    const char *e = getenv("OPENACL_QDW_S2");   /* read per build: mdl_bench --ab */
+    return dn_qdw_disabled() || (e && !strcmp(e, "0") && s2_mode(C, S, K));
+}
+
 int dn_qdw_pairs(void)
 {
     const char *e = getenv("OPENACL_QDW_PAIRS");   /* read per build: mdl_bench --ab */
     return !(e && !strcmp(e, "0"));
+}
+
+int dn_qdw_keep_clamps(void)
+{
+    const char *e = getenv("OPENACL_QCONV_KEEP_CLAMPS");   /* read per build: mdl_bench --ab */
+    return e && *e && strcmp(e, "0") != 0;
 }
 
 int dn_qdw_one_px(void)
@@ -87,6 +102,15 @@ static int64_t blocks(int64_t C) { return (C + 63) / 64; }
  * the row as a flat run of bytes (qdw_flat_row): no idle lanes. */
 static int flat_mode(int64_t C, int64_t S, int K) { return K == 3 && S == 1 && C % 64 != 0 && C % 16 == 0; }
 
+/* Stride-2 3x3 layers of more than 64 channels, a multiple of 16 but not of
+ * 64, whose blocks would leave a tenth of the lanes idle or more
+ * (MobileNetV2's 96 and 144, EfficientNet-B0's 96): qdw_s2_row, flat rows
+ * of even and odd input columns. */
+static int s2_mode(int64_t C, int64_t S, int K)
+{
+    return K == 3 && S == 2 && C > 64 && C % 64 != 0 && C % 16 == 0 && 10 * C < 9 * 64 * ((C + 63) / 64);
+}
+
 /* 64-byte chunks of a flat row before the channel pattern repeats:
  * C / gcd(C, 64) */
 static int64_t phases(int64_t C)
@@ -105,10 +129,13 @@ static int64_t phases(int64_t C)
 int dn_qdw_takes(int64_t C, int64_t S, int K)
 {
     if (K == 5 && S != 1) return 0;
-    return flat_mode(C, S, K) || 10 * C >= 9 * 64 * blocks(C);
+    return flat_mode(C, S, K) || s2_mode(C, S, K) || 10 * C >= 9 * 64 * blocks(C);
 }
 
-static int64_t nblk(int64_t C, int64_t S, int K) { return flat_mode(C, S, K) ? phases(C) : blocks(C); }
+static int64_t nblk(int64_t C, int64_t S, int K)
+{
+    return flat_mode(C, S, K) || s2_mode(C, S, K) ? phases(C) : blocks(C);
+}
 
 size_t dn_qdw_packed_bytes(int64_t C, int64_t S, int K) { return (size_t)nblk(C, S, K) * blk_bytes(K); }
 
@@ -123,7 +150,7 @@ static int64_t chan_of(int64_t b, int k, int pos, int64_t C, int flat)
 void dn_qdw_pack(const int8_t *w, const int32_t *bias, const float *oscale, int64_t nsc, int64_t C, int64_t S,
                  int K, int32_t xzp, void *dst)
 {
-    int flat = flat_mode(C, S, K), KK = K * K;
+    int flat = flat_mode(C, S, K) || s2_mode(C, S, K), KK = K * K;
     memset(dst, 0, dn_qdw_packed_bytes(C, S, K));
     for (int64_t b = 0; b < nblk(C, S, K); b++) {
         char *blk = (char *)dst + b * blk_bytes(K);
@@ -153,6 +180,8 @@ void dn_qdw_pack(const int8_t *w, const int32_t *bias, const float *oscale, int6
  * either side */
 static size_t row_bytes(const dn_qdw_geo *g)
 {
+    if (s2_mode(g->C, g->S, g->K))   /* qdw_s2_row: the odd columns' quadruples */
+        return dn_align((size_t)((g->OW * g->C + 63) / 64 + g->C / 64 + 1) * 256);
     if (flat_mode(g->C, g->S, g->K)) return dn_align((size_t)((g->W * g->C + 63) / 64 + 2 * (g->C / 64 + 1)) * 256);
     return dn_align((size_t)(g->W + g->K - 1) * (size_t)(blocks(g->C) * nq_of(g->K)) * 256);
 }
@@ -165,7 +194,10 @@ size_t dn_qdw_scratch_bytes(const dn_qdw_geo *g, int threads)
 #if defined(__x86_64__) && defined(__GNUC__)
 #define QDW_TGT __attribute__((target("avx512f,avx512bw,avx512dq,avx512vnni")))
 
-static __mmask64 cmask(int64_t left) { return left >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << left) - 1; }
+static __mmask64 cmask(int64_t left)
+{
+    return left >= 64 ? ~(__mmask64)0 : left <= 0 ? 0 : ((__mmask64)1 << left) - 1;
+}
 
 /* The rows' 64 bytes at offset o (those outside m, and padding rows: the
  * zero point; rows past nr: zero) as four registers of quadruples (row 0,
@@ -239,8 +271,11 @@ QDW_TGT static void qdw_rq_init(const dn_qdw_geo *g, qdw_rq *c)
     c->hi = _mm512_set1_ps(g->hi + z);
     c->vi = _mm512_set1_ps(g->inv_ys);
     dn_silu_qk(&c->kc, 1.0f / g->inv_ys, g->yzp);
-    c->use_lo = g->lo + z > qmin - 0.5f;
-    c->use_hi = g->hi + z < qmax + 0.5f;
+    /* a bound within half a step of the range's end rounds to that end, as
+     * every value past it does: the saturation clamps there (as
+     * dn_qpost_drop_saturated's rule; Relu6 at zero point 0 keeps no max) */
+    c->use_lo = g->keep ? g->lo + z > qmin - 0.5f : !(g->lo + z < qmin + 0.5f);
+    c->use_hi = g->keep ? g->hi + z < qmax + 0.5f : !(g->hi + z > qmax - 0.5f);
 }
 
 /* Four accumulators (one 64-channel block) to 64 output bytes in order. */
@@ -438,6 +473,88 @@ QDW_TGT static void qdw_flat_row(const dn_qdw_geo *g, const uint8_t *x, int64_t 
     else qdw_flat_row_t(g, x, oh, t, packed, y, NULL, 0);
 }
 
+/* 64 bytes of the even (odd: +C) columns of one input row laid out as a
+ * flat run of OW columns, from byte e0 = 64j on: at most two columns
+ * (C > 64), pixel p0 = e0 / C (its bytes: lo) and the next, at input
+ * offsets off = e0 + p0 C and off + C. valid: the bytes within the run
+ * (the odd columns of an odd-width row end one short: padding); NULL rows
+ * and bytes past the run are the zero point. */
+QDW_TGT static inline __m512i qdw_s2_load(const uint8_t *row, int64_t C, int64_t off, __mmask64 lo, __mmask64 valid,
+                                          __m512i zp)
+{
+    if (!row) return zp;
+    const uint8_t *a0 = row + off;
+    if (valid == ~(__mmask64)0 && lo == ~(__mmask64)0) return _mm512_loadu_si512(a0);
+    if (valid == ~(__mmask64)0)
+        return _mm512_or_si512(_mm512_maskz_loadu_epi8(lo, a0), _mm512_maskz_loadu_epi8(~lo, a0 + C));
+    return _mm512_mask_loadu_epi8(_mm512_mask_loadu_epi8(zp, lo & valid, a0), ~lo & valid, a0 + C);
+}
+
+/* Four registers of quadruples (rows r[0], r[1], r[2], zero), as qdw_quad's. */
+QDW_TGT static inline void qdw_quad3(const __m512i *r, __m512i *d)
+{
+    const __m512i z = _mm512_setzero_si512();
+    __m512i lo = _mm512_unpacklo_epi8(r[0], r[1]), hi = _mm512_unpackhi_epi8(r[0], r[1]);
+    __m512i l2 = _mm512_unpacklo_epi8(r[2], z), h2 = _mm512_unpackhi_epi8(r[2], z);
+    d[0] = _mm512_unpacklo_epi16(lo, l2);
+    d[1] = _mm512_unpackhi_epi16(lo, l2);
+    d[2] = _mm512_unpacklo_epi16(hi, h2);
+    d[3] = _mm512_unpackhi_epi16(hi, h2);
+}
+
+/* A stride-2 row as flat runs (s2_mode): output pixel ow reads input
+ * columns 2ow - 1, 2ow and 2ow + 1, that is odd column ow - 1, even column
+ * ow and odd column ow. Read as flat runs of even and of odd columns
+ * (qdw_s2_load: two masked loads per 64 bytes and row), both are laid out
+ * as the output row is: per 64-byte output chunk the middle taps read the
+ * even quadruples at the same offset (kept in registers), the right ones
+ * the odd quadruples there, and the left ones the odd quadruples C bytes
+ * before (stored for that; one two-source qword permutation, as
+ * qdw_flat_row's left column). Every input column's quadruples are built
+ * once for one output pixel; the blocked loop built both columns' for
+ * half as many outputs, with a quarter of its lanes idle at 96 or 144
+ * channels. Weights by channel phase, as the flat stride-1 form. */
+QDW_TGT static void qdw_s2_row(const dn_qdw_geo *g, const uint8_t *x, int64_t oh, __m512i *t, const char *packed,
+                               uint8_t *y)
+{
+    int64_t C = g->C, L = g->OW * C, nch = (L + 63) / 64, A = C / 64, B = (C / 16) % 4, ph = phases(C);
+    int64_t pad = A + 1, lo_valid = (g->W / 2) * C;
+    const uint8_t *row[4];
+    qdw_rows(g, x, oh, 0, row);
+    const __m512i zp = _mm512_set1_epi8((char)g->xzp);
+    const __m512i pz = _mm512_set1_epi32((int32_t)((uint32_t)g->xzp * 0x01010101u));
+    for (int64_t j = 0; j < pad * 4; j++) _mm512_storeu_si512(t + j, pz);
+    const __m512i ilo = _mm512_add_epi64(_mm512_set1_epi64(8 - 2 * B), _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
+    qdw_rq c;
+    qdw_rq_init(g, &c);
+    for (int64_t j = 0, p0 = 0; j < nch; j++) {
+        __m512i re[3], ro[3], qe[4], *qo = t + (pad + j) * 4;
+        int64_t e0 = 64 * j, off;
+        if ((p0 + 1) * C <= e0) p0++;   /* C > 64: one column further at most */
+        off = e0 + p0 * C;
+        __mmask64 lo = cmask((p0 + 1) * C - e0), ve = cmask(L - e0), vo = cmask(lo_valid - e0);
+        for (int r = 0; r < 3; r++) {
+            re[r] = qdw_s2_load(row[r], C, off, lo, ve, zp);
+            ro[r] = qdw_s2_load(row[r] ? row[r] + C : NULL, C, off, lo, vo, zp);
+        }
+        qdw_quad3(re, qe);
+        qdw_quad3(ro, qo);
+        const char *blk = packed + (j % ph) * blk_bytes(3);
+        const __m512i *wq = (const __m512i *)blk, *l0 = t + (pad + j - A - 1) * 4;
+        const int32_t *bq = (const int32_t *)(blk + wb_of(3));
+        const float *sq = (const float *)(blk + wb_of(3) + 256);
+        __m512i acc[4];
+        for (int k = 0; k < 4; k++) {
+            __m512i lft = _mm512_permutex2var_epi64(_mm512_loadu_si512(l0 + k), ilo, _mm512_loadu_si512(l0 + 4 + k));
+            __m512i a = _mm512_dpbusd_epi32(_mm512_loadu_si512(bq + 16 * k), lft, _mm512_loadu_si512(wq + k));
+            a = _mm512_dpbusd_epi32(a, qe[k], _mm512_loadu_si512(wq + 4 + k));
+            acc[k] = _mm512_dpbusd_epi32(a, qo[k], _mm512_loadu_si512(wq + 8 + k));
+            c.sc[k] = _mm512_loadu_ps(sq + 16 * k);
+        }
+        _mm512_mask_storeu_epi8(y + 64 * j, cmask(L - 64 * j), qdw_requant(g, &c, acc));
+    }
+}
+
 /* Blocks per pass over an output row: all of them, or one where the
  * row's quadruples of every block would not stay in L1 (over 32 KiB: the
  * 5x5 layers' two sets per column, and wide stride-2 rows), so that each
@@ -458,7 +575,7 @@ void dn_qdw_run(const dn_qdw_geo *g, const uint8_t *x, const void *packed, void 
     int64_t rows = g->N * g->OH;
     int nt = threads > 1 && rows > 1 ? threads : 1;
     size_t rb = row_bytes(g);
-    int flat = flat_mode(g->C, g->S, g->K);
+    int flat = flat_mode(g->C, g->S, g->K), s2 = s2_mode(g->C, g->S, g->K);
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
         int ti = omp_get_thread_num(), tn = omp_get_num_threads();
@@ -472,7 +589,9 @@ void dn_qdw_run(const dn_qdw_geo *g, const uint8_t *x, const void *packed, void 
              * are the first one's with one input row more */
             int pair = g->pairs && g->S == 1 && r + 1 < r1 && oh + 1 < g->OH;
             uint8_t *y2 = pair ? yr + g->OW * g->C : NULL;
-            if (flat) {
+            if (s2) {
+                qdw_s2_row(g, xn, oh, t, packed, yr);
+            } else if (flat) {
                 qdw_flat_row(g, xn, oh, t, packed, yr, y2);
             } else {
                 int64_t nb = blocks(g->C), step = qdw_row_step(g);

@@ -10,6 +10,10 @@
 /* OPENACL_NO_QDW=1: such layers stay with oneDNN (read per build of the
  * node; the packed area holds both forms, so it is no part of the ABI). */
 int dn_qdw_disabled(void);
+/* dn_qdw_disabled, or OPENACL_QDW_S2=0 for a stride-2 layer of C channels
+ * that only the flat stride-2 form takes (96, 144: oneDNN's then, as
+ * before it; read per build, the packing is there either way). */
+int dn_qdw_off(int64_t C, int64_t S, int K);
 /* OPENACL_QDW_PAIR=0: rows of 64-channel blocks one output pixel a step
  * instead of two (read per build of the node; same bytes). */
 int dn_qdw_one_px(void);
@@ -20,6 +24,11 @@ int dn_qdw_whole_rows(void);
  * instead of two (dn_qdw.c; read per build, for dn_qdw_geo.pairs; same
  * bytes either way). */
 int dn_qdw_pairs(void);
+/* OPENACL_QCONV_KEEP_CLAMPS=1: the loop clamps to a Relu / Clip bound that
+ * lies within half a step of the 8-bit range's end too, which the
+ * saturation does by itself (read per build, for dn_qdw_geo.keep; same
+ * bytes). */
+int dn_qdw_keep_clamps(void);
 /* Whether this CPU runs the loop (AVX-512 with VNNI, oneDNN allowed to). */
 int dn_qdw_supported(void);
 
@@ -36,6 +45,7 @@ typedef struct dn_qdw_geo {
     int one_px;   /* OPENACL_QDW_PAIR=0: blocked rows one output pixel a step (else two) */
     int whole_rows;   /* OPENACL_QDW_ROWBLK=0: every block's quadruples of a row at once */
     int pairs;   /* stride 1: two output rows per pass (dn_qdw_pairs) */
+    int keep;    /* dn_qdw_keep_clamps */
     float lo, hi, inv_ys;
 } dn_qdw_geo;
 
