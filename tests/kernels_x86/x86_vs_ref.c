@@ -407,6 +407,8 @@ int main(void)
         }
         check_qdq(1, 0, 3 * 33335, t);
         check_qdq(1, 1, 3 * 1001, t);
+        check_qdq(1, 0, 3 * 21, t);   /* under one 64-value step: the tails alone */
+        check_qdq(1, 1, 3 * 43, t);
         check_qdq(0, 0, 3 * 33335, t);
         check_qdq(0, 1, 3 * 1001, t);
         check_qbias(97, 77, t);
