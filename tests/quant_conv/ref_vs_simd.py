@@ -222,7 +222,8 @@ BANDED = {"tiny_effnet", "band_net"}
 # against oneDNN's run of them (OPENACL_NO_QDW=1, OPENACL_NO_QSTEM=1),
 # within one output step (the bias joins the int32 sum before the
 # conversion there, after it in oneDNN), few values moved
-QDW = {"dw_vnni": "QDW", "dw_vnni_c144": "QDW", "dw_vnni_c96": "QDW", "dw_vnni_c112": "QDW", "dw_vnni_c48": "QDW", "dw_vnni_k5": "QDW", "dw_vnni_k5_wide": "QDW",
+QDW = {"dw_vnni": "QDW", "dw_vnni_c144": "QDW", "dw_vnni_c96": "QDW", "dw_vnni_c112": "QDW",
+       "dw_vnni_c48": "QDW", "dw_vnni_k5": "QDW", "dw_vnni_k5_wide": "QDW",
        "silu_s8": "QDW",
        "stem_vnni": "QSTEM", "stem_vnni_silu": "QSTEM", "stem_vnni_m64": "QSTEM", "stem_vnni_m16": "QSTEM",
        "stem_vnni_m48": "QSTEM"}

@@ -180,8 +180,8 @@ void dn_qdw_pack(const int8_t *w, const int32_t *bias, const float *oscale, int6
  * either side */
 static size_t row_bytes(const dn_qdw_geo *g)
 {
-    if (s2_mode(g->C, g->S, g->K))   /* qdw_s2_row: the odd columns' quadruples */
-        return dn_align((size_t)((g->OW * g->C + 63) / 64 + g->C / 64 + 1) * 256);
+    if (s2_mode(g->C, g->S, g->K))   /* qdw_s2_row: the odd columns' quadruples, a row of zero points */
+        return dn_align((size_t)((g->OW * g->C + 63) / 64 + g->C / 64 + 1) * 256 + (size_t)(g->W * g->C) + 128);
     if (flat_mode(g->C, g->S, g->K)) return dn_align((size_t)((g->W * g->C + 63) / 64 + 2 * (g->C / 64 + 1)) * 256);
     return dn_align((size_t)(g->W + g->K - 1) * (size_t)(blocks(g->C) * nq_of(g->K)) * 256);
 }
@@ -477,14 +477,10 @@ QDW_TGT static void qdw_flat_row(const dn_qdw_geo *g, const uint8_t *x, int64_t 
  * flat run of OW columns, from byte e0 = 64j on: at most two columns
  * (C > 64), pixel p0 = e0 / C (its bytes: lo) and the next, at input
  * offsets off = e0 + p0 C and off + C. valid: the bytes within the run
- * (the odd columns of an odd-width row end one short: padding); NULL rows
- * and bytes past the run are the zero point. */
-QDW_TGT static inline __m512i qdw_s2_load(const uint8_t *row, int64_t C, int64_t off, __mmask64 lo, __mmask64 valid,
-                                          __m512i zp)
+ * (the odd columns of an odd-width row end one short: padding); bytes
+ * past it are the zero point. */
+QDW_TGT static inline __m512i qdw_s2_load(const uint8_t *a0, int64_t C, __mmask64 lo, __mmask64 valid, __m512i zp)
 {
-    if (!row) return zp;
-    const uint8_t *a0 = row + off;
-    if (valid == ~(__mmask64)0 && lo == ~(__mmask64)0) return _mm512_loadu_si512(a0);
     if (valid == ~(__mmask64)0)
         return _mm512_or_si512(_mm512_maskz_loadu_epi8(lo, a0), _mm512_maskz_loadu_epi8(~lo, a0 + C));
     return _mm512_mask_loadu_epi8(_mm512_mask_loadu_epi8(zp, lo & valid, a0), ~lo & valid, a0 + C);
@@ -505,54 +501,96 @@ QDW_TGT static inline void qdw_quad3(const __m512i *r, __m512i *d)
 /* A stride-2 row as flat runs (s2_mode): output pixel ow reads input
  * columns 2ow - 1, 2ow and 2ow + 1, that is odd column ow - 1, even column
  * ow and odd column ow. Read as flat runs of even and of odd columns
- * (qdw_s2_load: two masked loads per 64 bytes and row), both are laid out
- * as the output row is: per 64-byte output chunk the middle taps read the
- * even quadruples at the same offset (kept in registers), the right ones
- * the odd quadruples there, and the left ones the odd quadruples C bytes
- * before (stored for that; one two-source qword permutation, as
- * qdw_flat_row's left column). Every input column's quadruples are built
- * once for one output pixel; the blocked loop built both columns' for
- * half as many outputs, with a quarter of its lanes idle at 96 or 144
- * channels. Weights by channel phase, as the flat stride-1 form. */
-QDW_TGT static void qdw_s2_row(const dn_qdw_geo *g, const uint8_t *x, int64_t oh, __m512i *t, const char *packed,
-                               uint8_t *y)
+ * (qdw_s2_load: one load per 64 bytes and row inside a column, two
+ * masked ones across a column's end), both are laid out as the output row
+ * is: per 64-byte output chunk the middle taps read the even quadruples
+ * at the same offset (kept in registers), the right ones the odd
+ * quadruples there, and the left ones the odd quadruples C bytes before
+ * (stored for that; one two-source qword permutation, as qdw_flat_row's
+ * left column). Every input column's quadruples are built once for one
+ * output pixel; the blocked loop built both columns' for half as many
+ * outputs, with a quarter of its lanes idle at 96 or 144 channels. Weights
+ * by channel phase, as the flat stride-1 form; padding rows read a row of
+ * zero points after the quadruples. */
+/* Even (odd: C further) rows' 64 bytes at byte e0 of the flat run: one
+ * load inside a column, two masked ones across a column's end (cut: the
+ * bytes left in column e0 / C) or at the run's end (lv: its valid bytes). */
+QDW_TGT static inline void qdw_s2_rows3(const uint8_t *const *row, int64_t off, int64_t C, int64_t e0, int64_t cut,
+                                        int64_t lv, __m512i zp, __m512i *r)
+{
+    if (cut >= 64 && lv - e0 >= 64) {
+        for (int i = 0; i < 3; i++) r[i] = _mm512_loadu_si512(row[i] + off);
+        return;
+    }
+    __mmask64 lo = cmask(cut), v = cmask(lv - e0);
+    for (int i = 0; i < 3; i++) r[i] = qdw_s2_load(row[i] + off, C, lo, v, zp);
+}
+
+QDW_TGT static inline __attribute__((always_inline)) void
+qdw_s2_row_t(const dn_qdw_geo *g, const uint8_t *x, int64_t oh, __m512i *t, const char *packed, uint8_t *y,
+             int silu)
 {
     int64_t C = g->C, L = g->OW * C, nch = (L + 63) / 64, A = C / 64, B = (C / 16) % 4, ph = phases(C);
-    int64_t pad = A + 1, lo_valid = (g->W / 2) * C;
+    int64_t pad = A + 1, lo_valid = (g->W / 2) * C, pstep = 64 * ph / C;   /* columns a phase's step */
     const uint8_t *row[4];
+    uint8_t *zrow = (uint8_t *)(t + (pad + nch) * 4);
     qdw_rows(g, x, oh, 0, row);
     const __m512i zp = _mm512_set1_epi8((char)g->xzp);
     const __m512i pz = _mm512_set1_epi32((int32_t)((uint32_t)g->xzp * 0x01010101u));
+    if (!row[0] || !row[2])
+        for (int64_t o = 0; o < g->W * C + 64; o += 64) _mm512_storeu_si512(zrow + o, zp);
+    for (int r = 0; r < 3; r++)
+        if (!row[r]) row[r] = zrow;
     for (int64_t j = 0; j < pad * 4; j++) _mm512_storeu_si512(t + j, pz);
+    /* the odd columns' quadruples first: the left taps read them C bytes back */
+    for (int64_t j = 0, p0 = 0; j < nch; j++) {
+        int64_t e0 = 64 * j;
+        if ((p0 + 1) * C <= e0) p0++;   /* C > 64: one column further at most */
+        __m512i ro[3];
+        qdw_s2_rows3(row, e0 + p0 * C + C, C, e0, (p0 + 1) * C - e0, lo_valid, zp, ro);
+        qdw_quad3(ro, t + (pad + j) * 4);
+    }
     const __m512i ilo = _mm512_add_epi64(_mm512_set1_epi64(8 - 2 * B), _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
     qdw_rq c;
     qdw_rq_init(g, &c);
-    for (int64_t j = 0, p0 = 0; j < nch; j++) {
-        __m512i re[3], ro[3], qe[4], *qo = t + (pad + j) * 4;
-        int64_t e0 = 64 * j, off;
-        if ((p0 + 1) * C <= e0) p0++;   /* C > 64: one column further at most */
-        off = e0 + p0 * C;
-        __mmask64 lo = cmask((p0 + 1) * C - e0), ve = cmask(L - e0), vo = cmask(lo_valid - e0);
-        for (int r = 0; r < 3; r++) {
-            re[r] = qdw_s2_load(row[r], C, off, lo, ve, zp);
-            ro[r] = qdw_s2_load(row[r] ? row[r] + C : NULL, C, off, lo, vo, zp);
-        }
-        qdw_quad3(re, qe);
-        qdw_quad3(ro, qo);
-        const char *blk = packed + (j % ph) * blk_bytes(3);
-        const __m512i *wq = (const __m512i *)blk, *l0 = t + (pad + j - A - 1) * 4;
+    dn_qdw_geo gs = *g;
+    gs.silu = silu;   /* a constant for qdw_requant */
+    /* then phase by phase, its weights, bias and scales held in registers */
+    for (int64_t pj = 0; pj < ph && pj < nch; pj++) {
+        const char *blk = packed + pj * blk_bytes(3);
         const int32_t *bq = (const int32_t *)(blk + wb_of(3));
         const float *sq = (const float *)(blk + wb_of(3) + 256);
-        __m512i acc[4];
+        __m512i w[12], b0[4];
+        for (int i = 0; i < 12; i++) w[i] = _mm512_loadu_si512((const __m512i *)blk + i);
         for (int k = 0; k < 4; k++) {
-            __m512i lft = _mm512_permutex2var_epi64(_mm512_loadu_si512(l0 + k), ilo, _mm512_loadu_si512(l0 + 4 + k));
-            __m512i a = _mm512_dpbusd_epi32(_mm512_loadu_si512(bq + 16 * k), lft, _mm512_loadu_si512(wq + k));
-            a = _mm512_dpbusd_epi32(a, qe[k], _mm512_loadu_si512(wq + 4 + k));
-            acc[k] = _mm512_dpbusd_epi32(a, qo[k], _mm512_loadu_si512(wq + 8 + k));
+            b0[k] = _mm512_loadu_si512(bq + 16 * k);
             c.sc[k] = _mm512_loadu_ps(sq + 16 * k);
         }
-        _mm512_mask_storeu_epi8(y + 64 * j, cmask(L - 64 * j), qdw_requant(g, &c, acc));
+        int64_t p0 = 64 * pj / C, cut = (p0 + 1) * C - 64 * pj;
+        for (int64_t j = pj; j < nch; j += ph, p0 += pstep) {
+            int64_t e0 = 64 * j;
+            __m512i re[3], qe[4], acc[4];
+            qdw_s2_rows3(row, e0 + p0 * C, C, e0, cut, L, zp, re);
+            qdw_quad3(re, qe);
+            const __m512i *l0 = t + (pad + j - A - 1) * 4, *qo = t + (pad + j) * 4;
+            for (int k = 0; k < 4; k++) {
+                __m512i lft = _mm512_permutex2var_epi64(_mm512_loadu_si512(l0 + k), ilo, _mm512_loadu_si512(l0 + 4 + k));
+                __m512i s0 = _mm512_dpbusd_epi32(b0[k], lft, w[k]);
+                s0 = _mm512_dpbusd_epi32(s0, qe[k], w[4 + k]);
+                acc[k] = _mm512_dpbusd_epi32(s0, _mm512_loadu_si512(qo + k), w[8 + k]);
+            }
+            __m512i out = qdw_requant(&gs, &c, acc);
+            if (L - e0 >= 64) _mm512_storeu_si512(y + e0, out);
+            else _mm512_mask_storeu_epi8(y + e0, cmask(L - e0), out);
+        }
     }
+}
+
+QDW_TGT static void qdw_s2_row(const dn_qdw_geo *g, const uint8_t *x, int64_t oh, __m512i *t, const char *packed,
+                               uint8_t *y)
+{
+    if (g->silu) qdw_s2_row_t(g, x, oh, t, packed, y, 1);
+    else qdw_s2_row_t(g, x, oh, t, packed, y, 0);
 }
 
 /* Blocks per pass over an output row: all of them, or one where the
