@@ -371,6 +371,12 @@ def check_case(name, args, work):
         same_bytes(one, fast, "with OPENACL_QDW_PAIR=0 OPENACL_QDW_PAIRS=0: differs from the default run")
         whole = run_mode(args, mp, ins, os.path.join(work, name + "_whole"), {"OPENACL_QDW_ROWBLK": "0"})
         same_bytes(whole, fast, "with OPENACL_QDW_ROWBLK=0: differs from the default run")
+        # flat rows chunk by chunk (OPENACL_QDW_PHASES=0) against phase by
+        # phase with the weights in registers, at 1 and 3 threads
+        for thr in ("1", "3"):
+            env = {"OPENACL_THREADS": thr, "OPENACL_SMALL_OP_US": "0"}
+            chunks = run_mode(args, mp, ins, os.path.join(work, name + "_chunks" + thr), dict(env, OPENACL_QDW_PHASES="0"))
+            same_bytes(chunks, fast, f"at {thr} threads, OPENACL_QDW_PHASES=0: differs from the default run")
     return bad, notes
 
 

@@ -567,7 +567,7 @@ static int dq_build(const g_node *n, dqconv *s, const k_tensor *in, const k_tens
                               .OW = s->ys.d[3], .S = s->w.s[0], .K = s->dw_k, .xzp = s->xzp, .yzp = s->yzp,
                               .s8 = s->ydt == G_I8, .silu = s->silu, .silu_div = s->silu_div, .silu_fold = s->silu_fold,
                               .one_px = dn_qdw_one_px(), .whole_rows = dn_qdw_whole_rows(), .pairs = dn_qdw_pairs(),
-                              .lo = s->dw_lo, .hi = s->dw_hi, .inv_ys = s->inv_ys, .keep = dn_qdw_keep_clamps() };
+                              .lo = s->dw_lo, .hi = s->dw_hi, .inv_ys = s->inv_ys, .opts = dn_qdw_opts() };
     /* the first build decides (W's packed form follows it) */
     if (!s->have_wmd) s->zpad = s->zpad_ok && s->xl == G_LAYOUT_NHWC && s->w.nsp == 2 && s->xs.rank == 4;
     g_shape xp = s->xs;   /* zpad: the input as padded */

@@ -62,10 +62,11 @@ int dn_qdw_pairs(void)
     return !(e && !strcmp(e, "0"));
 }
 
-int dn_qdw_keep_clamps(void)
+int dn_qdw_opts(void)
 {
     const char *e = getenv("OPENACL_QCONV_KEEP_CLAMPS");   /* read per build: mdl_bench --ab */
-    return e && *e && strcmp(e, "0") != 0;
+    const char *p = getenv("OPENACL_QDW_PHASES");
+    return (e && *e && strcmp(e, "0") != 0 ? DN_QDW_KEEP_CLAMPS : 0) | (p && !strcmp(p, "0") ? DN_QDW_CHUNK_ORDER : 0);
 }
 
 int dn_qdw_one_px(void)
@@ -274,8 +275,8 @@ QDW_TGT static void qdw_rq_init(const dn_qdw_geo *g, qdw_rq *c)
     /* a bound within half a step of the range's end rounds to that end, as
      * every value past it does: the saturation clamps there (as
      * dn_qpost_drop_saturated's rule; Relu6 at zero point 0 keeps no max) */
-    c->use_lo = g->keep ? g->lo + z > qmin - 0.5f : !(g->lo + z < qmin + 0.5f);
-    c->use_hi = g->keep ? g->hi + z < qmax + 0.5f : !(g->hi + z > qmax - 0.5f);
+    c->use_lo = (g->opts & DN_QDW_KEEP_CLAMPS) ? g->lo + z > qmin - 0.5f : !(g->lo + z < qmin + 0.5f);
+    c->use_hi = (g->opts & DN_QDW_KEEP_CLAMPS) ? g->hi + z < qmax + 0.5f : !(g->hi + z > qmax - 0.5f);
 }
 
 /* Four accumulators (one 64-channel block) to 64 output bytes in order. */
@@ -411,6 +412,37 @@ QDW_TGT static void qdw_row(const dn_qdw_geo *g, const __m512i *t, const char *p
     }
 }
 
+/* Output chunk j of a flat stride-1 row (and with pair of the row below)
+ * from the row's quadruples t: weights w (w2: one row down), the phase's
+ * bias and scales at blk. */
+QDW_TGT static inline __attribute__((always_inline)) void
+qdw_flat_chunk(const dn_qdw_geo *g, qdw_rq *c, const __m512i *t, int64_t j, int64_t pad, int64_t A, int64_t L,
+               __m512i ilo, __m512i ihi, const __m512i *w, const __m512i *w2, const char *blk, uint8_t *y,
+               uint8_t *y2, int pair)
+{
+    const int32_t *bq = (const int32_t *)(blk + wb_of(3));
+    const float *sq = (const float *)(blk + wb_of(3) + 256);
+    const __m512i *mid = t + (pad + j) * 4, *l0 = t + (pad + j - A - 1) * 4, *r0 = t + (pad + j + A) * 4;
+    __m512i acc[4], ac2[4];
+    for (int k = 0; k < 4; k++) {
+        __m512i lft = _mm512_permutex2var_epi64(_mm512_loadu_si512(l0 + k), ilo, _mm512_loadu_si512(l0 + 4 + k));
+        __m512i rgt = _mm512_permutex2var_epi64(_mm512_loadu_si512(r0 + k), ihi, _mm512_loadu_si512(r0 + 4 + k));
+        __m512i mv = _mm512_loadu_si512(mid + k);
+        __m512i a = _mm512_loadu_si512(bq + 16 * k);
+        c->sc[k] = _mm512_loadu_ps(sq + 16 * k);
+        if (pair) {
+            __m512i a2 = _mm512_dpbusd_epi32(a, lft, _mm512_loadu_si512(w2 + k));
+            a2 = _mm512_dpbusd_epi32(a2, mv, _mm512_loadu_si512(w2 + 4 + k));
+            ac2[k] = _mm512_dpbusd_epi32(a2, rgt, _mm512_loadu_si512(w2 + 8 + k));
+        }
+        a = _mm512_dpbusd_epi32(a, lft, _mm512_loadu_si512(w + k));
+        a = _mm512_dpbusd_epi32(a, mv, _mm512_loadu_si512(w + 4 + k));
+        acc[k] = _mm512_dpbusd_epi32(a, rgt, _mm512_loadu_si512(w + 8 + k));
+    }
+    _mm512_mask_storeu_epi8(y + 64 * j, cmask(L - 64 * j), qdw_requant(g, c, acc));
+    if (pair) _mm512_mask_storeu_epi8(y2 + 64 * j, cmask(L - 64 * j), qdw_requant(g, c, ac2));
+}
+
 /* A stride-1 row as a flat run of W * C bytes in 64-byte chunks: the
  * quadruples of every chunk once, then for each output chunk the kernel's
  * middle column at the same offset and its left and right columns C bytes
@@ -420,7 +452,7 @@ QDW_TGT static void qdw_row(const dn_qdw_geo *g, const __m512i *t, const char *p
  * the row below (y2) from the same loads with the weights one row down. */
 QDW_TGT static inline __attribute__((always_inline)) void
 qdw_flat_row_t(const dn_qdw_geo *g, const uint8_t *x, int64_t oh, __m512i *t, const char *packed, uint8_t *y,
-               uint8_t *y2, int pair)
+               uint8_t *y2, int pair, int silu)
 {
     int64_t L = g->W * g->C, nch = (L + 63) / 64, A = g->C / 64, B = (g->C / 16) % 4, ph = phases(g->C);
     int64_t pad = A + 1;
@@ -439,38 +471,39 @@ qdw_flat_row_t(const dn_qdw_geo *g, const uint8_t *x, int64_t oh, __m512i *t, co
     const __m512i ihi = _mm512_add_epi64(_mm512_set1_epi64(2 * B), _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
     qdw_rq c;
     qdw_rq_init(g, &c);
-    for (int64_t j = 0; j < nch; j++) {
-        const char *blk = packed + (j % ph) * blk_bytes(3);
-        const __m512i *wq = (const __m512i *)blk, *wp = (const __m512i *)(blk + wp_off(3));
-        const int32_t *bq = (const int32_t *)(blk + wb_of(3));
-        const float *sq = (const float *)(blk + wb_of(3) + 256);
-        const __m512i *mid = t + (pad + j) * 4, *l0 = t + (pad + j - A - 1) * 4, *r0 = t + (pad + j + A) * 4;
-        __m512i acc[4], ac2[4];
-        for (int k = 0; k < 4; k++) {
-            __m512i lft = _mm512_permutex2var_epi64(_mm512_loadu_si512(l0 + k), ilo, _mm512_loadu_si512(l0 + 4 + k));
-            __m512i rgt = _mm512_permutex2var_epi64(_mm512_loadu_si512(r0 + k), ihi, _mm512_loadu_si512(r0 + 4 + k));
-            __m512i mv = _mm512_loadu_si512(mid + k);
-            __m512i a = _mm512_loadu_si512(bq + 16 * k);
-            c.sc[k] = _mm512_loadu_ps(sq + 16 * k);
-            if (pair) {
-                __m512i a2 = _mm512_dpbusd_epi32(a, lft, _mm512_loadu_si512(wp + k));
-                a2 = _mm512_dpbusd_epi32(a2, mv, _mm512_loadu_si512(wp + 4 + k));
-                ac2[k] = _mm512_dpbusd_epi32(a2, rgt, _mm512_loadu_si512(wp + 8 + k));
-            }
-            a = _mm512_dpbusd_epi32(a, lft, _mm512_loadu_si512(wq + k));
-            a = _mm512_dpbusd_epi32(a, mv, _mm512_loadu_si512(wq + 4 + k));
-            acc[k] = _mm512_dpbusd_epi32(a, rgt, _mm512_loadu_si512(wq + 8 + k));
+    dn_qdw_geo gs = *g;
+    gs.silu = silu;   /* a constant for qdw_requant */
+    if (g->opts & DN_QDW_CHUNK_ORDER) {   /* chunk by chunk, the weights read for each */
+        for (int64_t j = 0; j < nch; j++) {
+            const char *blk = packed + (j % ph) * blk_bytes(3);
+            qdw_flat_chunk(&gs, &c, t, j, pad, A, L, ilo, ihi, (const __m512i *)blk,
+                           (const __m512i *)(blk + wp_off(3)), blk, y, y2, pair);
         }
-        _mm512_mask_storeu_epi8(y + 64 * j, cmask(L - 64 * j), qdw_requant(g, &c, acc));
-        if (pair) _mm512_mask_storeu_epi8(y2 + 64 * j, cmask(L - 64 * j), qdw_requant(g, &c, ac2));
+        return;
+    }
+    /* phase by phase, its weights (both sets with pair) in registers */
+    for (int64_t pj = 0; pj < ph && pj < nch; pj++) {
+        const char *blk = packed + pj * blk_bytes(3);
+        __m512i w[12], w2[12];
+        for (int i = 0; i < 12; i++) {
+            w[i] = _mm512_loadu_si512((const __m512i *)blk + i);
+            w2[i] = pair ? _mm512_loadu_si512((const __m512i *)(blk + wp_off(3)) + i) : w[i];
+        }
+        for (int64_t j = pj; j < nch; j += ph)
+            qdw_flat_chunk(&gs, &c, t, j, pad, A, L, ilo, ihi, w, w2, blk, y, y2, pair);
     }
 }
 
 QDW_TGT static void qdw_flat_row(const dn_qdw_geo *g, const uint8_t *x, int64_t oh, __m512i *t,
                                  const char *packed, uint8_t *y, uint8_t *y2)
 {
-    if (y2) qdw_flat_row_t(g, x, oh, t, packed, y, y2, 1);
-    else qdw_flat_row_t(g, x, oh, t, packed, y, NULL, 0);
+    if (g->silu) {
+        if (y2) qdw_flat_row_t(g, x, oh, t, packed, y, y2, 1, 1);
+        else qdw_flat_row_t(g, x, oh, t, packed, y, NULL, 0, 1);
+    } else {
+        if (y2) qdw_flat_row_t(g, x, oh, t, packed, y, y2, 1, 0);
+        else qdw_flat_row_t(g, x, oh, t, packed, y, NULL, 0, 0);
+    }
 }
 
 /* 64 bytes of the even (odd: +C) columns of one input row laid out as a

@@ -24,11 +24,15 @@ int dn_qdw_whole_rows(void);
  * instead of two (dn_qdw.c; read per build, for dn_qdw_geo.pairs; same
  * bytes either way). */
 int dn_qdw_pairs(void);
-/* OPENACL_QCONV_KEEP_CLAMPS=1: the loop clamps to a Relu / Clip bound that
- * lies within half a step of the 8-bit range's end too, which the
- * saturation does by itself (read per build, for dn_qdw_geo.keep; same
- * bytes). */
-int dn_qdw_keep_clamps(void);
+/* Options read per build, for dn_qdw_geo.opts (same bytes either way):
+ * OPENACL_QCONV_KEEP_CLAMPS=1 (DN_QDW_KEEP_CLAMPS): the loop clamps to a
+ * Relu / Clip bound that lies within half a step of the 8-bit range's end
+ * too, which the saturation does by itself; OPENACL_QDW_PHASES=0
+ * (DN_QDW_CHUNK_ORDER): flat stride-1 rows computed chunk by chunk, the
+ * weights read for each, instead of phase by phase with them in
+ * registers. */
+enum { DN_QDW_KEEP_CLAMPS = 1, DN_QDW_CHUNK_ORDER = 2 };
+int dn_qdw_opts(void);
 /* Whether this CPU runs the loop (AVX-512 with VNNI, oneDNN allowed to). */
 int dn_qdw_supported(void);
 
@@ -45,7 +49,7 @@ typedef struct dn_qdw_geo {
     int one_px;   /* OPENACL_QDW_PAIR=0: blocked rows one output pixel a step (else two) */
     int whole_rows;   /* OPENACL_QDW_ROWBLK=0: every block's quadruples of a row at once */
     int pairs;   /* stride 1: two output rows per pass (dn_qdw_pairs) */
-    int keep;    /* dn_qdw_keep_clamps */
+    int opts;    /* dn_qdw_opts */
     float lo, hi, inv_ys;
 } dn_qdw_geo;
 
