@@ -248,7 +248,7 @@ ROW_BANDS = {"row_bands", "block_residual"}
 # y_scale folded into the sigmoid against the earlier form
 # (OPENACL_SILU_FOLD=0), which round ties differently: within a step per
 # layer (two after several), few values moved
-SILU = {"tiny_effnet", "band_net", "silu_s8", "dw_vnni_k5"}
+SILU = {"tiny_effnet", "band_net", "silu_s8", "dw_vnni_k5", "stem_vnni_silu"}
 
 
 def run_mode(args, mp, ins, out, extra):
