@@ -607,7 +607,8 @@ qdw_s2_row_t(const dn_qdw_geo *g, const uint8_t *x, int64_t oh, __m512i *t, cons
             qdw_quad3(re, qe);
             const __m512i *l0 = t + (pad + j - A - 1) * 4, *qo = t + (pad + j) * 4;
             for (int k = 0; k < 4; k++) {
-                __m512i lft = _mm512_permutex2var_epi64(_mm512_loadu_si512(l0 + k), ilo, _mm512_loadu_si512(l0 + 4 + k));
+                __m512i lft = _mm512_permutex2var_epi64(_mm512_loadu_si512(l0 + k), ilo,
+                                                        _mm512_loadu_si512(l0 + 4 + k));
                 __m512i s0 = _mm512_dpbusd_epi32(b0[k], lft, w[k]);
                 s0 = _mm512_dpbusd_epi32(s0, qe[k], w[4 + k]);
                 acc[k] = _mm512_dpbusd_epi32(s0, _mm512_loadu_si512(qo + k), w[8 + k]);
