@@ -48,12 +48,12 @@ int dn_qdw_disabled(void)
     return e && *e && strcmp(e, "0") != 0;
 }
 
-/* OPENACL_QDW_S2=0: the stride-2 layers of qdw_s2_row (s2_mode) stay
- * with oneDNN, as before that loop (their packing is there either way). */
+/* OPENACL_QDW_S2=0: the stride-2 layers of qdw_s2_row (s2_mode) go where
+ * they went before that loop: oneDNN, or for whole 64-channel blocks the
+ * blocked loop (DN_QDW_NO_S2; the packing is the same). */
 int dn_qdw_off(int64_t C, int64_t S, int K)
 {
-    const char *e = getenv("OPENACL_QDW_S2");   /* read per build: mdl_bench --ab */
-    return dn_qdw_disabled() || (e && !strcmp(e, "0") && s2_mode(C, S, K));
+    return dn_qdw_disabled() || ((dn_qdw_opts() & DN_QDW_NO_S2) && s2_mode(C, S, K) && C % 64 != 0);
 }
 
 int dn_qdw_pairs(void)
@@ -65,8 +65,9 @@ int dn_qdw_pairs(void)
 int dn_qdw_opts(void)
 {
     const char *e = getenv("OPENACL_QCONV_KEEP_CLAMPS");   /* read per build: mdl_bench --ab */
-    const char *p = getenv("OPENACL_QDW_PHASES");
-    return (e && *e && strcmp(e, "0") != 0 ? DN_QDW_KEEP_CLAMPS : 0) | (p && !strcmp(p, "0") ? DN_QDW_CHUNK_ORDER : 0);
+    const char *p = getenv("OPENACL_QDW_PHASES"), *s2 = getenv("OPENACL_QDW_S2");
+    return (e && *e && strcmp(e, "0") != 0 ? DN_QDW_KEEP_CLAMPS : 0) | (p && !strcmp(p, "0") ? DN_QDW_CHUNK_ORDER : 0) |
+           (s2 && !strcmp(s2, "0") ? DN_QDW_NO_S2 : 0);
 }
 
 int dn_qdw_one_px(void)
@@ -103,13 +104,15 @@ static int64_t blocks(int64_t C) { return (C + 63) / 64; }
  * the row as a flat run of bytes (qdw_flat_row): no idle lanes. */
 static int flat_mode(int64_t C, int64_t S, int K) { return K == 3 && S == 1 && C % 64 != 0 && C % 16 == 0; }
 
-/* Stride-2 3x3 layers of more than 64 channels, a multiple of 16 but not of
- * 64, whose blocks would leave a tenth of the lanes idle or more
- * (MobileNetV2's 96 and 144, EfficientNet-B0's 96): qdw_s2_row, flat rows
- * of even and odd input columns. */
+/* Stride-2 3x3 layers of 64 channels or more, a multiple of 16: qdw_s2_row,
+ * flat rows of even and odd input columns. Those of whole 64-channel
+ * blocks (MobileNetV2's 192 and 576) the blocked loop took before, packed
+ * alike (one channel phase per block); of the rest, those whose blocks
+ * would leave a tenth of the lanes idle or more (MobileNetV2's 96 and 144,
+ * EfficientNet-B0's 96), which oneDNN kept; 240 channels stay blocked. */
 static int s2_mode(int64_t C, int64_t S, int K)
 {
-    return K == 3 && S == 2 && C > 64 && C % 64 != 0 && C % 16 == 0 && 10 * C < 9 * 64 * ((C + 63) / 64);
+    return K == 3 && S == 2 && C >= 64 && C % 16 == 0 && (C % 64 == 0 || 10 * C < 9 * 64 * ((C + 63) / 64));
 }
 
 /* 64-byte chunks of a flat row before the channel pattern repeats:
@@ -181,7 +184,8 @@ void dn_qdw_pack(const int8_t *w, const int32_t *bias, const float *oscale, int6
  * either side */
 static size_t row_bytes(const dn_qdw_geo *g)
 {
-    if (s2_mode(g->C, g->S, g->K))   /* qdw_s2_row: the odd columns' quadruples, a row of zero points */
+    /* qdw_s2_row: the odd columns' quadruples, a row of zero points */
+    if (s2_mode(g->C, g->S, g->K) && !(g->opts & DN_QDW_NO_S2))
         return dn_align((size_t)((g->OW * g->C + 63) / 64 + g->C / 64 + 1) * 256 + (size_t)(g->W * g->C) + 128);
     if (flat_mode(g->C, g->S, g->K)) return dn_align((size_t)((g->W * g->C + 63) / 64 + 2 * (g->C / 64 + 1)) * 256);
     return dn_align((size_t)(g->W + g->K - 1) * (size_t)(blocks(g->C) * nq_of(g->K)) * 256);
@@ -647,7 +651,7 @@ void dn_qdw_run(const dn_qdw_geo *g, const uint8_t *x, const void *packed, void 
     int64_t rows = g->N * g->OH;
     int nt = threads > 1 && rows > 1 ? threads : 1;
     size_t rb = row_bytes(g);
-    int flat = flat_mode(g->C, g->S, g->K), s2 = s2_mode(g->C, g->S, g->K);
+    int flat = flat_mode(g->C, g->S, g->K), s2 = s2_mode(g->C, g->S, g->K) && !(g->opts & DN_QDW_NO_S2);
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
         int ti = omp_get_thread_num(), tn = omp_get_num_threads();

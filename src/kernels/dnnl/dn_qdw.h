@@ -12,7 +12,8 @@
 int dn_qdw_disabled(void);
 /* dn_qdw_disabled, or OPENACL_QDW_S2=0 for a stride-2 layer of C channels
  * that only the flat stride-2 form takes (96, 144: oneDNN's then, as
- * before it; read per build, the packing is there either way). */
+ * before it; read per build, the packing is there either way; layers of
+ * whole 64-channel blocks go back to the blocked loop: DN_QDW_NO_S2). */
 int dn_qdw_off(int64_t C, int64_t S, int K);
 /* OPENACL_QDW_PAIR=0: rows of 64-channel blocks one output pixel a step
  * instead of two (read per build of the node; same bytes). */
@@ -30,8 +31,8 @@ int dn_qdw_pairs(void);
  * too, which the saturation does by itself; OPENACL_QDW_PHASES=0
  * (DN_QDW_CHUNK_ORDER): flat stride-1 rows computed chunk by chunk, the
  * weights read for each, instead of phase by phase with them in
- * registers. */
-enum { DN_QDW_KEEP_CLAMPS = 1, DN_QDW_CHUNK_ORDER = 2 };
+ * registers; OPENACL_QDW_S2=0 (DN_QDW_NO_S2): no flat stride-2 rows. */
+enum { DN_QDW_KEEP_CLAMPS = 1, DN_QDW_CHUNK_ORDER = 2, DN_QDW_NO_S2 = 4 };
 int dn_qdw_opts(void);
 /* Whether this CPU runs the loop (AVX-512 with VNNI, oneDNN allowed to). */
 int dn_qdw_supported(void);
