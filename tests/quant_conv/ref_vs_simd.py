@@ -379,13 +379,15 @@ def check_case(name, args, work):
         # against the blocked loop (OPENACL_QDW_S2=0), byte for byte
         for thr in ("1", "3") if name in QDW_S2_BLOCKS else ():
             env = {"OPENACL_THREADS": thr, "OPENACL_SMALL_OP_US": "0"}
-            blocked = run_mode(args, mp, ins, os.path.join(work, name + "_s2blk" + thr), dict(env, OPENACL_QDW_S2="0"))
+            blocked = run_mode(args, mp, ins, os.path.join(work, name + "_s2blk" + thr),
+                               dict(env, OPENACL_QDW_S2="0"))
             same_bytes(blocked, fast, f"at {thr} threads, OPENACL_QDW_S2=0: differs from the default run")
         # flat rows chunk by chunk (OPENACL_QDW_PHASES=0) against phase by
         # phase with the weights in registers, at 1 and 3 threads
         for thr in ("1", "3"):
             env = {"OPENACL_THREADS": thr, "OPENACL_SMALL_OP_US": "0"}
-            chunks = run_mode(args, mp, ins, os.path.join(work, name + "_chunks" + thr), dict(env, OPENACL_QDW_PHASES="0"))
+            chunks = run_mode(args, mp, ins, os.path.join(work, name + "_chunks" + thr),
+                              dict(env, OPENACL_QDW_PHASES="0"))
             same_bytes(chunks, fast, f"at {thr} threads, OPENACL_QDW_PHASES=0: differs from the default run")
     return bad, notes
 
