@@ -404,9 +404,14 @@ int main(void)
             check_gap(1, 672, 14, 14, nhwc, t);
             check_gap(1, 200, 23, 31, nhwc, t);
             check_gap(3, 64, 1, 1, nhwc, t);
+            check_gap(2, 32, 23, 25, nhwc, t);   /* 32 channels: two pixels a load, an odd pixel last */
+            check_gap(1, 32, 40, 40, nhwc, t);   /* over 256 pixels per 16-bit flush */
+            check_gap(1, 144, 17, 19, nhwc, t);  /* a last step of 16 channels: one half */
         }
         check_qdq(1, 0, 3 * 33335, t);
         check_qdq(1, 1, 3 * 1001, t);
+        check_qdq(1, 0, 3 * 21, t);   /* under one 64-value step: the tails alone */
+        check_qdq(1, 1, 3 * 43, t);
         check_qdq(0, 0, 3 * 33335, t);
         check_qdq(0, 1, 3 * 1001, t);
         check_qbias(97, 77, t);

@@ -389,6 +389,7 @@ def case_stem_chain(seed, N, H, W, M, act, yzp=0, s8=False, k=3):
 
 MULTI = {"zpad_dw5", "zpad_dw3_s2", "zpad_full3", "block_residual", "block_maxpool", "block_avgpool", "concat",
          "squeeze_excite", "fpn_resize_concat", "avgpool_nhwc", "avgpool_nhwc_pad", "dw_vnni", "dw_vnni_c144",
+         "dw_vnni_c96", "dw_vnni_c112", "dw_vnni_c64", "dw_vnni_c192",
          "dw_vnni_c48", "dw_vnni_k5", "stem_vnni", "stem_vnni_silu", "stem_vnni_m64", "stem_vnni_m16",
          "stem_vnni_m48", "stem7_vnni", "stem7_vnni_m48", "stem7_vnni_m64", "stem7_vnni_tiny"}
 
@@ -454,6 +455,18 @@ CASES = {
     "conv_dw_s2_relu6": lambda: case_conv(5, 1, 24, 15, 15, 24, 3, 2, 1, 24, "relu6", True, 60),
     "dw_vnni": lambda: case_dw_chain(31),
     "dw_vnni_c144": lambda: case_dw_chain(32, N=1, C=144, H=9, W=7),
+    # stride-2 layers of 96 and 112 channels: dn_qdw.c's flat stride-2 rows
+    # (qdw_s2_row; 144 above too), even sizes (no padding column on the
+    # right), and odd ones whose last odd column is padding; the second
+    # stride-2 layer of 112 channels has fewer 64-byte chunks a row (6)
+    # than channel phases (7)
+    "dw_vnni_c96": lambda: case_dw_chain(35, N=2, C=96, H=16, W=14),
+    # whole 64-channel blocks at stride 2 take the flat stride-2 rows too
+    # (the blocked loop with OPENACL_QDW_S2=0): 64 (every 64-byte chunk one
+    # column) and 192
+    "dw_vnni_c64": lambda: case_dw_chain(37, N=2, C=64, H=9, W=11),
+    "dw_vnni_c192": lambda: case_dw_chain(38, N=1, C=192, H=10, W=7),
+    "dw_vnni_c112": lambda: case_dw_chain(36, N=1, C=112, H=11, W=9),
     "dw_vnni_c48": lambda: case_dw_chain(33, N=2, C=48, H=5, W=13),
     "dw_vnni_k5": lambda: case_dw_chain(34, N=1, C=124, H=15, W=9, k=5),
     "stem_vnni": lambda: case_stem_chain(36, N=2, H=37, W=150, M=32, act="relu6"),

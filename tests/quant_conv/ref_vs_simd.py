@@ -222,11 +222,16 @@ BANDED = {"tiny_effnet", "band_net"}
 # against oneDNN's run of them (OPENACL_NO_QDW=1, OPENACL_NO_QSTEM=1),
 # within one output step (the bias joins the int32 sum before the
 # conversion there, after it in oneDNN), few values moved
-QDW = {"dw_vnni": "QDW", "dw_vnni_c144": "QDW", "dw_vnni_c48": "QDW", "dw_vnni_k5": "QDW", "dw_vnni_k5_wide": "QDW",
+QDW = {"dw_vnni": "QDW", "dw_vnni_c144": "QDW", "dw_vnni_c96": "QDW", "dw_vnni_c112": "QDW",
+       "dw_vnni_c64": "QDW", "dw_vnni_c192": "QDW",
+       "dw_vnni_c48": "QDW", "dw_vnni_k5": "QDW", "dw_vnni_k5_wide": "QDW",
        "silu_s8": "QDW",
        "stem_vnni": "QSTEM", "stem_vnni_silu": "QSTEM", "stem_vnni_m64": "QSTEM", "stem_vnni_m16": "QSTEM",
        "stem_vnni_m48": "QSTEM", "stem7_vnni": "QSTEM", "stem7_vnni_m48": "QSTEM", "stem7_vnni_m64": "QSTEM",
        "stem7_vnni_tiny": "QSTEM"}
+# stride-2 depthwise layers of whole 64-channel blocks: dn_qdw.c's flat
+# stride-2 rows, or its blocked loop with OPENACL_QDW_S2=0 (same packing)
+QDW_S2_BLOCKS = {"dw_vnni_c64", "dw_vnni_c192"}
 # Relu / Clip chains whose clamps the 8-bit saturation already does, which
 # the oneDNN convolutions leave out (dn_qpost_drop_saturated): byte for byte
 # against OPENACL_QCONV_KEEP_CLAMPS=1 (Relu at zero point 0, Relu6 at
@@ -248,7 +253,7 @@ ROW_BANDS = {"row_bands", "block_residual"}
 # y_scale folded into the sigmoid against the earlier form
 # (OPENACL_SILU_FOLD=0), which round ties differently: within a step per
 # layer (two after several), few values moved
-SILU = {"tiny_effnet", "band_net", "silu_s8", "dw_vnni_k5"}
+SILU = {"tiny_effnet", "band_net", "silu_s8", "dw_vnni_k5", "stem_vnni_silu"}
 
 
 def run_mode(args, mp, ins, out, extra):
@@ -371,6 +376,20 @@ def check_case(name, args, work):
         same_bytes(one, fast, "with OPENACL_QDW_PAIR=0 OPENACL_QDW_PAIRS=0: differs from the default run")
         whole = run_mode(args, mp, ins, os.path.join(work, name + "_whole"), {"OPENACL_QDW_ROWBLK": "0"})
         same_bytes(whole, fast, "with OPENACL_QDW_ROWBLK=0: differs from the default run")
+        # stride-2 layers of whole 64-channel blocks: flat stride-2 rows
+        # against the blocked loop (OPENACL_QDW_S2=0), byte for byte
+        for thr in ("1", "3") if name in QDW_S2_BLOCKS else ():
+            env = {"OPENACL_THREADS": thr, "OPENACL_SMALL_OP_US": "0"}
+            blocked = run_mode(args, mp, ins, os.path.join(work, name + "_s2blk" + thr),
+                               dict(env, OPENACL_QDW_S2="0"))
+            same_bytes(blocked, fast, f"at {thr} threads, OPENACL_QDW_S2=0: differs from the default run")
+        # flat rows chunk by chunk (OPENACL_QDW_PHASES=0) against phase by
+        # phase with the weights in registers, at 1 and 3 threads
+        for thr in ("1", "3"):
+            env = {"OPENACL_THREADS": thr, "OPENACL_SMALL_OP_US": "0"}
+            chunks = run_mode(args, mp, ins, os.path.join(work, name + "_chunks" + thr),
+                              dict(env, OPENACL_QDW_PHASES="0"))
+            same_bytes(chunks, fast, f"at {thr} threads, OPENACL_QDW_PHASES=0: differs from the default run")
     return bad, notes
 
 

@@ -560,14 +560,14 @@ static int dq_build(const g_node *n, dqconv *s, const k_tensor *in, const k_tens
     s->yl = out[0].layout;
     s->al = s->has_add ? in[QR].layout : 0;
     s->nthr = nthr;
-    s->direct = s->dw_ok && s->xs.rank == 4 && s->yl == G_LAYOUT_NHWC &&
-                (s->stem ? !dn_qstem_disabled() && s->xl == G_LAYOUT_PLAIN : !dn_qdw_disabled() && s->xl == G_LAYOUT_NHWC);
+    s->direct = s->dw_ok && s->xs.rank == 4 && s->yl == G_LAYOUT_NHWC && (s->stem ? !dn_qstem_disabled() &&
+                s->xl == G_LAYOUT_PLAIN : !dn_qdw_off(s->M, s->w.s[0], s->dw_k) && s->xl == G_LAYOUT_NHWC);
     if (s->direct)
         s->dg = (dn_qdw_geo){ .N = s->xs.d[0], .H = s->xs.d[2], .W = s->xs.d[3], .C = s->M, .OH = s->ys.d[2],
                               .OW = s->ys.d[3], .S = s->w.s[0], .K = s->dw_k, .xzp = s->xzp, .yzp = s->yzp,
                               .s8 = s->ydt == G_I8, .silu = s->silu, .silu_div = s->silu_div, .silu_fold = s->silu_fold,
                               .one_px = dn_qdw_one_px(), .whole_rows = dn_qdw_whole_rows(), .pairs = dn_qdw_pairs(),
-                              .lo = s->dw_lo, .hi = s->dw_hi, .inv_ys = s->inv_ys };
+                              .lo = s->dw_lo, .hi = s->dw_hi, .inv_ys = s->inv_ys, .opts = dn_qdw_opts() };
     /* the first build decides (W's packed form follows it) */
     if (!s->have_wmd) s->zpad = s->zpad_ok && s->xl == G_LAYOUT_NHWC && s->w.nsp == 2 && s->xs.rank == 4;
     g_shape xp = s->xs;   /* zpad: the input as padded */

@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+static int s2_mode(int64_t C, int64_t S, int K);
 /* Quadruple sets per column: kernel rows 0-3, and row 4 of a 5x5 kernel. */
 static int nq_of(int K) { return K > 4 ? 2 : 1; }
 /* per 64-channel block (or channel phase): weights [sets][K kw][4 k][16
@@ -47,10 +48,26 @@ int dn_qdw_disabled(void)
     return e && *e && strcmp(e, "0") != 0;
 }
 
+/* OPENACL_QDW_S2=0: the stride-2 layers of qdw_s2_row (s2_mode) go where
+ * they went before that loop: oneDNN, or for whole 64-channel blocks the
+ * blocked loop (DN_QDW_NO_S2; the packing is the same). */
+int dn_qdw_off(int64_t C, int64_t S, int K)
+{
+    return dn_qdw_disabled() || ((dn_qdw_opts() & DN_QDW_NO_S2) && s2_mode(C, S, K) && C % 64 != 0);
+}
+
 int dn_qdw_pairs(void)
 {
     const char *e = getenv("OPENACL_QDW_PAIRS");   /* read per build: mdl_bench --ab */
     return !(e && !strcmp(e, "0"));
+}
+
+int dn_qdw_opts(void)
+{
+    const char *e = getenv("OPENACL_QCONV_KEEP_CLAMPS");   /* read per build: mdl_bench --ab */
+    const char *p = getenv("OPENACL_QDW_PHASES"), *s2 = getenv("OPENACL_QDW_S2");
+    return (e && *e && strcmp(e, "0") != 0 ? DN_QDW_KEEP_CLAMPS : 0) | (p && !strcmp(p, "0") ? DN_QDW_CHUNK_ORDER : 0) |
+           (s2 && !strcmp(s2, "0") ? DN_QDW_NO_S2 : 0);
 }
 
 int dn_qdw_one_px(void)
@@ -87,6 +104,17 @@ static int64_t blocks(int64_t C) { return (C + 63) / 64; }
  * the row as a flat run of bytes (qdw_flat_row): no idle lanes. */
 static int flat_mode(int64_t C, int64_t S, int K) { return K == 3 && S == 1 && C % 64 != 0 && C % 16 == 0; }
 
+/* Stride-2 3x3 layers of 64 channels or more, a multiple of 16: qdw_s2_row,
+ * flat rows of even and odd input columns. Those of whole 64-channel
+ * blocks (MobileNetV2's 192 and 576) the blocked loop took before, packed
+ * alike (one channel phase per block); of the rest, those whose blocks
+ * would leave a tenth of the lanes idle or more (MobileNetV2's 96 and 144,
+ * EfficientNet-B0's 96), which oneDNN kept; 240 channels stay blocked. */
+static int s2_mode(int64_t C, int64_t S, int K)
+{
+    return K == 3 && S == 2 && C >= 64 && C % 16 == 0 && (C % 64 == 0 || 10 * C < 9 * 64 * ((C + 63) / 64));
+}
+
 /* 64-byte chunks of a flat row before the channel pattern repeats:
  * C / gcd(C, 64) */
 static int64_t phases(int64_t C)
@@ -105,10 +133,13 @@ static int64_t phases(int64_t C)
 int dn_qdw_takes(int64_t C, int64_t S, int K)
 {
     if (K == 5 && S != 1) return 0;
-    return flat_mode(C, S, K) || 10 * C >= 9 * 64 * blocks(C);
+    return flat_mode(C, S, K) || s2_mode(C, S, K) || 10 * C >= 9 * 64 * blocks(C);
 }
 
-static int64_t nblk(int64_t C, int64_t S, int K) { return flat_mode(C, S, K) ? phases(C) : blocks(C); }
+static int64_t nblk(int64_t C, int64_t S, int K)
+{
+    return flat_mode(C, S, K) || s2_mode(C, S, K) ? phases(C) : blocks(C);
+}
 
 size_t dn_qdw_packed_bytes(int64_t C, int64_t S, int K) { return (size_t)nblk(C, S, K) * blk_bytes(K); }
 
@@ -123,7 +154,7 @@ static int64_t chan_of(int64_t b, int k, int pos, int64_t C, int flat)
 void dn_qdw_pack(const int8_t *w, const int32_t *bias, const float *oscale, int64_t nsc, int64_t C, int64_t S,
                  int K, int32_t xzp, void *dst)
 {
-    int flat = flat_mode(C, S, K), KK = K * K;
+    int flat = flat_mode(C, S, K) || s2_mode(C, S, K), KK = K * K;
     memset(dst, 0, dn_qdw_packed_bytes(C, S, K));
     for (int64_t b = 0; b < nblk(C, S, K); b++) {
         char *blk = (char *)dst + b * blk_bytes(K);
@@ -153,6 +184,9 @@ void dn_qdw_pack(const int8_t *w, const int32_t *bias, const float *oscale, int6
  * either side */
 static size_t row_bytes(const dn_qdw_geo *g)
 {
+    /* qdw_s2_row: the odd columns' quadruples, a row of zero points */
+    if (s2_mode(g->C, g->S, g->K) && !(g->opts & DN_QDW_NO_S2))
+        return dn_align((size_t)((g->OW * g->C + 63) / 64 + g->C / 64 + 1) * 256 + (size_t)(g->W * g->C) + 128);
     if (flat_mode(g->C, g->S, g->K)) return dn_align((size_t)((g->W * g->C + 63) / 64 + 2 * (g->C / 64 + 1)) * 256);
     return dn_align((size_t)(g->W + g->K - 1) * (size_t)(blocks(g->C) * nq_of(g->K)) * 256);
 }
@@ -165,7 +199,10 @@ size_t dn_qdw_scratch_bytes(const dn_qdw_geo *g, int threads)
 #if defined(__x86_64__) && defined(__GNUC__)
 #define QDW_TGT __attribute__((target("avx512f,avx512bw,avx512dq,avx512vnni")))
 
-static __mmask64 cmask(int64_t left) { return left >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << left) - 1; }
+static __mmask64 cmask(int64_t left)
+{
+    return left >= 64 ? ~(__mmask64)0 : left <= 0 ? 0 : ((__mmask64)1 << left) - 1;
+}
 
 /* The rows' 64 bytes at offset o (those outside m, and padding rows: the
  * zero point; rows past nr: zero) as four registers of quadruples (row 0,
@@ -239,8 +276,11 @@ QDW_TGT static void qdw_rq_init(const dn_qdw_geo *g, qdw_rq *c)
     c->hi = _mm512_set1_ps(g->hi + z);
     c->vi = _mm512_set1_ps(g->inv_ys);
     dn_silu_qk(&c->kc, 1.0f / g->inv_ys, g->yzp);
-    c->use_lo = g->lo + z > qmin - 0.5f;
-    c->use_hi = g->hi + z < qmax + 0.5f;
+    /* a bound within half a step of the range's end rounds to that end, as
+     * every value past it does: the saturation clamps there (as
+     * dn_qpost_drop_saturated's rule; Relu6 at zero point 0 keeps no max) */
+    c->use_lo = (g->opts & DN_QDW_KEEP_CLAMPS) ? g->lo + z > qmin - 0.5f : !(g->lo + z < qmin + 0.5f);
+    c->use_hi = (g->opts & DN_QDW_KEEP_CLAMPS) ? g->hi + z < qmax + 0.5f : !(g->hi + z > qmax - 0.5f);
 }
 
 /* Four accumulators (one 64-channel block) to 64 output bytes in order. */
@@ -376,6 +416,37 @@ QDW_TGT static void qdw_row(const dn_qdw_geo *g, const __m512i *t, const char *p
     }
 }
 
+/* Output chunk j of a flat stride-1 row (and with pair of the row below)
+ * from the row's quadruples t: weights w (w2: one row down), the phase's
+ * bias and scales at blk. */
+QDW_TGT static inline __attribute__((always_inline)) void
+qdw_flat_chunk(const dn_qdw_geo *g, qdw_rq *c, const __m512i *t, int64_t j, int64_t pad, int64_t A, int64_t L,
+               __m512i ilo, __m512i ihi, const __m512i *w, const __m512i *w2, const char *blk, uint8_t *y,
+               uint8_t *y2, int pair)
+{
+    const int32_t *bq = (const int32_t *)(blk + wb_of(3));
+    const float *sq = (const float *)(blk + wb_of(3) + 256);
+    const __m512i *mid = t + (pad + j) * 4, *l0 = t + (pad + j - A - 1) * 4, *r0 = t + (pad + j + A) * 4;
+    __m512i acc[4], ac2[4];
+    for (int k = 0; k < 4; k++) {
+        __m512i lft = _mm512_permutex2var_epi64(_mm512_loadu_si512(l0 + k), ilo, _mm512_loadu_si512(l0 + 4 + k));
+        __m512i rgt = _mm512_permutex2var_epi64(_mm512_loadu_si512(r0 + k), ihi, _mm512_loadu_si512(r0 + 4 + k));
+        __m512i mv = _mm512_loadu_si512(mid + k);
+        __m512i a = _mm512_loadu_si512(bq + 16 * k);
+        c->sc[k] = _mm512_loadu_ps(sq + 16 * k);
+        if (pair) {
+            __m512i a2 = _mm512_dpbusd_epi32(a, lft, _mm512_loadu_si512(w2 + k));
+            a2 = _mm512_dpbusd_epi32(a2, mv, _mm512_loadu_si512(w2 + 4 + k));
+            ac2[k] = _mm512_dpbusd_epi32(a2, rgt, _mm512_loadu_si512(w2 + 8 + k));
+        }
+        a = _mm512_dpbusd_epi32(a, lft, _mm512_loadu_si512(w + k));
+        a = _mm512_dpbusd_epi32(a, mv, _mm512_loadu_si512(w + 4 + k));
+        acc[k] = _mm512_dpbusd_epi32(a, rgt, _mm512_loadu_si512(w + 8 + k));
+    }
+    _mm512_mask_storeu_epi8(y + 64 * j, cmask(L - 64 * j), qdw_requant(g, c, acc));
+    if (pair) _mm512_mask_storeu_epi8(y2 + 64 * j, cmask(L - 64 * j), qdw_requant(g, c, ac2));
+}
+
 /* A stride-1 row as a flat run of W * C bytes in 64-byte chunks: the
  * quadruples of every chunk once, then for each output chunk the kernel's
  * middle column at the same offset and its left and right columns C bytes
@@ -385,7 +456,7 @@ QDW_TGT static void qdw_row(const dn_qdw_geo *g, const __m512i *t, const char *p
  * the row below (y2) from the same loads with the weights one row down. */
 QDW_TGT static inline __attribute__((always_inline)) void
 qdw_flat_row_t(const dn_qdw_geo *g, const uint8_t *x, int64_t oh, __m512i *t, const char *packed, uint8_t *y,
-               uint8_t *y2, int pair)
+               uint8_t *y2, int pair, int silu)
 {
     int64_t L = g->W * g->C, nch = (L + 63) / 64, A = g->C / 64, B = (g->C / 16) % 4, ph = phases(g->C);
     int64_t pad = A + 1;
@@ -404,38 +475,160 @@ qdw_flat_row_t(const dn_qdw_geo *g, const uint8_t *x, int64_t oh, __m512i *t, co
     const __m512i ihi = _mm512_add_epi64(_mm512_set1_epi64(2 * B), _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
     qdw_rq c;
     qdw_rq_init(g, &c);
-    for (int64_t j = 0; j < nch; j++) {
-        const char *blk = packed + (j % ph) * blk_bytes(3);
-        const __m512i *wq = (const __m512i *)blk, *wp = (const __m512i *)(blk + wp_off(3));
-        const int32_t *bq = (const int32_t *)(blk + wb_of(3));
-        const float *sq = (const float *)(blk + wb_of(3) + 256);
-        const __m512i *mid = t + (pad + j) * 4, *l0 = t + (pad + j - A - 1) * 4, *r0 = t + (pad + j + A) * 4;
-        __m512i acc[4], ac2[4];
-        for (int k = 0; k < 4; k++) {
-            __m512i lft = _mm512_permutex2var_epi64(_mm512_loadu_si512(l0 + k), ilo, _mm512_loadu_si512(l0 + 4 + k));
-            __m512i rgt = _mm512_permutex2var_epi64(_mm512_loadu_si512(r0 + k), ihi, _mm512_loadu_si512(r0 + 4 + k));
-            __m512i mv = _mm512_loadu_si512(mid + k);
-            __m512i a = _mm512_loadu_si512(bq + 16 * k);
-            c.sc[k] = _mm512_loadu_ps(sq + 16 * k);
-            if (pair) {
-                __m512i a2 = _mm512_dpbusd_epi32(a, lft, _mm512_loadu_si512(wp + k));
-                a2 = _mm512_dpbusd_epi32(a2, mv, _mm512_loadu_si512(wp + 4 + k));
-                ac2[k] = _mm512_dpbusd_epi32(a2, rgt, _mm512_loadu_si512(wp + 8 + k));
-            }
-            a = _mm512_dpbusd_epi32(a, lft, _mm512_loadu_si512(wq + k));
-            a = _mm512_dpbusd_epi32(a, mv, _mm512_loadu_si512(wq + 4 + k));
-            acc[k] = _mm512_dpbusd_epi32(a, rgt, _mm512_loadu_si512(wq + 8 + k));
+    dn_qdw_geo gs = *g;
+    gs.silu = silu;   /* a constant for qdw_requant */
+    if (g->opts & DN_QDW_CHUNK_ORDER) {   /* chunk by chunk, the weights read for each */
+        for (int64_t j = 0; j < nch; j++) {
+            const char *blk = packed + (j % ph) * blk_bytes(3);
+            qdw_flat_chunk(&gs, &c, t, j, pad, A, L, ilo, ihi, (const __m512i *)blk,
+                           (const __m512i *)(blk + wp_off(3)), blk, y, y2, pair);
         }
-        _mm512_mask_storeu_epi8(y + 64 * j, cmask(L - 64 * j), qdw_requant(g, &c, acc));
-        if (pair) _mm512_mask_storeu_epi8(y2 + 64 * j, cmask(L - 64 * j), qdw_requant(g, &c, ac2));
+        return;
+    }
+    /* phase by phase, its weights (both sets with pair) in registers */
+    for (int64_t pj = 0; pj < ph && pj < nch; pj++) {
+        const char *blk = packed + pj * blk_bytes(3);
+        __m512i w[12], w2[12];
+        for (int i = 0; i < 12; i++) {
+            w[i] = _mm512_loadu_si512((const __m512i *)blk + i);
+            w2[i] = pair ? _mm512_loadu_si512((const __m512i *)(blk + wp_off(3)) + i) : w[i];
+        }
+        for (int64_t j = pj; j < nch; j += ph)
+            qdw_flat_chunk(&gs, &c, t, j, pad, A, L, ilo, ihi, w, w2, blk, y, y2, pair);
     }
 }
 
 QDW_TGT static void qdw_flat_row(const dn_qdw_geo *g, const uint8_t *x, int64_t oh, __m512i *t,
                                  const char *packed, uint8_t *y, uint8_t *y2)
 {
-    if (y2) qdw_flat_row_t(g, x, oh, t, packed, y, y2, 1);
-    else qdw_flat_row_t(g, x, oh, t, packed, y, NULL, 0);
+    if (g->silu) {
+        if (y2) qdw_flat_row_t(g, x, oh, t, packed, y, y2, 1, 1);
+        else qdw_flat_row_t(g, x, oh, t, packed, y, NULL, 0, 1);
+    } else {
+        if (y2) qdw_flat_row_t(g, x, oh, t, packed, y, y2, 1, 0);
+        else qdw_flat_row_t(g, x, oh, t, packed, y, NULL, 0, 0);
+    }
+}
+
+/* 64 bytes of the even (odd: +C) columns of one input row laid out as a
+ * flat run of OW columns, from byte e0 = 64j on: at most two columns
+ * (C > 64), pixel p0 = e0 / C (its bytes: lo) and the next, at input
+ * offsets off = e0 + p0 C and off + C. valid: the bytes within the run
+ * (the odd columns of an odd-width row end one short: padding); bytes
+ * past it are the zero point. */
+QDW_TGT static inline __m512i qdw_s2_load(const uint8_t *a0, int64_t C, __mmask64 lo, __mmask64 valid, __m512i zp)
+{
+    if (valid == ~(__mmask64)0)
+        return _mm512_or_si512(_mm512_maskz_loadu_epi8(lo, a0), _mm512_maskz_loadu_epi8(~lo, a0 + C));
+    return _mm512_mask_loadu_epi8(_mm512_mask_loadu_epi8(zp, lo & valid, a0), ~lo & valid, a0 + C);
+}
+
+/* Four registers of quadruples (rows r[0], r[1], r[2], zero), as qdw_quad's. */
+QDW_TGT static inline void qdw_quad3(const __m512i *r, __m512i *d)
+{
+    const __m512i z = _mm512_setzero_si512();
+    __m512i lo = _mm512_unpacklo_epi8(r[0], r[1]), hi = _mm512_unpackhi_epi8(r[0], r[1]);
+    __m512i l2 = _mm512_unpacklo_epi8(r[2], z), h2 = _mm512_unpackhi_epi8(r[2], z);
+    d[0] = _mm512_unpacklo_epi16(lo, l2);
+    d[1] = _mm512_unpackhi_epi16(lo, l2);
+    d[2] = _mm512_unpacklo_epi16(hi, h2);
+    d[3] = _mm512_unpackhi_epi16(hi, h2);
+}
+
+/* A stride-2 row as flat runs (s2_mode): output pixel ow reads input
+ * columns 2ow - 1, 2ow and 2ow + 1, that is odd column ow - 1, even column
+ * ow and odd column ow. Read as flat runs of even and of odd columns
+ * (qdw_s2_load: one load per 64 bytes and row inside a column, two
+ * masked ones across a column's end), both are laid out as the output row
+ * is: per 64-byte output chunk the middle taps read the even quadruples
+ * at the same offset (kept in registers), the right ones the odd
+ * quadruples there, and the left ones the odd quadruples C bytes before
+ * (stored for that; one two-source qword permutation, as qdw_flat_row's
+ * left column). Every input column's quadruples are built once for one
+ * output pixel; the blocked loop built both columns' for half as many
+ * outputs, with a quarter of its lanes idle at 96 or 144 channels. Weights
+ * by channel phase, as the flat stride-1 form; padding rows read a row of
+ * zero points after the quadruples. */
+/* Even (odd: C further) rows' 64 bytes at byte e0 of the flat run: one
+ * load inside a column, two masked ones across a column's end (cut: the
+ * bytes left in column e0 / C) or at the run's end (lv: its valid bytes). */
+QDW_TGT static inline void qdw_s2_rows3(const uint8_t *const *row, int64_t off, int64_t C, int64_t e0, int64_t cut,
+                                        int64_t lv, __m512i zp, __m512i *r)
+{
+    if (cut >= 64 && lv - e0 >= 64) {
+        for (int i = 0; i < 3; i++) r[i] = _mm512_loadu_si512(row[i] + off);
+        return;
+    }
+    __mmask64 lo = cmask(cut), v = cmask(lv - e0);
+    for (int i = 0; i < 3; i++) r[i] = qdw_s2_load(row[i] + off, C, lo, v, zp);
+}
+
+QDW_TGT static inline __attribute__((always_inline)) void
+qdw_s2_row_t(const dn_qdw_geo *g, const uint8_t *x, int64_t oh, __m512i *t, const char *packed, uint8_t *y,
+             int silu)
+{
+    int64_t C = g->C, L = g->OW * C, nch = (L + 63) / 64, A = C / 64, B = (C / 16) % 4, ph = phases(C);
+    int64_t pad = A + 1, lo_valid = (g->W / 2) * C, pstep = 64 * ph / C;   /* columns a phase's step */
+    const uint8_t *row[4];
+    uint8_t *zrow = (uint8_t *)(t + (pad + nch) * 4);
+    qdw_rows(g, x, oh, 0, row);
+    const __m512i zp = _mm512_set1_epi8((char)g->xzp);
+    const __m512i pz = _mm512_set1_epi32((int32_t)((uint32_t)g->xzp * 0x01010101u));
+    if (!row[0] || !row[2])
+        for (int64_t o = 0; o < g->W * C + 64; o += 64) _mm512_storeu_si512(zrow + o, zp);
+    for (int r = 0; r < 3; r++)
+        if (!row[r]) row[r] = zrow;
+    for (int64_t j = 0; j < pad * 4; j++) _mm512_storeu_si512(t + j, pz);
+    /* the odd columns' quadruples first: the left taps read them C bytes back */
+    for (int64_t j = 0, p0 = 0; j < nch; j++) {
+        int64_t e0 = 64 * j;
+        if ((p0 + 1) * C <= e0) p0++;   /* C > 64: one column further at most */
+        __m512i ro[3];
+        qdw_s2_rows3(row, e0 + p0 * C + C, C, e0, (p0 + 1) * C - e0, lo_valid, zp, ro);
+        qdw_quad3(ro, t + (pad + j) * 4);
+    }
+    const __m512i ilo = _mm512_add_epi64(_mm512_set1_epi64(8 - 2 * B), _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
+    qdw_rq c;
+    qdw_rq_init(g, &c);
+    dn_qdw_geo gs = *g;
+    gs.silu = silu;   /* a constant for qdw_requant */
+    /* then phase by phase, its weights, bias and scales held in registers */
+    for (int64_t pj = 0; pj < ph && pj < nch; pj++) {
+        const char *blk = packed + pj * blk_bytes(3);
+        const int32_t *bq = (const int32_t *)(blk + wb_of(3));
+        const float *sq = (const float *)(blk + wb_of(3) + 256);
+        __m512i w[12], b0[4];
+        for (int i = 0; i < 12; i++) w[i] = _mm512_loadu_si512((const __m512i *)blk + i);
+        for (int k = 0; k < 4; k++) {
+            b0[k] = _mm512_loadu_si512(bq + 16 * k);
+            c.sc[k] = _mm512_loadu_ps(sq + 16 * k);
+        }
+        int64_t p0 = 64 * pj / C, cut = (p0 + 1) * C - 64 * pj;
+        for (int64_t j = pj; j < nch; j += ph, p0 += pstep) {
+            int64_t e0 = 64 * j;
+            __m512i re[3], qe[4], acc[4];
+            qdw_s2_rows3(row, e0 + p0 * C, C, e0, cut, L, zp, re);
+            qdw_quad3(re, qe);
+            const __m512i *l0 = t + (pad + j - A - 1) * 4, *qo = t + (pad + j) * 4;
+            for (int k = 0; k < 4; k++) {
+                __m512i lft = _mm512_permutex2var_epi64(_mm512_loadu_si512(l0 + k), ilo,
+                                                        _mm512_loadu_si512(l0 + 4 + k));
+                __m512i s0 = _mm512_dpbusd_epi32(b0[k], lft, w[k]);
+                s0 = _mm512_dpbusd_epi32(s0, qe[k], w[4 + k]);
+                acc[k] = _mm512_dpbusd_epi32(s0, _mm512_loadu_si512(qo + k), w[8 + k]);
+            }
+            __m512i out = qdw_requant(&gs, &c, acc);
+            if (L - e0 >= 64) _mm512_storeu_si512(y + e0, out);
+            else _mm512_mask_storeu_epi8(y + e0, cmask(L - e0), out);
+        }
+    }
+}
+
+QDW_TGT static void qdw_s2_row(const dn_qdw_geo *g, const uint8_t *x, int64_t oh, __m512i *t, const char *packed,
+                               uint8_t *y)
+{
+    if (g->silu) qdw_s2_row_t(g, x, oh, t, packed, y, 1);
+    else qdw_s2_row_t(g, x, oh, t, packed, y, 0);
 }
 
 /* Blocks per pass over an output row: all of them, or one where the
@@ -458,7 +651,7 @@ void dn_qdw_run(const dn_qdw_geo *g, const uint8_t *x, const void *packed, void 
     int64_t rows = g->N * g->OH;
     int nt = threads > 1 && rows > 1 ? threads : 1;
     size_t rb = row_bytes(g);
-    int flat = flat_mode(g->C, g->S, g->K);
+    int flat = flat_mode(g->C, g->S, g->K), s2 = s2_mode(g->C, g->S, g->K) && !(g->opts & DN_QDW_NO_S2);
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
         int ti = omp_get_thread_num(), tn = omp_get_num_threads();
@@ -472,7 +665,9 @@ void dn_qdw_run(const dn_qdw_geo *g, const uint8_t *x, const void *packed, void 
              * are the first one's with one input row more */
             int pair = g->pairs && g->S == 1 && r + 1 < r1 && oh + 1 < g->OH;
             uint8_t *y2 = pair ? yr + g->OW * g->C : NULL;
-            if (flat) {
+            if (s2) {
+                qdw_s2_row(g, xn, oh, t, packed, yr);
+            } else if (flat) {
                 qdw_flat_row(g, xn, oh, t, packed, yr, y2);
             } else {
                 int64_t nb = blocks(g->C), step = qdw_row_step(g);

@@ -10,6 +10,11 @@
 /* OPENACL_NO_QDW=1: such layers stay with oneDNN (read per build of the
  * node; the packed area holds both forms, so it is no part of the ABI). */
 int dn_qdw_disabled(void);
+/* dn_qdw_disabled, or OPENACL_QDW_S2=0 for a stride-2 layer of C channels
+ * that only the flat stride-2 form takes (96, 144: oneDNN's then, as
+ * before it; read per build, the packing is there either way; layers of
+ * whole 64-channel blocks go back to the blocked loop: DN_QDW_NO_S2). */
+int dn_qdw_off(int64_t C, int64_t S, int K);
 /* OPENACL_QDW_PAIR=0: rows of 64-channel blocks one output pixel a step
  * instead of two (read per build of the node; same bytes). */
 int dn_qdw_one_px(void);
@@ -20,6 +25,15 @@ int dn_qdw_whole_rows(void);
  * instead of two (dn_qdw.c; read per build, for dn_qdw_geo.pairs; same
  * bytes either way). */
 int dn_qdw_pairs(void);
+/* Options read per build, for dn_qdw_geo.opts (same bytes either way):
+ * OPENACL_QCONV_KEEP_CLAMPS=1 (DN_QDW_KEEP_CLAMPS): the loop clamps to a
+ * Relu / Clip bound that lies within half a step of the 8-bit range's end
+ * too, which the saturation does by itself; OPENACL_QDW_PHASES=0
+ * (DN_QDW_CHUNK_ORDER): flat stride-1 rows computed chunk by chunk, the
+ * weights read for each, instead of phase by phase with them in
+ * registers; OPENACL_QDW_S2=0 (DN_QDW_NO_S2): no flat stride-2 rows. */
+enum { DN_QDW_KEEP_CLAMPS = 1, DN_QDW_CHUNK_ORDER = 2, DN_QDW_NO_S2 = 4 };
+int dn_qdw_opts(void);
 /* Whether this CPU runs the loop (AVX-512 with VNNI, oneDNN allowed to). */
 int dn_qdw_supported(void);
 
@@ -36,6 +50,7 @@ typedef struct dn_qdw_geo {
     int one_px;   /* OPENACL_QDW_PAIR=0: blocked rows one output pixel a step (else two) */
     int whole_rows;   /* OPENACL_QDW_ROWBLK=0: every block's quadruples of a row at once */
     int pairs;   /* stride 1: two output rows per pass (dn_qdw_pairs) */
+    int opts;    /* dn_qdw_opts */
     float lo, hi, inv_ys;
 } dn_qdw_geo;
 

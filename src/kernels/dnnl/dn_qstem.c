@@ -94,7 +94,7 @@ size_t dn_qstem_scratch_bytes(const dn_qdw_geo *g, int threads)
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-#define QS_TGT __attribute__((target("avx512f,avx512bw,avx512vnni")))
+#define QS_TGT __attribute__((target("avx512f,avx512bw,avx512dq,avx512vnni")))
 
 static __mmask64 lmask(int64_t left)
 {
@@ -174,6 +174,7 @@ QS_TGT static void qstem_quads(const dn_qdw_geo *g, const uint8_t *const *pp, __
  * saturation to 8 bits after it (dn_qdw.c's rule), the SiLU's 1/y_scale. */
 typedef struct qstem_rq {
     __m512 sc[4], vz, lo, hi, vi;
+    dn_silu_k kc;
     int use_lo, use_hi;
 } qstem_rq;
 
@@ -185,8 +186,12 @@ QS_TGT static void qstem_rq_init(const dn_qdw_geo *g, const float *sq, int R, qs
     c->lo = _mm512_set1_ps(g->lo + z);
     c->hi = _mm512_set1_ps(g->hi + z);
     c->vi = _mm512_set1_ps(g->inv_ys);
-    c->use_lo = g->lo + z > qmin - 0.5f;
-    c->use_hi = g->hi + z < qmax + 0.5f;
+    /* dn_qdw.c's rule: a bound within half a step of the range's end is the
+     * saturation's (OPENACL_QCONV_KEEP_CLAMPS=1 keeps the clamp there) */
+    int keep = g->opts & DN_QDW_KEEP_CLAMPS;
+    c->use_lo = keep ? g->lo + z > qmin - 0.5f : !(g->lo + z < qmin + 0.5f);
+    c->use_hi = keep ? g->hi + z < qmax + 0.5f : !(g->hi + z > qmax - 0.5f);
+    dn_silu_qk(&c->kc, 1.0f / g->inv_ys, g->yzp);
 }
 
 /* Pixel ow's R registers of accumulators to bytes at y + ow * 16 R, each
@@ -200,7 +205,8 @@ qstem_store(const dn_qdw_geo *g, const qstem_rq *c, const __m512i *acc, int R, u
     for (int r = 0; r < R; r++) {
         __m512 a = _mm512_cvtepi32_ps(acc[r]);
         if (g->silu) {
-            v[r] = dn_silu_q16(_mm512_mul_ps(a, c->sc[r]), c->vi, c->vz, g->silu_div);
+            __m512 x = _mm512_mul_ps(a, c->sc[r]);   /* the folded step as dn_qdw.c's (OPENACL_SILU_FOLD) */
+            v[r] = g->silu_fold ? dn_silu_q16k(x, &c->kc, g->silu_div) : dn_silu_q16(x, c->vi, c->vz, g->silu_div);
             continue;
         }
         __m512 f = _mm512_fmadd_ps(a, c->sc[r], c->vz);

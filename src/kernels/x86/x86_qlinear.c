@@ -10,6 +10,8 @@
  * they are. */
 #include "kernels/ref/nn_qlinear.h"
 #include "kernels/x86/x86_common.h"
+#include <stdlib.h>
+#include <string.h>
 
 #ifdef X86_SIMD
 /* 8 floats rounded half to even, clamped to [lo, hi] (within 0..255), to bytes */
@@ -107,13 +109,45 @@ __attribute__((target("avx2"))) static void qadd_u8_avx2(const uint8_t *a, const
 
 #define GAP_TGT __attribute__((target("avx512f,avx512bw,avx512vl")))
 
+/* 32 channels-last channels: two pixels per 64-byte load, one in each
+ * accumulator's 16-bit lanes (128 rows of at most 255 each before the
+ * 32-bit sums), summed at the end; the same integer sums. */
+GAP_TGT static void gap_sum_nhwc32(const uint8_t *x, int64_t plane, int64_t *sum)
+{
+    __m512i s0 = _mm512_setzero_si512(), s1 = s0;
+    for (int64_t p0 = 0; p0 < plane; p0 += 256) {
+        int64_t p1 = plane - p0 < 256 ? plane : p0 + 256, p = p0;
+        __m512i a0 = _mm512_setzero_si512(), a1 = a0;
+        for (; p + 2 <= p1; p += 2) {
+            __m512i v = _mm512_loadu_si512(x + p * 32);
+            a0 = _mm512_add_epi16(a0, _mm512_cvtepu8_epi16(_mm512_castsi512_si256(v)));
+            a1 = _mm512_add_epi16(a1, _mm512_cvtepu8_epi16(_mm512_extracti64x4_epi64(v, 1)));
+        }
+        if (p < p1) a0 = _mm512_add_epi16(a0, _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(x + p * 32))));
+        s0 = _mm512_add_epi32(s0, _mm512_add_epi32(_mm512_cvtepu16_epi32(_mm512_castsi512_si256(a0)),
+                                                   _mm512_cvtepu16_epi32(_mm512_castsi512_si256(a1))));
+        s1 = _mm512_add_epi32(s1, _mm512_add_epi32(_mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(a0, 1)),
+                                                   _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(a1, 1))));
+    }
+    uint32_t t[32];
+    _mm512_storeu_si512(t, s0);
+    _mm512_storeu_si512(t + 16, s1);
+    for (int c = 0; c < 32; c++) sum[c] = t[c];
+}
+
 /* Channels-last sums, 64 channels a step: each row's bytes widened to
  * 16-bit lanes and added there (256 rows of at most 255 fit), then into
- * 32-bit sums every 256 rows; integer sums, so exactly the reference's. */
-GAP_TGT static void gap_sum_nhwc(const uint8_t *x, int64_t C, int64_t plane, int64_t *sum)
+ * 32-bit sums every 256 rows; integer sums, so exactly the reference's.
+ * A last step of 32 channels or fewer takes one half (the other was a
+ * masked load of nothing and its widening: EfficientNet-B0's 96 and 144
+ * channels); 32 channels in all: gap_sum_nhwc32 (OPENACL_GAP_PAIRS=0: as
+ * before, both halves always, a pixel a step). */
+GAP_TGT static void gap_sum_nhwc(const uint8_t *x, int64_t C, int64_t plane, int64_t *sum, int pairs)
 {
+    if (pairs && C == 32) { gap_sum_nhwc32(x, plane, sum); return; }
     for (int64_t c0 = 0; c0 < C; c0 += 64) {
         int64_t left = C - c0;
+        int half = pairs && left <= 32;
         __mmask32 m0 = left >= 32 ? ~(__mmask32)0 : (__mmask32)((1u << left) - 1);
         __mmask32 m1 = left >= 64 ? ~(__mmask32)0 : left <= 32 ? 0 : (__mmask32)((1u << (left - 32)) - 1);
         __m512i s0 = _mm512_setzero_si512(), s1 = s0, s2 = s0, s3 = s0;
@@ -121,10 +155,14 @@ GAP_TGT static void gap_sum_nhwc(const uint8_t *x, int64_t C, int64_t plane, int
             int64_t p1 = plane - p0 < 256 ? plane : p0 + 256;
             __m512i a0 = _mm512_setzero_si512(), a1 = a0;
             const uint8_t *row = x + p0 * C + c0;
-            for (int64_t p = p0; p < p1; p++, row += C) {
-                a0 = _mm512_add_epi16(a0, _mm512_cvtepu8_epi16(_mm256_maskz_loadu_epi8(m0, row)));
-                a1 = _mm512_add_epi16(a1, _mm512_cvtepu8_epi16(_mm256_maskz_loadu_epi8(m1, row + 32)));
-            }
+            if (half)
+                for (int64_t p = p0; p < p1; p++, row += C)
+                    a0 = _mm512_add_epi16(a0, _mm512_cvtepu8_epi16(_mm256_maskz_loadu_epi8(m0, row)));
+            else
+                for (int64_t p = p0; p < p1; p++, row += C) {
+                    a0 = _mm512_add_epi16(a0, _mm512_cvtepu8_epi16(_mm256_maskz_loadu_epi8(m0, row)));
+                    a1 = _mm512_add_epi16(a1, _mm512_cvtepu8_epi16(_mm256_maskz_loadu_epi8(m1, row + 32)));
+                }
             s0 = _mm512_add_epi32(s0, _mm512_cvtepu16_epi32(_mm512_castsi512_si256(a0)));
             s1 = _mm512_add_epi32(s1, _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(a0, 1)));
             s2 = _mm512_add_epi32(s2, _mm512_cvtepu16_epi32(_mm512_castsi512_si256(a1)));
@@ -158,11 +196,19 @@ GAP_TGT static void gap_sum_planes(const uint8_t *x, int64_t C, int64_t plane, i
 
 static void gap_sum_avx512(const uint8_t *x, int64_t C, int64_t plane, int nhwc, int64_t *sum)
 {
-    if (nhwc) gap_sum_nhwc(x, C, plane, sum);
+    if (nhwc) gap_sum_nhwc(x, C, plane, sum, 1);
+    else gap_sum_planes(x, C, plane, sum);
+}
+
+static void gap_sum_avx512_px(const uint8_t *x, int64_t C, int64_t plane, int nhwc, int64_t *sum)
+{
+    if (nhwc) gap_sum_nhwc(x, C, plane, sum, 0);
     else gap_sum_planes(x, C, plane, sum);
 }
 
 static const nn_ql_rows ql_rows_avx512 = { qmul_row_avx512, qmul_u8_avx2, qadd_u8_avx2, gap_sum_avx512 };
+/* OPENACL_GAP_PAIRS=0 (read per load): channels-last sums a pixel a step, both halves */
+static const nn_ql_rows ql_rows_avx512_px = { qmul_row_avx512, qmul_u8_avx2, qadd_u8_avx2, gap_sum_avx512_px };
 
 static int qadd_init(g_graph *g, g_node *n, void **st)
 {
@@ -189,7 +235,9 @@ K_REGISTER(k_qlmul_avx512);
 static int qgap_init(g_graph *g, g_node *n, void **st)
 {
     *st = NULL;
-    return x86_has_avx512() ? nn_qgap_init(g, n, st, &ql_rows_avx512) : K_DECLINE;
+    const char *e = getenv("OPENACL_GAP_PAIRS");   /* read per load: mdl_bench --ab */
+    const nn_ql_rows *rows = e && !strcmp(e, "0") ? &ql_rows_avx512_px : &ql_rows_avx512;
+    return x86_has_avx512() ? nn_qgap_init(g, n, st, rows) : K_DECLINE;
 }
 
 /* before the reference (0): the same requantisation, vector channel sums */
