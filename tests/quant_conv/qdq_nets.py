@@ -244,10 +244,11 @@ def case_fpn(seed):
     return m, [b.rng.uniform(-0.2, 6, (1, 8, 12, 14)).astype(np.float32)], [0.05, 0.025]
 
 
-def case_pool_nhwc(seed, include_pad):
+def case_pool_nhwc(seed, include_pad, H=9, W=14):
     """Average pooling between two convolutions, so it reads and writes
     channels-last: PP-OCR rec's neck pool (3x2 window, stride 3x2) or a
-    padded 3x3 window with count_include_pad."""
+    padded 3x3 window with count_include_pad. H=3: one output row, as in
+    PP-OCR rec (which the threads share by column chunks)."""
     b = B(seed)
     x_dq, _, _, _ = b.qdq("x", 0.02, 128)
     h = conv_layer(b, x_dq, 0.02, 8, 24, 1, act="hswish", ys=0.03, yzp=12)
@@ -258,8 +259,8 @@ def case_pool_nhwc(seed, include_pad):
         p = b.node("AveragePool", [h], kernel_shape=[3, 2], strides=[3, 2])
     p_dq, _, _, _ = b.qdq(p, 0.02, 20)
     y = conv_layer(b, p_dq, 0.02, 24, 16, 1, act="none", ys=0.04, yzp=128)
-    m = b.model([fin([1, 8, 9, 14])], [fin(None, name=y), fin(None, name=p_dq)])
-    return m, [b.rng.uniform(-2.5, 2.5, (1, 8, 9, 14)).astype(np.float32)], [0.04, 0.02]
+    m = b.model([fin([1, 8, H, W])], [fin(None, name=y), fin(None, name=p_dq)])
+    return m, [b.rng.uniform(-2.5, 2.5, (1, 8, H, W)).astype(np.float32)], [0.04, 0.02]
 
 
 def case_pool(seed, op):
@@ -388,7 +389,7 @@ def case_stem_chain(seed, N, H, W, M, act, yzp=0, s8=False, k=3):
 
 
 MULTI = {"zpad_dw5", "zpad_dw3_s2", "zpad_full3", "block_residual", "block_maxpool", "block_avgpool", "concat",
-         "squeeze_excite", "fpn_resize_concat", "avgpool_nhwc", "avgpool_nhwc_pad", "dw_vnni", "dw_vnni_c144",
+         "squeeze_excite", "fpn_resize_concat", "avgpool_nhwc", "avgpool_nhwc_pad", "avgpool_nhwc_row", "dw_vnni", "dw_vnni_c144",
          "dw_vnni_c48", "dw_vnni_k5", "stem_vnni", "stem_vnni_silu", "stem_vnni_m64", "stem_vnni_m16",
          "stem_vnni_m48", "stem7_vnni", "stem7_vnni_m48", "stem7_vnni_m64", "stem7_vnni_tiny"}
 
@@ -485,6 +486,7 @@ CASES = {
     "avgpool_pad_ceil": lambda: case_pool(26, "avg_pad_ceil"),
     "avgpool_nhwc": lambda: case_pool_nhwc(28, False),
     "avgpool_nhwc_pad": lambda: case_pool_nhwc(29, True),
+    "avgpool_nhwc_row": lambda: case_pool_nhwc(30, False, H=3, W=27),
     "globalavgpool": lambda: case_pool(17, "gap"),
     "maxpool": lambda: case_pool(18, "max"),
     "add_broadcast": lambda: case_bin(19, "Add", [1, 8, 1, 70], 0.06),
