@@ -168,17 +168,20 @@ def case_conv_dead(seed, act):
     return m, [x], 0.04
 
 
-def case_zpad_chain(seed, k, stride, group):
+def case_zpad_chain(seed, k, stride, group, C=24, H=9, W=13, act="relu6"):
     """A 1x1 layer (HardSwish, output zero point 128) feeding a padded layer
     channels-last: the second one's input has a nonzero zero point, which
     the fast kernel writes into the border of a padded copy of its input
     and folds into the int32 bias instead of oneDNN's runtime zero point
-    (kernels/dnnl/dn_qconv.c, zpad)."""
+    (kernels/dnnl/dn_qconv.c, zpad). A padded copy of 64 KiB or more is
+    written by the threads together (dn_qconv_zp.c): a HardSwish depthwise
+    layer as PP-OCRv4 rec's (dn_qdw.c takes the Relu6 ones)."""
     b = B(seed)
-    xs, C, H, W = 0.02, 24, 9, 13
+    xs = 0.02
     x_dq, _, _, _ = b.qdq("x", xs, 100)
     y = conv_layer(b, x_dq, xs, C, C, 1, act="hswish", ys=0.03, yzp=128)
-    y = conv_layer(b, y, 0.03, C, C, k, stride=stride, pad=k // 2, group=group, act="relu6", ys=0.04, yzp=0)
+    y = conv_layer(b, y, 0.03, C, C, k, stride=stride, pad=k // 2, group=group, act=act, ys=0.04,
+                   yzp=0 if act == "relu6" else 20)
     m = b.model([fin([1, C, H, W])], [fin(None, name=y)])
     x = b.rng.uniform(-100 * xs, 155 * xs, (1, C, H, W)).astype(np.float32)
     return m, [x], 0.04
@@ -388,7 +391,7 @@ def case_stem_chain(seed, N, H, W, M, act, yzp=0, s8=False, k=3):
     return m, [b.rng.uniform(-2.5, 2.5, (N, 3, H, W)).astype(np.float32)], 0.05
 
 
-MULTI = {"zpad_dw5", "zpad_dw3_s2", "zpad_full3", "block_residual", "block_maxpool", "block_avgpool", "concat",
+MULTI = {"zpad_dw5", "zpad_dw5_big", "zpad_dw3_s2", "zpad_full3", "block_residual", "block_maxpool", "block_avgpool", "concat",
          "squeeze_excite", "fpn_resize_concat", "avgpool_nhwc", "avgpool_nhwc_pad", "avgpool_nhwc_row", "dw_vnni", "dw_vnni_c144",
          "dw_vnni_c48", "dw_vnni_k5", "stem_vnni", "stem_vnni_silu", "stem_vnni_m64", "stem_vnni_m16",
          "stem_vnni_m48", "stem7_vnni", "stem7_vnni_m48", "stem7_vnni_m64", "stem7_vnni_tiny"}
@@ -476,6 +479,7 @@ CASES = {
     "zpad_dw5": lambda: case_zpad_chain(33, 5, 1, 24),
     "zpad_dw3_s2": lambda: case_zpad_chain(34, 3, 2, 24),
     "zpad_full3": lambda: case_zpad_chain(35, 3, 1, 1),
+    "zpad_dw5_big": lambda: case_zpad_chain(36, 5, 1, 64, C=64, H=37, W=29, act="hswish"),
     "block_residual": lambda: case_block(11),
     "block_maxpool": lambda: case_block(12, pool="max", H=15, W=15),
     "block_avgpool": lambda: case_block(13, pool="avg", H=16, W=16),

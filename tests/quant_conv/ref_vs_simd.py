@@ -237,6 +237,11 @@ CLAMPS = {"conv3x3_relu", "conv1x1_relu6", "dw_vnni", "stem_vnni", "block_residu
 # 4 + 4 + 5 at 3): byte for byte against whole rows (OPENACL_QAVGPOOL_COLS=0)
 # and the default run, at 1 to 3 threads
 POOL_COLS = {"avgpool_nhwc", "avgpool_nhwc_pad", "avgpool_nhwc_row"}
+# padded layers whose zp-bordered input copy the threads write together
+# (64 KiB and more: zpad_dw5_big's 64 x 41 x 33 bytes; the others stay on
+# one thread): byte for byte against one thread's copy
+# (OPENACL_QCONV_PAD_PAR=0) and the default run, at 1 to 3 threads
+PAD_PAR = {"zpad_dw5_big", "zpad_dw5"}
 # stride-2 1x1 layers run at stride 1 on every second pixel
 # (kernels/dnnl/dn_qconv_s2.c; by default on small planes, every plane with
 # OPENACL_QCONV_S2=1): the same integer sums, byte for byte against the
@@ -358,6 +363,12 @@ def check_case(name, args, work):
         rows = run_mode(args, mp, ins, os.path.join(work, f"{name}_rows{thr}"), dict(env, OPENACL_QAVGPOOL_COLS="0"))
         same_bytes(cols, rows, f"at {thr} threads: column chunks differ from OPENACL_QAVGPOOL_COLS=0")
         same_bytes(cols, fast, f"at {thr} threads: column chunks differ from the default run")
+    for thr in ("1", "2", "3") if name in PAD_PAR else ():
+        env = {"OPENACL_THREADS": thr, "OPENACL_SMALL_OP_US": "0"}
+        par = run_mode(args, mp, ins, os.path.join(work, f"{name}_padpar{thr}"), env)
+        one = run_mode(args, mp, ins, os.path.join(work, f"{name}_padone{thr}"), dict(env, OPENACL_QCONV_PAD_PAR="0"))
+        same_bytes(par, one, f"at {thr} threads: the threads' padded copy differs from OPENACL_QCONV_PAD_PAR=0")
+        same_bytes(par, fast, f"at {thr} threads: the threads' padded copy differs from the default run")
     if QDW.get(name) == "QDW":
         # two output rows per pass against one (the same int32 sums): byte for
         # byte, at 1 thread and at 2 and 3 (rows per thread odd: single rows
@@ -378,6 +389,12 @@ def check_case(name, args, work):
         rows = run_mode(args, mp, ins, os.path.join(work, f"{name}_rows{thr}"), dict(env, OPENACL_QAVGPOOL_COLS="0"))
         same_bytes(cols, rows, f"at {thr} threads: column chunks differ from OPENACL_QAVGPOOL_COLS=0")
         same_bytes(cols, fast, f"at {thr} threads: column chunks differ from the default run")
+    for thr in ("1", "2", "3") if name in PAD_PAR else ():
+        env = {"OPENACL_THREADS": thr, "OPENACL_SMALL_OP_US": "0"}
+        par = run_mode(args, mp, ins, os.path.join(work, f"{name}_padpar{thr}"), env)
+        one = run_mode(args, mp, ins, os.path.join(work, f"{name}_padone{thr}"), dict(env, OPENACL_QCONV_PAD_PAR="0"))
+        same_bytes(par, one, f"at {thr} threads: the threads' padded copy differs from OPENACL_QCONV_PAD_PAR=0")
+        same_bytes(par, fast, f"at {thr} threads: the threads' padded copy differs from the default run")
     if QDW.get(name) == "QDW":
         # one output pixel and one row a step (OPENACL_QDW_PAIR=0 with
         # OPENACL_QDW_PAIRS=0) and every block's quadruples of a row at once
