@@ -165,18 +165,21 @@ static dnnl_status_t dq_attr(const g_node *n, dq *s, dnnl_primitive_attr_t attr,
     return st;
 }
 
-/* The threads a product runs on: the device's, or one below
+/* The threads a product runs on: the device's, or one for a product of
+ * the gemm form (dq_build: 2 rows or more, 1 row per 64 of depth) below
  * serial_macs multiply-adds. The attention-block products of PP-OCRv4 rec
  * (40 rows, 120-360 columns, depth 120-240) took longer on two threads
  * than on one (oneDNN's gemm packs W on every call, and two threads pack
  * and meet twice). One thread computes each output as the team does
- * (whole depth per output, the same scale and bias steps). */
+ * (whole depth per output, the same scale and bias steps). One-row
+ * classifiers (brgemm) keep the team: MobileNetV2's 1280 x 1000 on one
+ * thread cost the model 2 % at 2 threads. */
 static int dq_nthr(const dq *s, const k_tensor *in, int nthr)
 {
-    if (nthr <= 1 || !(s->serial_macs > 0) || in[1].shape.rank != 2) return nthr;
+    if (nthr <= 1 || !(s->serial_macs > 0) || in[1].shape.rank != 2 || dn_qmm_binary()) return nthr;
     double K = (double)in[1].shape.d[0], N = (double)in[1].shape.d[1];
     double M = K > 0 ? (double)g_shape_numel(&in[0].shape) / K : 0;
-    return M * K * N < s->serial_macs ? 1 : nthr;
+    return M >= 2 && 64 * M >= K && M * K * N < s->serial_macs ? 1 : nthr;
 }
 
 /* oneDNN (OpenMP) takes its thread count from the pool's maximum, at
