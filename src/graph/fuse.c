@@ -814,6 +814,7 @@ int graph_pass_fuse(g_graph *g)
     if (!rc) rc = each_node(&f, fz_fuse_concat_norm, 1, "OPENACL_NO_CONCAT_NORM");
     if (!rc) rc = each_node(&f, fz_pool_first, 1, "OPENACL_NO_POOL_FIRST");
     if (!rc) rc = each_node(&f, fz_fuse_norm_pool, 1, "OPENACL_NO_NORM_POOL");
+    if (!rc) rc = each_node(&f, fz_softmax_unflatten, 1, "OPENACL_NO_SOFTMAX_UNFLATTEN");
     if (!rc && f.nfused) {
         acl_log(1, "fusion pass: %d nodes absorbed into convolutions, matrix products and shuffles", f.nfused);
         rc = graph_remove_nodes_snap(g, f.dead, &snap);

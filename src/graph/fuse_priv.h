@@ -40,5 +40,8 @@ int fz_fuse_concat_norm(fz *f, int bi);
 int fz_pool_first(fz *f, int ci);
 /* ... and an unpadded AveragePool folded into the ConcatNorm before it. */
 int fz_fuse_norm_pool(fz *f, int ni);
+/* ... and Flatten -> Softmax -> Reshape back as one last-axis Softmax
+ * (2: the nodes removed). */
+int fz_softmax_unflatten(fz *f, int fi);
 
 #endif

@@ -515,6 +515,13 @@ def gen_softmax():
     case('softmax11_default', 'Softmax', [x], [cast(np_softmax(v.reshape(2, -1), 1).reshape(v.shape), np.float32)], opset=11)
     big = rnd((128, 3000), np.float32, -20, 20)
     case('softmax_big_rows', 'Softmax', [big], [cast(np_softmax(f64(big), 1), np.float32)], opset=13)
+    # short rows through softmax.c's padded buffer (lengths off the 16-lane
+    # grid below 256; PP-OCRv4 rec's attention: 320 rows of 40), one row of
+    # 255, and 16 / 256 (no padding), with entries 100 below their row's max
+    for w in (40, 17, 255, 16, 256):
+        sh = rnd((330 if w < 64 else 12, w), np.float32, -20, 20)
+        sh.a[::3, ::5] -= 100
+        case('softmax_short_rows_%d' % w, 'Softmax', [sh], [cast(np_softmax(f64(sh), 1), np.float32)], opset=13)
     big = rnd((4, 300, 600), np.float32, -20, 20)
     case('softmax_big_cols', 'Softmax', [big], [cast(np_softmax(f64(big), 1), np.float32)], opset=13, axis=1)
     case('logsoftmax_big_cols', 'LogSoftmax', [big], [cast(np.log(np_softmax(f64(big), 1)), np.float32)], opset=13, axis=1)

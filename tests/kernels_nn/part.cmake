@@ -85,3 +85,12 @@ if(KNN_PYTHON)
     COMMAND ${KNN_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/conv_bands.py --mdl-run $<TARGET_FILE:mdl_run>)
   set_tests_properties(kernels_nn_conv_bands PROPERTIES LABELS "kernels" SKIP_RETURN_CODE 77 TIMEOUT 300)
 endif()
+
+# Flatten -> Softmax -> Reshape back as one last-axis Softmax
+# (graph/fuse_simple.c fz_softmax_unflatten): taken and declined cases, the
+# rewrite on and off equal bit for bit and against ORT (tools/ortref).
+if(KNN_PYTHON)
+  add_test(NAME kernels_nn_softmax_unflatten
+    COMMAND ${KNN_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/softmax_unflatten.py --mdl-run $<TARGET_FILE:mdl_run>)
+  set_tests_properties(kernels_nn_softmax_unflatten PROPERTIES LABELS "kernels" SKIP_RETURN_CODE 77 TIMEOUT 300)
+endif()

@@ -168,17 +168,20 @@ def case_conv_dead(seed, act):
     return m, [x], 0.04
 
 
-def case_zpad_chain(seed, k, stride, group):
+def case_zpad_chain(seed, k, stride, group, C=24, H=9, W=13, act="relu6"):
     """A 1x1 layer (HardSwish, output zero point 128) feeding a padded layer
     channels-last: the second one's input has a nonzero zero point, which
     the fast kernel writes into the border of a padded copy of its input
     and folds into the int32 bias instead of oneDNN's runtime zero point
-    (kernels/dnnl/dn_qconv.c, zpad)."""
+    (kernels/dnnl/dn_qconv.c, zpad). A padded copy of 64 KiB or more is
+    written by the threads together (dn_qconv_zp.c): a HardSwish depthwise
+    layer as PP-OCRv4 rec's (dn_qdw.c takes the Relu6 ones)."""
     b = B(seed)
-    xs, C, H, W = 0.02, 24, 9, 13
+    xs = 0.02
     x_dq, _, _, _ = b.qdq("x", xs, 100)
     y = conv_layer(b, x_dq, xs, C, C, 1, act="hswish", ys=0.03, yzp=128)
-    y = conv_layer(b, y, 0.03, C, C, k, stride=stride, pad=k // 2, group=group, act="relu6", ys=0.04, yzp=0)
+    y = conv_layer(b, y, 0.03, C, C, k, stride=stride, pad=k // 2, group=group, act=act, ys=0.04,
+                   yzp=0 if act == "relu6" else 20)
     m = b.model([fin([1, C, H, W])], [fin(None, name=y)])
     x = b.rng.uniform(-100 * xs, 155 * xs, (1, C, H, W)).astype(np.float32)
     return m, [x], 0.04
@@ -244,10 +247,11 @@ def case_fpn(seed):
     return m, [b.rng.uniform(-0.2, 6, (1, 8, 12, 14)).astype(np.float32)], [0.05, 0.025]
 
 
-def case_pool_nhwc(seed, include_pad):
+def case_pool_nhwc(seed, include_pad, H=9, W=14):
     """Average pooling between two convolutions, so it reads and writes
     channels-last: PP-OCR rec's neck pool (3x2 window, stride 3x2) or a
-    padded 3x3 window with count_include_pad."""
+    padded 3x3 window with count_include_pad. H=3: one output row, as in
+    PP-OCR rec (which the threads share by column chunks)."""
     b = B(seed)
     x_dq, _, _, _ = b.qdq("x", 0.02, 128)
     h = conv_layer(b, x_dq, 0.02, 8, 24, 1, act="hswish", ys=0.03, yzp=12)
@@ -258,8 +262,8 @@ def case_pool_nhwc(seed, include_pad):
         p = b.node("AveragePool", [h], kernel_shape=[3, 2], strides=[3, 2])
     p_dq, _, _, _ = b.qdq(p, 0.02, 20)
     y = conv_layer(b, p_dq, 0.02, 24, 16, 1, act="none", ys=0.04, yzp=128)
-    m = b.model([fin([1, 8, 9, 14])], [fin(None, name=y), fin(None, name=p_dq)])
-    return m, [b.rng.uniform(-2.5, 2.5, (1, 8, 9, 14)).astype(np.float32)], [0.04, 0.02]
+    m = b.model([fin([1, 8, H, W])], [fin(None, name=y), fin(None, name=p_dq)])
+    return m, [b.rng.uniform(-2.5, 2.5, (1, 8, H, W)).astype(np.float32)], [0.04, 0.02]
 
 
 def case_pool(seed, op):
@@ -387,9 +391,9 @@ def case_stem_chain(seed, N, H, W, M, act, yzp=0, s8=False, k=3):
     return m, [b.rng.uniform(-2.5, 2.5, (N, 3, H, W)).astype(np.float32)], 0.05
 
 
-MULTI = {"zpad_dw5", "zpad_dw3_s2", "zpad_full3", "block_residual", "block_maxpool", "block_avgpool", "concat",
-         "squeeze_excite", "fpn_resize_concat", "avgpool_nhwc", "avgpool_nhwc_pad", "dw_vnni", "dw_vnni_c144",
-         "dw_vnni_c96", "dw_vnni_c112", "dw_vnni_c64", "dw_vnni_c192",
+MULTI = {"zpad_dw5", "zpad_dw5_big", "zpad_dw3_s2", "zpad_full3", "block_residual", "block_maxpool",
+         "block_avgpool", "concat", "squeeze_excite", "fpn_resize_concat", "avgpool_nhwc", "avgpool_nhwc_pad",
+         "avgpool_nhwc_row", "dw_vnni", "dw_vnni_c144", "dw_vnni_c96", "dw_vnni_c112", "dw_vnni_c64", "dw_vnni_c192",
          "dw_vnni_c48", "dw_vnni_k5", "stem_vnni", "stem_vnni_silu", "stem_vnni_m64", "stem_vnni_m16",
          "stem_vnni_m48", "stem7_vnni", "stem7_vnni_m48", "stem7_vnni_m64", "stem7_vnni_tiny"}
 
@@ -488,6 +492,7 @@ CASES = {
     "zpad_dw5": lambda: case_zpad_chain(33, 5, 1, 24),
     "zpad_dw3_s2": lambda: case_zpad_chain(34, 3, 2, 24),
     "zpad_full3": lambda: case_zpad_chain(35, 3, 1, 1),
+    "zpad_dw5_big": lambda: case_zpad_chain(36, 5, 1, 64, C=64, H=37, W=29, act="hswish"),
     "block_residual": lambda: case_block(11),
     "block_maxpool": lambda: case_block(12, pool="max", H=15, W=15),
     "block_avgpool": lambda: case_block(13, pool="avg", H=16, W=16),
@@ -498,6 +503,7 @@ CASES = {
     "avgpool_pad_ceil": lambda: case_pool(26, "avg_pad_ceil"),
     "avgpool_nhwc": lambda: case_pool_nhwc(28, False),
     "avgpool_nhwc_pad": lambda: case_pool_nhwc(29, True),
+    "avgpool_nhwc_row": lambda: case_pool_nhwc(30, False, H=3, W=27),
     "globalavgpool": lambda: case_pool(17, "gap"),
     "maxpool": lambda: case_pool(18, "max"),
     "add_broadcast": lambda: case_bin(19, "Add", [1, 8, 1, 70], 0.06),

@@ -237,6 +237,16 @@ QDW_S2_BLOCKS = {"dw_vnni_c64", "dw_vnni_c192"}
 # against OPENACL_QCONV_KEEP_CLAMPS=1 (Relu at zero point 0, Relu6 at
 # 6/255, a Clip whose upper bound stays, int8 outputs)
 CLAMPS = {"conv3x3_relu", "conv1x1_relu6", "dw_vnni", "stem_vnni", "block_residual", "silu_s8"}
+# channels-last QLinearAveragePool rows cut in column chunks when fewer
+# than the threads (the one-row case: 13 output columns, 6 + 7 at 2 threads,
+# 4 + 4 + 5 at 3): byte for byte against whole rows (OPENACL_QAVGPOOL_COLS=0)
+# and the default run, at 1 to 3 threads
+POOL_COLS = {"avgpool_nhwc", "avgpool_nhwc_pad", "avgpool_nhwc_row"}
+# padded layers whose zp-bordered input copy the threads write together
+# (64 KiB and more: zpad_dw5_big's 64 x 41 x 33 bytes; the others stay on
+# one thread): byte for byte against one thread's copy
+# (OPENACL_QCONV_PAD_PAR=0) and the default run, at 1 to 3 threads
+PAD_PAR = {"zpad_dw5_big", "zpad_dw5"}
 # stride-2 1x1 layers run at stride 1 on every second pixel
 # (kernels/dnnl/dn_qconv_s2.c; by default on small planes, every plane with
 # OPENACL_QCONV_S2=1): the same integer sums, byte for byte against the
@@ -352,6 +362,18 @@ def check_case(name, args, work):
     if name in CLAMPS:
         other = run_mode(args, mp, ins, os.path.join(work, name + "_clamps"), {"OPENACL_QCONV_KEEP_CLAMPS": "1"})
         same_bytes(other, fast, "with OPENACL_QCONV_KEEP_CLAMPS=1: differs from the default run")
+    for thr in ("1", "2", "3") if name in POOL_COLS else ():
+        env = {"OPENACL_THREADS": thr, "OPENACL_SMALL_OP_US": "0"}
+        cols = run_mode(args, mp, ins, os.path.join(work, f"{name}_cols{thr}"), env)
+        rows = run_mode(args, mp, ins, os.path.join(work, f"{name}_rows{thr}"), dict(env, OPENACL_QAVGPOOL_COLS="0"))
+        same_bytes(cols, rows, f"at {thr} threads: column chunks differ from OPENACL_QAVGPOOL_COLS=0")
+        same_bytes(cols, fast, f"at {thr} threads: column chunks differ from the default run")
+    for thr in ("1", "2", "3") if name in PAD_PAR else ():
+        env = {"OPENACL_THREADS": thr, "OPENACL_SMALL_OP_US": "0"}
+        par = run_mode(args, mp, ins, os.path.join(work, f"{name}_padpar{thr}"), env)
+        one = run_mode(args, mp, ins, os.path.join(work, f"{name}_padone{thr}"), dict(env, OPENACL_QCONV_PAD_PAR="0"))
+        same_bytes(par, one, f"at {thr} threads: the threads' padded copy differs from OPENACL_QCONV_PAD_PAR=0")
+        same_bytes(par, fast, f"at {thr} threads: the threads' padded copy differs from the default run")
     if QDW.get(name) == "QDW":
         # two output rows per pass against one (the same int32 sums): byte for
         # byte, at 1 thread and at 2 and 3 (rows per thread odd: single rows
@@ -366,6 +388,18 @@ def check_case(name, args, work):
         sw = "OPENACL_NO_" + QDW[name]
         other = run_mode(args, mp, ins, os.path.join(work, name + "_no" + QDW[name].lower()), {sw: "1"})
         within_steps(other, f"VNNI loop vs oneDNN ({sw})")
+    for thr in ("1", "2", "3") if name in POOL_COLS else ():
+        env = {"OPENACL_THREADS": thr, "OPENACL_SMALL_OP_US": "0"}
+        cols = run_mode(args, mp, ins, os.path.join(work, f"{name}_cols{thr}"), env)
+        rows = run_mode(args, mp, ins, os.path.join(work, f"{name}_rows{thr}"), dict(env, OPENACL_QAVGPOOL_COLS="0"))
+        same_bytes(cols, rows, f"at {thr} threads: column chunks differ from OPENACL_QAVGPOOL_COLS=0")
+        same_bytes(cols, fast, f"at {thr} threads: column chunks differ from the default run")
+    for thr in ("1", "2", "3") if name in PAD_PAR else ():
+        env = {"OPENACL_THREADS": thr, "OPENACL_SMALL_OP_US": "0"}
+        par = run_mode(args, mp, ins, os.path.join(work, f"{name}_padpar{thr}"), env)
+        one = run_mode(args, mp, ins, os.path.join(work, f"{name}_padone{thr}"), dict(env, OPENACL_QCONV_PAD_PAR="0"))
+        same_bytes(par, one, f"at {thr} threads: the threads' padded copy differs from OPENACL_QCONV_PAD_PAR=0")
+        same_bytes(par, fast, f"at {thr} threads: the threads' padded copy differs from the default run")
     if QDW.get(name) == "QDW":
         # one output pixel and one row a step (OPENACL_QDW_PAIR=0 with
         # OPENACL_QDW_PAIRS=0) and every block's quadruples of a row at once

@@ -50,7 +50,7 @@ typedef struct dqconv {
     int bias_in;       /* the node has a bias input */
     int zfold;         /* the source zero point folded into that bias (dq_zfold) */
     int zpad_ok;       /* padded 2-D layer whose bias can take it (dq_zfold with pads) */
-    int zpad;          /* ... and this kernel pads the channels-last input with zp itself */
+    int zpad;          /* ... and this kernel pads the channels-last input with zp itself (2: the team does) */
     int64_t pt, pb, pl, pr;   /* zpad: the pads */
     size_t off_pad;    /* zpad: the padded input in scratch */
     int has_add;       /* fused residual (inputs QR, QRS, QRZ) as a sum post-op */
@@ -569,7 +569,7 @@ static int dq_build(const g_node *n, dqconv *s, const k_tensor *in, const k_tens
                               .one_px = dn_qdw_one_px(), .whole_rows = dn_qdw_whole_rows(), .pairs = dn_qdw_pairs(),
                               .lo = s->dw_lo, .hi = s->dw_hi, .inv_ys = s->inv_ys, .opts = dn_qdw_opts() };
     /* the first build decides (W's packed form follows it) */
-    if (!s->have_wmd) s->zpad = s->zpad_ok && s->xl == G_LAYOUT_NHWC && s->w.nsp == 2 && s->xs.rank == 4;
+    if (!s->have_wmd) s->zpad = (s->zpad_ok && s->xl == G_LAYOUT_NHWC && s->w.nsp == 2 && s->xs.rank == 4) * dn_qzp_pad_mode();
     g_shape xp = s->xs;   /* zpad: the input as padded */
     if (s->zpad) {
         s->pt = s->w.pb[0]; s->pb = s->w.pe[0]; s->pl = s->w.pb[1]; s->pr = s->w.pe[1];
@@ -808,8 +808,8 @@ static int dq_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
     dnnl_stream_t strm = dn_stream();
     if (!strm) return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s': no oneDNN stream", n->name);
     if (s->zpad) {
-        dn_qzp_pad_nhwc(in[QX].data, (uint8_t *)(scr + s->off_pad), s->xs.d[0], s->xs.d[1], s->xs.d[2], s->xs.d[3],
-                        s->pt, s->pb, s->pl, s->pr, s->xdt == G_I8 ? (int)(uint8_t)(int8_t)s->xzp : (int)s->xzp);
+        dn_qzp_pad_nhwc(in[QX].data, (uint8_t *)(scr + s->off_pad), s->xs.d, s->pt, s->pb, s->pl, s->pr,
+                        s->xdt == G_I8 ? (int)(uint8_t)(int8_t)s->xzp : (int)s->xzp, s->zpad > 1 ? nthr : 1);
         if ((r = dn_set_handle(n, s->m_x, scr + s->off_pad))) return r;
     } else if (s->sub) {
         dn_qconv_s2_gather(in[QX].data, (uint8_t *)(scr + s->off_pad), s->xs.d[0], s->xs.d[1], s->xs.d[2], s->xs.d[3],

@@ -15,6 +15,7 @@
  * the kernel ABI (dn_backend.c). */
 #include "kernels/dnnl/dn_qconv_zp.h"
 #include "kernels/dnnl/dn_common.h"
+#include "core/par.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,23 +59,38 @@ int dn_qzp_foldable(const nn_win *w0, int64_t M, int32_t zp, const g_tensor *w, 
     return taps > 0;
 }
 
-void dn_qzp_pad_nhwc(const uint8_t *x, uint8_t *xp, int64_t N, int64_t C, int64_t H, int64_t W, int64_t pt,
-                     int64_t pb, int64_t pl, int64_t pr, int z)
+/* OPENACL_QCONV_PAD_PAR=0: the zp-bordered copy on the calling thread
+ * alone (read per load: mdl_bench --ab). 2: the team copies. */
+int dn_qzp_pad_mode(void)
 {
-    int64_t Wp = W + pl + pr, Hp = H + pt + pb;
-    size_t row = (size_t)(Wp * C);
-    for (int64_t n = 0; n < N; n++) {
-        uint8_t *o = xp + (size_t)(n * Hp) * row;
-        const uint8_t *xi = x + (size_t)(n * H * W * C);
-        memset(o, z, (size_t)pt * row);
-        o += (size_t)pt * row;
-        for (int64_t h = 0; h < H; h++, o += row, xi += W * C) {
-            memset(o, z, (size_t)(pl * C));
-            memcpy(o + pl * C, xi, (size_t)(W * C));
-            memset(o + (pl + W) * C, z, (size_t)(pr * C));
-        }
-        memset(o, z, (size_t)pb * row);
+    const char *e = getenv("OPENACL_QCONV_PAD_PAR");
+    return e && !strcmp(e, "0") ? 1 : 2;
+}
+
+/* One padded row r (of N * Hp): a border row of z, or z | x's row | z. */
+static void pad_row(const uint8_t *x, uint8_t *xp, int64_t r, int64_t C, int64_t H, int64_t W, int64_t Hp,
+                    int64_t pt, int64_t pl, int64_t pr, int z)
+{
+    int64_t n = r / Hp, h = r % Hp - pt, Wp = W + pl + pr;
+    uint8_t *o = xp + (size_t)r * (size_t)(Wp * C);
+    if (h < 0 || h >= H) {
+        memset(o, z, (size_t)(Wp * C));
+        return;
     }
+    memset(o, z, (size_t)(pl * C));
+    memcpy(o + pl * C, x + (size_t)((n * H + h) * W * C), (size_t)(W * C));
+    memset(o + (pl + W) * C, z, (size_t)(pr * C));
+}
+
+void dn_qzp_pad_nhwc(const uint8_t *x, uint8_t *xp, const int64_t *d, int64_t pt, int64_t pb, int64_t pl,
+                     int64_t pr, int z, int nthr)
+{
+    int64_t N = d[0], C = d[1], H = d[2], W = d[3], Hp = H + pt + pb, rows = N * Hp;
+    /* PP-OCRv4 rec's padded depthwise layers: 0.1-0.4 MB a copy, which on
+     * the calling thread alone kept them at 1.1-1.5x from a second thread;
+     * below 64 KiB the region costs more than it saves */
+    int nt = (size_t)(rows * (W + pl + pr) * C) >= ((size_t)64 << 10) && rows > 1 ? nthr : 1;
+    OA_PAR_FOR(nt, for (int64_t r = 0; r < rows; r++) pad_row(x, xp, r, C, H, W, Hp, pt, pl, pr, z););
 }
 
 /* Why: oneDNN applies each eltwise post-op to every output value, and the

@@ -19,10 +19,14 @@ int dn_qzp_fold_bias(const int8_t *w, int64_t taps, const int32_t *bias, int32_t
  * 0 under OPENACL_QCONV_ZP_RT=1 (and for padded, OPENACL_QCONV_ZPAD=0). */
 int dn_qzp_foldable(const nn_win *w0, int64_t M, int32_t zp, const g_tensor *w, const g_tensor *b, int padded);
 
-/* x [N, H, W, C] bytes into xp [N, pt + H + pb, pl + W + pr, C] with the
- * byte z in the border: what QLinearConv's padding reads (real 0). */
-void dn_qzp_pad_nhwc(const uint8_t *x, uint8_t *xp, int64_t N, int64_t C, int64_t H, int64_t W, int64_t pt,
-                     int64_t pb, int64_t pl, int64_t pr, int z);
+/* x [N, H, W, C] bytes (d: N, C, H, W) into xp [N, pt + H + pb, pl + W + pr, C]
+ * with the byte z in the border: what QLinearConv's padding reads (real 0);
+ * rows shared among nthr threads (copies of 64 KiB and more). */
+void dn_qzp_pad_nhwc(const uint8_t *x, uint8_t *xp, const int64_t *d, int64_t pt, int64_t pb, int64_t pl,
+                     int64_t pr, int z, int nthr);
+/* 2: the layer's padded copy by the team, 1: on the calling thread
+ * (OPENACL_QCONV_PAD_PAR=0; read per load). */
+int dn_qzp_pad_mode(void);
 
 /* Leaves out of a chain of Relu / Clip (bounds in output steps, before
  * y_zp) every clamp that the conversion to 8 bits (s8: int8) with zero point

@@ -39,6 +39,7 @@ typedef struct dq {
     nn_post po;
     int has_bias, per_col, fallback, built, nthr;
     int rt;                    /* runtime output scales and bias' (else two binary post-ops) */
+    double serial_macs;        /* products below this many multiply-adds run on one thread */
     int stat;                  /* openacl.QMatMul: X arrives quantised */
     int qout;                  /* a QuantizeLinear folded behind: float result in scratch */
     size_t off_yf;
@@ -98,6 +99,9 @@ static int dq_init(g_graph *g, g_node *n, void **state)
     s->has_bias = has_in(n, 2);
     s->stat = nn_qmm_static(n);
     s->qout = nn_qmm_qout(n);
+    /* read per load (mdl_bench --ab); 0 gives every product the team */
+    const char *e = getenv("OPENACL_QMM_SERIAL_MACS");
+    s->serial_macs = e && *e ? atof(e) : 4e6;
     *state = s;
     return 0;
 }
@@ -159,6 +163,37 @@ static dnnl_status_t dq_attr(const g_node *n, dq *s, dnnl_primitive_attr_t attr,
     if (po) dnnl_post_ops_destroy(po);
     if (tmp) dnnl_primitive_attr_destroy(tmp);
     return st;
+}
+
+/* The threads a product runs on: the device's, or one for a product of
+ * the gemm form (dq_build: 2 rows or more, 1 row per 64 of depth) below
+ * serial_macs multiply-adds. The attention-block products of PP-OCRv4 rec
+ * (40 rows, 120-360 columns, depth 120-240) took longer on two threads
+ * than on one (oneDNN's gemm packs W on every call, and two threads pack
+ * and meet twice). One thread computes each output as the team does
+ * (whole depth per output, the same scale and bias steps). One-row
+ * classifiers (brgemm) keep the team: MobileNetV2's 1280 x 1000 on one
+ * thread cost the model 2 % at 2 threads. */
+static int dq_nthr(const dq *s, const k_tensor *in, int nthr)
+{
+    if (nthr <= 1 || !(s->serial_macs > 0) || in[1].shape.rank != 2 || dn_qmm_binary()) return nthr;
+    double K = (double)in[1].shape.d[0], N = (double)in[1].shape.d[1];
+    double M = K > 0 ? (double)g_shape_numel(&in[0].shape) / K : 0;
+    return M >= 2 && 64 * M >= K && M * K * N < s->serial_macs ? 1 : nthr;
+}
+
+/* oneDNN (OpenMP) takes its thread count from the pool's maximum, at
+ * primitive creation and at each call: set for the node, then restored. */
+static int dq_omp_enter(int nthr)
+{
+    int cur = omp_get_max_threads();
+    if (cur != nthr) omp_set_num_threads(nthr);
+    return cur;
+}
+
+static void dq_omp_leave(int prev, int nthr)
+{
+    if (prev != nthr) omp_set_num_threads(prev);
 }
 
 static int dq_build(const g_node *n, dq *s, const k_tensor *in, int nthr)
@@ -244,12 +279,21 @@ static int dq_build(const g_node *n, dq *s, const k_tensor *in, int nthr)
     return 0;
 }
 
+/* dq_build on the threads dq_nthr picks for a team of nthr */
+static int dq_build_at(const g_node *n, dq *s, const k_tensor *in, int nthr)
+{
+    int nt = dq_nthr(s, in, nthr), prev = dq_omp_enter(nt);
+    int r = dq_build(n, s, in, nt);
+    dq_omp_leave(prev, nt);
+    return r;
+}
+
 static int dq_plan(const g_node *n, void *state, const k_tensor *in, const k_tensor *out,
                    size_t *packed_bytes, size_t *scratch_bytes)
 {
     dq *s = state;
     (void)out;
-    int r = dq_build(n, s, in, dn_threads(NULL));
+    int r = dq_build_at(n, s, in, dn_threads(NULL));
     if (r) return r;
     *packed_bytes = dq_packed_bytes(s);
     *scratch_bytes = s->scratch;
@@ -291,7 +335,7 @@ static int dq_pack(const g_node *n, void *state, const k_tensor *in, const k_ten
     dq *s = state;
     int r;
     (void)out;
-    if (!s->built && (r = dq_build(n, s, in, dn_threads(NULL)))) return r;
+    if (!s->built && (r = dq_build_at(n, s, in, dn_threads(NULL)))) return r;
     return dq_pack_into(n, s, in, packed);
 }
 
@@ -301,7 +345,7 @@ static int dq_adopt(const g_node *n, void *state, const k_tensor *in, const k_te
     dq *s = state;
     int r;
     (void)out;
-    if (!s->built && (r = dq_build(n, s, in, dn_threads(NULL)))) return r;
+    if (!s->built && (r = dq_build_at(n, s, in, dn_threads(NULL)))) return r;
     dn_pk_adopt(&s->pk, packed);
     return 0;
 }
@@ -557,10 +601,10 @@ static int dq_fallback(const g_node *n, dq *s, const k_tensor *in, float *y, siz
 static int dq_run(const g_node *n, void *state, const k_tensor *in, k_tensor *out, const k_ctx *ctx)
 {
     dq *s = state;
-    int r, nthr = dn_threads(ctx);
+    int r, nthr = dq_nthr(s, in, dn_threads(ctx));
     int64_t cnt = g_shape_numel(&in[0].shape);
     if (!s->built || s->nthr != nthr || (s->K > 0 && cnt / s->K != s->M))
-        if ((r = dq_build(n, s, in, nthr))) return r;
+        if ((r = dq_build_at(n, s, in, dn_threads(ctx)))) return r;
     if (!s->pk.packed_ok) {
         void *own;
         if ((r = dn_pk_own_packed(n, &s->pk, dq_packed_bytes(s), &own)) ||
@@ -581,7 +625,10 @@ static int dq_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
     }
     char *scr;
     if ((r = dn_pk_scratch(n, &s->pk, ctx, s->scratch, &scr))) return r;
-    return dq_exec(n, s, in, out, scr);
+    int prev = dq_omp_enter(s->nthr);
+    r = dq_exec(n, s, in, out, scr);
+    dq_omp_leave(prev, s->nthr);
+    return r;
 }
 
 static const k_op k_dynqmm_dnnl = {

@@ -12,6 +12,7 @@
  * the reference runs those. */
 #include "kernels/kernel.h"
 #include "kernels/ref/nn_common.h"
+#include "kernels/ref/ew_common.h"
 #include "core/core.h"
 #include "core/par.h"
 #include <math.h>
@@ -23,6 +24,7 @@
 typedef struct qap2 {
     nn_win w;
     int include_pad;
+    int col_split;          /* rows cut in column chunks when fewer than the threads */
     float mul;              /* x_scale / y_scale */
     int32_t zx, zy;
 } qap2;
@@ -63,6 +65,8 @@ static int qap2_init(g_graph *g, g_node *n, void **state)
     s->zx = czp(g, n, 2);
     s->zy = czp(g, n, 4);
     s->include_pad = (int)g_attr_int(n, "count_include_pad", 0);
+    const char *cols = getenv("OPENACL_QAVGPOOL_COLS");   /* read per load: mdl_bench --ab */
+    s->col_split = !(cols && !strcmp(cols, "0"));
     if (!(sx > 0.f) || !(sy > 0.f) || !isfinite(s->mul) || s->w.d[0] > 1 || s->w.d[1] > 1 ||
         g->t[n->in[0]].shape.d[3] < 0 || g->t[n->in[0]].shape.d[3] > QAP_COLS) {
         free(s);
@@ -93,14 +97,16 @@ static inline int32_t rq(float v, int32_t zp, int i8)
     return (int32_t)((v + 12582912.f) - 12582912.f) + zp;   /* half to even */
 }
 
-/* One output row's column sums: col[c] = sum over input rows [ha, hb) of x. */
-static void col_sums(const uint8_t *x, int64_t W, int64_t ha, int64_t hb, int i8, int32_t *col)
+/* One output row's column sums: col[c] = sum over input rows [ha, hb) of
+ * the n values x[h * pitch + c]. */
+EW_CLONE static void col_sums(const uint8_t *x, int64_t pitch, int64_t n, int64_t ha, int64_t hb, int i8,
+                              int32_t *col)
 {
-    for (int64_t c = 0; c < W; c++) col[c] = 0;
+    for (int64_t c = 0; c < n; c++) col[c] = 0;
     for (int64_t h = ha; h < hb; h++) {
-        const uint8_t *r = x + h * W;
-        if (i8) for (int64_t c = 0; c < W; c++) col[c] += (int8_t)r[c];
-        else for (int64_t c = 0; c < W; c++) col[c] += r[c];
+        const uint8_t *r = x + h * pitch;
+        if (i8) for (int64_t c = 0; c < n; c++) col[c] += (int8_t)r[c];
+        else for (int64_t c = 0; c < n; c++) col[c] += r[c];
     }
 }
 
@@ -116,7 +122,7 @@ static void plane(const qap2 *s, const uint8_t *x, uint8_t *y, int i8)
         int64_t h0 = oh * w->s[0] - w->pb[0], h1 = h0 + w->k[0];
         int64_t hp1 = h1 < H + w->pe[0] ? h1 : H + w->pe[0];
         int64_t ha = h0 < 0 ? 0 : h0, hb = h1 < H ? h1 : H;
-        col_sums(x, W, ha, hb, i8, col);
+        col_sums(x, W, W, ha, hb, i8, col);
         for (int64_t ow = 0; ow < OW; ow++) {
             int64_t w0 = ow * w->s[1] - w->pb[1], w1 = w0 + w->k[1];
             int64_t wp1 = w1 < W + w->pe[1] ? w1 : W + w->pe[1];
@@ -133,19 +139,38 @@ static void plane(const qap2 *s, const uint8_t *x, uint8_t *y, int i8)
     }
 }
 
-/* Channels-last: one image's output row oh, all channels at once. The
- * window's rows are summed into col (W x C int32), then each output pixel
- * adds its window's columns channel by channel. */
-static void row_nhwc(const qap2 *s, const uint8_t *x, uint8_t *y, int64_t C, int64_t oh, int i8, int32_t *col,
-                     int32_t *acc)
+/* One pixel's C outputs from its window's summed columns: the window
+ * count's checks hoisted out of the channel loop, so the loop (the same
+ * float steps per value as before) vectorises. */
+EW_CLONE static void pix_out(const qap2 *s, const int32_t *acc, uint8_t *d, int64_t C, int64_t cnt, int64_t div,
+                             int i8)
+{
+    if (!(cnt > 0 && div > 0)) {
+        for (int64_t c = 0; c < C; c++) d[c] = (uint8_t)rq(0.f, s->zy, i8);
+        return;
+    }
+    const int32_t cz = (int32_t)cnt * s->zx;
+    const float mul = s->mul, fd = (float)div;
+    for (int64_t c = 0; c < C; c++) d[c] = (uint8_t)rq((float)(acc[c] - cz) * mul / fd, s->zy, i8);
+}
+
+/* Channels-last: one image's output row oh, output columns [ow0, ow1), all
+ * channels at once. The window's rows are summed into col (W x C int32,
+ * only the input columns those outputs read), then each output pixel adds
+ * its window's columns channel by channel. */
+EW_CLONE static void row_nhwc(const qap2 *s, const uint8_t *x, uint8_t *y, int64_t C, int64_t oh, int64_t ow0,
+                              int64_t ow1, int i8, int32_t *col, int32_t *acc)
 {
     const nn_win *w = &s->w;
     int64_t H = w->in[0], W = w->in[1], OW = w->out[1];
     int64_t h0 = oh * w->s[0] - w->pb[0], h1 = h0 + w->k[0];
     int64_t hp1 = h1 < H + w->pe[0] ? h1 : H + w->pe[0];
     int64_t ha = h0 < 0 ? 0 : h0, hb = h1 < H ? h1 : H;
-    col_sums(x, W * C, ha, hb, i8, col);
-    for (int64_t ow = 0; ow < OW; ow++) {
+    int64_t ca = ow0 * w->s[1] - w->pb[1], cb = (ow1 - 1) * w->s[1] - w->pb[1] + w->k[1];
+    ca = ca < 0 ? 0 : ca;
+    cb = cb < W ? cb : W;
+    if (cb > ca) col_sums(x + ca * C, W * C, (cb - ca) * C, ha, hb, i8, col + ca * C);
+    for (int64_t ow = ow0; ow < ow1; ow++) {
         int64_t w0 = ow * w->s[1] - w->pb[1], w1 = w0 + w->k[1];
         int64_t wp1 = w1 < W + w->pe[1] ? w1 : W + w->pe[1];
         int64_t wa = w0 < 0 ? 0 : w0, wb = w1 < W ? w1 : W;
@@ -154,11 +179,7 @@ static void row_nhwc(const qap2 *s, const uint8_t *x, uint8_t *y, int64_t C, int
             for (int64_t c = 0; c < C; c++) acc[c] += col[k * C + c];
         int64_t cnt = (hb - ha) * (wb - wa);
         int64_t div = s->include_pad ? (hp1 - h0) * (wp1 - w0) : cnt;
-        uint8_t *d = y + (oh * OW + ow) * C;
-        for (int64_t c = 0; c < C; c++) {
-            float v = cnt > 0 && div > 0 ? (float)(acc[c] - (int32_t)cnt * s->zx) * s->mul / (float)div : 0.f;
-            d[c] = (uint8_t)rq(v, s->zy, i8);
-        }
+        pix_out(s, acc, y + (oh * OW + ow) * C, C, cnt, div, i8);
     }
 }
 
@@ -185,20 +206,27 @@ static int qap2_run(const g_node *n, void *state, const k_tensor *in, k_tensor *
         OA_PAR_FOR(planes > 1 ? nt : 1, for (int64_t p = 0; p < planes; p++) plane(&st, x + p * xp, y + p * yp, i8););
         return 0;
     }
-    /* rows of all images shared among the threads; col and acc from plan()'s scratch */
-    int64_t rows = N * w.out[0];
+    /* rows of all images shared among the threads, each cut in column
+     * chunks when there are fewer rows than threads (PP-OCRv4 rec's neck
+     * pool writes one row of 40 pixels; OPENACL_QAVGPOOL_COLS=0: whole
+     * rows); col and acc from plan()'s scratch */
+    int64_t rows = N * w.out[0], cs = rows < nt && s->col_split ? nt : 1;
+    if (cs > w.out[1]) cs = w.out[1] > 0 ? w.out[1] : 1;
     size_t per = (size_t)(w.in[1] * C + C) * sizeof(int32_t);
     size_t fit = ctx && ctx->scratch ? ctx->scratch_bytes / per : 0;   /* runs without a plan allocate */
     int32_t *buf = fit ? ctx->scratch : NULL;
     if (fit && (size_t)nt > fit) nt = (int)fit;
     if (!fit && !(buf = malloc(per * (size_t)nt)))
         return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): out of memory", n->name, n->op_type);
-    OA_PAR_REGION(rows > 1 ? nt : 1, {
+    int64_t units = rows * cs, OW = w.out[1];
+    OA_PAR_REGION(units > 1 ? nt : 1, {
         int t = omp_get_thread_num(), tn = omp_get_num_threads();
         int32_t *col = buf + (size_t)t * (per / sizeof(int32_t)), *acc = col + w.in[1] * C;
-        for (int64_t rr = rows * t / tn; rr < rows * (t + 1) / tn; rr++) {
-            int64_t b = rr / w.out[0], oh = rr % w.out[0];
-            row_nhwc(&st, x + b * xp * C, y + b * yp * C, C, oh, i8, col, acc);
+        for (int64_t u = units * t / tn; u < units * (t + 1) / tn; u++) {
+            int64_t rr = u / cs, j = u % cs, b = rr / w.out[0], oh = rr % w.out[0];
+            if (OW * (j + 1) / cs > OW * j / cs)
+                row_nhwc(&st, x + b * xp * C, y + b * yp * C, C, oh, OW * j / cs, OW * (j + 1) / cs, i8, col,
+                         acc);
         }
     });
     if (!fit) free(buf);
