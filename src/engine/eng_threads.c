@@ -55,11 +55,19 @@ static double numel(const k_tensor *t)
     return n;
 }
 
+/* The implementation's own ceiling (k_op.max_threads), within [1, threads]. */
+static int impl_threads(const g_node *n, const k_tensor *in, const k_tensor *out, int threads)
+{
+    if (!n->op || !n->op->max_threads) return threads;
+    int m = n->op->max_threads(n, n->state, in, out, threads);
+    return m >= 1 && m < threads ? m : threads;
+}
+
 int eng_node_threads(const g_node *n, const k_tensor *in, const k_tensor *out, int threads)
 {
     if (threads <= 1) return threads;
     double limit = small_op_us();
-    if (limit <= 0) return threads;
+    if (limit <= 0) return impl_threads(n, in, out, threads);
     /* subgraph bodies run their own nodes with the budget */
     for (int i = 0; i < n->n_attr; i++)
         if (n->attr[i].type == G_AT_GRAPH) return threads;
@@ -74,5 +82,5 @@ int eng_node_threads(const g_node *n, const k_tensor *in, const k_tensor *out, i
      * the shapes these kernels meet */
     double us = bytes / 8000.0;
     if (flops / 60000.0 > us) us = flops / 60000.0;
-    return us < limit ? 1 : threads;
+    return us < limit ? 1 : impl_threads(n, in, out, threads);
 }

@@ -125,6 +125,10 @@ typedef struct k_op {
     /* Thread decision (engine): the arithmetic of one run in floating-point
      * operations for these shapes; NULL counts the op as elementwise. */
     double (*flops)(const g_node *n, const k_tensor *in, const k_tensor *out);
+    /* Thread decision (engine), asked after its small-node rule: the most
+     * threads (1 to budget) this implementation runs these shapes on well
+     * within the device's budget; NULL answers the budget. */
+    int (*max_threads)(const g_node *n, void *state, const k_tensor *in, const k_tensor *out, int budget);
 } k_op;
 
 /* A backend: a family of implementations sharing a library and packed

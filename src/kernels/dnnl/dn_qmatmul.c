@@ -182,18 +182,12 @@ static int dq_nthr(const dq *s, const k_tensor *in, int nthr)
     return M >= 2 && 64 * M >= K && M * K * N < s->serial_macs ? 1 : nthr;
 }
 
-/* oneDNN (OpenMP) takes its thread count from the pool's maximum, at
- * primitive creation and at each call: set for the node, then restored. */
-static int dq_omp_enter(int nthr)
+/* The engine asks (k_op.max_threads) before it plans the node, and runs
+ * it on what this answers; an OPENACL_SMALL_OP_US decision comes first. */
+static int dq_max_threads(const g_node *n, void *state, const k_tensor *in, const k_tensor *out, int budget)
 {
-    int cur = omp_get_max_threads();
-    if (cur != nthr) omp_set_num_threads(nthr);
-    return cur;
-}
-
-static void dq_omp_leave(int prev, int nthr)
-{
-    if (prev != nthr) omp_set_num_threads(prev);
+    (void)n; (void)out;
+    return dq_nthr(state, in, budget);
 }
 
 static int dq_build(const g_node *n, dq *s, const k_tensor *in, int nthr)
@@ -279,21 +273,12 @@ static int dq_build(const g_node *n, dq *s, const k_tensor *in, int nthr)
     return 0;
 }
 
-/* dq_build on the threads dq_nthr picks for a team of nthr */
-static int dq_build_at(const g_node *n, dq *s, const k_tensor *in, int nthr)
-{
-    int nt = dq_nthr(s, in, nthr), prev = dq_omp_enter(nt);
-    int r = dq_build(n, s, in, nt);
-    dq_omp_leave(prev, nt);
-    return r;
-}
-
 static int dq_plan(const g_node *n, void *state, const k_tensor *in, const k_tensor *out,
                    size_t *packed_bytes, size_t *scratch_bytes)
 {
     dq *s = state;
     (void)out;
-    int r = dq_build_at(n, s, in, dn_threads(NULL));
+    int r = dq_build(n, s, in, dn_threads(NULL));
     if (r) return r;
     *packed_bytes = dq_packed_bytes(s);
     *scratch_bytes = s->scratch;
@@ -335,7 +320,7 @@ static int dq_pack(const g_node *n, void *state, const k_tensor *in, const k_ten
     dq *s = state;
     int r;
     (void)out;
-    if (!s->built && (r = dq_build_at(n, s, in, dn_threads(NULL)))) return r;
+    if (!s->built && (r = dq_build(n, s, in, dn_threads(NULL)))) return r;
     return dq_pack_into(n, s, in, packed);
 }
 
@@ -345,7 +330,7 @@ static int dq_adopt(const g_node *n, void *state, const k_tensor *in, const k_te
     dq *s = state;
     int r;
     (void)out;
-    if (!s->built && (r = dq_build_at(n, s, in, dn_threads(NULL)))) return r;
+    if (!s->built && (r = dq_build(n, s, in, dn_threads(NULL)))) return r;
     dn_pk_adopt(&s->pk, packed);
     return 0;
 }
@@ -601,10 +586,10 @@ static int dq_fallback(const g_node *n, dq *s, const k_tensor *in, float *y, siz
 static int dq_run(const g_node *n, void *state, const k_tensor *in, k_tensor *out, const k_ctx *ctx)
 {
     dq *s = state;
-    int r, nthr = dq_nthr(s, in, dn_threads(ctx));
+    int r, nthr = dn_threads(ctx);
     int64_t cnt = g_shape_numel(&in[0].shape);
     if (!s->built || s->nthr != nthr || (s->K > 0 && cnt / s->K != s->M))
-        if ((r = dq_build_at(n, s, in, dn_threads(ctx)))) return r;
+        if ((r = dq_build(n, s, in, nthr))) return r;
     if (!s->pk.packed_ok) {
         void *own;
         if ((r = dn_pk_own_packed(n, &s->pk, dq_packed_bytes(s), &own)) ||
@@ -625,16 +610,14 @@ static int dq_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
     }
     char *scr;
     if ((r = dn_pk_scratch(n, &s->pk, ctx, s->scratch, &scr))) return r;
-    int prev = dq_omp_enter(s->nthr);
-    r = dq_exec(n, s, in, out, scr);
-    dq_omp_leave(prev, s->nthr);
-    return r;
+    return dq_exec(n, s, in, out, scr);
 }
 
 static const k_op k_dynqmm_dnnl = {
     .op_type = "DynQMatMul", .domain = "openacl", .since = 1, .until = 0, .impl = "dnnl",
     .priority = 10, .init = dq_init, .infer = dq_infer, .plan = dq_plan, .pack = dq_pack,
     .run = dq_run, .fini = dq_fini, .adopt = dq_adopt, .flops = k_flops_matmul,
+    .max_threads = dq_max_threads,
     .packed_inputs = (1u << 1) | (1u << 2) | (1u << DQ_WSCALE),
 };
 K_REGISTER(k_dynqmm_dnnl);
@@ -643,6 +626,7 @@ static const k_op k_qmm_dnnl = {
     .op_type = "QMatMul", .domain = "openacl", .since = 1, .until = 0, .impl = "dnnl",
     .priority = 10, .init = dq_init, .infer = dq_infer, .plan = dq_plan, .pack = dq_pack,
     .run = dq_run, .fini = dq_fini, .adopt = dq_adopt, .flops = k_flops_matmul,
+    .max_threads = dq_max_threads,
     .packed_inputs = (1u << 1) | (1u << 2) | (1u << DQ_WSCALE),
 };
 K_REGISTER(k_qmm_dnnl);
