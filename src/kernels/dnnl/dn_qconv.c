@@ -18,6 +18,7 @@
 #include "kernels/dnnl/dn_qconv_s2.h"
 #include "kernels/dnnl/dn_qconv_zp.h"
 #include "kernels/dnnl/dn_qdw.h"
+#include "kernels/dnnl/dn_qse.h"
 #include "kernels/dnnl/dn_qstem.h"
 #include <float.h>
 #include <math.h>
@@ -59,6 +60,7 @@ typedef struct dqconv {
     int silu;          /* chain SiLU alone: float32 out of oneDNN, then dq_silu_q */
     int silu_div, silu_fold;   /* silu_fold: y_scale folded into the sigmoid (dn_silu_fold: dn_silu_q16k) */
     int silu_pack;     /* 64 values a step, saturated by packs (OPENACL_SILU_PACK=0: 16 by conversions) */
+    dn_qse *se;        /* a one-pixel SiLU layer run by dn_qse.c (OPENACL_QSE_DIRECT=0: oneDNN) */
     float inv_ys;
     int xdt, ydt;      /* G_U8 / G_I8 */
     int32_t xzp, yzp;
@@ -105,15 +107,13 @@ static void dq_bands_free(dqconv *s)
 static void dq_release(dqconv *s)
 {
     if (s->pd) dnnl_primitive_desc_destroy(s->pd);
-    s->pd = NULL;
-    dn_prim_free(&s->conv); dn_prim_free(&s->re_x); dn_prim_free(&s->re_y); dn_prim_free(&s->re_a);
-    dn_mem_free(&s->m_au);
-    dn_mem_free(&s->m_x); dn_mem_free(&s->m_w); dn_mem_free(&s->m_b); dn_mem_free(&s->m_y);
-    dn_mem_free(&s->m_sp); dn_mem_free(&s->m_xu); dn_mem_free(&s->m_yu); dn_mem_free(&s->m_xz);
-    dn_mem_free(&s->m_yz); dn_mem_free(&s->m_yq);
-    dq_bands_free(s);
-    dn_band_free(&s->rb);
-    s->built = 0;
+    dnnl_primitive_t *p[] = { &s->conv, &s->re_x, &s->re_y, &s->re_a };
+    dnnl_memory_t *m[] = { &s->m_au, &s->m_x, &s->m_w, &s->m_b, &s->m_y, &s->m_sp, &s->m_xu, &s->m_yu, &s->m_xz,
+                           &s->m_yz, &s->m_yq };
+    for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) dn_prim_free(p[i]);
+    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) dn_mem_free(m[i]);
+    dq_bands_free(s); dn_band_free(&s->rb);
+    s->pd = NULL; s->built = 0;
 }
 
 static void dq_fini(void *state)
@@ -122,6 +122,7 @@ static void dq_fini(void *state)
     if (!s) return;
     dq_release(s);
     dn_pk_free(&s->pk);
+    dn_qse_free(s->se);
     free(s->oscale);
     free(s);
 }
@@ -192,9 +193,7 @@ static int dq_scales(dqconv *s, const nn_post *chain, float xsc, const g_tensor 
     }
     if (last == NN_PO_HSIGMOID && s->po.n < NN_MAX_PO) {
         int i = s->po.n - 1;
-        s->po.kind[i] = NN_PO_LINEAR;
-        s->po.a[i] /= ysc;
-        s->po.b[i] /= ysc;
+        s->po.kind[i] = NN_PO_LINEAR; s->po.a[i] /= ysc; s->po.b[i] /= ysc;
         s->po.kind[i + 1] = NN_PO_CLIP;
         s->po.a[i + 1] = 0.f;
         s->po.b[i + 1] = 1.f / ysc;
@@ -202,10 +201,8 @@ static int dq_scales(dqconv *s, const nn_post *chain, float xsc, const g_tensor 
         return !nn_post_conflict(&s->po);
     }
     if (s->po.n >= NN_MAX_PO) return 0;
-    s->po.kind[s->po.n] = NN_PO_LINEAR;
-    s->po.a[s->po.n] = 1.f / ysc;
-    s->po.b[s->po.n] = 0.f;
-    s->po.n++;
+    int j = s->po.n++;
+    s->po.kind[j] = NN_PO_LINEAR; s->po.a[j] = 1.f / ysc; s->po.b[j] = 0.f;
     return !nn_post_conflict(&s->po);
 }
 
@@ -308,6 +305,7 @@ static int dq_init(g_graph *g, g_node *n, void **state)
         const char *e = getenv("OPENACL_SILU_PACK");   /* read per load: mdl_bench --ab */
         s->silu_pack = !(e && !strcmp(e, "0"));
         s->silu_fold = dn_silu_fold();
+        s->se = xdt == G_U8 ? dn_qse_for(g, n, &s->w0, s->xzp, s->oscale, s->nsc) : NULL;
     }
     if (!ok) { dq_fini(s); return K_DECLINE; }
     s->dw_ok = dq_dw_ok(s, w, &chain, ysc);
@@ -797,6 +795,8 @@ static int dq_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
     char *scr;
     if ((r = dn_pk_scratch(n, &s->pk, ctx, s->scratch, &scr))) return r;
 #ifdef DQ_SILU_AVX512
+    float f[DN_QSE_MAX_M];
+    if (s->se) { dn_qse_run(s->se, in[QX].data, f); dq_silu_q(s, f, out[0].data, (size_t)s->M, 1); return 0; }
     if (s->direct) {
         (s->stem ? dn_qstem_run : dn_qdw_run)(&s->dg, in[QX].data, (const char *)s->pk.packed + off_dw(s),
                                               out[0].data, scr, nthr);
