@@ -152,6 +152,25 @@ def case_qmul_runs(seed=45):
     return mo, [b.rng.uniform(-2.5, 2.5, (2, 3, 13, 11)).astype(np.float32)], [0.015, 0.015]
 
 
+def case_se_direct(seed=49):
+    """Squeeze-excite first convolutions (GlobalAveragePool, then a 1x1
+    layer with SiLU on the one pixel) of 13, 64, 100, 200 and 257 input
+    channels to 5, 1, 7, 48 and 3 outputs (dn_qse.c's dot products: a
+    masked step alone, one whole step, whole steps and a masked tail, two
+    and three at once), source zero points 20 to 137, one layer with a
+    per-tensor weight scale."""
+    b = qn.B(seed)
+    x_dq, _, _, _ = b.qdq("x", 0.02, 128)
+    outs = []
+    for K, M, gzp, pc in ((13, 5, 20, True), (64, 1, 137, True), (100, 7, 64, False), (200, 48, 33, True),
+                          (257, 3, 90, True)):
+        h = qn.conv_layer(b, x_dq, 0.02, 3, K, 3, pad=1, act="relu", ys=0.03, yzp=0)
+        g_dq, _, _, _ = b.qdq(b.node("GlobalAveragePool", [h]), 0.004, gzp)
+        outs.append(qn.conv_layer(b, g_dq, 0.004, K, M, 1, act="silu", per_channel=pc, ys=0.01, yzp=30))
+    mo = b.model([qn.fin([1, 3, 9, 7])], [qn.fin(None, name=o) for o in outs], opset=13)
+    return mo, [b.rng.uniform(-2.5, 2.5, (1, 3, 9, 7)).astype(np.float32)], [0.01] * len(outs)
+
+
 def case_down_s2(seed=47, N=2, H=13, W=11):
     """A ResNet downsample at odd sizes on two images: a 3x3 layer writes a
     channels-last 2x24x13x11 tensor, then a stride-2 1x1 layer (24 -> 40,
@@ -207,13 +226,14 @@ CASES = dict(qn.CASES, down_s2=case_down_s2,
              # subsampled form's stride-1 primitive over the whole input)
              down_s2_tall=lambda: case_down_s2(48, N=1, H=59, W=9), tiny_effnet=case_tiny_effnet, band_net=case_band_net,
              silu_s8=case_silu_s8, gap_split=case_gap_split, qmul_runs=case_qmul_runs, row_bands=case_row_bands,
+             se_direct=case_se_direct,
              # 5x5 depthwise rows whose quadruples of all four blocks (17
              # columns x 4 x 2 sets x 256 bytes) exceed dn_qdw.c's 32 KiB: a
              # block's at a time (qdw_row_step), the 7-wide rows after the
              # stride-2 layer all at once
              dw_vnni_k5_wide=lambda: qn.case_dw_chain(46, N=1, C=250, H=9, W=13, k=5))
 MULTI = qn.MULTI | {"down_s2", "down_s2_tall", "tiny_effnet", "band_net", "silu_s8", "gap_split", "qmul_runs", "dw_vnni_k5_wide",
-                     "row_bands"}
+                     "row_bands", "se_direct"}
 # SiLU convolutions run in bands of rows must give the whole image's bytes
 # (the integer products do not depend on the band): bands of one row (1 KiB
 # of float32 values) and none (0) against the default
@@ -252,6 +272,8 @@ PAD_PAR = {"zpad_dw5_big", "zpad_dw5"}
 # OPENACL_QCONV_S2=1): the same integer sums, byte for byte against the
 # stride-2 primitive (OPENACL_QCONV_S2=0), at 1 and 2 threads
 S2 = {"down_s2", "down_s2_tall"}
+# squeeze-excite first convolutions on one pixel (kernels/dnnl/dn_qse.c)
+SE = {"se_direct"}
 # the threads' shares (of a QLinearGlobalAveragePool, of dn_qstem.c's rows)
 # against one thread, byte for byte
 THREADED = {"gap_split", "stem_vnni", "stem_vnni_silu", "stem7_vnni", "stem7_vnni_tiny"}
@@ -348,6 +370,14 @@ def check_case(name, args, work):
             runs = run_mode(args, mp, ins, os.path.join(work, name + "_r" + thr), env)
             px = run_mode(args, mp, ins, os.path.join(work, name + "_p" + thr), dict(env, OPENACL_QMUL_RUNS="0"))
             same_bytes(runs, px, f"at {thr} threads: runs of pixels differ from OPENACL_QMUL_RUNS=0")
+    if name in SE or name == "tiny_effnet":
+        # dn_qse.c's one-pixel SiLU layers against oneDNN's primitive
+        # (OPENACL_QSE_DIRECT=0): the same floats, byte for byte, at 1 and 2 threads
+        for thr in ("1", "2"):
+            env = {"OPENACL_THREADS": thr, "OPENACL_SMALL_OP_US": "0"}
+            off = run_mode(args, mp, ins, os.path.join(work, name + "_qse0" + thr), dict(env, OPENACL_QSE_DIRECT="0"))
+            on = run_mode(args, mp, ins, os.path.join(work, name + "_qse1" + thr), env)
+            same_bytes(on, off, f"at {thr} threads: dn_qse.c differs from OPENACL_QSE_DIRECT=0")
     if name in S2:
         for thr in ("1", "2"):
             env = {"OPENACL_THREADS": thr, "OPENACL_SMALL_OP_US": "0"}
