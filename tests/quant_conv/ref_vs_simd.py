@@ -370,6 +370,11 @@ def check_case(name, args, work):
             runs = run_mode(args, mp, ins, os.path.join(work, name + "_r" + thr), env)
             px = run_mode(args, mp, ins, os.path.join(work, name + "_p" + thr), dict(env, OPENACL_QMUL_RUNS="0"))
             same_bytes(runs, px, f"at {thr} threads: runs of pixels differ from OPENACL_QMUL_RUNS=0")
+    if name in ("qmul_runs", "mul_channel", "tiny_effnet"):
+        # the factor rows written row by row against a factor at a time
+        # (OPENACL_QMUL_FROW=0), channels-last and plain: byte for byte
+        old = run_mode(args, mp, ins, os.path.join(work, name + "_frow0"), {"OPENACL_QMUL_FROW": "0"})
+        same_bytes(fast, old, "the factor rows differ from OPENACL_QMUL_FROW=0")
     if name in SE or name == "tiny_effnet":
         # dn_qse.c's one-pixel SiLU layers against oneDNN's primitive
         # (OPENACL_QSE_DIRECT=0): the same floats, byte for byte, at 1 and 2 threads

@@ -79,6 +79,7 @@ typedef struct qadd_st {
     int chan;     /* QLinearMul of [N,C,H,W] by [N,C,1,1]: 1 B is the small one, 2 A */
     const nn_ql_rows *rows;   /* the uint8 loops: plain C here, vector ones (kernels/x86) */
     int one_px;   /* OPENACL_QMUL_RUNS=0: a channels-last channel scaling calls its row loop per pixel */
+    int fstride;  /* OPENACL_QMUL_FROW=0: the repeated factor row written a factor at a time, R apart */
 } qadd_st;
 
 /* Pixels per call of a channels-last channel scaling's row loop: runs of
@@ -124,6 +125,8 @@ static int qbin_init(g_graph *g, g_node *n, void **state, int mul, const nn_ql_r
     s->chan = mul ? (chan_of(as, bs) ? 1 : chan_of(bs, as) ? 2 : 0) : 0;
     const char *e = getenv("OPENACL_QMUL_RUNS");   /* read per load: mdl_bench --ab */
     s->one_px = e && !strcmp(e, "0");
+    e = getenv("OPENACL_QMUL_FROW");   /* read per load: mdl_bench --ab */
+    s->fstride = e && !strcmp(e, "0");
     s->scaled = 1;
     for (int i = 0; i < s->po.n; i++)
         if (s->po.kind[i] != NN_PO_RELU && s->po.kind[i] != NN_PO_CLIP) s->scaled = 0;
@@ -215,11 +218,20 @@ static int qmul_chan(const qadd_st *s, const g_node *n, const k_tensor *in, k_te
     float *f = nn_tmp_get(ctx, (size_t)(N * C * R) * sizeof(float), &heap);   /* plan()'s scratch */
     if (!f) return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): out of memory", n->name, n->op_type);
     int nhwc = big->layout == G_LAYOUT_NHWC;
-    /* channels-last: image i's factors R times over at f + i * C * R */
-    for (int64_t i = 0; i < N * C; i++) {
-        float v = (float)(((const uint8_t *)small->data)[i] - zsm) * k;
+    /* channels-last: image i's factors R times over at f + i * C * R; its
+     * first row, then copies of it (OPENACL_QMUL_FROW=0: a factor at a
+     * time, R rows apart, a division per factor: 1-2 us a node on
+     * EfficientNet-B0) */
+    const uint8_t *sv = small->data;
+    for (int64_t i = 0; s->fstride && i < N * C; i++) {
+        float v = (float)(sv[i] - zsm) * k;
         if (!nhwc) { f[i] = v; continue; }
         for (int64_t j = 0; j < R; j++) f[(i / C) * C * R + j * C + i % C] = v;
+    }
+    for (int64_t i = 0; !s->fstride && i < N; i++) {
+        float *fi = f + (nhwc ? i * C * R : i * C);
+        for (int64_t c = 0; c < C; c++) fi[c] = (float)(sv[i * C + c] - zsm) * k;
+        for (int64_t j = 1; nhwc && j < R; j++) memcpy(fi + j * C, fi, (size_t)C * sizeof(float));
     }
     const uint8_t *a = big->data;
     uint8_t *y = out[0].data;
