@@ -130,6 +130,23 @@ def case_gap_split(seed=44):
     return mo, [b.rng.uniform(-2.5, 2.5, (2, 3, 60, 58)).astype(np.float32)], 0.01
 
 
+def case_gap_requant(seed=50):
+    """QLinearGlobalAveragePool of two plain 37-channel images into int8 (zero
+    point -3, a step small enough that most channels saturate at either
+    end) and into uint8 (zero point 200): the pooled sums' requantisation
+    (a channel loop the compiler vectorises, its tail of 5) against the
+    value-at-a-time form (OPENACL_QGAP_VEC=0), byte for byte; the reference
+    run pools dequantised float32 values (a tie may go the other way)."""
+    b = qn.B(seed)
+    x_dq, _, _, _ = b.qdq("x", 0.03, 100)
+    g = b.node("GlobalAveragePool", [x_dq])
+    y8, _, _, _ = b.qdq(g, 0.004, -3, np.int8)
+    yu, _, _, _ = b.qdq(b.node("GlobalAveragePool", [x_dq]), 0.01, 200)
+    mo = b.model([qn.fin([2, 37, 5, 6])], [qn.fin(None, name=y8), qn.fin(None, name=yu)], opset=13)
+    x = b.rng.uniform(-3.0, 4.6, (2, 37, 5, 6)).astype(np.float32) * b.rng.uniform(0, 1, (1, 37, 1, 1)).astype(np.float32)
+    return mo, [x], [0.004, 0.01]
+
+
 def case_qmul_runs(seed=45):
     """Squeeze-excite channel scalings (QLinearMul of a channels-last
     [N,C,H,W] by [N,C,1,1]) of two 13x11 images at 24 and 40 channels: the
@@ -226,7 +243,7 @@ CASES = dict(qn.CASES, down_s2=case_down_s2,
              # subsampled form's stride-1 primitive over the whole input)
              down_s2_tall=lambda: case_down_s2(48, N=1, H=59, W=9), tiny_effnet=case_tiny_effnet, band_net=case_band_net,
              silu_s8=case_silu_s8, gap_split=case_gap_split, qmul_runs=case_qmul_runs, row_bands=case_row_bands,
-             se_direct=case_se_direct,
+             se_direct=case_se_direct, gap_requant=case_gap_requant,
              # 5x5 depthwise rows whose quadruples of all four blocks (17
              # columns x 4 x 2 sets x 256 bytes) exceed dn_qdw.c's 32 KiB: a
              # block's at a time (qdw_row_step), the 7-wide rows after the
@@ -370,6 +387,10 @@ def check_case(name, args, work):
             runs = run_mode(args, mp, ins, os.path.join(work, name + "_r" + thr), env)
             px = run_mode(args, mp, ins, os.path.join(work, name + "_p" + thr), dict(env, OPENACL_QMUL_RUNS="0"))
             same_bytes(runs, px, f"at {thr} threads: runs of pixels differ from OPENACL_QMUL_RUNS=0")
+    if name in ("gap_requant", "globalavgpool", "gap_split", "tiny_effnet"):
+        # the pooled sums' requantisation, vector loop against a value at a time
+        old = run_mode(args, mp, ins, os.path.join(work, name + "_gapvec0"), {"OPENACL_QGAP_VEC": "0"})
+        same_bytes(fast, old, "the pool's requantisation differs from OPENACL_QGAP_VEC=0")
     if name in ("qmul_runs", "mul_channel", "tiny_effnet"):
         # the factor rows written row by row against a factor at a time
         # (OPENACL_QMUL_FROW=0), channels-last and plain: byte for byte
