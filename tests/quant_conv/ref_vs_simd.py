@@ -344,6 +344,17 @@ def check_case(name, args, work):
                 bad.append(f"output {k} {what}")
         notes.append(f"{what.split(':')[0]}: checked")
 
+    def off_same_at_threads(switch, what):
+        # at 1, 2 and 3 threads (every node on the threads): the default run
+        # against switch=0 and against the default 1-thread run, byte for byte
+        for thr in ("1", "2", "3"):
+            env = {"OPENACL_THREADS": thr, "OPENACL_SMALL_OP_US": "0"}
+            on = run_mode(args, mp, ins, os.path.join(work, f"{name}_{switch.lower()}_on{thr}"), env)
+            off = run_mode(args, mp, ins, os.path.join(work, f"{name}_{switch.lower()}_off{thr}"),
+                           dict(env, **{switch: "0"}))
+            same_bytes(on, off, f"at {thr} threads: {what} differs from {switch}=0")
+            same_bytes(on, fast, f"at {thr} threads: {what} differs from the default run")
+
     def within_steps(other, what):
         # another rounding of the same sums: at most two output steps, few values moved
         for k, (a, w) in enumerate(zip(fast, other)):
@@ -418,18 +429,10 @@ def check_case(name, args, work):
     if name in CLAMPS:
         other = run_mode(args, mp, ins, os.path.join(work, name + "_clamps"), {"OPENACL_QCONV_KEEP_CLAMPS": "1"})
         same_bytes(other, fast, "with OPENACL_QCONV_KEEP_CLAMPS=1: differs from the default run")
-    for thr in ("1", "2", "3") if name in POOL_COLS else ():
-        env = {"OPENACL_THREADS": thr, "OPENACL_SMALL_OP_US": "0"}
-        cols = run_mode(args, mp, ins, os.path.join(work, f"{name}_cols{thr}"), env)
-        rows = run_mode(args, mp, ins, os.path.join(work, f"{name}_rows{thr}"), dict(env, OPENACL_QAVGPOOL_COLS="0"))
-        same_bytes(cols, rows, f"at {thr} threads: column chunks differ from OPENACL_QAVGPOOL_COLS=0")
-        same_bytes(cols, fast, f"at {thr} threads: column chunks differ from the default run")
-    for thr in ("1", "2", "3") if name in PAD_PAR else ():
-        env = {"OPENACL_THREADS": thr, "OPENACL_SMALL_OP_US": "0"}
-        par = run_mode(args, mp, ins, os.path.join(work, f"{name}_padpar{thr}"), env)
-        one = run_mode(args, mp, ins, os.path.join(work, f"{name}_padone{thr}"), dict(env, OPENACL_QCONV_PAD_PAR="0"))
-        same_bytes(par, one, f"at {thr} threads: the threads' padded copy differs from OPENACL_QCONV_PAD_PAR=0")
-        same_bytes(par, fast, f"at {thr} threads: the threads' padded copy differs from the default run")
+    if name in POOL_COLS:
+        off_same_at_threads("OPENACL_QAVGPOOL_COLS", "column chunks")
+    if name in PAD_PAR:
+        off_same_at_threads("OPENACL_QCONV_PAD_PAR", "the threads' padded copy")
     if QDW.get(name) == "QDW":
         # two output rows per pass against one (the same int32 sums): byte for
         # byte, at 1 thread and at 2 and 3 (rows per thread odd: single rows
@@ -444,18 +447,6 @@ def check_case(name, args, work):
         sw = "OPENACL_NO_" + QDW[name]
         other = run_mode(args, mp, ins, os.path.join(work, name + "_no" + QDW[name].lower()), {sw: "1"})
         within_steps(other, f"VNNI loop vs oneDNN ({sw})")
-    for thr in ("1", "2", "3") if name in POOL_COLS else ():
-        env = {"OPENACL_THREADS": thr, "OPENACL_SMALL_OP_US": "0"}
-        cols = run_mode(args, mp, ins, os.path.join(work, f"{name}_cols{thr}"), env)
-        rows = run_mode(args, mp, ins, os.path.join(work, f"{name}_rows{thr}"), dict(env, OPENACL_QAVGPOOL_COLS="0"))
-        same_bytes(cols, rows, f"at {thr} threads: column chunks differ from OPENACL_QAVGPOOL_COLS=0")
-        same_bytes(cols, fast, f"at {thr} threads: column chunks differ from the default run")
-    for thr in ("1", "2", "3") if name in PAD_PAR else ():
-        env = {"OPENACL_THREADS": thr, "OPENACL_SMALL_OP_US": "0"}
-        par = run_mode(args, mp, ins, os.path.join(work, f"{name}_padpar{thr}"), env)
-        one = run_mode(args, mp, ins, os.path.join(work, f"{name}_padone{thr}"), dict(env, OPENACL_QCONV_PAD_PAR="0"))
-        same_bytes(par, one, f"at {thr} threads: the threads' padded copy differs from OPENACL_QCONV_PAD_PAR=0")
-        same_bytes(par, fast, f"at {thr} threads: the threads' padded copy differs from the default run")
     if QDW.get(name) == "QDW":
         # one output pixel and one row a step (OPENACL_QDW_PAIR=0 with
         # OPENACL_QDW_PAIRS=0) and every block's quadruples of a row at once
