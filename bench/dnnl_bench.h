@@ -1,9 +1,11 @@
 /* Small oneDNN helpers shared by the single-layer benchmark tools
  * (qconv_mm.c, qconv_wino.c): a memory's data pointer, a blocking reorder
- * from one memory into another, one waited-for execution. */
+ * from one memory into another, a primitive with its memories, one
+ * waited-for execution. */
 #ifndef OPENACL_BENCH_DNNL_BENCH_H
 #define OPENACL_BENCH_DNNL_BENCH_H
 #include <oneapi/dnnl/dnnl.h>
+#include <stdio.h>
 
 static inline void *bd_handle(dnnl_memory_t m)
 {
@@ -29,6 +31,27 @@ static inline int bd_reorder(dnnl_engine_t eng, dnnl_stream_t strm, dnnl_memory_
     dnnl_stream_wait(strm);
     dnnl_primitive_destroy(p);
     return st == dnnl_success ? 0 : -1;
+}
+
+/* pd's primitive (pd destroyed here) with newly allocated source x,
+ * destination y, weight w and scratchpad sp memories, and its
+ * implementation's name in impl: 0 or -1 */
+static inline int bd_make(dnnl_primitive_desc_t pd, dnnl_engine_t eng, const dnnl_memory_desc_t *xmd,
+                          const dnnl_memory_desc_t *ymd, dnnl_primitive_t *p, dnnl_memory_t *x, dnnl_memory_t *y,
+                          dnnl_memory_t *w, dnnl_memory_t *sp, char *impl, size_t impl_len)
+{
+    const char *name = "";
+    dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &name);
+    snprintf(impl, impl_len, "%s", name);
+    const dnnl_memory_desc_t *pw = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+    const dnnl_memory_desc_t *ps = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+    int bad = dnnl_primitive_create(p, pd) != dnnl_success ||
+              dnnl_memory_create(x, xmd, eng, DNNL_MEMORY_ALLOCATE) != dnnl_success ||
+              dnnl_memory_create(y, ymd, eng, DNNL_MEMORY_ALLOCATE) != dnnl_success ||
+              dnnl_memory_create(w, pw, eng, DNNL_MEMORY_ALLOCATE) != dnnl_success ||
+              dnnl_memory_create(sp, ps, eng, DNNL_MEMORY_ALLOCATE) != dnnl_success;
+    dnnl_primitive_desc_destroy(pd);
+    return bad ? -1 : 0;
 }
 
 /* One forward convolution or matmul with bias and a user scratchpad,

@@ -69,17 +69,7 @@ typedef struct prim {
 static int finish(prim *c, dnnl_primitive_desc_t pd, dnnl_memory_t wuser, const dnnl_memory_desc_t *xmd,
                   const dnnl_memory_desc_t *ymd, dnnl_memory_t bias)
 {
-    const char *impl = "";
-    dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
-    snprintf(c->impl, sizeof c->impl, "%s", impl);
-    const dnnl_memory_desc_t *pw = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
-    const dnnl_memory_desc_t *ps = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
-    int bad = dnnl_primitive_create(&c->p, pd) != dnnl_success ||
-              dnnl_memory_create(&c->x, xmd, g_eng, DNNL_MEMORY_ALLOCATE) != dnnl_success ||
-              dnnl_memory_create(&c->y, ymd, g_eng, DNNL_MEMORY_ALLOCATE) != dnnl_success ||
-              dnnl_memory_create(&c->w, pw, g_eng, DNNL_MEMORY_ALLOCATE) != dnnl_success ||
-              dnnl_memory_create(&c->sp, ps, g_eng, DNNL_MEMORY_ALLOCATE) != dnnl_success;
-    dnnl_primitive_desc_destroy(pd);
+    int bad = bd_make(pd, g_eng, xmd, ymd, &c->p, &c->x, &c->y, &c->w, &c->sp, c->impl, sizeof c->impl);
     c->b = bias;
     return bad || bd_reorder(g_eng, g_strm, wuser, c->w) ? -1 : 0;
 }

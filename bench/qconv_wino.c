@@ -91,17 +91,7 @@ static int conv_make(conv *c, dnnl_alg_kind_t alg, dnnl_data_type_t dt, const fl
     dnnl_status_t s = dnnl_primitive_desc_create(&pd, &cd, attr, g_eng, NULL);
     dnnl_primitive_attr_destroy(attr);
     if (s != dnnl_success) return -1;
-    const char *impl = "";
-    dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
-    snprintf(c->impl, sizeof c->impl, "%s", impl);
-    const dnnl_memory_desc_t *pw = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
-    const dnnl_memory_desc_t *ps = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
-    int bad = dnnl_primitive_create(&c->p, pd) != dnnl_success ||
-              dnnl_memory_create(&c->x, &x_md, g_eng, DNNL_MEMORY_ALLOCATE) != dnnl_success ||
-              dnnl_memory_create(&c->y, &y_md, g_eng, DNNL_MEMORY_ALLOCATE) != dnnl_success ||
-              dnnl_memory_create(&c->w, pw, g_eng, DNNL_MEMORY_ALLOCATE) != dnnl_success ||
-              dnnl_memory_create(&c->sp, ps, g_eng, DNNL_MEMORY_ALLOCATE) != dnnl_success;
-    dnnl_primitive_desc_destroy(pd);
+    int bad = bd_make(pd, g_eng, &x_md, &y_md, &c->p, &c->x, &c->y, &c->w, &c->sp, c->impl, sizeof c->impl);
     if (bad) return -1;
     c->b = bias;
     if (bd_reorder(g_eng, g_strm, wu8, c->w) && bd_reorder(g_eng, g_strm, wf32, c->w)) {
