@@ -121,11 +121,7 @@ def bands_expected(n, C, G, oh, nb, mode):
 
 
 def check(got, want):
-    if got.shape != want.shape or got.dtype != want.dtype:
-        return f"{got.dtype}{got.shape} vs ORT {want.dtype}{want.shape}"
-    tol = 1e-4 * max(1.0, float(np.abs(want).max()))
-    d = float(np.abs(got.astype(np.float64) - want).max())
-    return f"max diff {d:.3g}" if d > tol else None
+    return ort_cases.diff_vs_ort(got, want, 1e-4)
 
 
 def band_rows(log, G, oh, nb, pointwise):

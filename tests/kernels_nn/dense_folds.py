@@ -202,11 +202,7 @@ MODES = (("on", {}), ("off", {"OPENACL_NO_CONCAT_NORM": "1", "OPENACL_NO_POOL_FI
 
 
 def check(got, want):
-    if got.shape != want.shape or got.dtype != want.dtype:
-        return f"{got.dtype}{got.shape} vs ORT {want.dtype}{want.shape}"
-    d = float(np.abs(got.astype(np.float64) - want).max())
-    tol = 2e-5 * max(1.0, float(np.abs(want).max()))
-    return f"max diff {d:.3g} (tolerance {tol:.3g})" if d > tol else None
+    return ort_cases.diff_vs_ort(got, want, 2e-5)
 
 
 def folds(mdl_run, m, x, env):

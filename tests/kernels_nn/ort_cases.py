@@ -24,6 +24,16 @@ def outputs(d):
     return [np.load(os.path.join(d, o["file"])) for o in j["outputs"]]
 
 
+def diff_vs_ort(got, want, rel):
+    """None when got matches ORT's want in shape, dtype and values within
+    rel times the larger of 1 and want's largest magnitude; else why not."""
+    if got.shape != want.shape or got.dtype != want.dtype:
+        return f"{got.dtype}{got.shape} vs ORT {want.dtype}{want.shape}"
+    d = float(np.abs(got.astype(np.float64) - want).max())
+    tol = rel * max(1.0, float(np.abs(want).max()))
+    return f"max diff {d:.3g} (tolerance {tol:.3g})" if d > tol else None
+
+
 def _one(mdl_run, work, name, m, x, modes, check):
     mp, xp = os.path.join(work, name + ".onnx"), os.path.join(work, name + ".npy")
     onnx.save(m, mp)

@@ -60,11 +60,7 @@ CASES = {
 
 
 def check(got, want):
-    if got.shape != want.shape or got.dtype != want.dtype:
-        return f"{got.dtype}{got.shape} vs ORT {want.dtype}{want.shape}"
-    tol = 2e-5 * max(1.0, float(np.abs(want).max()))
-    d = float(np.abs(got.astype(np.float64) - want).max())
-    return f"max diff {d:.3g}" if d > tol else None
+    return ort_cases.diff_vs_ort(got, want, 2e-5)
 
 
 MODES = (("nhwc", {}), ("plain", {"OPENACL_NO_REDUCE_NHWC": "1"}), ("ref", {"OPENACL_FORCE_REF": "1"}))

@@ -73,11 +73,7 @@ CASES = {
 
 def checker(conv):
     def check(got, want):
-        tol = 1e-5 * max(1.0, float(np.abs(want).max())) if conv else 0
-        if got.shape != want.shape or got.dtype != want.dtype:
-            return f"{got.dtype}{got.shape} vs ORT {want.dtype}{want.shape}"
-        d = float(np.abs(got.astype(np.float64) - want).max())
-        return f"max diff {d:.3g}" if d > tol else None
+        return ort_cases.diff_vs_ort(got, want, 1e-5 if conv else 0.0)
     return check
 
 

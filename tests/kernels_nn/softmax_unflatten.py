@@ -75,11 +75,7 @@ OFF = {"OPENACL_NO_SOFTMAX_UNFLATTEN": "1"}
 
 
 def check(got, want):
-    if got.shape != want.shape or got.dtype != want.dtype:
-        return f"{got.dtype}{got.shape} vs ORT {want.dtype}{want.shape}"
-    d = float(np.abs(got.astype(np.float64) - want).max())
-    tol = 2e-6 * max(1.0, float(np.abs(want).max()))
-    return f"max diff {d:.3g} (tolerance {tol:.3g})" if d > tol else None
+    return ort_cases.diff_vs_ort(got, want, 2e-6)
 
 
 def run(mdl_run, d, tag, env):
