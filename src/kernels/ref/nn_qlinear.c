@@ -223,15 +223,18 @@ static int qmul_chan(const qadd_st *s, const g_node *n, const k_tensor *in, k_te
      * time, R rows apart, a division per factor: 1-2 us a node on
      * EfficientNet-B0) */
     const uint8_t *sv = small->data;
-    for (int64_t i = 0; s->fstride && i < N * C; i++) {
-        float v = (float)(sv[i] - zsm) * k;
-        if (!nhwc) { f[i] = v; continue; }
-        for (int64_t j = 0; j < R; j++) f[(i / C) * C * R + j * C + i % C] = v;
-    }
-    for (int64_t i = 0; !s->fstride && i < N; i++) {
-        float *fi = f + (nhwc ? i * C * R : i * C);
-        for (int64_t c = 0; c < C; c++) fi[c] = (float)(sv[i * C + c] - zsm) * k;
-        for (int64_t j = 1; nhwc && j < R; j++) memcpy(fi + j * C, fi, (size_t)C * sizeof(float));
+    if (s->fstride) {
+        for (int64_t i = 0; i < N * C; i++) {
+            float v = (float)(sv[i] - zsm) * k;
+            if (!nhwc) f[i] = v;
+            else for (int64_t j = 0; j < R; j++) f[(i / C) * C * R + j * C + i % C] = v;
+        }
+    } else {
+        for (int64_t i = 0; i < N; i++) {
+            float *fi = f + (nhwc ? i * C * R : i * C);
+            for (int64_t c = 0; c < C; c++) fi[c] = (float)(sv[i * C + c] - zsm) * k;
+            for (int64_t j = 1; nhwc && j < R; j++) memcpy(fi + j * C, fi, (size_t)C * sizeof(float));
+        }
     }
     const uint8_t *a = big->data;
     uint8_t *y = out[0].data;
