@@ -38,13 +38,17 @@ int dn_qpw_disabled(void)
 
 static int64_t nreg(int64_t M) { return (M + 15) / 16; }
 
-/* MobileNetV2 int8 (dn_qpw_takes): see docs/quantization.md section 7 for
- * the per-layer times. Small K and M only: a large K (ResNet-50's) gives
- * oneDNN's blocking its peak, and more than 12 output registers leave no
- * room for a tile of pixels. */
-int dn_qpw_takes(int64_t C, int64_t M, int64_t P)
+/* bench/qpw_bench, 1 thread, oneDNN -> this loop (medians, same bytes):
+ * 16 -> 96 at 112x112 0.222 -> 0.121 ms, 24 -> 144 at 56x56 0.097 ->
+ * 0.053, 32 -> 192 at 28x28 0.043 -> 0.033; but the projections gain
+ * nothing (96 -> 24 at 56x56 0.041 both, 144 -> 24 0.085 -> 0.089) or lose
+ * (32 -> 16 at 112x112 0.046 -> 0.050, 144 -> 32 at 28x28 0.018 -> 0.021):
+ * few output registers per pixel against a long reduction is where
+ * oneDNN's blocking is near its peak. So expansions only: K <= 32, and 64
+ * to 192 output channels (more leave no room for a tile of pixels). */
+int dn_qpw_takes(int64_t C, int64_t M)
 {
-    return C % 4 == 0 && C >= 4 && C <= 192 && M % 8 == 0 && M <= 16 * QPW_MAXR && M / 64 == nreg(M) / 4 && P >= 64;
+    return C % 4 == 0 && C >= 4 && C <= 32 && M % 16 == 0 && M >= 64 && M <= 16 * QPW_MAXR;
 }
 
 static size_t w_bytes(int64_t C, int64_t M) { return (size_t)(C / 4) * (size_t)nreg(M) * 64; }
@@ -76,7 +80,8 @@ void dn_qpw_pack(const int8_t *w, const int32_t *bias, const float *oscale, int6
                 sw += w[m * C + c];
                 wq[((c / 4 * nr + r) * 16 + pos) * 4 + c % 4] = w[m * C + c];
             }
-            bq[r * 16 + pos] = (int32_t)((uint32_t)(bias ? bias[m] : 0) - (uint32_t)xzp * (uint32_t)sw);   /* wraps as the int32 sums do */
+            /* wraps as the int32 sums do */
+            bq[r * 16 + pos] = (int32_t)((uint32_t)(bias ? bias[m] : 0) - (uint32_t)xzp * (uint32_t)sw);
             sq[r * 16 + pos] = oscale[nsc > 1 ? m : 0];
         }
 }
@@ -109,7 +114,8 @@ QPW_TGT static void qpw_rq_init(const dn_qpw_geo *g, const float *sc, qpw_rq *c)
 }
 
 /* one accumulator to 16 int32 output values (not yet saturated) */
-QPW_TGT __attribute__((always_inline)) static inline __m512i qpw_rq1(const dn_qpw_geo *g, const qpw_rq *c, __m512i acc, int64_t r)
+QPW_TGT __attribute__((always_inline)) static inline __m512i qpw_rq1(const dn_qpw_geo *g, const qpw_rq *c,
+                                                                       __m512i acc, int64_t r)
 {
     __m512 a = _mm512_cvtepi32_ps(acc), s = _mm512_loadu_ps(c->sc + 16 * r);
     if (g->silu) {
@@ -124,7 +130,8 @@ QPW_TGT __attribute__((always_inline)) static inline __m512i qpw_rq1(const dn_qp
 
 /* one pixel's NR accumulators to its M output bytes at y (whole groups:
  * NR / 4 = M / 64, a constant with NR, so that the indices are too) */
-QPW_TGT __attribute__((always_inline)) static inline void qpw_store(const dn_qpw_geo *g, const qpw_rq *c, const __m512i *acc, int nr, uint8_t *y)
+QPW_TGT __attribute__((always_inline)) static inline void qpw_store(const dn_qpw_geo *g, const qpw_rq *c,
+                                                                     const __m512i *acc, int nr, uint8_t *y)
 {
     int ng = nr / 4;
 #pragma GCC unroll 3

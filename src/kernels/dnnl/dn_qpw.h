@@ -25,9 +25,9 @@ typedef struct dn_qpw_geo {
     float lo, hi, inv_ys;
 } dn_qpw_geo;
 
-/* Whether the loop takes a layer of C input and M output channels over P
- * pixels: where it beats oneDNN's (dn_qpw.c). */
-int dn_qpw_takes(int64_t C, int64_t M, int64_t P);
+/* Whether the loop takes a 1x1 layer of C input and M output channels:
+ * where it beats oneDNN's (dn_qpw.c). */
+int dn_qpw_takes(int64_t C, int64_t M);
 /* Packed bytes: weights (VNNI quadruples), int32 bias and float scales. */
 size_t dn_qpw_packed_bytes(int64_t C, int64_t M);
 /* w [M, C] int8; bias [M] int32 or NULL; oscale[m] (nsc 1 or M): the
