@@ -202,7 +202,7 @@ QPW_TGT static void qpw_band(const dn_qpw_geo *g, const uint8_t *x, const void *
     case 3: QPW_BAND(3, 8); break;
     case 4: QPW_BAND(4, 6); break;
     case 5: QPW_BAND(5, 4); break;
-    case 6: QPW_BAND(6, 4); break;
+    case 6: if (g->silu) QPW_BAND(6, 2); else QPW_BAND(6, 4); break;
     case 7: QPW_BAND(7, 3); break;
     case 8: QPW_BAND(8, 3); break;
     case 9: QPW_BAND(9, 2); break;
