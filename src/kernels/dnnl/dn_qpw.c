@@ -17,7 +17,8 @@
  * saturate; or the SiLU step of dn_silu.c on the sum times the scale.
  * Whole 64-channel groups narrow by two packs, which is why their weights
  * are packed with the channels 64g + 16L + 4k + j in lane L, dword j of
- * the group's register k; the rest (M % 64) narrow one register at a time.
+ * the group's register k; 32 more (96 outputs) by the same packs over two
+ * pixels and a qword permutation; other rests one register at a time.
  *
  * The input zero point: the products run on the stored bytes and the
  * packed bias carries bias - x_zp * sum(w) per channel. Threads take
@@ -60,6 +61,7 @@ size_t dn_qpw_packed_bytes(int64_t C, int64_t M) { return w_bytes(C, M) + (size_
 static int64_t chan_of(int64_t r, int pos, int64_t M)
 {
     if (r < M / 64 * 4) return 64 * (r / 4) + 16 * (pos / 4) + 4 * (r % 4) + pos % 4;
+    if (M % 64 == 32) return M / 64 * 64 + 8 * (pos / 4) + 4 * (r % 4) + pos % 4;   /* qpw_rem32 */
     return 16 * r + pos;
 }
 
@@ -142,14 +144,32 @@ QPW_TGT __attribute__((always_inline)) static inline void qpw_store(const dn_qpw
         __m512i w01 = _mm512_packs_epi32(q0, q1), w23 = _mm512_packs_epi32(q2, q3);
         _mm512_storeu_si512(y + 64 * k, g->s8 ? _mm512_packs_epi16(w01, w23) : _mm512_packus_epi16(w01, w23));
     }
+    int rend = nr % 4 == 2 ? 4 * ng : nr;   /* 32 channels more: qpw_rem32 */
 #pragma GCC unroll 3
-    for (int r = 4 * ng; r < nr; r++) {
+    for (int r = 4 * ng; r < rend; r++) {
         int64_t left = g->M - 16 * r;
         __mmask16 m = left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1);
         __m512i q = qpw_rq1(g, c, acc[r], r);
         if (g->s8) _mm512_mask_cvtsepi32_storeu_epi8(y + 16 * r, m, q);
         else _mm512_mask_cvtusepi32_storeu_epi8(y + 16 * r, m, _mm512_max_epi32(q, c->zero));
     }
+}
+
+/* The 32 channels past the whole groups (M % 64 = 32: registers r, r + 1
+ * of a pixel, a and b; c and d of the next one, or a and b again where
+ * y1 is NULL) to bytes by the packs of the whole groups and one qword
+ * permutation: lane L holds each pixel's 8L .. 8L + 7 (chan_of). */
+QPW_TGT __attribute__((always_inline)) static inline void qpw_rem32(const dn_qpw_geo *g, const qpw_rq *c,
+                                                                     const __m512i *a, const __m512i *b, int r,
+                                                                     uint8_t *y0, uint8_t *y1)
+{
+    __m512i q0 = qpw_rq1(g, c, a[0], r), q1 = qpw_rq1(g, c, a[1], r + 1);
+    __m512i q2 = b ? qpw_rq1(g, c, b[0], r) : q0, q3 = b ? qpw_rq1(g, c, b[1], r + 1) : q1;
+    __m512i w01 = _mm512_packs_epi32(q0, q1), w23 = _mm512_packs_epi32(q2, q3);
+    __m512i v = g->s8 ? _mm512_packs_epi16(w01, w23) : _mm512_packus_epi16(w01, w23);
+    v = _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7), v);
+    _mm256_storeu_si256((__m256i *)(y0 + 16 * r), _mm512_castsi512_si256(v));
+    if (y1) _mm256_storeu_si256((__m256i *)(y1 + 16 * r), _mm512_extracti64x4_epi64(v, 1));
 }
 
 /* PT pixels from x (rows of C bytes) to y (rows of M bytes): NR is a
@@ -179,6 +199,12 @@ QPW_TGT __attribute__((always_inline)) static inline void qpw_tile(const dn_qpw_
     }
 #pragma GCC unroll 24
     for (int p = 0; p < PT; p++) qpw_store(g, c, acc + p * NR, NR, y + p * g->M);
+    if (NR % 4 != 2) return;
+#pragma GCC unroll 12
+    for (int p = 0; p < PT; p += 2) {
+        const __m512i *a = acc + p * NR + NR - 2, *b = p + 1 < PT ? a + NR : NULL;
+        qpw_rem32(g, c, a, b, NR - 2, y + p * g->M, b ? y + (p + 1) * g->M : NULL);
+    }
 }
 
 /* pixels p0 .. p1 - 1, PT at a time, the rest one by one */
