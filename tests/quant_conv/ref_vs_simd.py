@@ -238,16 +238,18 @@ def case_row_bands(seed=47):
 
 
 def case_pw_chain(seed=49, N=2, H=13, W=11):
-    """1x1 expansions between channels-last uint8 tensors, as
-    kernels/dnnl/dn_qpw.c's VNNI loop takes them (K <= 32, 64 to 192
-    outputs), with the projections oneDNN keeps between them: 16 -> 96 with
-    Relu6 (its clamp saturated, dropped), 24 -> 144 with no activation
-    (output zero point 128), 32 -> 192 with SiLU (zero point 12), 8 -> 80
-    with Relu at zero point 20 (the kept lower clamp) and 20 -> 176 with a
-    Clip whose upper bound stays: whole 64-channel groups narrowed by packs
-    and 16 to 48 channels by saturating stores; two images of 13x11 pixels
-    (286: the tiles' tails). Eleven int8 layers: the reference's float
-    rounding may move a value two steps."""
+    """1x1 layers between channels-last uint8 tensors, as
+    kernels/dnnl/dn_qpw.c's VNNI loop takes them (dn_qpw_takes): 8 -> 16
+    with Relu (one register a pixel), 16 -> 96 with Relu6 (its clamp
+    saturated, dropped), 96 -> 24 (24 of 32 lanes), 24 -> 144 with no
+    activation (output zero point 128), 144 -> 32 with Relu, 32 -> 192
+    with SiLU (zero point 12), 8 -> 80 with Relu at zero point 20 (the
+    kept lower clamp), 80 -> 40 (32 channels and 8 of a third register),
+    20 -> 176 with a Clip whose upper bound stays; 192 -> 8, 40 -> 20 and
+    176 -> 8 stay with oneDNN. Whole 64-channel groups, 17-32 and 1-16 channels
+    past them narrow by packs over one, two and four pixels; two images of
+    13x11 pixels (286: the tiles' tails). Twelve int8 layers: the
+    reference's float rounding may move a value two steps."""
     b = qn.B(seed)
     x_dq, _, _, _ = b.qdq("x", 0.02, 128)
     h = qn.conv_layer(b, x_dq, 0.02, 8, 16, 1, act="relu", ys=0.03, yzp=0)
@@ -258,7 +260,8 @@ def case_pw_chain(seed=49, N=2, H=13, W=11):
     h = qn.conv_layer(b, h, 0.03, 32, 192, 1, act="silu", ys=0.02, yzp=12)
     h = qn.conv_layer(b, h, 0.02, 192, 8, 1, act="none", ys=0.04, yzp=100)
     h = qn.conv_layer(b, h, 0.04, 8, 80, 1, act="relu", ys=0.03, yzp=20)
-    h = qn.conv_layer(b, h, 0.03, 80, 20, 1, act="none", ys=0.04, yzp=90)
+    h = qn.conv_layer(b, h, 0.03, 80, 40, 1, act="none", ys=0.04, yzp=90)
+    h = qn.conv_layer(b, h, 0.04, 40, 20, 1, act="relu", ys=0.04, yzp=0)
     w = b.rng.normal(0, 1.0 / np.sqrt(20), (176, 20, 1, 1)).astype(np.float32)
     wdq, wsc = b.weight(w)
     y = b.node("Conv", [h, wdq, b.bias(b.rng.normal(0, 0.2, 176).astype(np.float32), 0.04, wsc)])
@@ -479,6 +482,8 @@ def check_case(name, args, work):
         sw = "OPENACL_NO_" + QDW[name]
         other = run_mode(args, mp, ins, os.path.join(work, name + "_no" + QDW[name].lower()), {sw: "1"})
         within_steps(other, f"VNNI loop vs oneDNN ({sw})")
+        if QDW[name] == "QPW":   # dn_qpw.c requantises in oneDNN's float order: byte for byte
+            same_bytes(other, fast, f"with {sw}=1: differs from the default run")
     if QDW.get(name) == "QDW":
         # one output pixel and one row a step (OPENACL_QDW_PAIR=0 with
         # OPENACL_QDW_PAIRS=0) and every block's quadruples of a row at once

@@ -12,8 +12,9 @@
  * registers, and per quadruple of input channels the NR weight registers
  * are loaded once and meet a 32-bit broadcast of each pixel's quadruple
  * (a load-port uop, no shuffle). The requantisation follows dn_qdw.c's
- * (and so oneDNN's) float order: the int32 sum, its bias first, times the
- * output scale plus y_zp in one fma, the clamp, round half to even,
+ * float order but for the zero point, oneDNN's: the int32 sum, its bias
+ * first, times the output scale, the clamp, plus y_zp (dn_qdw.c adds it in
+ * the fma, which may round a tie the other way), round half to even,
  * saturate; or the SiLU step of dn_silu.c on the sum times the scale.
  * Whole 64-channel groups narrow by two packs, which is why their weights
  * are packed with the channels 64g + 16L + 4k + j in lane L, dword j of
@@ -39,17 +40,21 @@ int dn_qpw_disabled(void)
 
 static int64_t nreg(int64_t M) { return (M + 15) / 16; }
 
-/* bench/qpw_bench, 1 thread, oneDNN -> this loop (medians, same bytes):
- * 16 -> 96 at 112x112 0.222 -> 0.121 ms, 24 -> 144 at 56x56 0.097 ->
- * 0.053, 32 -> 192 at 28x28 0.043 -> 0.033; but the projections gain
- * nothing (96 -> 24 at 56x56 0.041 both, 144 -> 24 0.085 -> 0.089) or lose
- * (32 -> 16 at 112x112 0.046 -> 0.050, 144 -> 32 at 28x28 0.018 -> 0.021):
- * few output registers per pixel against a long reduction is where
- * oneDNN's blocking is near its peak. So expansions only: K <= 32, and 64
- * to 192 output channels (more leave no room for a tile of pixels). */
+/* bench/qpw_bench, 1 thread, medians, oneDNN -> this loop (same bytes):
+ * expansions 16 -> 96 at 112x112 0.231 -> 0.114 ms, 24 -> 144 at 56x56
+ * 0.097 -> 0.052, 32 -> 192 at 28x28 0.037 -> 0.021; projections 96 -> 24
+ * at 56x56 0.041 -> 0.031, 144 -> 24 0.054 -> 0.044, 32 -> 16 at 112x112
+ * 0.048 -> 0.039, 144 -> 32 at 28x28 0.0135 -> 0.0111, 192 -> 64 at 14x14
+ * 0.0087 -> 0.0071; less with a longer reduction (384 -> 96 at 14x14
+ * 0.0224 -> 0.0199, 576 -> 96 0.032 -> 0.030), and a loss where ten or
+ * more output registers leave a tile of two pixels against a long one
+ * (576 -> 160 at 7x7 0.014 -> 0.024). So: up to 192 input channels, 16 to
+ * 128 outputs, or up to 192 where the input has at most 48; the whole
+ * 64-channel groups' count M / 64 as the registers' NR / 4 (qpw_tile). */
 int dn_qpw_takes(int64_t C, int64_t M)
 {
-    return C % 4 == 0 && C >= 4 && C <= 32 && M % 16 == 0 && M >= 64 && M <= 16 * QPW_MAXR;
+    return C % 4 == 0 && C >= 4 && C <= 192 && M % 8 == 0 && M >= 16 && (M % 64 == 0 || M % 64 <= 48) &&
+           (M <= 128 || (C <= 48 && M <= 16 * QPW_MAXR));
 }
 
 static size_t w_bytes(int64_t C, int64_t M) { return (size_t)(C / 4) * (size_t)nreg(M) * 64; }
@@ -61,8 +66,9 @@ size_t dn_qpw_packed_bytes(int64_t C, int64_t M) { return w_bytes(C, M) + (size_
 static int64_t chan_of(int64_t r, int pos, int64_t M)
 {
     if (r < M / 64 * 4) return 64 * (r / 4) + 16 * (pos / 4) + 4 * (r % 4) + pos % 4;
-    if (M % 64 == 32) return M / 64 * 64 + 8 * (pos / 4) + 4 * (r % 4) + pos % 4;   /* qpw_rem32 */
-    return 16 * r + pos;
+    int64_t rr = r - M / 64 * 4;
+    if (M % 64 > 16 && rr < 2) return M / 64 * 64 + 8 * (pos / 4) + 4 * rr + pos % 4;   /* qpw_rem32 */
+    return 16 * r + pos;   /* qpw_rem16: in order */
 }
 
 void dn_qpw_pack(const int8_t *w, const int32_t *bias, const float *oscale, int64_t nsc, int64_t C, int64_t M,
@@ -90,7 +96,7 @@ void dn_qpw_pack(const int8_t *w, const int32_t *bias, const float *oscale, int6
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
-#define QPW_TGT __attribute__((target("avx512f,avx512bw,avx512dq,avx512vnni")))
+#define QPW_TGT __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni")))
 
 /* the requantisation's constants (as dn_qdw.c's qdw_rq) */
 typedef struct qpw_rq {
@@ -105,8 +111,8 @@ QPW_TGT static void qpw_rq_init(const dn_qpw_geo *g, const float *sc, qpw_rq *c)
 {
     float qmin = g->s8 ? -128.f : 0.f, qmax = g->s8 ? 127.f : 255.f, z = (float)g->yzp;
     c->vz = _mm512_set1_ps(z);
-    c->lo = _mm512_set1_ps(g->lo + z);
-    c->hi = _mm512_set1_ps(g->hi + z);
+    c->lo = _mm512_set1_ps(g->lo);
+    c->hi = _mm512_set1_ps(g->hi);
     c->vi = _mm512_set1_ps(g->inv_ys);
     dn_silu_qk(&c->kc, 1.0f / g->inv_ys, g->yzp);
     c->use_lo = g->keep_clamps ? g->lo + z > qmin - 0.5f : !(g->lo + z < qmin + 0.5f);
@@ -124,9 +130,10 @@ QPW_TGT __attribute__((always_inline)) static inline __m512i qpw_rq1(const dn_qp
         __m512 x = _mm512_mul_ps(a, s);
         return g->silu_fold ? dn_silu_q16k(x, &c->kc, g->silu_div) : dn_silu_q16(x, c->vi, c->vz, g->silu_div);
     }
-    __m512 v = _mm512_fmadd_ps(a, s, c->vz);
+    __m512 v = _mm512_mul_ps(a, s);   /* oneDNN's order: the scale, the clamp, then y_zp */
     if (c->use_lo) v = _mm512_max_ps(v, c->lo);
     if (c->use_hi) v = _mm512_min_ps(v, c->hi);
+    v = _mm512_add_ps(v, c->vz);
     return _mm512_cvtps_epi32(v);
 }
 
@@ -144,20 +151,11 @@ QPW_TGT __attribute__((always_inline)) static inline void qpw_store(const dn_qpw
         __m512i w01 = _mm512_packs_epi32(q0, q1), w23 = _mm512_packs_epi32(q2, q3);
         _mm512_storeu_si512(y + 64 * k, g->s8 ? _mm512_packs_epi16(w01, w23) : _mm512_packus_epi16(w01, w23));
     }
-    int rend = nr % 4 == 2 ? 4 * ng : nr;   /* 32 channels more: qpw_rem32 */
-#pragma GCC unroll 3
-    for (int r = 4 * ng; r < rend; r++) {
-        int64_t left = g->M - 16 * r;
-        __mmask16 m = left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1);
-        __m512i q = qpw_rq1(g, c, acc[r], r);
-        if (g->s8) _mm512_mask_cvtsepi32_storeu_epi8(y + 16 * r, m, q);
-        else _mm512_mask_cvtusepi32_storeu_epi8(y + 16 * r, m, _mm512_max_epi32(q, c->zero));
-    }
 }
 
-/* The 32 channels past the whole groups (M % 64 = 32: registers r, r + 1
- * of a pixel, a and b; c and d of the next one, or a and b again where
- * y1 is NULL) to bytes by the packs of the whole groups and one qword
+/* The 17 to 32 channels past the whole groups (registers r, r + 1 of a
+ * pixel, a and b; c and d of the next one, or a and b again where y1 is
+ * NULL) to bytes by the packs of the whole groups and one qword
  * permutation: lane L holds each pixel's 8L .. 8L + 7 (chan_of). */
 QPW_TGT __attribute__((always_inline)) static inline void qpw_rem32(const dn_qpw_geo *g, const qpw_rq *c,
                                                                      const __m512i *a, const __m512i *b, int r,
@@ -168,8 +166,30 @@ QPW_TGT __attribute__((always_inline)) static inline void qpw_rem32(const dn_qpw
     __m512i w01 = _mm512_packs_epi32(q0, q1), w23 = _mm512_packs_epi32(q2, q3);
     __m512i v = g->s8 ? _mm512_packs_epi16(w01, w23) : _mm512_packus_epi16(w01, w23);
     v = _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7), v);
-    _mm256_storeu_si256((__m256i *)(y0 + 16 * r), _mm512_castsi512_si256(v));
-    if (y1) _mm256_storeu_si256((__m256i *)(y1 + 16 * r), _mm512_extracti64x4_epi64(v, 1));
+    __mmask32 m = g->M % 64 >= 32 ? ~(__mmask32)0 : ((__mmask32)1 << g->M % 64) - 1;
+    _mm256_mask_storeu_epi8(y0 + 16 * r, m, _mm512_castsi512_si256(v));
+    if (y1) _mm256_mask_storeu_epi8(y1 + 16 * r, m, _mm512_extracti64x4_epi64(v, 1));
+}
+
+/* The 1 to 16 channels past the whole groups (register r) of up to four
+ * pixels (acc[0], acc[NR], ...; n of them) by the same packs and one dword
+ * permutation: pixel i's 16 bytes in lane i. */
+QPW_TGT __attribute__((always_inline)) static inline void qpw_rem16(const dn_qpw_geo *g, const qpw_rq *c,
+                                                                     const __m512i *acc, int NR, int r, int n,
+                                                                     uint8_t *y)
+{
+    __m512i q[4];
+    q[0] = qpw_rq1(g, c, acc[0], r);
+    for (int i = 1; i < 4; i++) q[i] = i < n ? qpw_rq1(g, c, acc[i * NR], r) : q[0];
+    __m512i w01 = _mm512_packs_epi32(q[0], q[1]), w23 = _mm512_packs_epi32(q[2], q[3]);
+    __m512i v = g->s8 ? _mm512_packs_epi16(w01, w23) : _mm512_packus_epi16(w01, w23);
+    v = _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15), v);
+    int left = (int)(g->M % 64 > 32 ? g->M % 64 - 32 : g->M % 64);
+    __mmask16 m = left == 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1);
+    _mm_mask_storeu_epi8(y + 16 * r, m, _mm512_castsi512_si128(v));
+    if (n > 1) _mm_mask_storeu_epi8(y + g->M + 16 * r, m, _mm512_extracti32x4_epi32(v, 1));
+    if (n > 2) _mm_mask_storeu_epi8(y + 2 * g->M + 16 * r, m, _mm512_extracti32x4_epi32(v, 2));
+    if (n > 3) _mm_mask_storeu_epi8(y + 3 * g->M + 16 * r, m, _mm512_extracti32x4_epi32(v, 3));
 }
 
 /* PT pixels from x (rows of C bytes) to y (rows of M bytes): NR is a
@@ -199,11 +219,25 @@ QPW_TGT __attribute__((always_inline)) static inline void qpw_tile(const dn_qpw_
     }
 #pragma GCC unroll 24
     for (int p = 0; p < PT; p++) qpw_store(g, c, acc + p * NR, NR, y + p * g->M);
-    if (NR % 4 != 2) return;
+    if (NR % 4 == 1) {
+#pragma GCC unroll 6
+        for (int p = 0; p < PT; p += 4)
+            qpw_rem16(g, c, acc + p * NR + NR - 1, NR, NR - 1, PT - p < 4 ? PT - p : 4, y + p * g->M);
+    } else if (NR % 4 == 2) {
 #pragma GCC unroll 12
-    for (int p = 0; p < PT; p += 2) {
-        const __m512i *a = acc + p * NR + NR - 2, *b = p + 1 < PT ? a + NR : NULL;
-        qpw_rem32(g, c, a, b, NR - 2, y + p * g->M, b ? y + (p + 1) * g->M : NULL);
+        for (int p = 0; p < PT; p += 2) {
+            const __m512i *a = acc + p * NR + NR - 2, *b = p + 1 < PT ? a + NR : NULL;
+            qpw_rem32(g, c, a, b, NR - 2, y + p * g->M, b ? y + (p + 1) * g->M : NULL);
+        }
+    } else if (NR % 4 == 3) {
+#pragma GCC unroll 12
+        for (int p = 0; p < PT; p += 2) {
+            const __m512i *a = acc + p * NR + NR - 3, *b = p + 1 < PT ? a + NR : NULL;
+            qpw_rem32(g, c, a, b, NR - 3, y + p * g->M, b ? y + (p + 1) * g->M : NULL);
+        }
+#pragma GCC unroll 6
+        for (int p = 0; p < PT; p += 4)
+            qpw_rem16(g, c, acc + p * NR + NR - 1, NR, NR - 1, PT - p < 4 ? PT - p : 4, y + p * g->M);
     }
 }
 
@@ -223,8 +257,8 @@ QPW_TGT static void qpw_band(const dn_qpw_geo *g, const uint8_t *x, const void *
     qpw_rq_init(g, (const float *)(bq + nreg(g->M) * 16), &c);
     int64_t p = p0;
     switch (nreg(g->M)) {
-    case 1: QPW_BAND(1, 16); break;
-    case 2: QPW_BAND(2, 12); break;
+    case 1: QPW_BAND(1, 12); break;
+    case 2: QPW_BAND(2, 10); break;
     case 3: QPW_BAND(3, 8); break;
     case 4: QPW_BAND(4, 6); break;
     case 5: QPW_BAND(5, 4); break;
