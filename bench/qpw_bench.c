@@ -4,7 +4,10 @@
  * an optional clip post-op in output steps) and as kernels/dnnl/dn_qpw.c's
  * VNNI loop, on the same bytes:
  *   qpw_bench C M H W [CLIP [TURNS [THREADS]]]
- * CLIP 1: a clip to [0, 40] output steps (0: none). Prints the
+ * CLIP 1: a clip to [0, 40] output steps (0: none); 2: a folded residual
+ * as kernels/dnnl/dn_qconv_zp.c's dn_qsum_chain gives it (clip, round,
+ * sum with scale and zero point, linear), the residual copied into
+ * oneDNN's destination before each run (untimed). Prints the
  * implementation oneDNN picked, both times (min and median of TURNS
  * interleaved runs, default 200; wall clock), their ratio and how many
  * output bytes differ (and by at most how much). THREADS (default 1) sets
@@ -47,7 +50,7 @@ int main(int argc, char **argv)
     int64_t C = atoll(argv[1]), M = atoll(argv[2]), H = atoll(argv[3]), W = atoll(argv[4]);
     int clip = argc > 5 ? atoi(argv[5]) : 0, turns = argc > 6 ? atoi(argv[6]) : 200;
     int thr = argc > 7 ? atoi(argv[7]) : 1;
-    if (C < 4 || C % 4 || M < 8 || M % 8 || M > 192 || H < 1 || W < 1 || turns < 1 || turns > MAX_TURNS || thr < 1)
+    if (C < 4 || C % 4 || M < 8 || M % 8 || M > 192 || (M % 64 && M % 64 > 48) || (clip == 2 && (M <= 16 || M > 32)) || H < 1 || W < 1 || turns < 1 || turns > MAX_TURNS || thr < 1)
         return 2;
     omp_set_num_threads(thr);
     dnnl_engine_t eng;
@@ -85,10 +88,17 @@ int main(int argc, char **argv)
     dnnl_primitive_attr_set_output_scales(attr, M, 1 << 1, sc);
     dnnl_primitive_attr_set_zero_points(attr, DNNL_ARG_SRC, 1, 0, &rt);
     dnnl_primitive_attr_set_zero_points(attr, DNNL_ARG_DST, 1, 0, &rt);
+    const float clo = -60.f, chi = 70.f, ssc = 0.58f, lin = 1.23f;
+    const int32_t rzp = 125;
     if (clip) {
         dnnl_post_ops_t po;
         dnnl_post_ops_create(&po);
-        dnnl_post_ops_append_eltwise(po, 1.f, dnnl_eltwise_clip_v2, 0.f, 40.f);
+        dnnl_post_ops_append_eltwise(po, 1.f, dnnl_eltwise_clip_v2, clip == 2 ? clo : 0.f, clip == 2 ? chi : 40.f);
+        if (clip == 2) {
+            dnnl_post_ops_append_eltwise(po, 1.f, dnnl_eltwise_round, 0.f, 0.f);
+            dnnl_post_ops_append_sum_v3(po, ssc, rzp, dnnl_data_type_undef);
+            dnnl_post_ops_append_eltwise(po, 1.f, dnnl_eltwise_linear, lin, 0.f);
+        }
         dnnl_primitive_attr_set_post_ops(attr, po);
         dnnl_post_ops_destroy(po);
     }
@@ -105,22 +115,25 @@ int main(int argc, char **argv)
         fprintf(stderr, "convolution failed\n");
         return 1;
     }
-    uint8_t *xb = bd_handle(x), *y2 = aligned_alloc(64, (size_t)(P * M + 64));
+    uint8_t *xb = bd_handle(x), *y2 = aligned_alloc(64, (size_t)(P * M + 64)), *res = malloc((size_t)(P * M));
     for (int64_t i = 0; i < P * C; i++) xb[i] = (uint8_t)(rand() % 3 ? rand() % 200 : 0);
+    for (int64_t i = 0; i < P * M; i++) res[i] = (uint8_t)(rand() % 256);
     void *pk = aligned_alloc(64, (dn_qpw_packed_bytes(C, M) + 63) / 64 * 64);
     dn_qpw_pack(w8, b, sc, M, C, M, xzp, pk);
-    dn_qpw_geo g = { .P = P, .C = C, .M = M, .xzp = xzp, .yzp = yzp, .lo = clip ? 0.f : -INFINITY,
-                     .hi = clip ? 40.f : INFINITY, .inv_ys = 1.f };
+    dn_qpw_geo g = { .P = P, .C = C, .M = M, .xzp = xzp, .yzp = yzp, .lo = clip == 1 ? 0.f : -INFINITY,
+                     .hi = clip == 1 ? 40.f : INFINITY, .inv_ys = 1.f, .add = clip == 2, .clo = clo, .chi = chi,
+                     .ssc = ssc, .rzp = rzp, .lin = lin };
     dnnl_exec_arg_t a[7] = { { DNNL_ARG_SRC, x }, { DNNL_ARG_WEIGHTS, w }, { DNNL_ARG_BIAS, bias },
                              { DNNL_ARG_DST, y }, { DNNL_ARG_SCRATCHPAD, sp },
                              { DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, xz },
                              { DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST, yz } };
     for (int t = -10; t < turns; t++) {
+        if (clip == 2) memcpy(bd_handle(y), res, (size_t)(P * M));
         double t0 = now_ms();
         if (dnnl_primitive_execute(conv, strm, 7, a) != dnnl_success) return 1;
         dnnl_stream_wait(strm);
         double t1 = now_ms();
-        dn_qpw_run(&g, xb, pk, y2, thr);
+        dn_qpw_run(&g, xb, pk, y2, res, thr);
         double t2 = now_ms();
         if (t >= 0) { ta[t] = t1 - t0; tb[t] = t2 - t1; }
     }

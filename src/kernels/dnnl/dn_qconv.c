@@ -280,8 +280,8 @@ static int dq_init(g_graph *g, g_node *n, void **state)
         s->se = xdt == G_U8 ? dn_qse_for(g, n, &s->w0, s->xzp, s->oscale, s->nsc) : NULL;
     }
     if (!ok) { dq_fini(s); return K_DECLINE; }
-    s->dw_ok = dn_qconv_dir_ok(&s->w0, w, M, xdt, s->has_add, s->silu, &chain, ysc, &s->dw_k, &s->stem, &s->dw_lo,
-                               &s->dw_hi);
+    s->dw_ok = dn_qconv_dir_ok(&s->w0, w, M, xdt, s->has_add, s->silu, s->has_add ? &s->po : &chain, ysc, &s->dw_k,
+                               &s->stem, &s->dw_lo, &s->dw_hi);
     s->pg.C = w->shape.d[1];   /* dn_qpw.c's input channels (packed_total) */
     /* dn_qdw.c reads the zero point itself, and a banded SiLU layer reads
      * its input rows in place: neither takes a zero-padded copy */
@@ -535,13 +535,15 @@ static int dq_build(const g_node *n, dqconv *s, const k_tensor *in, const k_tens
     s->nthr = nthr;
     int pw = s->dw_ok && s->dw_k == DN_QDIR_PW;
     s->direct = s->dw_ok && s->xs.rank == 4 && s->yl == G_LAYOUT_NHWC && (s->stem ? !dn_qstem_disabled() &&
-                s->xl == G_LAYOUT_PLAIN : s->xl == G_LAYOUT_NHWC && (pw ? dn_qconv_dir_pw(&s->xs) :
+                s->xl == G_LAYOUT_PLAIN : s->xl == G_LAYOUT_NHWC && (pw ? dn_qconv_dir_pw(&s->xs) &&
+                (!s->has_add || s->al == G_LAYOUT_NHWC) :
                 !dn_qdw_off(s->M, s->w.s[0], s->dw_k)));
     if (s->direct && pw)
         s->pg = (dn_qpw_geo){ .P = g_shape_numel(&s->xs) / s->pg.C, .C = s->pg.C, .M = s->M, .xzp = s->xzp,
                               .yzp = s->yzp, .s8 = s->ydt == G_I8, .silu = s->silu, .silu_div = s->silu_div,
                               .silu_fold = s->silu_fold, .keep_clamps = dn_qdw_opts() & DN_QDW_KEEP_CLAMPS,
-                              .lo = s->dw_lo, .hi = s->dw_hi, .inv_ys = s->inv_ys };
+                              .lo = s->dw_lo, .hi = s->dw_hi, .inv_ys = s->inv_ys, .add = s->has_add, .rzp = s->rzp,
+                              .clo = s->po.a[0], .chi = s->po.b[0], .ssc = s->sum_scale, .lin = s->po.a[3] };
     else if (s->direct)
         s->dg = (dn_qdw_geo){ .N = s->xs.d[0], .H = s->xs.d[2], .W = s->xs.d[3], .C = s->M, .OH = s->ys.d[2],
                               .OW = s->ys.d[3], .S = s->w.s[0], .K = s->dw_k, .xzp = s->xzp, .yzp = s->yzp,
@@ -783,7 +785,8 @@ static int dq_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
     float f[DN_QSE_MAX_M];
     if (s->se) { dn_qse_run(s->se, in[QX].data, f); dq_silu_q(s, f, out[0].data, (size_t)s->M, 1); return 0; }
     if (s->direct && s->dw_k == DN_QDIR_PW) {
-        dn_qpw_run(&s->pg, in[QX].data, (const char *)s->pk.packed + off_dw(s), out[0].data, nthr);
+        dn_qpw_run(&s->pg, in[QX].data, (const char *)s->pk.packed + off_dw(s), out[0].data,
+                   s->has_add ? in[QR].data : NULL, nthr);
         return 0;
     }
     if (s->direct) {

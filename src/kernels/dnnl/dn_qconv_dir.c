@@ -37,12 +37,28 @@ static int dw_ok(const nn_win *v, const g_tensor *w, int64_t M, int *stem_out)
     return (int)K;
 }
 
-/* Every loop: uint8 input, no fused residual, a chain of SiLU alone or of
- * Relu / Clip. */
+/* A folded residual as dn_qsum_chain gives it, with nothing after the
+ * linear step: dn_qpw.c's residual chain (dn_qpw_takes_add). */
+static int add_ok(const nn_win *v, const g_tensor *w, int64_t M, const nn_post *po)
+{
+    return pw_ok(v, w, M) && dn_qpw_takes_add(w->shape.d[1], M) && po->n == 4 && po->kind[0] == NN_PO_CLIP &&
+           po->kind[1] == NN_PO_ROUND && po->kind[2] == NN_PO_ADD && po->kind[3] == NN_PO_LINEAR && po->b[3] == 0.f;
+}
+
+/* Every loop: uint8 input, a chain of SiLU alone or of Relu / Clip; a fused
+ * residual only dn_qpw.c's (chain: then the chain oneDNN runs). */
 int dn_qconv_dir_ok(const nn_win *v, const g_tensor *w, int64_t M, int xdt, int has_add, int silu,
                     const nn_post *chain, float ysc, int *k, int *stem, float *lo, float *hi)
 {
-    if (!dn_qdw_supported() || xdt != G_U8 || has_add) return 0;
+    if (!dn_qdw_supported() || xdt != G_U8) return 0;
+    if (has_add) {
+        if (!add_ok(v, w, M, chain)) return 0;
+        *k = DN_QDIR_PW;
+        *stem = 0;
+        *lo = -INFINITY;
+        *hi = INFINITY;
+        return 1;
+    }
     int st = 0, K = pw_ok(v, w, M) ? DN_QDIR_PW : dw_ok(v, w, M, &st);
     if (!K) return 0;
     float l = -INFINITY, h = INFINITY;

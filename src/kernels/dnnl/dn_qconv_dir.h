@@ -11,8 +11,9 @@
 
 /* Whether one of the loops takes the layer with window v, M output
  * channels, constant int8 weights w ([M, C/G, k, k]), a uint8 or int8
- * input (xdt), a fused residual (has_add: none takes it), the chain SiLU
- * alone (silu) or chain (Relu / Clip only) and output scale ysc. Then *k
+ * input (xdt), a fused residual (has_add: chain is then the one oneDNN
+ * runs, dn_qsum_chain's; dn_qpw.c takes a few), the chain SiLU alone
+ * (silu) or chain (Relu / Clip only) and output scale ysc. Then *k
  * (3, 5, 7 or DN_QDIR_PW), *stem (dn_qstem.c's) and the clamp's bounds in
  * output steps (*lo, *hi; infinite: none). */
 int dn_qconv_dir_ok(const nn_win *v, const g_tensor *w, int64_t M, int xdt, int has_add, int silu,

@@ -51,6 +51,11 @@ static int64_t nreg(int64_t M) { return (M + 15) / 16; }
  * (576 -> 160 at 7x7 0.014 -> 0.024). So: up to 192 input channels, 16 to
  * 128 outputs, or up to 192 where the input has at most 48; the whole
  * 64-channel groups' count M / 64 as the registers' NR / 4 (qpw_tile). */
+int dn_qpw_takes_add(int64_t C, int64_t M)
+{
+    return dn_qpw_takes(C, M) && M > 16 && M <= 32;
+}
+
 int dn_qpw_takes(int64_t C, int64_t M)
 {
     return C % 4 == 0 && C >= 4 && C <= 192 && M % 8 == 0 && M >= 16 && (M % 64 == 0 || M % 64 <= 48) &&
@@ -100,7 +105,7 @@ void dn_qpw_pack(const int8_t *w, const int32_t *bias, const float *oscale, int6
 
 /* the requantisation's constants (as dn_qdw.c's qdw_rq) */
 typedef struct qpw_rq {
-    __m512 vz, lo, hi, vi;
+    __m512 vz, lo, hi, vi, clo, chi, ssc, rzp, lin;
     dn_silu_k kc;
     int use_lo, use_hi;
     const float *sc;
@@ -119,6 +124,11 @@ QPW_TGT static void qpw_rq_init(const dn_qpw_geo *g, const float *sc, qpw_rq *c)
     c->use_hi = g->keep_clamps ? g->hi + z < qmax + 0.5f : !(g->hi + z > qmax - 0.5f);
     c->sc = sc;
     c->zero = _mm512_setzero_si512();
+    c->clo = _mm512_set1_ps(g->clo);
+    c->chi = _mm512_set1_ps(g->chi);
+    c->ssc = _mm512_set1_ps(g->ssc);
+    c->rzp = _mm512_set1_ps((float)g->rzp);
+    c->lin = _mm512_set1_ps(g->lin);
 }
 
 /* one accumulator to 16 int32 output values (not yet saturated) */
@@ -135,6 +145,34 @@ QPW_TGT __attribute__((always_inline)) static inline __m512i qpw_rq1(const dn_qp
     if (c->use_hi) v = _mm512_min_ps(v, c->hi);
     v = _mm512_add_ps(v, c->vz);
     return _mm512_cvtps_epi32(v);
+}
+
+/* the same with the residual chain (g->add): rv, the residual's 16 values
+ * as int32 in the accumulator's channel order; oneDNN's post-ops in its
+ * order: scale, clip, round, sum (rv - r_zp) * sum_scale in one fma, linear,
+ * y_zp */
+QPW_TGT __attribute__((always_inline)) static inline __m512i qpw_rq_add(const qpw_rq *c, __m512i acc, int64_t r,
+                                                                         __m512i rv)
+{
+    __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(acc), _mm512_loadu_ps(c->sc + 16 * r));
+    v = _mm512_min_ps(_mm512_max_ps(v, c->clo), c->chi);
+    v = _mm512_roundscale_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    v = _mm512_fmadd_ps(_mm512_sub_ps(_mm512_cvtepi32_ps(rv), c->rzp), c->ssc, v);
+    v = _mm512_add_ps(_mm512_mul_ps(v, c->lin), c->vz);
+    return _mm512_cvtps_epi32(v);
+}
+
+/* a pixel's residual bytes rp (17-32 channels) as the two registers of
+ * qpw_rem32's order: lane L, dword j of register k is channel 8L + 4k + j */
+QPW_TGT __attribute__((always_inline)) static inline void qpw_res32(const dn_qpw_geo *g, const uint8_t *rp,
+                                                                     __mmask32 m, __m512i *rv)
+{
+    __m256i raw = _mm256_maskz_loadu_epi8(m, rp);
+    __m128i lo = _mm256_castsi256_si128(raw), hi = _mm256_extracti128_si256(raw, 1);
+    __m512i a = g->s8 ? _mm512_cvtepi8_epi32(lo) : _mm512_cvtepu8_epi32(lo);
+    __m512i b = g->s8 ? _mm512_cvtepi8_epi32(hi) : _mm512_cvtepu8_epi32(hi);
+    rv[0] = _mm512_permutex2var_epi32(a, _mm512_setr_epi32(0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27), b);
+    rv[1] = _mm512_permutex2var_epi32(a, _mm512_setr_epi32(4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31), b);
 }
 
 /* one pixel's NR accumulators to its M output bytes at y (whole groups:
@@ -159,14 +197,28 @@ QPW_TGT __attribute__((always_inline)) static inline void qpw_store(const dn_qpw
  * permutation: lane L holds each pixel's 8L .. 8L + 7 (chan_of). */
 QPW_TGT __attribute__((always_inline)) static inline void qpw_rem32(const dn_qpw_geo *g, const qpw_rq *c,
                                                                      const __m512i *a, const __m512i *b, int r,
-                                                                     uint8_t *y0, uint8_t *y1)
+                                                                     uint8_t *y0, uint8_t *y1, const uint8_t *r0,
+                                                                     const uint8_t *r1, int ADD)
 {
-    __m512i q0 = qpw_rq1(g, c, a[0], r), q1 = qpw_rq1(g, c, a[1], r + 1);
-    __m512i q2 = b ? qpw_rq1(g, c, b[0], r) : q0, q3 = b ? qpw_rq1(g, c, b[1], r + 1) : q1;
+    __mmask32 m = g->M % 64 >= 32 ? ~(__mmask32)0 : ((__mmask32)1 << g->M % 64) - 1;
+    __m512i q0, q1, q2, q3;
+    if (ADD) {   /* the residual chain: g->M is 17 to 32 (dn_qpw_takes_add), r 0 */
+        __m512i rv[2];
+        qpw_res32(g, r0, m, rv);
+        q0 = qpw_rq_add(c, a[0], r, rv[0]);
+        q1 = qpw_rq_add(c, a[1], r + 1, rv[1]);
+        if (b) qpw_res32(g, r1, m, rv);
+        q2 = b ? qpw_rq_add(c, b[0], r, rv[0]) : q0;
+        q3 = b ? qpw_rq_add(c, b[1], r + 1, rv[1]) : q1;
+    } else {
+        q0 = qpw_rq1(g, c, a[0], r);
+        q1 = qpw_rq1(g, c, a[1], r + 1);
+        q2 = b ? qpw_rq1(g, c, b[0], r) : q0;
+        q3 = b ? qpw_rq1(g, c, b[1], r + 1) : q1;
+    }
     __m512i w01 = _mm512_packs_epi32(q0, q1), w23 = _mm512_packs_epi32(q2, q3);
     __m512i v = g->s8 ? _mm512_packs_epi16(w01, w23) : _mm512_packus_epi16(w01, w23);
     v = _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7), v);
-    __mmask32 m = g->M % 64 >= 32 ? ~(__mmask32)0 : ((__mmask32)1 << g->M % 64) - 1;
     _mm256_mask_storeu_epi8(y0 + 16 * r, m, _mm512_castsi512_si256(v));
     if (y1) _mm256_mask_storeu_epi8(y1 + 16 * r, m, _mm512_extracti64x4_epi64(v, 1));
 }
@@ -196,7 +248,8 @@ QPW_TGT __attribute__((always_inline)) static inline void qpw_rem16(const dn_qpw
  * constant where inlined, so that the accumulators stay in registers */
 QPW_TGT __attribute__((always_inline)) static inline void qpw_tile(const dn_qpw_geo *g, const qpw_rq *c,
                                                                     const uint8_t *x, const __m512i *wq,
-                                                                    const int32_t *bq, uint8_t *y, int PT, int NR)
+                                                                    const int32_t *bq, uint8_t *y, const uint8_t *rs,
+                                                                    int PT, int NR, int ADD)
 {
     __m512i acc[24];
 #pragma GCC unroll 24
@@ -227,13 +280,14 @@ QPW_TGT __attribute__((always_inline)) static inline void qpw_tile(const dn_qpw_
 #pragma GCC unroll 12
         for (int p = 0; p < PT; p += 2) {
             const __m512i *a = acc + p * NR + NR - 2, *b = p + 1 < PT ? a + NR : NULL;
-            qpw_rem32(g, c, a, b, NR - 2, y + p * g->M, b ? y + (p + 1) * g->M : NULL);
+            qpw_rem32(g, c, a, b, NR - 2, y + p * g->M, b ? y + (p + 1) * g->M : NULL, ADD ? rs + p * g->M : NULL,
+                      ADD && b ? rs + (p + 1) * g->M : NULL, ADD);
         }
     } else if (NR % 4 == 3) {
 #pragma GCC unroll 12
         for (int p = 0; p < PT; p += 2) {
             const __m512i *a = acc + p * NR + NR - 3, *b = p + 1 < PT ? a + NR : NULL;
-            qpw_rem32(g, c, a, b, NR - 3, y + p * g->M, b ? y + (p + 1) * g->M : NULL);
+            qpw_rem32(g, c, a, b, NR - 3, y + p * g->M, b ? y + (p + 1) * g->M : NULL, NULL, NULL, 0);
         }
 #pragma GCC unroll 6
         for (int p = 0; p < PT; p += 4)
@@ -242,14 +296,17 @@ QPW_TGT __attribute__((always_inline)) static inline void qpw_tile(const dn_qpw_
 }
 
 /* pixels p0 .. p1 - 1, PT at a time, the rest one by one */
-#define QPW_BAND(NR, PT)                                                                          \
-    do {                                                                                          \
-        for (; p + (PT) <= p1; p += (PT)) qpw_tile(g, &c, x + p * g->C, wq, bq, y + p * g->M, PT, NR); \
-        for (; p < p1; p++) qpw_tile(g, &c, x + p * g->C, wq, bq, y + p * g->M, 1, NR);          \
+#define QPW_BAND_(NR, PT, ADD)                                                                        \
+    do {                                                                                              \
+        for (; p + (PT) <= p1; p += (PT))                                                             \
+            qpw_tile(g, &c, x + p * g->C, wq, bq, y + p * g->M, ADD ? res + p * g->M : NULL, PT, NR, ADD); \
+        for (; p < p1; p++)                                                                           \
+            qpw_tile(g, &c, x + p * g->C, wq, bq, y + p * g->M, ADD ? res + p * g->M : NULL, 1, NR, ADD);  \
     } while (0)
+#define QPW_BAND(NR, PT) QPW_BAND_(NR, PT, 0)
 
-QPW_TGT static void qpw_band(const dn_qpw_geo *g, const uint8_t *x, const void *packed, uint8_t *y, int64_t p0,
-                             int64_t p1)
+QPW_TGT static void qpw_band(const dn_qpw_geo *g, const uint8_t *x, const void *packed, uint8_t *y,
+                             const uint8_t *res, int64_t p0, int64_t p1)
 {
     const __m512i *wq = packed;
     const int32_t *bq = (const int32_t *)((const char *)packed + w_bytes(g->C, g->M));
@@ -258,7 +315,7 @@ QPW_TGT static void qpw_band(const dn_qpw_geo *g, const uint8_t *x, const void *
     int64_t p = p0;
     switch (nreg(g->M)) {
     case 1: QPW_BAND(1, 12); break;
-    case 2: QPW_BAND(2, 10); break;
+    case 2: if (res) QPW_BAND_(2, 8, 1); else QPW_BAND(2, 10); break;
     case 3: QPW_BAND(3, 8); break;
     case 4: QPW_BAND(4, 6); break;
     case 5: QPW_BAND(5, 4); break;
@@ -272,13 +329,13 @@ QPW_TGT static void qpw_band(const dn_qpw_geo *g, const uint8_t *x, const void *
     }
 }
 
-void dn_qpw_run(const dn_qpw_geo *g, const uint8_t *x, const void *packed, void *y, int threads)
+void dn_qpw_run(const dn_qpw_geo *g, const uint8_t *x, const void *packed, void *y, const void *res, int threads)
 {
     int nt = threads > 1 && g->P >= 64 ? threads : 1;
     OA_PAR_REGION(nt, {
         int ti = omp_get_thread_num(), tn = omp_get_num_threads();
         int64_t p0 = g->P * ti / tn, p1 = g->P * (ti + 1) / tn;
-        qpw_band(g, x, packed, (uint8_t *)y, p0, p1);
+        qpw_band(g, x, packed, (uint8_t *)y, g->add ? (const uint8_t *)res : NULL, p0, p1);
     });
 }
 #endif
