@@ -242,27 +242,28 @@ def case_pw_chain(seed=49, N=2, H=13, W=11):
     kernels/dnnl/dn_qpw.c's VNNI loop takes them (dn_qpw_takes): 8 -> 16
     with Relu (one register a pixel), 16 -> 96 with Relu6 (its clamp
     saturated, dropped), 96 -> 24 (24 of 32 lanes), 24 -> 144 with no
-    activation (output zero point 128), 144 -> 24 with the residual Add
-    folded in (the 96 -> 24 output) and 24 -> 144 again, 144 -> 32 with Relu, 32 -> 192
-    with SiLU (zero point 12), 8 -> 80 with Relu at zero point 20 (the
-    kept lower clamp), 80 -> 40 (32 channels and 8 of a third register),
-    20 -> 176 with a Clip whose upper bound stays; 192 -> 8, 40 -> 20 and
-    176 -> 8 stay with oneDNN. Whole 64-channel groups, 17-32 and 1-16 channels
+    activation (output zero point 128), 144 -> 32 with Relu, 32 -> 192
+    with SiLU (zero point 12), 192 -> 32 with the residual Add folded in
+    (the 144 -> 32 output; a branch to the second output), 8 -> 80 with Relu at zero point 20 (the kept
+    lower clamp), 80 -> 40 (32 channels and 8 of a third register), 20 ->
+    176 with a Clip whose upper bound stays; 32 -> 8, 40 -> 20 and 176 -> 8
+    stay with oneDNN (and 192 -> 8). Whole 64-channel groups, 17-32 and 1-16 channels
     past them narrow by packs over one, two and four pixels; two images of
-    13x11 pixels (286: the tiles' tails). Fourteen int8 layers: the
+    13x11 pixels (286: the tiles' tails). Thirteen int8 layers: the
     reference's float rounding may move a value two steps."""
     b = qn.B(seed)
     x_dq, _, _, _ = b.qdq("x", 0.02, 128)
     h = qn.conv_layer(b, x_dq, 0.02, 8, 16, 1, act="relu", ys=0.03, yzp=0)
     h = qn.conv_layer(b, h, 0.03, 16, 96, 1, act="relu6", ys=6 / 255, yzp=0)
-    h = h24 = qn.conv_layer(b, h, 6 / 255, 96, 24, 1, act="none", ys=0.04, yzp=120)
+    h = qn.conv_layer(b, h, 6 / 255, 96, 24, 1, act="none", ys=0.04, yzp=120)
     h = qn.conv_layer(b, h, 0.04, 24, 144, 1, act="none", ys=0.03, yzp=128)
-    # a projection with the residual Add folded in (MobileNetV2's 144 -> 24)
-    p = qn.conv_layer(b, h, 0.03, 144, 24, 1, act="none", ys=0.05, yzp=115)
-    r, _, _, _ = b.qdq(b.node("Add", [p, h24]), 0.06, 118)
-    h = qn.conv_layer(b, r, 0.06, 24, 144, 1, act="none", ys=0.03, yzp=128)
-    h = qn.conv_layer(b, h, 0.03, 144, 32, 1, act="relu", ys=0.03, yzp=0)
+    h = h32 = qn.conv_layer(b, h, 0.03, 144, 32, 1, act="relu", ys=0.03, yzp=0)
     h = qn.conv_layer(b, h, 0.03, 32, 192, 1, act="silu", ys=0.02, yzp=12)
+    # a projection with the residual Add folded in (MobileNetV2's 192 -> 32),
+    # on a branch of its own (the second output)
+    p = qn.conv_layer(b, h, 0.02, 192, 32, 1, act="none", ys=0.05, yzp=115)
+    r, _, _, _ = b.qdq(b.node("Add", [p, h32]), 0.05, 118)
+    r = qn.conv_layer(b, r, 0.05, 32, 8, 1, act="none", ys=0.03, yzp=100)
     h = qn.conv_layer(b, h, 0.02, 192, 8, 1, act="none", ys=0.04, yzp=100)
     h = qn.conv_layer(b, h, 0.04, 8, 80, 1, act="relu", ys=0.03, yzp=20)
     h = qn.conv_layer(b, h, 0.03, 80, 40, 1, act="none", ys=0.04, yzp=90)
@@ -273,8 +274,8 @@ def case_pw_chain(seed=49, N=2, H=13, W=11):
     y = b.node("Clip", [y, b.const(np.array(-1.0, np.float32)), b.const(np.array(1.5, np.float32))])
     h, _, _, _ = b.qdq(y, 0.02, 60)
     h = qn.conv_layer(b, h, 0.02, 176, 8, 1, act="none", ys=0.04, yzp=128)
-    mo = b.model([qn.fin([N, 8, H, W])], [qn.fin(None, name=h)], opset=13)
-    return mo, [b.rng.uniform(-2.5, 2.5, (N, 8, H, W)).astype(np.float32)], 0.04
+    mo = b.model([qn.fin([N, 8, H, W])], [qn.fin(None, name=h), qn.fin(None, name=r)], opset=13)
+    return mo, [b.rng.uniform(-2.5, 2.5, (N, 8, H, W)).astype(np.float32)], [0.04, 0.04]
 
 
 CASES = dict(qn.CASES, down_s2=case_down_s2,

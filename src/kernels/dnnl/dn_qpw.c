@@ -51,9 +51,13 @@ static int64_t nreg(int64_t M) { return (M + 15) / 16; }
  * (576 -> 160 at 7x7 0.014 -> 0.024). So: up to 192 input channels, 16 to
  * 128 outputs, or up to 192 where the input has at most 48; the whole
  * 64-channel groups' count M / 64 as the registers' NR / 4 (qpw_tile). */
+/* With the residual chain, bench/qpw_bench POST 2: 192 -> 32 at 28x28
+ * 0.0192 -> 0.0172 ms, 144 -> 24 at 56x56 0.067 -> 0.056; but in the
+ * models the latter was level (MobileNetV2, 0.080 ms either way) or slower
+ * (EfficientNet-B0, 0.073 -> 0.078): 32 outputs only. */
 int dn_qpw_takes_add(int64_t C, int64_t M)
 {
-    return dn_qpw_takes(C, M) && M > 16 && M <= 32;
+    return dn_qpw_takes(C, M) && M == 32;
 }
 
 int dn_qpw_takes(int64_t C, int64_t M)

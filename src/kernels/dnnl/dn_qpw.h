@@ -31,8 +31,8 @@ typedef struct dn_qpw_geo {
 /* Whether the loop takes a 1x1 layer of C input and M output channels:
  * where it beats oneDNN's (dn_qpw.c). */
 int dn_qpw_takes(int64_t C, int64_t M);
-/* ... and with a folded residual: 17 to 32 outputs (MobileNetV2's 144 ->
- * 24 and 192 -> 32 projections). */
+/* ... and with a folded residual: 32 outputs (MobileNetV2's 192 -> 32
+ * projections; the loop handles 17 to 32). */
 int dn_qpw_takes_add(int64_t C, int64_t M);
 /* Packed bytes: weights (VNNI quadruples), int32 bias and float scales. */
 size_t dn_qpw_packed_bytes(int64_t C, int64_t M);
