@@ -11,15 +11,19 @@
  * accumulators; a tile of PT pixels (PT x NR <= 24) keeps them all in
  * registers, and per quadruple of input channels the NR weight registers
  * are loaded once and meet a 32-bit broadcast of each pixel's quadruple
- * (a load-port uop, no shuffle). The requantisation follows dn_qdw.c's
- * float order but for the zero point, oneDNN's: the int32 sum, its bias
+ * (a load-port uop, no shuffle; a tile shape's indices all constants, or
+ * GCC keeps the accumulators on the stack). The requantisation follows
+ * dn_qdw.c's float order but for the zero point, oneDNN's: the int32 sum, its bias
  * first, times the output scale, the clamp, plus y_zp (dn_qdw.c adds it in
  * the fma, which may round a tie the other way), round half to even,
- * saturate; or the SiLU step of dn_silu.c on the sum times the scale.
+ * saturate; or the SiLU step of dn_silu.c on the sum times the scale; or
+ * a folded residual's chain as oneDNN's post-ops run it (qpw_rq_add).
  * Whole 64-channel groups narrow by two packs, which is why their weights
  * are packed with the channels 64g + 16L + 4k + j in lane L, dword j of
- * the group's register k; 32 more (96 outputs) by the same packs over two
- * pixels and a qword permutation; other rests one register at a time.
+ * the group's register k; the 17-32 channels past them (96, 24, 32
+ * outputs) by the same packs over two pixels and a qword permutation, and
+ * 1-16 channels (144, 80, 16) over four pixels and a dword permutation
+ * (chan_of gives both orders).
  *
  * The input zero point: the products run on the stored bytes and the
  * packed bias carries bias - x_zp * sum(w) per channel. Threads take
