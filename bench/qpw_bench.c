@@ -50,7 +50,7 @@ int main(int argc, char **argv)
     int64_t C = atoll(argv[1]), M = atoll(argv[2]), H = atoll(argv[3]), W = atoll(argv[4]);
     int clip = argc > 5 ? atoi(argv[5]) : 0, turns = argc > 6 ? atoi(argv[6]) : 200;
     int thr = argc > 7 ? atoi(argv[7]) : 1;
-    if (C < 4 || C % 4 || M < 8 || M % 8 || M > 192 || (M % 64 && M % 64 > 48) || (clip == 2 && (M <= 16 || M > 32)) || H < 1 || W < 1 || turns < 1 || turns > MAX_TURNS || thr < 1)
+    if (C < 4 || C % 4 || M < 8 || M % 8 || M > 2048 || (M % 64 && M % 64 > 48) || (clip == 2 && (M <= 16 || M > 32)) || H < 1 || W < 1 || turns < 1 || turns > MAX_TURNS || thr < 1)
         return 2;
     omp_set_num_threads(thr);
     dnnl_engine_t eng;

@@ -239,18 +239,20 @@ def case_row_bands(seed=47):
 
 def case_pw_chain(seed=49, N=2, H=13, W=11):
     """1x1 layers between channels-last uint8 tensors, as
-    kernels/dnnl/dn_qpw.c's VNNI loop takes them (dn_qpw_takes): 8 -> 16
-    with Relu (one register a pixel), 16 -> 96 with Relu6 (its clamp
-    saturated, dropped), 96 -> 24 (24 of 32 lanes), 24 -> 144 with no
-    activation (output zero point 128), 144 -> 32 with Relu, 32 -> 192
-    with SiLU (zero point 12), 192 -> 32 with the residual Add folded in
-    (the 144 -> 32 output; a branch to the second output), 8 -> 80 with Relu at zero point 20 (the kept
-    lower clamp), 80 -> 40 (32 channels and 8 of a third register), 20 ->
-    176 with a Clip whose upper bound stays; 32 -> 8, 40 -> 20 and 176 -> 8
-    stay with oneDNN (and 192 -> 8). Whole 64-channel groups, 17-32 and 1-16 channels
-    past them narrow by packs over one, two and four pixels; two images of
-    13x11 pixels (286: the tiles' tails). Thirteen int8 layers: the
-    reference's float rounding may move a value two steps."""
+    kernels/dnnl/dn_qpw.c's VNNI loop takes them (dn_qpw_takes): 16 -> 96
+    with Relu6 (its clamp saturated, dropped), 96 -> 24 (24 of 32 lanes),
+    24 -> 144 with no activation (output zero point 128), 144 -> 32 with
+    Relu, 32 -> 192 with SiLU (zero point 12), 192 -> 32 with the residual
+    Add folded in (the 144 -> 32 output; a branch to the second output),
+    8 -> 80 with Relu at zero point 20 (the kept lower clamp), 80 -> 40 (32
+    channels and 8 of a third register), 40 -> 240 with SiLU (15 registers
+    a pixel: chunks of 8 and 7), 20 -> 176 with a Clip whose upper bound
+    stays; 8 -> 16 (reading the channels-first input), 192 -> 8, 32 -> 8,
+    240 -> 20 and 176 -> 8 stay with oneDNN. Whole 64-channel groups, 17-32
+    and 1-16 channels past them narrow by packs over one, two and four
+    pixels; two images of 13x11 pixels (286: the tiles' tails). Fourteen
+    int8 layers: the reference's float rounding may move a value two
+    steps."""
     b = qn.B(seed)
     x_dq, _, _, _ = b.qdq("x", 0.02, 128)
     h = qn.conv_layer(b, x_dq, 0.02, 8, 16, 1, act="relu", ys=0.03, yzp=0)
@@ -267,7 +269,8 @@ def case_pw_chain(seed=49, N=2, H=13, W=11):
     h = qn.conv_layer(b, h, 0.02, 192, 8, 1, act="none", ys=0.04, yzp=100)
     h = qn.conv_layer(b, h, 0.04, 8, 80, 1, act="relu", ys=0.03, yzp=20)
     h = qn.conv_layer(b, h, 0.03, 80, 40, 1, act="none", ys=0.04, yzp=90)
-    h = qn.conv_layer(b, h, 0.04, 40, 20, 1, act="relu", ys=0.04, yzp=0)
+    h = qn.conv_layer(b, h, 0.04, 40, 240, 1, act="silu", ys=0.02, yzp=12)
+    h = qn.conv_layer(b, h, 0.02, 240, 20, 1, act="relu", ys=0.04, yzp=0)
     w = b.rng.normal(0, 1.0 / np.sqrt(20), (176, 20, 1, 1)).astype(np.float32)
     wdq, wsc = b.weight(w)
     y = b.node("Conv", [h, wdq, b.bias(b.rng.normal(0, 0.2, 176).astype(np.float32), 0.04, wsc)])

@@ -46,15 +46,19 @@ static int64_t nreg(int64_t M) { return (M + 15) / 16; }
 
 /* bench/qpw_bench, 1 thread, medians, oneDNN -> this loop (same bytes):
  * expansions 16 -> 96 at 112x112 0.231 -> 0.114 ms, 24 -> 144 at 56x56
- * 0.097 -> 0.052, 32 -> 192 at 28x28 0.037 -> 0.021; projections 96 -> 24
- * at 56x56 0.041 -> 0.031, 144 -> 24 0.054 -> 0.044, 32 -> 16 at 112x112
- * 0.048 -> 0.039, 144 -> 32 at 28x28 0.0135 -> 0.0111, 192 -> 64 at 14x14
- * 0.0087 -> 0.0071; less with a longer reduction (384 -> 96 at 14x14
- * 0.0224 -> 0.0199, 576 -> 96 0.032 -> 0.030), and a loss where ten or
- * more output registers leave a tile of two pixels against a long one
- * (576 -> 160 at 7x7 0.014 -> 0.024). So: up to 192 input channels, 16 to
- * 128 outputs, or up to 192 where the input has at most 48; the whole
- * 64-channel groups' count M / 64 as the registers' NR / 4 (qpw_tile). */
+ * 0.097 -> 0.052, 32 -> 192 at 28x28 0.037 -> 0.021, in chunks 40 -> 240
+ * at 28x28 0.050 -> 0.034, 64 -> 384 at 14x14 0.025 -> 0.020, 80 -> 480
+ * 0.035 -> 0.029, 96 -> 576 0.046 -> 0.041, ResNet-50's 64 -> 256 at
+ * 56x56 0.255 -> 0.212; projections 96 -> 24 at 56x56 0.041 -> 0.031,
+ * 144 -> 24 0.054 -> 0.044, 32 -> 16 at 112x112 0.048 -> 0.039, 144 -> 32
+ * at 28x28 0.0135 -> 0.0111, 192 -> 64 at 14x14 0.0087 -> 0.0071. Less
+ * with a longer reduction against many outputs (112 -> 672 0.058 -> 0.056,
+ * 384 -> 96 at 14x14 0.0224 -> 0.0199), a loss from 160 -> 960 at 7x7
+ * (0.027 -> 0.028; 192 -> 1152 0.037 -> 0.040) and where ten or more
+ * output registers leave a tile of two pixels against a long reduction
+ * (576 -> 160 at 7x7 0.014 -> 0.024). So: up to 192 input channels and 16
+ * to 128 outputs, or up to 96 inputs and 1024 outputs; the whole 64-channel
+ * groups' count M / 64 as the registers' NR / 4 (qpw_tile). */
 /* With the residual chain, bench/qpw_bench POST 2: 192 -> 32 at 28x28
  * 0.0192 -> 0.0172 ms, 144 -> 24 at 56x56 0.067 -> 0.056; but in the
  * models the latter was level (MobileNetV2, 0.080 ms either way) or slower
@@ -67,7 +71,7 @@ int dn_qpw_takes_add(int64_t C, int64_t M)
 int dn_qpw_takes(int64_t C, int64_t M)
 {
     return C % 4 == 0 && C >= 4 && C <= 192 && M % 8 == 0 && M >= 16 && (M % 64 == 0 || M % 64 <= 48) &&
-           (M <= 128 || (C <= 48 && M <= 16 * QPW_MAXR));
+           (M <= 128 || (C <= 96 && M <= 1024));
 }
 
 static size_t w_bytes(int64_t C, int64_t M) { return (size_t)(C / 4) * (size_t)nreg(M) * 64; }
@@ -252,12 +256,14 @@ QPW_TGT __attribute__((always_inline)) static inline void qpw_rem16(const dn_qpw
     if (n > 3) _mm_mask_storeu_epi8(y + 3 * g->M + 16 * r, m, _mm512_extracti32x4_epi32(v, 3));
 }
 
-/* PT pixels from x (rows of C bytes) to y (rows of M bytes): NR is a
- * constant where inlined, so that the accumulators stay in registers */
+/* PT pixels from x (rows of C bytes) to y (rows of M bytes), NR output
+ * registers (of NT a pixel: the weights' stride; y, wq, bq and c's scales
+ * at the chunk's first): NR is a constant where inlined, so that the
+ * accumulators stay in registers */
 QPW_TGT __attribute__((always_inline)) static inline void qpw_tile(const dn_qpw_geo *g, const qpw_rq *c,
                                                                     const uint8_t *x, const __m512i *wq,
                                                                     const int32_t *bq, uint8_t *y, const uint8_t *rs,
-                                                                    int PT, int NR, int ADD)
+                                                                    int PT, int NR, int ADD, int64_t NT)
 {
     __m512i acc[24];
 #pragma GCC unroll 24
@@ -268,7 +274,7 @@ QPW_TGT __attribute__((always_inline)) static inline void qpw_tile(const dn_qpw_
     for (int64_t q = 0; q < nq; q++) {
         __m512i w[QPW_MAXR];
 #pragma GCC unroll 12
-        for (int r = 0; r < NR; r++) w[r] = _mm512_loadu_si512(wq + q * NR + r);
+        for (int r = 0; r < NR; r++) w[r] = _mm512_loadu_si512(wq + q * NT + r);
 #pragma GCC unroll 24
         for (int p = 0; p < PT; p++) {
             int32_t v;
@@ -303,15 +309,22 @@ QPW_TGT __attribute__((always_inline)) static inline void qpw_tile(const dn_qpw_
     }
 }
 
-/* pixels p0 .. p1 - 1, PT at a time, the rest one by one */
-#define QPW_BAND_(NR, PT, ADD)                                                                        \
-    do {                                                                                              \
-        for (; p + (PT) <= p1; p += (PT))                                                             \
-            qpw_tile(g, &c, x + p * g->C, wq, bq, y + p * g->M, ADD ? res + p * g->M : NULL, PT, NR, ADD); \
-        for (; p < p1; p++)                                                                           \
-            qpw_tile(g, &c, x + p * g->C, wq, bq, y + p * g->M, ADD ? res + p * g->M : NULL, 1, NR, ADD);  \
+/* pixels p .. p1 - 1, PT at a time, the rest one by one, with the chunk's
+ * qc, qw, qb, qy */
+#define QPW_BAND_(NR, PT, ADD)                                                                         \
+    do {                                                                                               \
+        for (; p + (PT) <= p1; p += (PT))                                                              \
+            qpw_tile(g, qc, x + p * g->C, qw, qb, qy + p * g->M, ADD ? res + p * g->M : NULL, PT, NR, ADD, nt); \
+        for (; p < p1; p++)                                                                            \
+            qpw_tile(g, qc, x + p * g->C, qw, qb, qy + p * g->M, ADD ? res + p * g->M : NULL, 1, NR, ADD, nt);  \
     } while (0)
 #define QPW_BAND(NR, PT) QPW_BAND_(NR, PT, 0)
+
+/* More than QPW_MAXR output registers a pixel (EfficientNet-B0's 240 to
+ * 1152 outputs): chunks of 8 (two whole groups), each over the whole band
+ * of pixels, which stays in L1 / L2 while each chunk's weights stay in L1;
+ * the last chunk takes the rest. */
+#define QPW_CHUNK 8
 
 QPW_TGT static void qpw_band(const dn_qpw_geo *g, const uint8_t *x, const void *packed, uint8_t *y,
                              const uint8_t *res, int64_t p0, int64_t p1)
@@ -319,21 +332,31 @@ QPW_TGT static void qpw_band(const dn_qpw_geo *g, const uint8_t *x, const void *
     const __m512i *wq = packed;
     const int32_t *bq = (const int32_t *)((const char *)packed + w_bytes(g->C, g->M));
     qpw_rq c;
-    qpw_rq_init(g, (const float *)(bq + nreg(g->M) * 16), &c);
-    int64_t p = p0;
-    switch (nreg(g->M)) {
-    case 1: QPW_BAND(1, 12); break;
-    case 2: if (res) QPW_BAND_(2, 8, 1); else QPW_BAND(2, 10); break;
-    case 3: QPW_BAND(3, 8); break;
-    case 4: QPW_BAND(4, 6); break;
-    case 5: QPW_BAND(5, 4); break;
-    case 6: if (g->silu) QPW_BAND(6, 2); else QPW_BAND(6, 4); break;
-    case 7: QPW_BAND(7, 3); break;
-    case 8: QPW_BAND(8, 3); break;
-    case 9: QPW_BAND(9, 2); break;
-    case 10: QPW_BAND(10, 2); break;
-    case 11: QPW_BAND(11, 2); break;
-    default: QPW_BAND(12, 2); break;
+    int64_t nt = nreg(g->M);
+    qpw_rq_init(g, (const float *)(bq + nt * 16), &c);
+    for (int64_t r0 = 0; r0 < nt; r0 += nt > QPW_MAXR ? QPW_CHUNK : nt) {
+        int64_t nr = nt <= QPW_MAXR ? nt : nt - r0 < QPW_CHUNK ? nt - r0 : QPW_CHUNK;
+        qpw_rq cc = c;
+        cc.sc = c.sc + 16 * r0;
+        const qpw_rq *qc = &cc;
+        const __m512i *qw = wq + r0;
+        const int32_t *qb = bq + 16 * r0;
+        uint8_t *qy = y + 16 * r0;
+        int64_t p = p0;
+        switch (nr) {
+        case 1: QPW_BAND(1, 12); break;
+        case 2: if (res) QPW_BAND_(2, 8, 1); else QPW_BAND(2, 10); break;
+        case 3: QPW_BAND(3, 8); break;
+        case 4: QPW_BAND(4, 6); break;
+        case 5: QPW_BAND(5, 4); break;
+        case 6: if (g->silu) QPW_BAND(6, 2); else QPW_BAND(6, 4); break;
+        case 7: if (g->silu) QPW_BAND(7, 2); else QPW_BAND(7, 3); break;
+        case 8: QPW_BAND(8, 2); break;
+        case 9: QPW_BAND(9, 2); break;
+        case 10: QPW_BAND(10, 2); break;
+        case 11: QPW_BAND(11, 2); break;
+        default: QPW_BAND(12, 2); break;
+        }
     }
 }
 
