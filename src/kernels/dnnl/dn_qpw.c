@@ -34,7 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define QPW_MAXR 12   /* output registers per pixel: M <= 192 */
+#define QPW_MAXR 12   /* output registers of a pixel in one tile (M <= 192; more: chunks, qpw_band) */
 
 int dn_qpw_disabled(void)
 {
@@ -59,6 +59,12 @@ static int64_t nreg(int64_t M) { return (M + 15) / 16; }
  * (576 -> 160 at 7x7 0.014 -> 0.024). So: up to 192 input channels and 16
  * to 128 outputs, or up to 96 inputs and 1024 outputs; the whole 64-channel
  * groups' count M / 64 as the registers' NR / 4 (qpw_tile). */
+int dn_qpw_takes(int64_t C, int64_t M)
+{
+    return C % 4 == 0 && C >= 4 && C <= 192 && M % 8 == 0 && M >= 16 && (M % 64 == 0 || M % 64 <= 48) &&
+           (M <= 128 || (C <= 96 && M <= 1024));
+}
+
 /* With the residual chain, bench/qpw_bench POST 2: 192 -> 32 at 28x28
  * 0.0192 -> 0.0172 ms, 144 -> 24 at 56x56 0.067 -> 0.056; but in the
  * models the latter was level (MobileNetV2, 0.080 ms either way) or slower
@@ -66,12 +72,6 @@ static int64_t nreg(int64_t M) { return (M + 15) / 16; }
 int dn_qpw_takes_add(int64_t C, int64_t M)
 {
     return dn_qpw_takes(C, M) && M == 32;
-}
-
-int dn_qpw_takes(int64_t C, int64_t M)
-{
-    return C % 4 == 0 && C >= 4 && C <= 192 && M % 8 == 0 && M >= 16 && (M % 64 == 0 || M % 64 <= 48) &&
-           (M <= 128 || (C <= 96 && M <= 1024));
 }
 
 static size_t w_bytes(int64_t C, int64_t M) { return (size_t)(C / 4) * (size_t)nreg(M) * 64; }
