@@ -293,8 +293,8 @@ CASES = dict(qn.CASES, down_s2=case_down_s2,
              # block's at a time (qdw_row_step), the 7-wide rows after the
              # stride-2 layer all at once
              dw_vnni_k5_wide=lambda: qn.case_dw_chain(46, N=1, C=250, H=9, W=13, k=5))
-MULTI = qn.MULTI | {"pw_vnni", "down_s2", "down_s2_tall", "tiny_effnet", "band_net", "silu_s8", "gap_split", "qmul_runs", "dw_vnni_k5_wide",
-                     "row_bands", "se_direct"}
+MULTI = qn.MULTI | {"down_s2", "down_s2_tall", "tiny_effnet", "band_net", "silu_s8", "gap_split", "qmul_runs", "dw_vnni_k5_wide",
+                     "row_bands", "se_direct", "pw_vnni"}
 # SiLU convolutions run in bands of rows must give the whole image's bytes
 # (the integer products do not depend on the band): bands of one row (1 KiB
 # of float32 values) and none (0) against the default

@@ -183,8 +183,9 @@ QPW_TGT __attribute__((always_inline)) static inline void qpw_res32(const dn_qpw
     __m128i lo = _mm256_castsi256_si128(raw), hi = _mm256_extracti128_si256(raw, 1);
     __m512i a = g->s8 ? _mm512_cvtepi8_epi32(lo) : _mm512_cvtepu8_epi32(lo);
     __m512i b = g->s8 ? _mm512_cvtepi8_epi32(hi) : _mm512_cvtepu8_epi32(hi);
-    rv[0] = _mm512_permutex2var_epi32(a, _mm512_setr_epi32(0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27), b);
-    rv[1] = _mm512_permutex2var_epi32(a, _mm512_setr_epi32(4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31), b);
+    const __m512i i0 = _mm512_setr_epi32(0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27);
+    rv[0] = _mm512_permutex2var_epi32(a, i0, b);
+    rv[1] = _mm512_permutex2var_epi32(a, _mm512_add_epi32(i0, _mm512_set1_epi32(4)), b);
 }
 
 /* one pixel's NR accumulators to its M output bytes at y (whole groups:
