@@ -13,7 +13,8 @@
  * interleaved runs, default 200; wall clock), their ratio and how many
  * output bytes differ (and by at most how much). THREADS (default 1) sets
  * both oneDNN's OpenMP threads and the loop's. Exit status 2 on bad
- * arguments, 1 when oneDNN fails, 3 when an output byte differs. */
+ * arguments, 1 when oneDNN fails, 3 when an output byte differs, 77 on a
+ * CPU without AVX-512 VNNI. */
 #include <oneapi/dnnl/dnnl.h>
 #include "dnnl_bench.h"
 #include "kernels/dnnl/dn_qpw.h"
@@ -54,6 +55,11 @@ int main(int argc, char **argv)
     if (C < 4 || C % 4 || M < 8 || M % 8 || M > 2048 || (M % 64 && M % 64 > 48) ||
         (clip == 2 && (M <= 16 || M > 32)) || H < 1 || W < 1 || turns < 1 || turns > MAX_TURNS || thr < 1)
         return 2;
+    if (!__builtin_cpu_supports("avx512bw") || !__builtin_cpu_supports("avx512vl") ||
+        !__builtin_cpu_supports("avx512dq") || !__builtin_cpu_supports("avx512vnni")) {
+        printf("qpw_bench: this CPU has no AVX-512 VNNI (skipped)\n");
+        return 77;
+    }
     omp_set_num_threads(thr);
     dnnl_engine_t eng;
     dnnl_stream_t strm;
