@@ -247,7 +247,8 @@ def case_pw_chain(seed=49, N=2, H=13, W=11):
     8 -> 80 with Relu at zero point 20 (the kept lower clamp), 80 -> 40 (32
     channels and 8 of a third register), 40 -> 240 with SiLU (15 registers
     a pixel: chunks of 8 and 7), 20 -> 176 with a Clip whose upper bound
-    stays; 8 -> 16 (reading the channels-first input), 192 -> 8, 32 -> 8,
+    stays, 24 -> 96 with SiLU and int8 outputs (a branch to the third
+    output); 8 -> 16 (reading the channels-first input), 192 -> 8, 32 -> 8,
     240 -> 20 and 176 -> 8 stay with oneDNN. Whole 64-channel groups, 17-32
     and 1-16 channels past them narrow by packs over one, two and four
     pixels; two images of 13x11 pixels (286: the tiles' tails). Fourteen
@@ -258,6 +259,12 @@ def case_pw_chain(seed=49, N=2, H=13, W=11):
     h = qn.conv_layer(b, x_dq, 0.02, 8, 16, 1, act="relu", ys=0.03, yzp=0)
     h = qn.conv_layer(b, h, 0.03, 16, 96, 1, act="relu6", ys=6 / 255, yzp=0)
     h = qn.conv_layer(b, h, 6 / 255, 96, 24, 1, act="none", ys=0.04, yzp=120)
+    # int8 outputs (zero point -5) with SiLU, 24 -> 96: a branch to the third output
+    w = b.rng.normal(0, 1.0 / np.sqrt(24), (96, 24, 1, 1)).astype(np.float32)
+    wdq, wsc = b.weight(w)
+    s8 = b.node("Conv", [h, wdq, b.bias(b.rng.normal(0, 0.2, 96).astype(np.float32), 0.04, wsc)])
+    s8, _, _, _ = b.qdq(qn.act_chain(b, s8, "silu"), 0.03, -5, np.int8)
+    s8 = qn.conv_layer(b, s8, 0.03, 96, 8, 1, act="none", ys=0.04, yzp=100)
     h = qn.conv_layer(b, h, 0.04, 24, 144, 1, act="none", ys=0.03, yzp=128)
     h = h32 = qn.conv_layer(b, h, 0.03, 144, 32, 1, act="relu", ys=0.03, yzp=0)
     h = qn.conv_layer(b, h, 0.03, 32, 192, 1, act="silu", ys=0.02, yzp=12)
@@ -277,8 +284,9 @@ def case_pw_chain(seed=49, N=2, H=13, W=11):
     y = b.node("Clip", [y, b.const(np.array(-1.0, np.float32)), b.const(np.array(1.5, np.float32))])
     h, _, _, _ = b.qdq(y, 0.02, 60)
     h = qn.conv_layer(b, h, 0.02, 176, 8, 1, act="none", ys=0.04, yzp=128)
-    mo = b.model([qn.fin([N, 8, H, W])], [qn.fin(None, name=h), qn.fin(None, name=r)], opset=13)
-    return mo, [b.rng.uniform(-2.5, 2.5, (N, 8, H, W)).astype(np.float32)], [0.04, 0.04]
+    mo = b.model([qn.fin([N, 8, H, W])], [qn.fin(None, name=h), qn.fin(None, name=r), qn.fin(None, name=s8)],
+                 opset=13)
+    return mo, [b.rng.uniform(-2.5, 2.5, (N, 8, H, W)).astype(np.float32)], [0.04, 0.04, 0.04]
 
 
 CASES = dict(qn.CASES, down_s2=case_down_s2,
