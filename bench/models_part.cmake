@@ -23,3 +23,10 @@ add_executable(qconv_mm ${CMAKE_CURRENT_LIST_DIR}/qconv_mm.c)
 target_include_directories(qconv_mm PRIVATE ${DNNL_INCLUDE_DIR})
 target_link_libraries(qconv_mm PRIVATE ${DNNL_LIBRARY} m)
 target_compile_options(qconv_mm PRIVATE ${OA_WARN})
+
+# qpw_bench: an int8 1x1 layer as oneDNN's convolution and as
+# kernels/dnnl/dn_qpw.c's VNNI loop, timed side by side on the same bytes
+add_executable(qpw_bench ${CMAKE_CURRENT_LIST_DIR}/qpw_bench.c ${CMAKE_SOURCE_DIR}/src/kernels/dnnl/dn_qpw.c)
+target_include_directories(qpw_bench PRIVATE ${DNNL_INCLUDE_DIR} ${CMAKE_SOURCE_DIR}/src)
+target_link_libraries(qpw_bench PRIVATE ${DNNL_LIBRARY} oa_openmp m)
+target_compile_options(qpw_bench PRIVATE ${OA_WARN})

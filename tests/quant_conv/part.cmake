@@ -43,3 +43,15 @@ set_tests_properties(quant_conv_affine PROPERTIES LABELS "kernels" SKIP_RETURN_C
 add_test(NAME quant_conv_layout_residual
   COMMAND ${OA_SYS_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/layout_residual.py --atc $<TARGET_FILE:atc>)
 set_tests_properties(quant_conv_layout_residual PROPERTIES LABELS "kernels" TIMEOUT 300)
+
+# kernels/dnnl/dn_qpw.c's 1x1 loop against oneDNN's primitive on the same
+# bytes (bench/qpw_bench: exit 3 on any differing byte, 77 without AVX-512
+# VNNI): odd planes (tiles' tails), whole groups and the 1-16 / 17-32
+# channel rests, chunks of wide layers, clamps, the residual chain, 1 to 3
+# threads. Arguments: C M H W CLIP TURNS THREADS.
+foreach(args "16;96;29;31;0;3;1" "24;144;13;17;1;3;3" "96;24;13;11;2;3;2" "192;32;7;9;2;3;1"
+             "40;240;9;13;0;3;2" "8;80;13;11;1;3;1" "64;1024;5;7;1;3;3")
+  string(REPLACE ";" "_" oa_qpw_name "${args}")
+  add_test(NAME quant_conv_qpw_bytes_${oa_qpw_name} COMMAND qpw_bench ${args})
+  set_tests_properties(quant_conv_qpw_bytes_${oa_qpw_name} PROPERTIES LABELS "kernels" SKIP_RETURN_CODE 77 TIMEOUT 60)
+endforeach()

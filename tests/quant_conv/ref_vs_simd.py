@@ -237,26 +237,78 @@ def case_row_bands(seed=47):
     return mo, [b.rng.uniform(-2.5, 2.5, (1, 3, 45, 19)).astype(np.float32)], [0.03, 0.03]
 
 
+def case_pw_chain(seed=49, N=2, H=13, W=11):
+    """1x1 layers between channels-last uint8 tensors, as
+    kernels/dnnl/dn_qpw.c's VNNI loop takes them (dn_qpw_takes): 16 -> 96
+    with Relu6 (its clamp saturated, dropped), 96 -> 24 (24 of 32 lanes),
+    24 -> 144 with no activation (output zero point 128), 144 -> 32 with
+    Relu, 32 -> 192 with SiLU (zero point 12), 192 -> 32 with the residual
+    Add folded in (the 144 -> 32 output; a branch to the second output),
+    8 -> 80 with Relu at zero point 20 (the kept lower clamp), 80 -> 40 (32
+    channels and 8 of a third register), 40 -> 240 with SiLU (15 registers
+    a pixel: chunks of 8 and 7), 20 -> 176 with a Clip whose upper bound
+    stays, 24 -> 96 with SiLU and int8 outputs (a branch to the third
+    output); 8 -> 16 (reading the channels-first input), 192 -> 8, 32 -> 8,
+    240 -> 20 and 176 -> 8 stay with oneDNN. Whole 64-channel groups, 17-32
+    and 1-16 channels past them narrow by packs over one, two and four
+    pixels; two images of 13x11 pixels (286: the tiles' tails). Fourteen
+    int8 layers: the reference's float rounding may move a value two
+    steps."""
+    b = qn.B(seed)
+    x_dq, _, _, _ = b.qdq("x", 0.02, 128)
+    h = qn.conv_layer(b, x_dq, 0.02, 8, 16, 1, act="relu", ys=0.03, yzp=0)
+    h = qn.conv_layer(b, h, 0.03, 16, 96, 1, act="relu6", ys=6 / 255, yzp=0)
+    h = qn.conv_layer(b, h, 6 / 255, 96, 24, 1, act="none", ys=0.04, yzp=120)
+    # int8 outputs (zero point -5) with SiLU, 24 -> 96: a branch to the third output
+    w = b.rng.normal(0, 1.0 / np.sqrt(24), (96, 24, 1, 1)).astype(np.float32)
+    wdq, wsc = b.weight(w)
+    s8 = b.node("Conv", [h, wdq, b.bias(b.rng.normal(0, 0.2, 96).astype(np.float32), 0.04, wsc)])
+    s8, _, _, _ = b.qdq(qn.act_chain(b, s8, "silu"), 0.03, -5, np.int8)
+    s8 = qn.conv_layer(b, s8, 0.03, 96, 8, 1, act="none", ys=0.04, yzp=100)
+    h = qn.conv_layer(b, h, 0.04, 24, 144, 1, act="none", ys=0.03, yzp=128)
+    h = h32 = qn.conv_layer(b, h, 0.03, 144, 32, 1, act="relu", ys=0.03, yzp=0)
+    h = qn.conv_layer(b, h, 0.03, 32, 192, 1, act="silu", ys=0.02, yzp=12)
+    # a projection with the residual Add folded in (MobileNetV2's 192 -> 32),
+    # on a branch of its own (the second output)
+    p = qn.conv_layer(b, h, 0.02, 192, 32, 1, act="none", ys=0.05, yzp=115)
+    r, _, _, _ = b.qdq(b.node("Add", [p, h32]), 0.05, 118)
+    r = qn.conv_layer(b, r, 0.05, 32, 8, 1, act="none", ys=0.03, yzp=100)
+    h = qn.conv_layer(b, h, 0.02, 192, 8, 1, act="none", ys=0.04, yzp=100)
+    h = qn.conv_layer(b, h, 0.04, 8, 80, 1, act="relu", ys=0.03, yzp=20)
+    h = qn.conv_layer(b, h, 0.03, 80, 40, 1, act="none", ys=0.04, yzp=90)
+    h = qn.conv_layer(b, h, 0.04, 40, 240, 1, act="silu", ys=0.02, yzp=12)
+    h = qn.conv_layer(b, h, 0.02, 240, 20, 1, act="relu", ys=0.04, yzp=0)
+    w = b.rng.normal(0, 1.0 / np.sqrt(20), (176, 20, 1, 1)).astype(np.float32)
+    wdq, wsc = b.weight(w)
+    y = b.node("Conv", [h, wdq, b.bias(b.rng.normal(0, 0.2, 176).astype(np.float32), 0.04, wsc)])
+    y = b.node("Clip", [y, b.const(np.array(-1.0, np.float32)), b.const(np.array(1.5, np.float32))])
+    h, _, _, _ = b.qdq(y, 0.02, 60)
+    h = qn.conv_layer(b, h, 0.02, 176, 8, 1, act="none", ys=0.04, yzp=128)
+    mo = b.model([qn.fin([N, 8, H, W])], [qn.fin(None, name=h), qn.fin(None, name=r), qn.fin(None, name=s8)],
+                 opset=13)
+    return mo, [b.rng.uniform(-2.5, 2.5, (N, 8, H, W)).astype(np.float32)], [0.04, 0.04, 0.04]
+
+
 CASES = dict(qn.CASES, down_s2=case_down_s2,
              # one image of 59 rows: 30 and 15 rows after the stride-2 layers,
              # enough for row bands at 2 threads (which must not take the
              # subsampled form's stride-1 primitive over the whole input)
              down_s2_tall=lambda: case_down_s2(48, N=1, H=59, W=9), tiny_effnet=case_tiny_effnet, band_net=case_band_net,
              silu_s8=case_silu_s8, gap_split=case_gap_split, qmul_runs=case_qmul_runs, row_bands=case_row_bands,
-             se_direct=case_se_direct, gap_requant=case_gap_requant,
+             se_direct=case_se_direct, gap_requant=case_gap_requant, pw_vnni=case_pw_chain,
              # 5x5 depthwise rows whose quadruples of all four blocks (17
              # columns x 4 x 2 sets x 256 bytes) exceed dn_qdw.c's 32 KiB: a
              # block's at a time (qdw_row_step), the 7-wide rows after the
              # stride-2 layer all at once
              dw_vnni_k5_wide=lambda: qn.case_dw_chain(46, N=1, C=250, H=9, W=13, k=5))
 MULTI = qn.MULTI | {"down_s2", "down_s2_tall", "tiny_effnet", "band_net", "silu_s8", "gap_split", "qmul_runs", "dw_vnni_k5_wide",
-                     "row_bands", "se_direct"}
+                     "row_bands", "se_direct", "pw_vnni"}
 # SiLU convolutions run in bands of rows must give the whole image's bytes
 # (the integer products do not depend on the band): bands of one row (1 KiB
 # of float32 values) and none (0) against the default
 BANDED = {"tiny_effnet", "band_net"}
-# depthwise 3x3 layers dn_qdw.c's VNNI loop runs, and stems dn_qstem.c's:
-# against oneDNN's run of them (OPENACL_NO_QDW=1, OPENACL_NO_QSTEM=1),
+# depthwise 3x3 layers dn_qdw.c's VNNI loop runs, stems dn_qstem.c's and 1x1 expansions dn_qpw.c's:
+# against oneDNN's run of them (OPENACL_NO_QDW=1, OPENACL_NO_QSTEM=1, OPENACL_NO_QPW=1),
 # within one output step (the bias joins the int32 sum before the
 # conversion there, after it in oneDNN), few values moved
 QDW = {"dw_vnni": "QDW", "dw_vnni_c144": "QDW", "dw_vnni_c96": "QDW", "dw_vnni_c112": "QDW",
@@ -265,7 +317,7 @@ QDW = {"dw_vnni": "QDW", "dw_vnni_c144": "QDW", "dw_vnni_c96": "QDW", "dw_vnni_c
        "silu_s8": "QDW",
        "stem_vnni": "QSTEM", "stem_vnni_silu": "QSTEM", "stem_vnni_m64": "QSTEM", "stem_vnni_m16": "QSTEM",
        "stem_vnni_m48": "QSTEM", "stem7_vnni": "QSTEM", "stem7_vnni_m48": "QSTEM", "stem7_vnni_m64": "QSTEM",
-       "stem7_vnni_tiny": "QSTEM"}
+       "stem7_vnni_tiny": "QSTEM", "pw_vnni": "QPW"}
 # stride-2 depthwise layers of whole 64-channel blocks: dn_qdw.c's flat
 # stride-2 rows, or its blocked loop with OPENACL_QDW_S2=0 (same packing)
 QDW_S2_BLOCKS = {"dw_vnni_c64", "dw_vnni_c192"}
@@ -273,7 +325,7 @@ QDW_S2_BLOCKS = {"dw_vnni_c64", "dw_vnni_c192"}
 # the oneDNN convolutions leave out (dn_qpost_drop_saturated): byte for byte
 # against OPENACL_QCONV_KEEP_CLAMPS=1 (Relu at zero point 0, Relu6 at
 # 6/255, a Clip whose upper bound stays, int8 outputs)
-CLAMPS = {"conv3x3_relu", "conv1x1_relu6", "dw_vnni", "stem_vnni", "block_residual", "silu_s8"}
+CLAMPS = {"pw_vnni", "conv3x3_relu", "conv1x1_relu6", "dw_vnni", "stem_vnni", "block_residual", "silu_s8"}
 # channels-last QLinearAveragePool rows cut in column chunks when fewer
 # than the threads (the one-row case: 13 output columns, 6 + 7 at 2 threads,
 # 4 + 4 + 5 at 3): byte for byte against whole rows (OPENACL_QAVGPOOL_COLS=0)
@@ -293,7 +345,7 @@ S2 = {"down_s2", "down_s2_tall"}
 SE = {"se_direct"}
 # the threads' shares (of a QLinearGlobalAveragePool, of dn_qstem.c's rows)
 # against one thread, byte for byte
-THREADED = {"gap_split", "stem_vnni", "stem_vnni_silu", "stem7_vnni", "stem7_vnni_tiny"}
+THREADED = {"pw_vnni", "gap_split", "stem_vnni", "stem_vnni_silu", "stem7_vnni", "stem7_vnni_tiny"}
 # int8 convolutions in bands of output rows at 2 and 3 threads (any plane:
 # OPENACL_QCONV_ROW_BANDS=all) against the whole layer
 # (OPENACL_QCONV_ROW_BANDS=0) and the default run, byte for byte
@@ -447,6 +499,8 @@ def check_case(name, args, work):
         sw = "OPENACL_NO_" + QDW[name]
         other = run_mode(args, mp, ins, os.path.join(work, name + "_no" + QDW[name].lower()), {sw: "1"})
         within_steps(other, f"VNNI loop vs oneDNN ({sw})")
+        if QDW[name] == "QPW":   # dn_qpw.c requantises in oneDNN's float order: byte for byte
+            same_bytes(other, fast, f"with {sw}=1: differs from the default run")
     if QDW.get(name) == "QDW":
         # one output pixel and one row a step (OPENACL_QDW_PAIR=0 with
         # OPENACL_QDW_PAIRS=0) and every block's quadruples of a row at once

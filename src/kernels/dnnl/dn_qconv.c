@@ -15,9 +15,11 @@
  * packed area, so a compiled model stores them packed. */
 #include "kernels/dnnl/dn_common.h"
 #include "kernels/dnnl/dn_qconv_band.h"
+#include "kernels/dnnl/dn_qconv_dir.h"
 #include "kernels/dnnl/dn_qconv_s2.h"
 #include "kernels/dnnl/dn_qconv_zp.h"
 #include "kernels/dnnl/dn_qdw.h"
+#include "kernels/dnnl/dn_qpw.h"
 #include "kernels/dnnl/dn_qse.h"
 #include "kernels/dnnl/dn_qstem.h"
 #include <float.h>
@@ -75,12 +77,13 @@ typedef struct dqconv {
     dnnl_memory_desc_t wmd;
     int have_wmd;
     size_t wbytes, bbytes, off_x, off_y, off_f, off_sp, scratch;
-    int dw_ok;         /* a depthwise layer dn_qdw.c takes: its packing follows oneDNN's */
-    int direct;        /* this build runs dn_qdw.c (channels-last in and out, OPENACL_NO_QDW unset) */
-    int dw_k;          /* its kernel size, 3 or 5 */
+    int dw_ok;         /* a layer dn_qdw.c / dn_qpw.c takes (dn_qconv_dir_ok): its packing follows oneDNN's */
+    int direct;        /* this build runs it (channels-last in and out, OPENACL_NO_QDW / _QPW unset) */
+    int dw_k;          /* its kernel size, 3 or 5; DN_QDIR_PW: dn_qpw.c's 1x1 loop */
     int stem;          /* dw_ok for a 3-channel stem: dn_qstem.c's loop, channels-first in */
     float dw_lo, dw_hi;
     dn_qdw_geo dg;
+    dn_qpw_geo pg;
     dq_band band[DQ_BANDS];
     int nband;
     int64_t brows;     /* output rows per band; 0: the whole image at once */
@@ -211,37 +214,6 @@ static int dq_scales(dqconv *s, const nn_post *chain, float xsc, const g_tensor 
 static void dq_silu_q(const dqconv *s, const float *f, void *dst, size_t n, int threads)
 { dn_silu_q(f, dst, n, s->inv_ys, s->yzp, s->ydt == G_I8, s->silu_div, s->silu_pack, s->silu_fold, threads); }
 
-/* Whether dn_qdw.c takes the layer: depthwise 3x3 or 5x5 ([C, 1, K, K],
- * group C; or dn_qstem.c a 3x3 / 7x7 stem, [M, 3, K, K] at stride 2), stride 1 or 2 both ways, no dilation, K/2 pixels of padding on
- * every side, uint8 input, no fused residual, a chain of SiLU alone or of
- * Relu / Clip (their bounds, in output steps, into dw_lo / dw_hi), and a
- * channel count the loop is faster on (dn_qdw_takes). */
-static int dq_dw_ok(dqconv *s, const g_tensor *w, const nn_post *chain, float ysc)
-{
-    const nn_win *v = &s->w0;
-    int64_t K = w->shape.rank == 4 ? w->shape.d[2] : 0;
-    int stem = w->shape.d[1] == 3 && v->group == 1 && dn_qstem_takes(s->M, v->s[0], K);
-    if (!dn_qdw_supported() || s->xdt != G_U8 || s->has_add || (K != 3 && K != 5 && !stem) || w->shape.d[3] != K ||
-        (!stem && (!dn_qdw_takes(s->M, v->s[0], (int)K) || w->shape.d[1] != 1 || v->group != s->M)) ||
-        v->auto_pad != NN_PAD_NOTSET || !v->has_pads || v->s[0] != v->s[1] || (v->s[0] != 1 && v->s[0] != 2))
-        return 0;
-    for (int i = 0; i < 2; i++)
-        if (v->d[i] != 1 || v->pb[i] != K / 2 || v->pe[i] != K / 2) return 0;
-    float lo = -INFINITY, hi = INFINITY;
-    if (!s->silu)
-        for (int i = 0; i < chain->n; i++) {
-            if (chain->kind[i] == NN_PO_RELU && chain->a[i] == 0.f) lo = fmaxf(lo, 0.f);
-            else if (chain->kind[i] == NN_PO_CLIP) { lo = fmaxf(lo, chain->a[i]); hi = fminf(hi, chain->b[i]); }
-            else return 0;
-        }
-    if (!(lo <= hi)) return 0;
-    s->dw_k = (int)K;
-    s->stem = stem;
-    s->dw_lo = lo / ysc;
-    s->dw_hi = hi / ysc;
-    return 1;
-}
-
 /* padded: whether the fold is asked for a layer with explicit pads (2-D),
  * whose input dn_qzp_pad_nhwc pads with zp itself (dq_build: channels-last) */
 static int dq_zfold(const dqconv *s, const g_tensor *w, const g_tensor *b, int padded)
@@ -308,7 +280,9 @@ static int dq_init(g_graph *g, g_node *n, void **state)
         s->se = xdt == G_U8 ? dn_qse_for(g, n, &s->w0, s->xzp, s->oscale, s->nsc) : NULL;
     }
     if (!ok) { dq_fini(s); return K_DECLINE; }
-    s->dw_ok = dq_dw_ok(s, w, &chain, ysc);
+    s->dw_ok = dn_qconv_dir_ok(&s->w0, w, M, xdt, s->has_add, s->silu, s->has_add ? &s->po : &chain, ysc, &s->dw_k,
+                               &s->stem, &s->dw_lo, &s->dw_hi);
+    s->pg.C = w->shape.d[1];   /* dn_qpw.c's input channels (packed_total) */
     /* dn_qdw.c reads the zero point itself, and a banded SiLU layer reads
      * its input rows in place: neither takes a zero-padded copy */
     if ((s->dw_ok && !s->stem) || s->silu) s->zpad_ok = 0;
@@ -362,6 +336,7 @@ static size_t off_dw(const dqconv *s) { return dn_align(off_b(s) + s->bbytes); }
 static size_t packed_total(const dqconv *s)
 {
     if (!s->dw_ok) return off_b(s) + s->bbytes;
+    if (s->dw_k == DN_QDIR_PW) return off_dw(s) + dn_qpw_packed_bytes(s->pg.C, s->M);
     return off_dw(s) + (s->stem ? dn_qstem_packed_bytes(s->M, s->dw_k) : dn_qdw_packed_bytes(s->M, s->w0.s[0], s->dw_k));
 }
 
@@ -558,9 +533,18 @@ static int dq_build(const g_node *n, dqconv *s, const k_tensor *in, const k_tens
     s->yl = out[0].layout;
     s->al = s->has_add ? in[QR].layout : 0;
     s->nthr = nthr;
+    int pw = s->dw_ok && s->dw_k == DN_QDIR_PW;
     s->direct = s->dw_ok && s->xs.rank == 4 && s->yl == G_LAYOUT_NHWC && (s->stem ? !dn_qstem_disabled() &&
-                s->xl == G_LAYOUT_PLAIN : !dn_qdw_off(s->M, s->w.s[0], s->dw_k) && s->xl == G_LAYOUT_NHWC);
-    if (s->direct)
+                s->xl == G_LAYOUT_PLAIN : s->xl == G_LAYOUT_NHWC && (pw ? dn_qconv_dir_pw(&s->xs) &&
+                (!s->has_add || s->al == G_LAYOUT_NHWC) :
+                !dn_qdw_off(s->M, s->w.s[0], s->dw_k)));
+    if (s->direct && pw)
+        s->pg = (dn_qpw_geo){ .P = g_shape_numel(&s->xs) / s->pg.C, .C = s->pg.C, .M = s->M, .xzp = s->xzp,
+                              .yzp = s->yzp, .s8 = s->ydt == G_I8, .silu = s->silu, .silu_div = s->silu_div,
+                              .silu_fold = s->silu_fold, .keep_clamps = dn_qdw_opts() & DN_QDW_KEEP_CLAMPS,
+                              .lo = s->dw_lo, .hi = s->dw_hi, .inv_ys = s->inv_ys, .add = s->has_add, .rzp = s->rzp,
+                              .clo = s->po.a[0], .chi = s->po.b[0], .ssc = s->sum_scale, .lin = s->po.a[3] };
+    else if (s->direct)
         s->dg = (dn_qdw_geo){ .N = s->xs.d[0], .H = s->xs.d[2], .W = s->xs.d[3], .C = s->M, .OH = s->ys.d[2],
                               .OW = s->ys.d[3], .S = s->w.s[0], .K = s->dw_k, .xzp = s->xzp, .yzp = s->yzp,
                               .s8 = s->ydt == G_I8, .silu = s->silu, .silu_div = s->silu_div, .silu_fold = s->silu_fold,
@@ -626,7 +610,7 @@ static int dq_build(const g_node *n, dqconv *s, const k_tensor *in, const k_tens
     if (!r) r = dq_rbuild(n, s);
     s->off_sp = off;
     s->scratch = off + (sp_bytes > s->rb.scratch ? sp_bytes : s->rb.scratch);
-    size_t dsc = !s->direct ? 0 : s->stem ? dn_qstem_scratch_bytes(&s->dg, nthr) : dn_qdw_scratch_bytes(&s->dg, nthr);
+    size_t dsc = !s->direct || pw ? 0 : s->stem ? dn_qstem_scratch_bytes(&s->dg, nthr) : dn_qdw_scratch_bytes(&s->dg, nthr);
     if (dsc > s->scratch) s->scratch = dsc;
     dnnl_dims_t one = { 1 };
     dnnl_memory_desc_t zmd;
@@ -679,6 +663,9 @@ static int dq_pack_into(const g_node *n, dqconv *s, const k_tensor *in, void *pa
     if (s->dw_ok && s->stem)
         dn_qstem_pack(in[QW].data, s->bias_in ? in[QB].data : NULL, s->oscale, s->nsc, s->M, s->dw_k, s->xzp,
                       (char *)packed + off_dw(s));
+    else if (s->dw_ok && s->dw_k == DN_QDIR_PW)
+        dn_qpw_pack(in[QW].data, s->bias_in ? in[QB].data : NULL, s->oscale, s->nsc, s->pg.C, s->M, s->xzp,
+                    (char *)packed + off_dw(s));
     else if (s->dw_ok)
         dn_qdw_pack(in[QW].data, s->bias_in ? in[QB].data : NULL, s->oscale, s->nsc, s->M, s->w0.s[0], s->dw_k,
                     s->xzp, (char *)packed + off_dw(s));
@@ -797,6 +784,11 @@ static int dq_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
 #ifdef DQ_SILU_AVX512
     float f[DN_QSE_MAX_M];
     if (s->se) { dn_qse_run(s->se, in[QX].data, f); dq_silu_q(s, f, out[0].data, (size_t)s->M, 1); return 0; }
+    if (s->direct && s->dw_k == DN_QDIR_PW) {
+        dn_qpw_run(&s->pg, in[QX].data, (const char *)s->pk.packed + off_dw(s), out[0].data,
+                   s->has_add ? in[QR].data : NULL, nthr);
+        return 0;
+    }
     if (s->direct) {
         (s->stem ? dn_qstem_run : dn_qdw_run)(&s->dg, in[QX].data, (const char *)s->pk.packed + off_dw(s),
                                               out[0].data, scr, nthr);
