@@ -321,6 +321,11 @@ QDW = {"dw_vnni": "QDW", "dw_vnni_c144": "QDW", "dw_vnni_c96": "QDW", "dw_vnni_c
 # stride-2 depthwise layers of whole 64-channel blocks: dn_qdw.c's flat
 # stride-2 rows, or its blocked loop with OPENACL_QDW_S2=0 (same packing)
 QDW_S2_BLOCKS = {"dw_vnni_c64", "dw_vnni_c192"}
+# dn_qdw.c's second and third threads build their quadruples in buffers of
+# their own (dn_thread_buf): byte for byte against the planned scratch
+# (OPENACL_QDW_TBUF=0) and the 1-thread run, at 1 to 3 threads (blocked,
+# flat stride-1, flat stride-2 and 5x5 rows)
+QDW_TBUF = {"dw_vnni", "dw_vnni_c144", "dw_vnni_c192", "dw_vnni_k5"}
 # Relu / Clip chains whose clamps the 8-bit saturation already does, which
 # the oneDNN convolutions leave out (dn_qpost_drop_saturated): byte for byte
 # against OPENACL_QCONV_KEEP_CLAMPS=1 (Relu at zero point 0, Relu6 at
@@ -485,6 +490,8 @@ def check_case(name, args, work):
         off_same_at_threads("OPENACL_QAVGPOOL_COLS", "column chunks")
     if name in PAD_PAR:
         off_same_at_threads("OPENACL_QCONV_PAD_PAR", "the threads' padded copy")
+    if name in QDW_TBUF:
+        off_same_at_threads("OPENACL_QDW_TBUF", "the threads' own quadruple buffers")
     if QDW.get(name) == "QDW":
         # two output rows per pass against one (the same int32 sums): byte for
         # byte, at 1 thread and at 2 and 3 (rows per thread odd: single rows

@@ -31,8 +31,11 @@ int dn_qdw_pairs(void);
  * too, which the saturation does by itself; OPENACL_QDW_PHASES=0
  * (DN_QDW_CHUNK_ORDER): flat stride-1 rows computed chunk by chunk, the
  * weights read for each, instead of phase by phase with them in
- * registers; OPENACL_QDW_S2=0 (DN_QDW_NO_S2): no flat stride-2 rows. */
-enum { DN_QDW_KEEP_CLAMPS = 1, DN_QDW_CHUNK_ORDER = 2, DN_QDW_NO_S2 = 4 };
+ * registers; OPENACL_QDW_S2=0 (DN_QDW_NO_S2): no flat stride-2 rows;
+ * OPENACL_QDW_TBUF=0 (DN_QDW_PLANNED_SCRATCH): every thread's quadruples in
+ * the node's planned scratch, not the second and further threads' in
+ * their own dn_thread_buf. */
+enum { DN_QDW_KEEP_CLAMPS = 1, DN_QDW_CHUNK_ORDER = 2, DN_QDW_NO_S2 = 4, DN_QDW_PLANNED_SCRATCH = 8 };
 int dn_qdw_opts(void);
 /* Whether this CPU runs the loop (AVX-512 with VNNI, oneDNN allowed to). */
 int dn_qdw_supported(void);
