@@ -115,6 +115,29 @@ void dn_qpw_pack(const int8_t *w, const int32_t *bias, const float *oscale, int6
 #include <immintrin.h>
 #define QPW_TGT __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni")))
 
+/* The tiles rely on full unrolling and forced inlining so that their
+ * accumulators stay in registers. Under a sanitizer that costs minutes of
+ * compile time per build (the fuzzers' clang with ASan and UBSan: more than
+ * 14 minutes for this file, 1 s without), so there the loops stay loops and
+ * the helpers plain static functions: the same arithmetic, the same bytes,
+ * only slower. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define QPW_SANITIZED 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define QPW_SANITIZED 1
+#endif
+#ifdef QPW_SANITIZED
+#define QPW_INLINE static inline
+#define QPW_UNROLL(n)
+#else
+#define QPW_PRAGMA(x) _Pragma(#x)
+#define QPW_INLINE __attribute__((always_inline)) static inline
+#define QPW_UNROLL(n) QPW_PRAGMA(GCC unroll n)
+#endif
+
 /* the requantisation's constants (as dn_qdw.c's qdw_rq) */
 typedef struct qpw_rq {
     __m512 vz, lo, hi, vi, clo, chi, ssc, rzp, lin;
@@ -144,7 +167,7 @@ QPW_TGT static void qpw_rq_init(const dn_qpw_geo *g, const float *sc, qpw_rq *c)
 }
 
 /* one accumulator to 16 int32 output values (not yet saturated) */
-QPW_TGT __attribute__((always_inline)) static inline __m512i qpw_rq1(const dn_qpw_geo *g, const qpw_rq *c,
+QPW_TGT QPW_INLINE __m512i qpw_rq1(const dn_qpw_geo *g, const qpw_rq *c,
                                                                        __m512i acc, int64_t r)
 {
     __m512 a = _mm512_cvtepi32_ps(acc), s = _mm512_loadu_ps(c->sc + 16 * r);
@@ -163,7 +186,7 @@ QPW_TGT __attribute__((always_inline)) static inline __m512i qpw_rq1(const dn_qp
  * as int32 in the accumulator's channel order; oneDNN's post-ops in its
  * order: scale, clip, round, sum (rv - r_zp) * sum_scale in one fma, linear,
  * y_zp */
-QPW_TGT __attribute__((always_inline)) static inline __m512i qpw_rq_add(const qpw_rq *c, __m512i acc, int64_t r,
+QPW_TGT QPW_INLINE __m512i qpw_rq_add(const qpw_rq *c, __m512i acc, int64_t r,
                                                                          __m512i rv)
 {
     __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(acc), _mm512_loadu_ps(c->sc + 16 * r));
@@ -176,7 +199,7 @@ QPW_TGT __attribute__((always_inline)) static inline __m512i qpw_rq_add(const qp
 
 /* a pixel's residual bytes rp (17-32 channels) as the two registers of
  * qpw_rem32's order: lane L, dword j of register k is channel 8L + 4k + j */
-QPW_TGT __attribute__((always_inline)) static inline void qpw_res32(const dn_qpw_geo *g, const uint8_t *rp,
+QPW_TGT QPW_INLINE void qpw_res32(const dn_qpw_geo *g, const uint8_t *rp,
                                                                      __mmask32 m, __m512i *rv)
 {
     __m256i raw = _mm256_maskz_loadu_epi8(m, rp);
@@ -190,11 +213,11 @@ QPW_TGT __attribute__((always_inline)) static inline void qpw_res32(const dn_qpw
 
 /* one pixel's NR accumulators to its M output bytes at y (whole groups:
  * NR / 4 = M / 64, a constant with NR, so that the indices are too) */
-QPW_TGT __attribute__((always_inline)) static inline void qpw_store(const dn_qpw_geo *g, const qpw_rq *c,
+QPW_TGT QPW_INLINE void qpw_store(const dn_qpw_geo *g, const qpw_rq *c,
                                                                      const __m512i *acc, int nr, uint8_t *y)
 {
     int ng = nr / 4;
-#pragma GCC unroll 3
+QPW_UNROLL(3)
     for (int k = 0; k < ng; k++) {
         const __m512i *a = acc + 4 * k;
         __m512i q0 = qpw_rq1(g, c, a[0], 4 * k), q1 = qpw_rq1(g, c, a[1], 4 * k + 1);
@@ -208,7 +231,7 @@ QPW_TGT __attribute__((always_inline)) static inline void qpw_store(const dn_qpw
  * pixel, a and b; c and d of the next one, or a and b again where y1 is
  * NULL) to bytes by the packs of the whole groups and one qword
  * permutation: lane L holds each pixel's 8L .. 8L + 7 (chan_of). */
-QPW_TGT __attribute__((always_inline)) static inline void qpw_rem32(const dn_qpw_geo *g, const qpw_rq *c,
+QPW_TGT QPW_INLINE void qpw_rem32(const dn_qpw_geo *g, const qpw_rq *c,
                                                                      const __m512i *a, const __m512i *b, int r,
                                                                      uint8_t *y0, uint8_t *y1, const uint8_t *r0,
                                                                      const uint8_t *r1, int ADD)
@@ -239,7 +262,7 @@ QPW_TGT __attribute__((always_inline)) static inline void qpw_rem32(const dn_qpw
 /* The 1 to 16 channels past the whole groups (register r) of up to four
  * pixels (acc[0], acc[NR], ...; n of them) by the same packs and one dword
  * permutation: pixel i's 16 bytes in lane i. */
-QPW_TGT __attribute__((always_inline)) static inline void qpw_rem16(const dn_qpw_geo *g, const qpw_rq *c,
+QPW_TGT QPW_INLINE void qpw_rem16(const dn_qpw_geo *g, const qpw_rq *c,
                                                                      const __m512i *acc, int NR, int r, int n,
                                                                      uint8_t *y)
 {
@@ -261,50 +284,50 @@ QPW_TGT __attribute__((always_inline)) static inline void qpw_rem16(const dn_qpw
  * registers (of NT a pixel: the weights' stride; y, wq, bq and c's scales
  * at the chunk's first): NR is a constant where inlined, so that the
  * accumulators stay in registers */
-QPW_TGT __attribute__((always_inline)) static inline void qpw_tile(const dn_qpw_geo *g, const qpw_rq *c,
+QPW_TGT QPW_INLINE void qpw_tile(const dn_qpw_geo *g, const qpw_rq *c,
                                                                     const uint8_t *x, const __m512i *wq,
                                                                     const int32_t *bq, uint8_t *y, const uint8_t *rs,
                                                                     int PT, int NR, int ADD, int64_t NT)
 {
     __m512i acc[24];
-#pragma GCC unroll 24
+QPW_UNROLL(24)
     for (int p = 0; p < PT; p++)
-#pragma GCC unroll 12
+QPW_UNROLL(12)
         for (int r = 0; r < NR; r++) acc[p * NR + r] = _mm512_loadu_si512(bq + 16 * r);
     int64_t nq = g->C / 4;
     for (int64_t q = 0; q < nq; q++) {
         __m512i w[QPW_MAXR];
-#pragma GCC unroll 12
+QPW_UNROLL(12)
         for (int r = 0; r < NR; r++) w[r] = _mm512_loadu_si512(wq + q * NT + r);
-#pragma GCC unroll 24
+QPW_UNROLL(24)
         for (int p = 0; p < PT; p++) {
             int32_t v;
             memcpy(&v, x + p * g->C + 4 * q, 4);
             __m512i b = _mm512_set1_epi32(v);
-#pragma GCC unroll 12
+QPW_UNROLL(12)
             for (int r = 0; r < NR; r++) acc[p * NR + r] = _mm512_dpbusd_epi32(acc[p * NR + r], b, w[r]);
         }
     }
-#pragma GCC unroll 24
+QPW_UNROLL(24)
     for (int p = 0; p < PT; p++) qpw_store(g, c, acc + p * NR, NR, y + p * g->M);
     if (NR % 4 == 1) {
-#pragma GCC unroll 6
+QPW_UNROLL(6)
         for (int p = 0; p < PT; p += 4)
             qpw_rem16(g, c, acc + p * NR + NR - 1, NR, NR - 1, PT - p < 4 ? PT - p : 4, y + p * g->M);
     } else if (NR % 4 == 2) {
-#pragma GCC unroll 12
+QPW_UNROLL(12)
         for (int p = 0; p < PT; p += 2) {
             const __m512i *a = acc + p * NR + NR - 2, *b = p + 1 < PT ? a + NR : NULL;
             qpw_rem32(g, c, a, b, NR - 2, y + p * g->M, b ? y + (p + 1) * g->M : NULL, ADD ? rs + p * g->M : NULL,
                       ADD && b ? rs + (p + 1) * g->M : NULL, ADD);
         }
     } else if (NR % 4 == 3) {
-#pragma GCC unroll 12
+QPW_UNROLL(12)
         for (int p = 0; p < PT; p += 2) {
             const __m512i *a = acc + p * NR + NR - 3, *b = p + 1 < PT ? a + NR : NULL;
             qpw_rem32(g, c, a, b, NR - 3, y + p * g->M, b ? y + (p + 1) * g->M : NULL, NULL, NULL, 0);
         }
-#pragma GCC unroll 6
+QPW_UNROLL(6)
         for (int p = 0; p < PT; p += 4)
             qpw_rem16(g, c, acc + p * NR + NR - 1, NR, NR - 1, PT - p < 4 ? PT - p : 4, y + p * g->M);
     }
