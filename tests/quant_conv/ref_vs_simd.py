@@ -321,8 +321,8 @@ QDW = {"dw_vnni": "QDW", "dw_vnni_c144": "QDW", "dw_vnni_c96": "QDW", "dw_vnni_c
 # stride-2 depthwise layers of whole 64-channel blocks: dn_qdw.c's flat
 # stride-2 rows, or its blocked loop with OPENACL_QDW_S2=0 (same packing)
 QDW_S2_BLOCKS = {"dw_vnni_c64", "dw_vnni_c192"}
-# dn_qdw.c's second and third threads build their quadruples in buffers of
-# their own (dn_thread_buf): byte for byte against the planned scratch
+# dn_qdw.c's second and third threads build their quadruples in
+# the node's own area (dn_qdw_geo.wscr): byte for byte against the planned scratch
 # (OPENACL_QDW_TBUF=0) and the 1-thread run, at 1 to 3 threads (blocked,
 # flat stride-1, flat stride-2 and 5x5 rows)
 QDW_TBUF = {"dw_vnni", "dw_vnni_c144", "dw_vnni_c192", "dw_vnni_k5"}
@@ -491,7 +491,7 @@ def check_case(name, args, work):
     if name in PAD_PAR:
         off_same_at_threads("OPENACL_QCONV_PAD_PAR", "the threads' padded copy")
     if name in QDW_TBUF:
-        off_same_at_threads("OPENACL_QDW_TBUF", "the threads' own quadruple buffers")
+        off_same_at_threads("OPENACL_QDW_TBUF", "the workers' own quadruple areas")
     if QDW.get(name) == "QDW":
         # two output rows per pass against one (the same int32 sums): byte for
         # byte, at 1 thread and at 2 and 3 (rows per thread odd: single rows

@@ -58,29 +58,6 @@ dnnl_stream_t dn_stream(void)
     return t_stream;
 }
 
-/* dn_thread_buf: one grow-only buffer per thread, freed when the thread
- * exits (the key's destructor; a process's last threads keep theirs). */
-static pthread_key_t g_buf_key;
-static pthread_once_t g_buf_once = PTHREAD_ONCE_INIT;
-static __thread void *t_buf;
-static __thread size_t t_buf_bytes;
-
-static void buf_key_make(void) { pthread_key_create(&g_buf_key, free); }
-
-void *dn_thread_buf(size_t bytes)
-{
-    if (t_buf && t_buf_bytes >= bytes) return t_buf;
-    pthread_once(&g_buf_once, buf_key_make);
-    size_t n = (bytes + 4095) & ~(size_t)4095;
-    void *p = aligned_alloc(4096, n ? n : 4096);
-    if (!p) return NULL;
-    free(t_buf);
-    t_buf = p;
-    t_buf_bytes = n;
-    pthread_setspecific(g_buf_key, p);
-    return p;
-}
-
 static const char *st_name(dnnl_status_t st)
 {
     switch (st) {

@@ -9,13 +9,6 @@
 
 dnnl_engine_t dn_engine(void);                  /* NULL when oneDNN cannot start */
 dnnl_stream_t dn_stream(void);                  /* the calling thread's stream */
-/* The calling thread's own buffer of at least bytes (4096-aligned), kept
- * from call to call and grown when asked for more; its contents are not
- * kept when it grows. NULL when it cannot grow. For a kernel's per-thread
- * work area that should stay in that core's cache from node to node: the
- * planned scratch of a node is memory that other nodes' data and other
- * threads' areas also use. */
-void *dn_thread_buf(size_t bytes);
 
 /* acl_fail naming the node and the oneDNN call when st != dnnl_success. */
 int dn_check(dnnl_status_t st, const g_node *n, const char *what);

@@ -116,6 +116,8 @@ static void dq_release(dqconv *s)
     for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) dn_prim_free(p[i]);
     for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) dn_mem_free(m[i]);
     dq_bands_free(s); dn_band_free(&s->rb);
+    free(s->dg.wscr);
+    s->dg.wscr = NULL;
     s->pd = NULL; s->built = 0;
 }
 
@@ -550,6 +552,12 @@ static int dq_build(const g_node *n, dqconv *s, const k_tensor *in, const k_tens
                               .s8 = s->ydt == G_I8, .silu = s->silu, .silu_div = s->silu_div, .silu_fold = s->silu_fold,
                               .one_px = dn_qdw_one_px(), .whole_rows = dn_qdw_whole_rows(), .pairs = dn_qdw_pairs(),
                               .lo = s->dw_lo, .hi = s->dw_hi, .inv_ys = s->inv_ys, .opts = dn_qdw_opts() };
+    /* dn_qdw.c's workers' own quadruple rows (dn_qdw_geo.wscr), made here at the build, not per run */
+    size_t wb = s->direct && !pw && !s->stem && nthr > 1 && !(s->dg.opts & DN_QDW_PLANNED_SCRATCH)
+                    ? dn_qdw_worker_bytes(&s->dg) * (size_t)(nthr - 1) : 0;
+    if (wb && !(s->dg.wscr = aligned_alloc(64, wb)))
+        return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s' (%s): out of memory for %zu bytes of worker rows", n->name,
+                        n->op_type, wb);
     /* the first build decides (W's packed form follows it) */
     if (!s->have_wmd) s->zpad = (s->zpad_ok && s->xl == G_LAYOUT_NHWC && s->w.nsp == 2 && s->xs.rank == 4) * dn_qzp_pad_mode();
     g_shape xp = s->xs;   /* zpad: the input as padded */

@@ -191,6 +191,8 @@ static size_t row_bytes(const dn_qdw_geo *g)
     return dn_align((size_t)(g->W + g->K - 1) * (size_t)(blocks(g->C) * nq_of(g->K)) * 256);
 }
 
+size_t dn_qdw_worker_bytes(const dn_qdw_geo *g) { return row_bytes(g); }
+
 size_t dn_qdw_scratch_bytes(const dn_qdw_geo *g, int threads)
 {
     return row_bytes(g) * (size_t)(threads > 1 ? threads : 1);
@@ -649,13 +651,17 @@ static int64_t qdw_row_step(const dn_qdw_geo *g)
  * of KiB rewritten per output row, lay in the node's planned scratch after
  * the first thread's, memory that other nodes' data and the first thread's
  * larger areas of other nodes use: its first pass over them, each node,
- * read them in from the other core. Timed inside the parallel region
+ * read them in from the other core. So the workers take theirs from
+ * g->wscr, the node's own area that only they write. Timed inside the parallel region
  * (MobileNetV2 int8, 2 threads, medians of 330 calls), the second thread
  * took 10.8 us of a 14x14x384 layer that takes 12.1 at one thread (the
  * first 7.7), 14.9 us of 28x28x192 (12.3) and 30.3 of 112x112x32 (26.6);
- * in a buffer of its own, which stays in its core's cache from node to
- * node, 6.6-7.3, 11.2-11.4 and 25.2-25.5, the layers 8.1-8.2, 12.5-12.9
- * and 26.6-27.2 us instead of 11.8-12.1, 16.1-16.3 and 31.0-31.7. The first
+ * in a buffer of its own 6.6-7.3, 11.2-11.4 and 25.2-25.5, the layers
+ * 8.1-8.2, 12.5-12.9 and 26.6-27.2 us instead of 11.8-12.1, 16.1-16.3 and
+ * 31.0-31.7 (that buffer was one per thread, shared by the nodes; the
+ * node's own area allocated at its build gives the model the same gain:
+ * MobileNetV2 int8 at 2 threads 0.974-0.981x against the planned scratch,
+ * 0.969-0.976x with the per-thread one). The first
  * thread keeps the planned area: it is the caller, the one that also runs
  * the single-thread nodes on that memory. */
 void dn_qdw_run(const dn_qdw_geo *g, const uint8_t *x, const void *packed, void *y, void *scratch,
@@ -669,9 +675,8 @@ void dn_qdw_run(const dn_qdw_geo *g, const uint8_t *x, const void *packed, void 
     {
         int ti = omp_get_thread_num(), tn = omp_get_num_threads();
         __m512i *t = (__m512i *)((char *)scratch + (size_t)ti * rb);
-        /* the workers' quadruples in a buffer of their own (qdw_thread_rows) */
-        void *own = ti > 0 && !(g->opts & DN_QDW_PLANNED_SCRATCH) ? dn_thread_buf(rb) : NULL;
-        if (own) t = own;
+        /* the workers' quadruples in the node's own area (qdw_thread_rows) */
+        if (ti > 0 && g->wscr) t = (__m512i *)((char *)g->wscr + (size_t)(ti - 1) * rb);
         int64_t r0 = rows * ti / tn, r1 = rows * (ti + 1) / tn;
         for (int64_t r = r0; r < r1; r++) {
             int64_t n = r / g->OH, oh = r % g->OH;

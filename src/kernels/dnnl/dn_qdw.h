@@ -33,8 +33,8 @@ int dn_qdw_pairs(void);
  * weights read for each, instead of phase by phase with them in
  * registers; OPENACL_QDW_S2=0 (DN_QDW_NO_S2): no flat stride-2 rows;
  * OPENACL_QDW_TBUF=0 (DN_QDW_PLANNED_SCRATCH): every thread's quadruples in
- * the node's planned scratch, not the second and further threads' in
- * their own dn_thread_buf. */
+ * the node's planned scratch, not the second and further threads' in the
+ * node's own worker area (dn_qdw_geo.wscr). */
 enum { DN_QDW_KEEP_CLAMPS = 1, DN_QDW_CHUNK_ORDER = 2, DN_QDW_NO_S2 = 4, DN_QDW_PLANNED_SCRATCH = 8 };
 int dn_qdw_opts(void);
 /* Whether this CPU runs the loop (AVX-512 with VNNI, oneDNN allowed to). */
@@ -55,6 +55,11 @@ typedef struct dn_qdw_geo {
     int pairs;   /* stride 1: two output rows per pass (dn_qdw_pairs) */
     int opts;    /* dn_qdw_opts */
     float lo, hi, inv_ys;
+    /* the second and further threads' quadruple rows, worker t's at
+     * (t - 1) x dn_qdw_worker_bytes: memory of the node's own, allocated
+     * when it is built, that no other thread or node writes (dn_qdw.c,
+     * qdw_thread_rows); NULL: the planned scratch */
+    void *wscr;
 } dn_qdw_geo;
 
 /* Whether the loop takes a layer of C channels at stride S (1 or 2): where
@@ -68,6 +73,8 @@ size_t dn_qdw_packed_bytes(int64_t C, int64_t S, int K);
 void dn_qdw_pack(const int8_t *w, const int32_t *bias, const float *oscale, int64_t nsc, int64_t C, int64_t S,
                  int K, int32_t xzp, void *dst);
 size_t dn_qdw_scratch_bytes(const dn_qdw_geo *g, int threads);
+/* One worker's share of dn_qdw_geo.wscr (a multiple of 64 bytes). */
+size_t dn_qdw_worker_bytes(const dn_qdw_geo *g);
 #if defined(__x86_64__) && defined(__GNUC__)
 /* Only where dn_qdw_supported(). */
 void dn_qdw_run(const dn_qdw_geo *g, const uint8_t *x, const void *packed, void *y, void *scratch,
