@@ -1,11 +1,28 @@
-/* Small oneDNN helpers shared by the single-layer benchmark tools
- * (qconv_mm.c, qconv_wino.c): a memory's data pointer, a blocking reorder
- * from one memory into another, a primitive with its memories, one
- * waited-for execution. */
+/* Small helpers shared by the single-layer benchmark tools (qconv_mm.c,
+ * qconv_wino.c, qpw_bench.c): a clock in milliseconds, a comparison for
+ * sorting timings, a memory's data pointer, a blocking reorder from one
+ * memory into another, a primitive with its memories, one waited-for
+ * execution. */
 #ifndef OPENACL_BENCH_DNNL_BENCH_H
 #define OPENACL_BENCH_DNNL_BENCH_H
 #include <oneapi/dnnl/dnnl.h>
 #include <stdio.h>
+#include <time.h>
+
+/* clock c (CLOCK_MONOTONIC, CLOCK_PROCESS_CPUTIME_ID) in milliseconds */
+static inline double bd_now_ms(clockid_t c)
+{
+    struct timespec ts;
+    clock_gettime(c, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* qsort's comparison of doubles, ascending */
+static inline int bd_cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
 
 static inline void *bd_handle(dnnl_memory_t m)
 {

@@ -31,13 +31,6 @@
 static dnnl_engine_t g_eng;
 static dnnl_stream_t g_strm;
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 
 static dnnl_primitive_attr_t make_attr(int64_t M, const float *sc, int post)
 {
@@ -91,12 +84,6 @@ __attribute__((target("avx512f,avx512bw"))) static void add_pass(const uint8_t *
         __m512i iv = _mm512_max_epi32(_mm512_cvtps_epi32(v), _mm512_setzero_si512());
         _mm_storeu_si128((__m128i *)(y + i), _mm512_cvtusepi32_epi8(iv));
     }
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 /* channels-last x [H][W][C] into rows [H*W][9*C] (tap-major, zeros outside) */
@@ -196,11 +183,11 @@ int main(int argc, char **argv)
             prim *c = k ? &mm : &cv;
             if (post) memcpy(bd_handle(c->y), res, (size_t)(P * M));
             for (size_t i = 0; evb && i < nev; i += 64) evsum += evb[i];
-            double t0 = now_ms();
+            double t0 = bd_now_ms(CLOCK_MONOTONIC);
             if (k && ks == 3) gather3(x, bd_handle(mm.x), C, H, W);
             if (run(c)) return 1;
             if (!k && post == 4) add_pass(bd_handle(c->y), res, yo, (size_t)(P * M), 1.23f, 0.58f * 1.23f, -200.f);
-            if (t >= 0) c->t[t] = now_ms() - t0;
+            if (t >= 0) c->t[t] = bd_now_ms(CLOCK_MONOTONIC) - t0;
         }
     size_t diff = 0;
     const uint8_t *y0 = bd_handle(cv.y), *y1 = bd_handle(mm.y);
@@ -210,7 +197,7 @@ int main(int argc, char **argv)
            (long long)H, (long long)W, ks, post, macs / 1e6, cv.impl, mm.impl);
     for (int k = 0; k < 2; k++) {
         prim *c = k ? &mm : &cv;
-        qsort(c->t, turns, sizeof(double), cmp_d);
+        qsort(c->t, turns, sizeof(double), bd_cmp_d);
         printf("  %-6s min %.4f med %.4f ms, %.0f GMAC/s (med)\n", k ? "matmul" : "conv", c->t[0], c->t[turns / 2],
                macs / c->t[turns / 2] / 1e6);
     }

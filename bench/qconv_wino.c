@@ -41,13 +41,6 @@ typedef struct conv {
 static dnnl_engine_t g_eng;
 static dnnl_stream_t g_strm;
 
-static double now_ms(clockid_t c)
-{
-    struct timespec ts;
-    clock_gettime(c, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /* Box-Muller normal, mean 0 and standard deviation 1 */
 static double gauss(void)
 {
@@ -119,15 +112,9 @@ static int load(const char *prefix, const char *ext, void *dst, size_t n)
     return got == n && !more ? 0 : -1;
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static void stats(double *v, int n, double *mn, double *med)
 {
-    qsort(v, n, sizeof *v, cmp_d);
+    qsort(v, n, sizeof *v, bd_cmp_d);
     *mn = v[0];
     *med = v[n / 2];
 }
@@ -218,11 +205,11 @@ int main(int argc, char **argv)
     for (int t = -3; t < turns; t++)
         for (int k = 0; k < 2; k++) {
             conv *c = k ? &win : &dir;
-            double c0 = now_ms(CLOCK_PROCESS_CPUTIME_ID), w0 = now_ms(CLOCK_MONOTONIC);
+            double c0 = bd_now_ms(CLOCK_PROCESS_CPUTIME_ID), w0 = bd_now_ms(CLOCK_MONOTONIC);
             if (conv_run(c)) return 1;
             if (t < 0) continue;
-            c->cpu[t] = now_ms(CLOCK_PROCESS_CPUTIME_ID) - c0;
-            c->wall[t] = now_ms(CLOCK_MONOTONIC) - w0;
+            c->cpu[t] = bd_now_ms(CLOCK_PROCESS_CPUTIME_ID) - c0;
+            c->wall[t] = bd_now_ms(CLOCK_MONOTONIC) - w0;
         }
     const uint8_t *yd = bd_handle(dir.y), *yw = bd_handle(win.y);
     size_t eq = 0, one = 0, nz = 0, nz_one = 0;

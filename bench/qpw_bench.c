@@ -28,19 +28,6 @@
 
 #define MAX_TURNS 5000
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static double ta[MAX_TURNS], tb[MAX_TURNS];
 
 int main(int argc, char **argv)
@@ -137,12 +124,12 @@ int main(int argc, char **argv)
                              { DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST, yz } };
     for (int t = -10; t < turns; t++) {
         if (clip == 2) memcpy(bd_handle(y), res, (size_t)(P * M));
-        double t0 = now_ms();
+        double t0 = bd_now_ms(CLOCK_MONOTONIC);
         if (dnnl_primitive_execute(conv, strm, 7, a) != dnnl_success) return 1;
         dnnl_stream_wait(strm);
-        double t1 = now_ms();
+        double t1 = bd_now_ms(CLOCK_MONOTONIC);
         dn_qpw_run(&g, xb, pk, y2, res, thr);
-        double t2 = now_ms();
+        double t2 = bd_now_ms(CLOCK_MONOTONIC);
         if (t >= 0) { ta[t] = t1 - t0; tb[t] = t2 - t1; }
     }
     const uint8_t *y1 = bd_handle(y);
@@ -153,8 +140,8 @@ int main(int argc, char **argv)
         diff += d != 0;
         if (d > maxd) maxd = d;
     }
-    qsort(ta, (size_t)turns, sizeof(double), cmp_d);
-    qsort(tb, (size_t)turns, sizeof(double), cmp_d);
+    qsort(ta, (size_t)turns, sizeof(double), bd_cmp_d);
+    qsort(tb, (size_t)turns, sizeof(double), bd_cmp_d);
     double macs = (double)P * C * M;
     printf("%lld->%lld %lldx%lld clip %d, %d thr (%.1f M MACs): oneDNN %s\n", (long long)C, (long long)M,
            (long long)H, (long long)W, clip, thr, macs / 1e6, impl);
