@@ -75,9 +75,13 @@ static inline __m512 silu16_fast(__m512 x)
 
 /* The same two with a true division instead of the reciprocal estimate
  * (and, for silu16, its Newton step). Which is faster depends on the
- * divider: on AMD Zen 5 (the machine the benchmarks run on) the division
- * forms take 24 % (precise) and 8-21 % (bf16-grade) less time per value;
- * on Intel's AVX-512 cores a 512-bit division is several times the cost of
+ * divider. On AMD Zen 5 (family 1Ah, the machine the benchmarks run on)
+ * the division forms take 24 % (precise) and 8-21 % (bf16-grade) less time
+ * per value. On Zen 4 (family 19h, whose 512-bit division is two 256-bit
+ * halves) the precise form still gains (EfficientNet-B0 fp32 0.976x the
+ * time) but the bf16-grade one, where the division replaces a single
+ * rcp14, loses (EfficientNet-B0 int8 1.026x / 1.019x at 1 / 2 threads). On
+ * Intel's AVX-512 cores a 512-bit division is several times the cost of
  * rcp14. Both are more exact than the reciprocal forms. */
 __attribute__((target("avx512f")))
 static inline __m512 silu16_div(__m512 x)
@@ -91,14 +95,26 @@ static inline __m512 silu16_fast_div(__m512 x)
     return _mm512_div_ps(x, one_plus_exp_neg16_fast(x));
 }
 
-/* Whether the SiLU loops should use the division forms: OPENACL_SILU_DIV
- * "1" or "0" when set, else on AMD processors. Callers ask once per model
- * load and keep the answer (A/B runs set the variable per load). */
-static inline int silu16_prefer_div(void)
+/* The processor family of CPUID leaf 1 (base plus extended family). */
+static inline unsigned silu16_cpu_family(void)
+{
+    unsigned a, b, c, d;
+    __asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(1u), "c"(0u));
+    unsigned base = (a >> 8) & 0xf;
+    return base == 0xf ? base + ((a >> 20) & 0xff) : base;
+}
+
+/* Whether the SiLU loops should use the division forms, for the precise
+ * forms (fast 0) or the bf16-grade ones (fast 1): OPENACL_SILU_DIV "1" or
+ * "0" when set, else on AMD processors, for the bf16-grade forms from Zen 5
+ * (family 1Ah) on. Callers ask once per model load and keep the answer
+ * (A/B runs set the variable per load). */
+static inline int silu16_prefer_div(int fast)
 {
     const char *e = getenv("OPENACL_SILU_DIV");
     if (e && *e) return strcmp(e, "0") != 0;
-    return __builtin_cpu_is("amd");
+    if (!__builtin_cpu_is("amd")) return 0;
+    return !fast || silu16_cpu_family() >= 0x1a;
 }
 
 #endif

@@ -89,9 +89,11 @@ void dn_avgpool_nhwc_f32(const nn_win *w, int64_t N, int64_t C, const float *x, 
  * keep their stream in float32 (default: bf16, read by the precision pass
  * at load). */
 int dn_bf16_residual(void);
-/* Whether this CPU runs the division forms faster (OPENACL_SILU_DIV
- * overrides; read at each call). */
-int dn_silu_div(void);
+/* Whether this CPU runs the division forms faster: of the precise forms
+ * (fast 0: dn_silu_f32) or of the bf16-grade ones (fast 1: dn_silu_f32_fast,
+ * dn_silu_bf16, the int8 steps of dn_silu_q and dn_qdw.h); OPENACL_SILU_DIV
+ * overrides both; read at each call. */
+int dn_silu_div(int fast);
 /* Whether the int8 SiLU step takes dn_qdw.h's folded form (dn_silu_q16k):
  * unless OPENACL_SILU_FOLD=0, where the CPU has AVX512DQ; read per call
  * (kernels ask at load). */

@@ -21,7 +21,7 @@ typedef struct dconv {
     int out_bf16;     /* the output activation is stored as bf16 (G_ATTR_BF16_OUT) */
     int silu_tail;    /* the chain's final SiLU runs as dn_silu_f32 over the output */
     nn_post po_dn;    /* the chain oneDNN applies (po without that SiLU) */
-    int silu_div;     /* the SiLU pass's division forms (dn_silu_div at load) */
+    int silu_div, silu_div_fast;   /* the SiLU pass's division forms, precise and bf16-grade (dn_silu_div at load) */
     int wino;         /* the Winograd implementation's state (dwino_init) */
     /* the configuration the primitives were built for */
     int built, fallback, nthr;
@@ -103,7 +103,8 @@ static int dconv_init_common(g_graph *g, g_node *n, void **state, int transposed
     s->silu_tail = !s->dw.on && s->po.n > 0 && s->po.kind[s->po.n - 1] == NN_PO_SILU &&
                    s->po.a[s->po.n - 1] == 1.0f && !getenv("OPENACL_DNNL_SWISH");
     if (s->silu_tail) s->po_dn.n--;
-    s->silu_div = dn_silu_div();
+    s->silu_div = dn_silu_div(0);
+    s->silu_div_fast = dn_silu_div(1);
     s->bands_mode = dn_conv_bands_mode();
     *state = s;
     return 0;
@@ -744,8 +745,8 @@ static int dconv_run(const g_node *n, void *state, const k_tensor *in, k_tensor 
     }
     if ((r = dn_check(dnnl_stream_wait(strm), n, "stream wait"))) return r;
     size_t ny = (size_t)g_shape_numel(&s->ys);
-    if (s->silu_tail && out[0].dtype == G_BF16) dn_silu_bf16(out[0].data, ny, nthr, s->silu_div);
-    else if (s->silu_tail && s->bf16) dn_silu_f32_fast(out[0].data, ny, nthr, s->silu_div);
+    if (s->silu_tail && out[0].dtype == G_BF16) dn_silu_bf16(out[0].data, ny, nthr, s->silu_div_fast);
+    else if (s->silu_tail && s->bf16) dn_silu_f32_fast(out[0].data, ny, nthr, s->silu_div_fast);
     else if (s->silu_tail) dn_silu_f32(out[0].data, ny, nthr, s->silu_div);
     return 0;
 }

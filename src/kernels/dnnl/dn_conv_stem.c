@@ -69,7 +69,7 @@ static int dstem_init(g_graph *g, g_node *n, void **state)
     /* (a bf16 output only where the CPU computes bf16, else a compiled
      * model's bf16 activations are float32 again at load) */
     s->out_bf16 = dn_has_bf16() && g_attr_int(n, G_ATTR_BF16_OUT, 0);
-    s->sg.silu_div = dn_silu_div();
+    s->sg.silu_div = dn_silu_div(s->out_bf16);   /* post_row's grade */
     s->sg.shared_taps = dn_stem_shared_taps();
     s->sg.dyn_rows = dn_stem_dyn_rows();
     *state = s;

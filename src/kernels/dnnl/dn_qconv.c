@@ -275,7 +275,7 @@ static int dq_init(g_graph *g, g_node *n, void **state)
     }
     if (ok && s->silu) {
         s->po.n = 0;   /* output scales x_scale * w_scale[c]: real values */
-        s->silu_div = dn_silu_div();
+        s->silu_div = dn_silu_div(1);
         const char *e = getenv("OPENACL_SILU_PACK");   /* read per load: mdl_bench --ab */
         s->silu_pack = !(e && !strcmp(e, "0"));
         s->silu_fold = dn_silu_fold();

@@ -167,11 +167,12 @@ int dn_silu_fold(void)
 #endif
 }
 
-int dn_silu_div(void)
+int dn_silu_div(int fast)
 {
 #ifdef DN_SILU_AVX512
-    return silu16_prefer_div();
+    return silu16_prefer_div(fast);
 #else
+    (void)fast;
     return 0;
 #endif
 }
