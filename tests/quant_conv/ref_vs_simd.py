@@ -356,9 +356,11 @@ THREADED = {"pw_vnni", "gap_split", "stem_vnni", "stem_vnni_silu", "stem7_vnni",
 # (OPENACL_QCONV_ROW_BANDS=0) and the default run, byte for byte
 ROW_BANDS = {"row_bands", "block_residual"}
 # SiLU convolutions (the pass after oneDNN and dn_qdw.c's requantisation):
-# y_scale folded into the sigmoid against the earlier form
-# (OPENACL_SILU_FOLD=0), which round ties differently: within a step per
-# layer (two after several), few values moved
+# the default step (t = -x log2 e from the output scales, y_scale folded
+# into the sigmoid, degree-2 2^f) against the earlier forms
+# (OPENACL_SILU_FOLD=1: degree 3, t from x; OPENACL_SILU_FOLD=0: nothing
+# folded), which round ties differently: within a step per layer (two
+# after several), few values moved
 SILU = {"tiny_effnet", "band_net", "silu_s8", "dw_vnni_k5", "stem_vnni_silu"}
 
 
@@ -441,8 +443,9 @@ def check_case(name, args, work):
             other = run_mode(args, mp, ins, os.path.join(work, name + "_t" + thr), env)
             same_bytes(other, fast, f"at {thr} threads: differs from the default run")
     if name in SILU:
-        other = run_mode(args, mp, ins, os.path.join(work, name + "_nofold"), {"OPENACL_SILU_FOLD": "0"})
-        within_steps(other, "folded SiLU step vs OPENACL_SILU_FOLD=0")
+        for fold in ("0", "1"):
+            other = run_mode(args, mp, ins, os.path.join(work, name + "_fold" + fold), {"OPENACL_SILU_FOLD": fold})
+            within_steps(other, f"default SiLU step vs OPENACL_SILU_FOLD={fold}")
     for thr in ("2", "3") if name in ROW_BANDS else ():
         env = {"OPENACL_THREADS": thr, "OPENACL_SMALL_OP_US": "0", "OPENACL_QCONV_ROW_BANDS": "all"}
         rb = run_mode(args, mp, ins, os.path.join(work, name + "_rb" + thr), env)

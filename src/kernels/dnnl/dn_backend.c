@@ -34,7 +34,7 @@ static void abi_init(void)
     snprintf(g_base, sizeof g_base, "dnnl %d.%d.%d %s", v->major, v->minor, v->patch, nm);
 }
 
-/* "p9": revision of the kernels' packed formats; bump it whenever a kernel
+/* "p10": revision of the kernels' packed formats; bump it whenever a kernel
  * packs differently (p2: constant-B MatMuls over 3-D inputs flattened to
  * 2-D, bf16 packing; p3: one-row products packed for the streamed
  * matrix-vector loop; p4: convolutions with few input channels packed for
@@ -47,14 +47,18 @@ static void abi_init(void)
  * copy for row pairs, dn_qstem.c's packing after a stem's; p9: Winograd
  * F(2x2,3x3) weights for 3x3 layers on planes under 7x7 tiles, dn_conv.c;
  * 7x7 stems since carry dn_qstem.c's packing after oneDNN's too, which
- * changes their packed size, so an older p9 file repacks them at load).
+ * changes their packed size, so an older p9 file repacks them at load;
+ * p10: int8 SiLU convolutions' output scales carry -log2 e, dn_silu_form).
  * The switches that change packed formats follow as letters: "n" OPENACL_NO_GEMV, "s"
  * OPENACL_NO_STEM, "w" Winograd on (the default; OPENACL_WINOGRAD=0 drops
  * it), "u" for Winograd without its small planes (OPENACL_WINO_SMALL=0),
  * or "v" for Winograd by the earlier rule (OPENACL_WINO_PLANE=1), then
  * one letter for the int8 switches when any is set, "a" + their bits - 1
- * (1 OPENACL_QMM_BINARY=1, 2 OPENACL_QCONV_ZP_RT=1, 4 OPENACL_QCONV_ZPAD=0):
- * one letter keeps "openacl 0.1.0 dnnl 2.6.x avx512_core_vnni p9nswg" within
+ * (1 OPENACL_QMM_BINARY=1, 2 OPENACL_QCONV_ZP_RT=1, 4 OPENACL_QCONV_ZPAD=0,
+ * 8 a set OPENACL_SILU_FOLD): one letter, so that the default
+ * "openacl 0.1.0 dnnl 2.6.x avx512_core_vnni p10w" (46) stays within the
+ * header's 47 (a rare combination of switches past it is cut in the file,
+ * never equals this string and so repacks at load, as another ABI does);
  * the header's 48 characters. The switches are read per load; the string
  * is the calling thread's until its next call. */
 static const char *dn_abi_tag(void)
@@ -62,10 +66,11 @@ static const char *dn_abi_tag(void)
     static _Thread_local char tag[48];
     pthread_once(&g_abi_once, abi_init);
     int wino = dn_winograd() ? (dn_wino_plane() ? 2 : dn_wino_small() ? 1 : 3) : 0;
-    int q8 = (dn_qmm_binary() ? 1 : 0) | (dn_qconv_zp_rt() ? 2 : 0) | (dn_qconv_zpad_off() ? 4 : 0);
+    int q8 = (dn_qmm_binary() ? 1 : 0) | (dn_qconv_zp_rt() ? 2 : 0) | (dn_qconv_zpad_off() ? 4 : 0) |
+             (dn_silu_fold_set() ? 8 : 0);
     char q8s[2] = { q8 ? (char)('a' + q8 - 1) : 0, 0 };
     static const char *const wl[] = { "", "w", "v", "u" };
-    snprintf(tag, sizeof tag, "%s p9%s%s%s%s", g_base, dn_gemv_disabled() ? "n" : "",
+    snprintf(tag, sizeof tag, "%s p10%s%s%s%s", g_base, dn_gemv_disabled() ? "n" : "",
              dn_stem_disabled() ? "s" : "", wl[wino], q8s);
     return tag;
 }

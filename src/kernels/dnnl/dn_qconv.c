@@ -278,7 +278,7 @@ static int dq_init(g_graph *g, g_node *n, void **state)
         s->silu_div = dn_silu_div(1);
         const char *e = getenv("OPENACL_SILU_PACK");   /* read per load: mdl_bench --ab */
         s->silu_pack = !(e && !strcmp(e, "0"));
-        s->silu_fold = dn_silu_fold();
+        s->silu_fold = dn_silu_form(s->oscale, s->nsc);
         s->se = xdt == G_U8 ? dn_qse_for(g, n, &s->w0, s->xzp, s->oscale, s->nsc) : NULL;
     }
     if (!ok) { dq_fini(s); return K_DECLINE; }

@@ -132,7 +132,8 @@ static int64_t phases(int64_t C)
  * column for half as many outputs): 5x5 only at stride 1. */
 int dn_qdw_takes(int64_t C, int64_t S, int K)
 {
-    if (K == 5 && S != 1) return 0;
+    if (K == 5 && S != 1 && !getenv("XQ5S2")) return 0;
+    if (K == 5 && S != 1 && getenv("XQ5S2")[0] == '2') return C % 16 == 0;
     return flat_mode(C, S, K) || s2_mode(C, S, K) || 10 * C >= 9 * 64 * blocks(C);
 }
 
@@ -277,7 +278,7 @@ QDW_TGT static void qdw_rq_init(const dn_qdw_geo *g, qdw_rq *c)
     c->lo = _mm512_set1_ps(g->lo + z);
     c->hi = _mm512_set1_ps(g->hi + z);
     c->vi = _mm512_set1_ps(g->inv_ys);
-    dn_silu_qk(&c->kc, 1.0f / g->inv_ys, g->yzp);
+    dn_silu_qk(&c->kc, 1.0f / g->inv_ys, g->yzp, g->silu_fold);
     /* a bound within half a step of the range's end rounds to that end, as
      * every value past it does: the saturation clamps there (as
      * dn_qpost_drop_saturated's rule; Relu6 at zero point 0 keeps no max) */
@@ -292,8 +293,7 @@ QDW_TGT static inline __m512i qdw_requant(const dn_qdw_geo *g, const qdw_rq *c, 
     for (int k = 0; k < 4; k++) {
         __m512 a = _mm512_cvtepi32_ps(acc[k]);
         if (g->silu) {
-            __m512 x = _mm512_mul_ps(a, c->sc[k]);
-            q[k] = g->silu_fold ? dn_silu_q16k(x, &c->kc, g->silu_div) : dn_silu_q16(x, c->vi, c->vz, g->silu_div);
+            q[k] = dn_silu_qstep(_mm512_mul_ps(a, c->sc[k]), &c->kc, c->vi, c->vz, g->silu_fold, g->silu_div);
             continue;
         }
         __m512 v = _mm512_fmadd_ps(a, c->sc[k], c->vz);

@@ -154,7 +154,7 @@ QPW_TGT static void qpw_rq_init(const dn_qpw_geo *g, const float *sc, qpw_rq *c)
     c->lo = _mm512_set1_ps(g->lo);
     c->hi = _mm512_set1_ps(g->hi);
     c->vi = _mm512_set1_ps(g->inv_ys);
-    dn_silu_qk(&c->kc, 1.0f / g->inv_ys, g->yzp);
+    dn_silu_qk(&c->kc, 1.0f / g->inv_ys, g->yzp, g->silu_fold);
     c->use_lo = g->keep_clamps ? g->lo + z > qmin - 0.5f : !(g->lo + z < qmin + 0.5f);
     c->use_hi = g->keep_clamps ? g->hi + z < qmax + 0.5f : !(g->hi + z > qmax - 0.5f);
     c->sc = sc;
@@ -172,8 +172,7 @@ QPW_TGT QPW_INLINE __m512i qpw_rq1(const dn_qpw_geo *g, const qpw_rq *c,
 {
     __m512 a = _mm512_cvtepi32_ps(acc), s = _mm512_loadu_ps(c->sc + 16 * r);
     if (g->silu) {
-        __m512 x = _mm512_mul_ps(a, s);
-        return g->silu_fold ? dn_silu_q16k(x, &c->kc, g->silu_div) : dn_silu_q16(x, c->vi, c->vz, g->silu_div);
+        return dn_silu_qstep(_mm512_mul_ps(a, s), &c->kc, c->vi, c->vz, g->silu_fold, g->silu_div);
     }
     __m512 v = _mm512_mul_ps(a, s);   /* oneDNN's order: the scale, the clamp, then y_zp */
     if (c->use_lo) v = _mm512_max_ps(v, c->lo);

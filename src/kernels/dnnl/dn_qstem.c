@@ -191,7 +191,7 @@ QS_TGT static void qstem_rq_init(const dn_qdw_geo *g, const float *sq, int R, qs
     int keep = g->opts & DN_QDW_KEEP_CLAMPS;
     c->use_lo = keep ? g->lo + z > qmin - 0.5f : !(g->lo + z < qmin + 0.5f);
     c->use_hi = keep ? g->hi + z < qmax + 0.5f : !(g->hi + z > qmax - 0.5f);
-    dn_silu_qk(&c->kc, 1.0f / g->inv_ys, g->yzp);
+    dn_silu_qk(&c->kc, 1.0f / g->inv_ys, g->yzp, g->silu_fold);
 }
 
 /* Pixel ow's R registers of accumulators to bytes at y + ow * 16 R, each
@@ -205,8 +205,8 @@ qstem_store(const dn_qdw_geo *g, const qstem_rq *c, const __m512i *acc, int R, u
     for (int r = 0; r < R; r++) {
         __m512 a = _mm512_cvtepi32_ps(acc[r]);
         if (g->silu) {
-            __m512 x = _mm512_mul_ps(a, c->sc[r]);   /* the folded step as dn_qdw.c's (OPENACL_SILU_FOLD) */
-            v[r] = g->silu_fold ? dn_silu_q16k(x, &c->kc, g->silu_div) : dn_silu_q16(x, c->vi, c->vz, g->silu_div);
+            /* the step as dn_qdw.c's (OPENACL_SILU_FOLD) */
+            v[r] = dn_silu_qstep(_mm512_mul_ps(a, c->sc[r]), &c->kc, c->vi, c->vz, g->silu_fold, g->silu_div);
             continue;
         }
         __m512 f = _mm512_fmadd_ps(a, c->sc[r], c->vz);

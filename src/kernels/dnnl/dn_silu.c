@@ -159,12 +159,26 @@ static void silu_run(void *y, size_t n, int threads, int pass, int div)
 int dn_silu_fold(void)
 {
     const char *e = getenv("OPENACL_SILU_FOLD");   /* read per load: mdl_bench --ab */
-    if (e && !strcmp(e, "0")) return 0;
+    if (e && !strcmp(e, "0")) return DN_SILU_PLAIN;
 #ifdef DN_SILU_AVX512
-    return __builtin_cpu_supports("avx512dq");
+    if (!__builtin_cpu_supports("avx512dq")) return DN_SILU_PLAIN;
+    return e && !strcmp(e, "1") ? DN_SILU_FOLD_K : DN_SILU_FOLD_T;
 #else
-    return 0;
+    return DN_SILU_PLAIN;
 #endif
+}
+
+int dn_silu_form(float *sc, int64_t n)
+{
+    int fold = dn_silu_fold();
+    for (int64_t c = 0; fold == DN_SILU_FOLD_T && c < n; c++) sc[c] *= -1.44269504088896341f;
+    return fold;
+}
+
+int dn_silu_fold_set(void)
+{
+    const char *e = getenv("OPENACL_SILU_FOLD");
+    return e && (!strcmp(e, "0") || !strcmp(e, "1"));
 }
 
 int dn_silu_div(int fast)
@@ -190,11 +204,11 @@ void dn_silu_bf16(uint16_t *y, size_t n, int threads, int div) { silu_run(y, n, 
  * pass is bound by arithmetic (about a cycle a value), so it takes the
  * bf16-grade sigmoid (< 2e-4 relative: under 0.06 of a quantisation step at
  * 255 steps). */
-static void silu_q_scalar(const float *f, void *dst, size_t n, float inv, int32_t zp, int s8)
+static void silu_q_scalar(const float *f, void *dst, size_t n, float inv, int32_t zp, int s8, int tin)
 {
     int lo = s8 ? -128 : 0, hi = s8 ? 127 : 255;
     for (size_t i = 0; i < n; i++) {
-        float x = f[i], v = nearbyintf(x / (1.0f + expf(-x)) * inv) + (float)zp;
+        float x = tin ? f[i] * -0.693147180559945309f : f[i], v = nearbyintf(x / (1.0f + expf(-x)) * inv) + (float)zp;
         int q = v < (float)lo ? lo : v > (float)hi ? hi : (int)v;
         if (s8) ((int8_t *)dst)[i] = (int8_t)q;
         else ((uint8_t *)dst)[i] = (uint8_t)q;
@@ -209,7 +223,7 @@ static void silu_q_scalar(const float *f, void *dst, size_t n, float inv, int32_
  * the shuffle port); the packs saturate as the conversions do (signed
  * int32 -> int16 -> uint8 / int8), so the bytes are the same. FOLD: the
  * step with y_scale folded in (dn_silu_q16k), else dn_silu_q16. */
-#define SILU_Q16(v, DIV, FOLD) (FOLD ? dn_silu_q16k((v), &kc, DIV) : dn_silu_q16((v), vi, vz, DIV))
+#define SILU_Q16(v, DIV, FOLD) dn_silu_qstep((v), &kc, vi, vz, FOLD, DIV)
 #define SILU_Q_LOOP(NAME, DIV, FOLD)                                                                 \
     SQ_TGT static void NAME(const float *f, void *dst, size_t n, float inv, int32_t zp, int s8, int pack) \
     {                                                                                                \
@@ -217,7 +231,7 @@ static void silu_q_scalar(const float *f, void *dst, size_t n, float inv, int32_
         const __m512i perm = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15); \
         const __m512i z0 = _mm512_setzero_si512();                                                   \
         dn_silu_k kc;                                                                                \
-        dn_silu_qk(&kc, 1.0f / inv, zp);                                                             \
+        dn_silu_qk(&kc, 1.0f / inv, zp, FOLD);                                                       \
         size_t i = 0;                                                                                \
         for (; pack && i + 64 <= n; i += 64) {                                                       \
             __m512i q0 = SILU_Q16(_mm512_loadu_ps(f + i), DIV, FOLD);                                \
@@ -233,12 +247,14 @@ static void silu_q_scalar(const float *f, void *dst, size_t n, float inv, int32_
             if (s8) _mm_storeu_si128((__m128i *)((int8_t *)dst + i), _mm512_cvtsepi32_epi8(q));      \
             else _mm_storeu_si128((__m128i *)((uint8_t *)dst + i), _mm512_cvtusepi32_epi8(_mm512_max_epi32(q, z0))); \
         }                                                                                            \
-        silu_q_scalar(f + i, (char *)dst + i, n - i, inv, zp, s8);                                   \
+        silu_q_scalar(f + i, (char *)dst + i, n - i, inv, zp, s8, FOLD == DN_SILU_FOLD_T);          \
     }
 SILU_Q_LOOP(silu_q_avx512, 0, 0)
 SILU_Q_LOOP(silu_q_div_avx512, 1, 0)
 SILU_Q_LOOP(silu_qk_avx512, 0, 1)
 SILU_Q_LOOP(silu_qk_div_avx512, 1, 1)
+SILU_Q_LOOP(silu_qt_avx512, 0, 2)
+SILU_Q_LOOP(silu_qt_div_avx512, 1, 2)
 #endif
 
 static void silu_q_range(const float *f, void *dst, size_t n, float inv, int32_t zp, int s8, int div, int pack,
@@ -246,13 +262,13 @@ static void silu_q_range(const float *f, void *dst, size_t n, float inv, int32_t
 {
 #ifdef DN_SILU_AVX512
     if (dn_has_avx512()) {
-        if (fold) (div ? silu_qk_div_avx512 : silu_qk_avx512)(f, dst, n, inv, zp, s8, pack);
+        if (fold == DN_SILU_FOLD_T) (div ? silu_qt_div_avx512 : silu_qt_avx512)(f, dst, n, inv, zp, s8, pack);
+        else if (fold) (div ? silu_qk_div_avx512 : silu_qk_avx512)(f, dst, n, inv, zp, s8, pack);
         else (div ? silu_q_div_avx512 : silu_q_avx512)(f, dst, n, inv, zp, s8, pack);
         return;
     }
 #endif
-    (void)fold;
-    silu_q_scalar(f, dst, n, inv, zp, s8);
+    silu_q_scalar(f, dst, n, inv, zp, s8, fold == DN_SILU_FOLD_T);
 }
 
 void dn_silu_q(const float *f, void *dst, size_t n, float inv, int32_t zp, int s8, int div, int pack, int fold,
