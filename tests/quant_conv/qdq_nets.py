@@ -112,6 +112,8 @@ def act_chain(b, y, act):
         return b.node("LeakyRelu", [y], alpha=0.1)
     if act == "hsigmoid":
         return b.node("HardSigmoid", [y], alpha=0.2, beta=0.5)
+    if act == "sigmoid":
+        return b.node("Sigmoid", [y])
     return y
 
 

@@ -188,6 +188,30 @@ def case_se_direct(seed=49):
     return mo, [b.rng.uniform(-2.5, 2.5, (1, 3, 9, 7)).astype(np.float32)], [0.01] * len(outs)
 
 
+def case_se_gate(seed=53):
+    """Squeeze-excite gates (GlobalAveragePool, then a 1x1 layer with
+    Sigmoid on the one pixel) of 1, 4, 5, 13, 48 and 64 input channels to 16,
+    96, 100, 33, 1152 and 257 outputs (dn_qse.c's columns of quadruples: a
+    partial quadruple, whole ones, a masked tail of 16 channels), source zero
+    points 0 to 200, a per-tensor weight scale, and one gate with int8
+    outputs (zero point -100)."""
+    b = qn.B(seed)
+    x_dq, _, _, _ = b.qdq("x", 0.02, 128)
+    outs = []
+    for K, M, gzp, pc, s8 in ((1, 16, 0, True, False), (4, 96, 20, True, False), (5, 100, 200, False, False),
+                              (13, 33, 64, True, True), (48, 1152, 90, True, False), (64, 257, 7, True, False)):
+        h = qn.conv_layer(b, x_dq, 0.02, 3, K, 3, pad=1, act="relu", ys=0.03, yzp=0)
+        g_dq, _, _, _ = b.qdq(b.node("GlobalAveragePool", [h]), 0.004, gzp)
+        if s8:
+            y = b.node("Sigmoid", [b.node("Conv", [g_dq, b.weight(b.rng.normal(0, 2.0, (M, K, 1, 1)).astype(np.float32),
+                                                                     pc)[0]])])
+            outs.append(b.qdq(y, 1 / 255, -100, np.int8)[0])
+        else:
+            outs.append(qn.conv_layer(b, g_dq, 0.004, K, M, 1, act="sigmoid", per_channel=pc, ys=1 / 255, yzp=0))
+    mo = b.model([qn.fin([1, 3, 9, 7])], [qn.fin(None, name=o) for o in outs], opset=13)
+    return mo, [b.rng.uniform(-2.5, 2.5, (1, 3, 9, 7)).astype(np.float32)], [1 / 255] * len(outs)
+
+
 def case_down_s2(seed=47, N=2, H=13, W=11):
     """A ResNet downsample at odd sizes on two images: a 3x3 layer writes a
     channels-last 2x24x13x11 tensor, then a stride-2 1x1 layer (24 -> 40,
@@ -289,7 +313,7 @@ def case_pw_chain(seed=49, N=2, H=13, W=11):
     return mo, [b.rng.uniform(-2.5, 2.5, (N, 8, H, W)).astype(np.float32)], [0.04, 0.04, 0.04]
 
 
-CASES = dict(qn.CASES, down_s2=case_down_s2,
+CASES = dict(qn.CASES, down_s2=case_down_s2, se_gate=case_se_gate,
              # one image of 59 rows: 30 and 15 rows after the stride-2 layers,
              # enough for row bands at 2 threads (which must not take the
              # subsampled form's stride-1 primitive over the whole input)
@@ -348,6 +372,9 @@ PAD_PAR = {"zpad_dw5_big", "zpad_dw5"}
 S2 = {"down_s2", "down_s2_tall"}
 # squeeze-excite first convolutions on one pixel (kernels/dnnl/dn_qse.c)
 SE = {"se_direct"}
+# squeeze-excite gates on one pixel (dn_qse.c) against oneDNN's primitive,
+# whose logistic post-op has other last bits: within one step, few moved
+SE_GATE = {"se_gate", "tiny_effnet"}
 # the threads' shares (of a QLinearGlobalAveragePool, of dn_qstem.c's rows)
 # against one thread, byte for byte
 THREADED = {"pw_vnni", "gap_split", "stem_vnni", "stem_vnni_silu", "stem7_vnni", "stem7_vnni_tiny"}
@@ -475,6 +502,18 @@ def check_case(name, args, work):
             off = run_mode(args, mp, ins, os.path.join(work, name + "_qse0" + thr), dict(env, OPENACL_QSE_DIRECT="0"))
             on = run_mode(args, mp, ins, os.path.join(work, name + "_qse1" + thr), env)
             same_bytes(on, off, f"at {thr} threads: dn_qse.c differs from OPENACL_QSE_DIRECT=0")
+    if name in SE_GATE:
+        for thr in ("1", "2"):
+            env = {"OPENACL_THREADS": thr, "OPENACL_SMALL_OP_US": "0"}
+            off = run_mode(args, mp, ins, os.path.join(work, name + "_gate0" + thr), dict(env, OPENACL_QSE_DIRECT="0"))
+            for k, (a, w) in enumerate(zip(fast, off)):
+                d = np.abs(a.astype(np.float64) - w.astype(np.float64))
+                st = step[k] if isinstance(step, list) else step
+                frac = float((d > 0).mean())
+                if a.shape != w.shape or d.max() > st * 1.001 or frac > 0.01:
+                    bad.append(f"output {k}: at {thr} threads: gates vs OPENACL_QSE_DIRECT=0: max diff {d.max():.4g}, "
+                               f"{frac:.2%} moved")
+            notes.append(f"at {thr} threads: gates vs OPENACL_QSE_DIRECT=0: checked")
     if name in S2:
         for thr in ("1", "2"):
             env = {"OPENACL_THREADS": thr, "OPENACL_SMALL_OP_US": "0"}

@@ -62,7 +62,7 @@ typedef struct dqconv {
     int silu;          /* chain SiLU alone: float32 out of oneDNN, then dq_silu_q */
     int silu_div, silu_fold;   /* silu_fold: y_scale folded into the sigmoid (dn_silu_fold: dn_silu_q16k) */
     int silu_pack;     /* 64 values a step, saturated by packs (OPENACL_SILU_PACK=0: 16 by conversions) */
-    dn_qse *se;        /* a one-pixel SiLU layer run by dn_qse.c (OPENACL_QSE_DIRECT=0: oneDNN) */
+    dn_qse *se;        /* a one-pixel SiLU or Sigmoid layer run by dn_qse.c (OPENACL_QSE_DIRECT=0: oneDNN) */
     float inv_ys;
     int xdt, ydt;      /* G_U8 / G_I8 */
     int32_t xzp, yzp;
@@ -268,10 +268,9 @@ static int dq_init(g_graph *g, g_node *n, void **state)
     if (ok && s->has_add)
         ok = n->n_in > QRZ && n->in[QR] >= 0 && g->t[n->in[QR]].dtype == ydt &&
              scalar_f32(cst(g, n, QRS), &rsc) && scalar_zp(cst(g, n, QRZ), ydt, &s->rzp);
-    if (ok) {
-        int q = dq_scales(s, &chain, xsc, ws, ysc, rsc);
-        if (q < 0) { dq_fini(s); return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s': out of memory", n->name); }
-        ok = q;
+    if (ok && (ok = dq_scales(s, &chain, xsc, ws, ysc, rsc)) < 0) {
+        dq_fini(s);
+        return acl_fail(ACL_ERROR_BAD_ALLOC, "node '%s': out of memory", n->name);
     }
     if (ok && s->silu) {
         s->po.n = 0;   /* output scales x_scale * w_scale[c]: real values */
@@ -279,8 +278,10 @@ static int dq_init(g_graph *g, g_node *n, void **state)
         const char *e = getenv("OPENACL_SILU_PACK");   /* read per load: mdl_bench --ab */
         s->silu_pack = !(e && !strcmp(e, "0"));
         s->silu_fold = dn_silu_form(s->oscale, s->nsc);
-        s->se = xdt == G_U8 ? dn_qse_for(g, n, &s->w0, s->xzp, s->oscale, s->nsc) : NULL;
     }
+    int se = s->silu ? NN_PO_SILU : !s->has_add && chain.n == 1 && chain.kind[0] == NN_PO_SIGMOID ? NN_PO_SIGMOID : 0;
+    dn_qse_out so = { se, s->inv_ys, s->yzp, ydt == G_I8, s->silu_div, s->silu_pack, s->silu_fold };   /* dn_qse.c */
+    if (ok && se && xdt == G_U8) s->se = dn_qse_for(g, n, &s->w0, s->xzp, s->oscale, s->nsc, &so);
     if (!ok) { dq_fini(s); return K_DECLINE; }
     s->dw_ok = dn_qconv_dir_ok(&s->w0, w, M, xdt, s->has_add, s->silu, s->has_add ? &s->po : &chain, ysc, &s->dw_k,
                                &s->stem, &s->dw_lo, &s->dw_hi);
@@ -790,8 +791,7 @@ static int dq_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
     char *scr;
     if ((r = dn_pk_scratch(n, &s->pk, ctx, s->scratch, &scr))) return r;
 #ifdef DQ_SILU_AVX512
-    float f[DN_QSE_MAX_M];
-    if (s->se) { dn_qse_run(s->se, in[QX].data, f); dq_silu_q(s, f, out[0].data, (size_t)s->M, 1); return 0; }
+    if (s->se) { dn_qse_run(s->se, in[QX].data, out[0].data); return 0; }
     if (s->direct && s->dw_k == DN_QDIR_PW) {
         dn_qpw_run(&s->pg, in[QX].data, (const char *)s->pk.packed + off_dw(s), out[0].data,
                    s->has_add ? in[QR].data : NULL, nthr);
