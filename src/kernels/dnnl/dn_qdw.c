@@ -132,8 +132,7 @@ static int64_t phases(int64_t C)
  * column for half as many outputs): 5x5 only at stride 1. */
 int dn_qdw_takes(int64_t C, int64_t S, int K)
 {
-    if (K == 5 && S != 1 && !getenv("XQ5S2")) return 0;
-    if (K == 5 && S != 1 && getenv("XQ5S2")[0] == '2') return C % 16 == 0;
+    if (K == 5 && S != 1) return 0;
     return flat_mode(C, S, K) || s2_mode(C, S, K) || 10 * C >= 9 * 64 * blocks(C);
 }
 

@@ -56,13 +56,17 @@ static int64_t nreg(int64_t M) { return (M + 15) / 16; }
  * 384 -> 96 at 14x14 0.0224 -> 0.0199), a loss from 160 -> 960 at 7x7
  * (0.027 -> 0.028; 192 -> 1152 0.037 -> 0.040) and where ten or more
  * output registers leave a tile of two pixels against a long reduction
- * (576 -> 160 at 7x7 0.014 -> 0.024). So: up to 192 input channels and 16
- * to 128 outputs, or up to 96 inputs and 1024 outputs; the whole 64-channel
- * groups' count M / 64 as the registers' NR / 4 (qpw_tile). */
+ * (576 -> 160 at 7x7 0.014 -> 0.024). In a model the SiLU layers gain
+ * more, their SiLU in registers instead of a float32 pass after oneDNN:
+ * EfficientNet-B0's 112 -> 672 at 14x14 0.105 -> 0.095 ms at 1 thread (CPU
+ * time, an AMD Zen 4 host), the model at 2 threads 0.968-0.973x. So: up to
+ * 192 input channels and 16 to 128 outputs, or up to 128 inputs and 1024
+ * outputs; the whole 64-channel groups' count M / 64 as the registers' NR /
+ * 4 (qpw_tile). */
 int dn_qpw_takes(int64_t C, int64_t M)
 {
     return C % 4 == 0 && C >= 4 && C <= 192 && M % 8 == 0 && M >= 16 && (M % 64 == 0 || M % 64 <= 48) &&
-           (M <= 128 || (C <= 96 && M <= 1024));
+           (M <= 128 || (C <= 128 && M <= 1024));
 }
 
 /* With the residual chain, bench/qpw_bench POST 2: 192 -> 32 at 28x28
