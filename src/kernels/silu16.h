@@ -4,6 +4,7 @@
  * compilers are known; callers check the CPU for avx512f. */
 #ifndef OPENACL_SILU16_H
 #define OPENACL_SILU16_H
+#include <cpuid.h>
 #include <immintrin.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,8 +99,8 @@ static inline __m512 silu16_fast_div(__m512 x)
 /* The processor family of CPUID leaf 1 (base plus extended family). */
 static inline unsigned silu16_cpu_family(void)
 {
-    unsigned a, b, c, d;
-    __asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(1u), "c"(0u));
+    unsigned a = 0, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
     unsigned base = (a >> 8) & 0xf;
     return base == 0xf ? base + ((a >> 20) & 0xff) : base;
 }

@@ -58,8 +58,8 @@ static void abi_init(void)
  * 8 a set OPENACL_SILU_FOLD): one letter, so that the default
  * "openacl 0.1.0 dnnl 2.6.x avx512_core_vnni p10w" (46) stays within the
  * header's 47 (a rare combination of switches past it is cut in the file,
- * never equals this string and so repacks at load, as another ABI does);
- * the header's 48 characters. The switches are read per load; the string
+ * never equals this string and so repacks at load, as another ABI does).
+ * The switches are read per load; the string
  * is the calling thread's until its next call. */
 static const char *dn_abi_tag(void)
 {

@@ -41,7 +41,7 @@ void dn_silu_f32_fast(float *y, size_t n, int threads, int div);
 /* x * sigmoid(x) of n float32 values f, quantised into dst (int8 when s8,
  * else uint8): saturate(round(v * inv) + zp), ties to even (the int8
  * convolutions' SiLU chains, dn_qconv.c); div and pack as those kernels
- * choose them; fold: the step's form (dn_silu_fold; for DN_SILU_FOLD_T the
+ * choose them; fold: the step's form (dn_silu_form; for DN_SILU_FOLD_T the
  * values are t = -x log2 e); on up to `threads` threads. */
 void dn_silu_q(const float *f, void *dst, size_t n, float inv, int32_t zp, int s8, int div, int pack, int fold,
                int threads);
@@ -94,16 +94,14 @@ int dn_bf16_residual(void);
  * dn_silu_bf16, the int8 steps of dn_silu_q and dn_qdw.h); OPENACL_SILU_DIV
  * overrides both; read at each call. */
 int dn_silu_div(int fast);
-/* Which form the int8 SiLU step takes (dn_qdw.h): plain (dn_silu_q16),
- * y_scale folded into the sigmoid (dn_silu_q16k), or that and -log2 e folded
- * into the layer's output scales, so that the kernels hand the step t = -x
- * log2 e (dn_silu_q16t). DN_SILU_FOLD_T where the CPU
- * has AVX512DQ, unless OPENACL_SILU_FOLD=0 (plain) or 1 (K); read per call
- * (kernels ask at load; the T form changes packed scales: the ABI tag
- * carries a setting of the variable). */
-int dn_silu_fold(void);   /* DN_SILU_PLAIN, _FOLD_K or _FOLD_T (dn_qdw.h) */
-/* dn_silu_fold() for a layer whose n output scales (the accumulator's
- * factors) are sc: for DN_SILU_FOLD_T they are multiplied by -log2 e. */
+/* The form the int8 SiLU step of a layer whose n output scales (the
+ * accumulator's factors) are sc takes (dn_qdw.h's DN_SILU_*): plain
+ * (dn_silu_q16), y_scale folded into the sigmoid (dn_silu_q16k), or that
+ * and -log2 e folded into the scales, which this multiplies by it, so that
+ * the kernels hand the step t = -x log2 e (dn_silu_q16t). DN_SILU_FOLD_T
+ * where the CPU has AVX512DQ, unless OPENACL_SILU_FOLD=0 (plain) or 1 (K);
+ * read per call (kernels ask at load; the T form changes packed scales:
+ * the ABI tag carries a setting of the variable). */
 int dn_silu_form(float *sc, int64_t n);
 /* Whether OPENACL_SILU_FOLD is set (the ABI tag's int8 switches). */
 int dn_silu_fold_set(void);

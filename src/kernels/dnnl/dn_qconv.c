@@ -60,7 +60,7 @@ typedef struct dqconv {
     float sum_scale;
     int32_t rzp;
     int silu;          /* chain SiLU alone: float32 out of oneDNN, then dq_silu_q */
-    int silu_div, silu_fold;   /* silu_fold: y_scale folded into the sigmoid (dn_silu_fold: dn_silu_q16k) */
+    int silu_div, silu_fold;   /* silu_fold: the SiLU step's form (dn_silu_form; oscale then as it left them) */
     int silu_pack;     /* 64 values a step, saturated by packs (OPENACL_SILU_PACK=0: 16 by conversions) */
     dn_qse *se;        /* a one-pixel SiLU or Sigmoid layer run by dn_qse.c (OPENACL_QSE_DIRECT=0: oneDNN) */
     float inv_ys;

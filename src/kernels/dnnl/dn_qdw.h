@@ -62,7 +62,7 @@ typedef struct dn_qdw_geo {
     void *wscr;
 } dn_qdw_geo;
 
-/* The int8 SiLU step's forms (dn_common.h dn_silu_fold, below). */
+/* The int8 SiLU step's forms (dn_common.h dn_silu_form, below). */
 enum { DN_SILU_PLAIN = 0, DN_SILU_FOLD_K = 1, DN_SILU_FOLD_T = 2 };
 
 /* Whether the loop takes a layer of C channels at stride S (1 or 2): where
@@ -107,7 +107,7 @@ __attribute__((target("avx512f"))) static inline __m512i dn_silu_q16(__m512 x, _
 }
 
 /* The same step with y_scale folded into the sigmoid's denominator
- * (dn_silu_fold(), OPENACL_SILU_FOLD): d' = y_scale (1 + 2^t), its terms
+ * (dn_silu_form, OPENACL_SILU_FOLD): d' = y_scale (1 + 2^t), its terms
  * y_scale p(f) by coefficients times y_scale (dn_silu_qk), so that
  * x / d' + y_zp needs no product x / y_scale; and t split by vreduceps
  * into f = t - floor(t) in [0, 1), whose 2^f a degree-3 polynomial gives
@@ -163,7 +163,7 @@ __attribute__((target("avx512f,avx512dq"))) static inline __m512i dn_silu_q16t(_
     return _mm512_cvtps_epi32(y);
 }
 
-/* The step of form `fold` (dn_silu_fold) on v, the accumulator times its
+/* The step of form `fold` (dn_silu_form) on v, the accumulator times its
  * scale (x, or t for DN_SILU_FOLD_T); c from dn_silu_qk(.., fold); vi, vz for the
  * plain form. */
 __attribute__((target("avx512f,avx512dq"))) static inline __m512i dn_silu_qstep(__m512 v, const dn_silu_k *c,

@@ -156,30 +156,28 @@ static void silu_run(void *y, size_t n, int threads, int pass, int div)
     }
 }
 
-int dn_silu_fold(void)
+/* OPENACL_SILU_FOLD as a form (read per load: mdl_bench --ab): "0"
+ * DN_SILU_PLAIN, "1" DN_SILU_FOLD_K, else -1 (unset: the default) */
+static int silu_fold_env(void)
 {
-    const char *e = getenv("OPENACL_SILU_FOLD");   /* read per load: mdl_bench --ab */
-    if (e && !strcmp(e, "0")) return DN_SILU_PLAIN;
-#ifdef DN_SILU_AVX512
-    if (!__builtin_cpu_supports("avx512dq")) return DN_SILU_PLAIN;
-    return e && !strcmp(e, "1") ? DN_SILU_FOLD_K : DN_SILU_FOLD_T;
-#else
-    return DN_SILU_PLAIN;
-#endif
+    const char *e = getenv("OPENACL_SILU_FOLD");
+    return !e ? -1 : !strcmp(e, "0") ? DN_SILU_PLAIN : !strcmp(e, "1") ? DN_SILU_FOLD_K : -1;
 }
 
 int dn_silu_form(float *sc, int64_t n)
 {
-    int fold = dn_silu_fold();
+    int fold = silu_fold_env();
+#ifdef DN_SILU_AVX512
+    if (!__builtin_cpu_supports("avx512dq")) fold = DN_SILU_PLAIN;   /* vreduceps */
+#else
+    fold = DN_SILU_PLAIN;
+#endif
+    if (fold < 0) fold = DN_SILU_FOLD_T;
     for (int64_t c = 0; fold == DN_SILU_FOLD_T && c < n; c++) sc[c] *= -1.44269504088896341f;
     return fold;
 }
 
-int dn_silu_fold_set(void)
-{
-    const char *e = getenv("OPENACL_SILU_FOLD");
-    return e && (!strcmp(e, "0") || !strcmp(e, "1"));
-}
+int dn_silu_fold_set(void) { return silu_fold_env() >= 0; }
 
 int dn_silu_div(int fast)
 {
