@@ -15,8 +15,10 @@
  * separate processes on the busy host: 1.89 ms asleep, 1.30 ms spinning).
  * Only when the user chose no waiting policy (lib/ompenv applied its
  * default) and the runtime is libomp. */
+#define _GNU_SOURCE   /* dladdr, CPU_* */
 #include "core/par.h"
 #include <dlfcn.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -33,6 +35,71 @@ static set_bt_fn g_set_bt;
 static int g_default_bt = -1;   /* -1: not adaptive */
 static long g_ncpu;
 static int g_busy_samples = ADAPT_BUSY_SAMPLES;
+
+/* Thread binding with two OpenMP runtimes in the process.
+ *
+ * libascendcl runs on LLVM's libomp, which also serves oneDNN's GNU-ABI
+ * parallel regions; Debian's oneDNN still brings libgomp in, unused. When
+ * OMP_PROC_BIND, OMP_PLACES or GOMP_CPU_AFFINITY is set, libgomp's
+ * constructor binds the thread that loads it to its first place (one CPU),
+ * and libomp, initialised later from that thread, takes its affinity for
+ * the machine: every thread of its team lands on that one CPU (2 threads
+ * on 2 CPUs: EfficientNet-B0 int8 4.8 ms instead of 2.4). libascendcl's
+ * constructor runs after libgomp's (it depends on it through oneDNN) and
+ * before libomp's first use, so it gives this thread back the CPUs of all
+ * of libgomp's places, the mask libgomp started from; libomp then binds
+ * its own team to distinct places. Nothing is done where the GNU entry
+ * points resolve to libgomp (OPENACL_OPENMP=gnu, or an application that
+ * links libgomp itself: its binding is the user's), nor with
+ * OPENACL_OMP_BIND_GUARD=0. */
+static int gnu_abi_is_libomp(void)
+{
+    Dl_info info;
+    void *f = dlsym(RTLD_DEFAULT, "GOMP_parallel");
+    if (!f || !dladdr(f, &info) || !info.dli_fname) return 0;
+    const char *base = strrchr(info.dli_fname, '/');
+    return !strncmp(base ? base + 1 : info.dli_fname, "libomp", 6);
+}
+
+/* The CPUs of all of the (loaded) libgomp's places into set; 0 if none. */
+static int gomp_places_cpus(void *gomp, cpu_set_t *set)
+{
+    int (*nplaces)(void) = NULL, (*nprocs)(int) = NULL;
+    void (*ids)(int, int *) = NULL;
+    void *a = dlsym(gomp, "omp_get_num_places"), *b = dlsym(gomp, "omp_get_place_num_procs"),
+         *c = dlsym(gomp, "omp_get_place_proc_ids");
+    memcpy(&nplaces, &a, sizeof a);
+    memcpy(&nprocs, &b, sizeof b);
+    memcpy(&ids, &c, sizeof c);
+    if (!nplaces || !nprocs || !ids) return 0;
+    CPU_ZERO(set);
+    int buf[CPU_SETSIZE];
+    for (int p = 0; p < nplaces(); p++) {
+        int n = nprocs(p);
+        if (n <= 0 || n > CPU_SETSIZE) continue;
+        ids(p, buf);
+        for (int i = 0; i < n; i++)
+            if (buf[i] >= 0 && buf[i] < CPU_SETSIZE) CPU_SET(buf[i], set);
+    }
+    return CPU_COUNT(set);
+}
+
+__attribute__((constructor)) static void par_unpin_initial(void)
+{
+    const char *off = getenv("OPENACL_OMP_BIND_GUARD");
+    if ((off && !strcmp(off, "0")) ||
+        (!getenv("OMP_PROC_BIND") && !getenv("OMP_PLACES") && !getenv("GOMP_CPU_AFFINITY")))
+        return;
+    void *gomp = dlopen("libgomp.so.1", RTLD_NOW | RTLD_NOLOAD);
+    if (!gomp) return;
+    cpu_set_t all, cur, both;
+    if (gnu_abi_is_libomp() && gomp_places_cpus(gomp, &all) && !sched_getaffinity(0, sizeof cur, &cur)) {
+        CPU_AND(&both, &cur, &all);
+        /* pinned to a part of the places' CPUs: widen back to all of them */
+        if (CPU_EQUAL(&both, &cur) && CPU_COUNT(&all) > CPU_COUNT(&cur)) sched_setaffinity(0, sizeof all, &all);
+    }
+    dlclose(gomp);
+}
 
 static void adapt_init(void)
 {

@@ -14,3 +14,11 @@ foreach(t ${OA_RT_TESTS})
       ENVIRONMENT "ASCEND_GLOBAL_LOG_LEVEL=4")
   endif()
 endforeach()
+
+# OpenMP thread binding with libomp and oneDNN's libgomp both loaded
+# (src/core/par.c): a 2-thread team must not end up on one CPU.
+find_program(OA_RT_PY3 python3 PATHS /usr/bin NO_DEFAULT_PATH)
+if(OA_RT_PY3)
+  add_test(NAME rt_omp_bind COMMAND ${OA_RT_PY3} ${CMAKE_CURRENT_LIST_DIR}/omp_bind.py --mdl-run $<TARGET_FILE:mdl_run>)
+  set_tests_properties(rt_omp_bind PROPERTIES LABELS "rt" SKIP_RETURN_CODE 77 TIMEOUT 120)
+endif()
