@@ -288,10 +288,12 @@ static int cfg_from_env(rt_config *cfg)
 
 int rt_config_load(const char *path, rt_config *cfg)
 {
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    long online, mask, quota;
     cfg->device_count = 2;
     cfg->device_memory = (size_t)8 << 30;
-    cfg->threads = ncpu > 0 ? (int)ncpu : 1;
+    cfg->threads = rt_cpus_default(&online, &mask, &quota);
+    acl_log(ACL_INFO, "aclInit: default threads %d (CPUs online %ld, in the affinity mask %ld, cgroup quota %ld)",
+            cfg->threads, online, mask, quota);
     cfg->log_level = -1;
     cfg->spin_us = 20;
     cfg->dump_root[0] = 0;
