@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "rt/rt_internal.h"
 #include "rt/rt_priv.h"
 
 /* Up to n - 1 bytes of a small file, NUL-terminated; 0 when unreadable. */

@@ -62,12 +62,10 @@ void rt_prof_finalize(void);
 int rt_config_file_json(const char *api, const char *path, struct cJSON **root);
 
 int rt_config_load(const char *path, rt_config *cfg); /* file + environment */
-/* The default thread budget (rt_cpus.c): the affinity mask's CPU count,
- * capped by the cgroup CPU quota; what it saw in online, mask and quota
- * (0: none). rt_cpus_quota: the tightest quota in whole CPUs of the
- * cgroups named by self (the text of /proc/self/cgroup) under root (where
- * the cgroup filesystems are mounted), 0 when none sets one. */
-int rt_cpus_default(long *online, long *mask, long *quota);
+/* rt_cpus.c: the tightest CPU quota in whole CPUs of the cgroups named by
+ * self (the text of /proc/self/cgroup) under root (where the cgroup
+ * filesystems are mounted), 0 when none sets one (rt_cpus_default in
+ * rt_internal.h uses it). */
 long rt_cpus_quota(const char *root, const char *self);
 
 /* ---- objects ---- */

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rt/rt_internal.h"
 #include "rt/rt_priv.h"
 #include "rt_test.h"
 

@@ -32,6 +32,7 @@
 #include "engine/compile.h"
 #include "engine/engine.h"
 #include "graph/aipp.h"
+#include "rt/rt_internal.h"
 
 #define MAX_GEARS 100
 #define MAX_DIM_CNT 128       /* ACL_MAX_DIM_CNT: dims of all inputs of a dims gear */
@@ -78,7 +79,7 @@ static void usage(FILE *f)
             "  --log                 debug | info | warning | error | null (default)\n"
             "  --mode                0 = compile (default), 1 = compiled model to JSON (--om, --json)\n\n"
             "  environment: OPENACL_THREADS = the thread count the runtime will use (weights are packed for\n"
-            "  it; default: OpenMP's); OPENACL_PRECISION is not read (the precision flags decide)\n");
+            "  it; default: the runtime's, the CPUs this process may use); OPENACL_PRECISION is not read (the precision flags decide)\n");
 }
 
 /* ---- messages ---- */
@@ -484,6 +485,8 @@ static int mode_compile(int argc, char **argv)
         int64_t t = 0;
         const char *et = getenv("OPENACL_THREADS");
         if (et && *et && parse_i64(et, &t) && t >= 1 && t <= 1024) threads = (int)t;
+        long online, mask, quota;
+        if (!threads) threads = rt_cpus_default(&online, &mask, &quota);
     }
 
     /* formats and shapes */
