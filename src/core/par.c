@@ -44,7 +44,7 @@ static int g_busy_samples = ADAPT_BUSY_SAMPLES;
  * constructor binds the thread that loads it to its first place (one CPU),
  * and libomp, initialised later from that thread, takes its affinity for
  * the machine: every thread of its team lands on that one CPU (2 threads
- * on 2 CPUs: EfficientNet-B0 int8 4.8 ms instead of 2.4). libascendcl's
+ * on 2 CPUs: EfficientNet-B0 int8 4.8 ms instead of 2.3). libascendcl's
  * constructor runs after libgomp's (it depends on it through oneDNN) and
  * before libomp's first use, so it gives this thread back the CPUs of all
  * of libgomp's places, the mask libgomp started from; libomp then binds

@@ -360,8 +360,16 @@ int om_read_graph(om_rdctx *c, int depth, int main_graph, g_graph **out, om_rec 
         if ((rc = r_node(c, g, i, nt, depth, main_graph, rec))) return rc;
     /* order and single production: what the planner's liveness relies on */
     if ((rc = g_graph_link(g))) return rc;
+    for (int i = 0; i < g->n_outputs; i++) {
+        const g_tensor *t = &g->t[g->outputs[i]];
+        if (t->kind == G_TK_ACT && t->producer < 0) return om_malformed(c, "a graph output no node produces");
+    }
     for (int i = 0; i < g->n_nodes; i++) {
         const g_node *n = &g->nodes[i];
+        /* the compiler drops such nodes; a kernel would write to no storage */
+        int made = 0;
+        for (int j = 0; j < n->n_out; j++) made |= n->out[j] >= 0;
+        if (!made) return om_malformed(c, "a node that produces nothing");
         for (int j = 0; j < n->n_in; j++) {
             int t = n->in[j];
             if (t >= 0 && g->t[t].kind == G_TK_ACT && (g->t[t].producer < 0 || g->t[t].producer >= i) &&
