@@ -201,6 +201,17 @@ int g_tensor_find(const g_graph *g, const char *name)
     return -1;
 }
 
+int g_node_missing_output(const char *domain, const char *op_type, int n_out, const int *outs)
+{
+    int std = !domain || !*domain || !strcmp(domain, "ai.onnx"), need = 1;
+    if (std && (!strcmp(op_type, "LSTM") || !strcmp(op_type, "GRU") || !strcmp(op_type, "RNN"))) need = 0;
+    else if (std && !strcmp(op_type, "TopK")) need = 2;
+    else if (std && !strcmp(op_type, "DynamicQuantizeLinear")) need = 3;
+    for (int j = 0; j < need; j++)
+        if (j >= n_out || outs[j] < 0) return j;
+    return -1;
+}
+
 int g_node_add(g_graph *g, const char *op_type, const char *domain, const char *name,
                int n_in, const int *in, int n_out, const int *out)
 {

@@ -16,7 +16,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-
 static const char *nz(const char *s) { return s ? s : ""; }
 
 /* ---- name -> tensor index map (open addressing, per scope) ---- */
@@ -627,13 +626,11 @@ static int convert_node(const imp *im, scope *sc, const node_list *nl, size_t i)
         return acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: node '%s' (%s) has %zu inputs "
                         "and %zu outputs", nm, op, np->n_input, np->n_output);
     int n_in = (int)np->n_input, n_out = (int)np->n_output, has_graph = 0;
-    for (size_t a = 0; a < np->n_attribute; a++)
-        if (np->attribute[a]->g) has_graph = 1;
+    for (size_t a = 0; a < np->n_attribute; a++) has_graph |= np->attribute[a]->g != NULL;
     /* a subgraph owner keeps its trailing empty inputs: captured values
      * are appended after the ONNX ones and must not shift into them */
     while (!has_graph && n_in > 0 && !*nz(np->input[n_in - 1])) n_in--;
     while (n_out > 0 && !*nz(np->output[n_out - 1])) n_out--;
-
     /* attributes first: subgraphs add captured outer values to caps */
     int_list caps = { 0 };
     g_attr *attrs = calloc(np->n_attribute ? np->n_attribute : 1, sizeof *attrs);
@@ -669,6 +666,9 @@ static int convert_node(const imp *im, scope *sc, const node_list *nl, size_t i)
         const char *name = nz(np->output[j]);
         outs[j] = *name ? map_get(&sc->names, name) : -1;
     }
+    int miss = rc ? -1 : g_node_missing_output(dom, op, n_out, outs);
+    if (miss >= 0) rc = acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: %s: node '%s' (%s) leaves its output %d "
+                                 "unnamed, which the operator requires", sc->what, nm, op, miss);
     int ni = -1;
     if (!rc) {
         ni = g_node_add(g, op, dom, nm, n_in + caps.n, ins, n_out, outs);

@@ -1460,6 +1460,30 @@ static void test_graph_errors(void)
           "overflowing dims refused before allocating");
     T_free_all();
 
+    /* an output the operator requires left unnamed: TopK without its
+     * indices (a trailing empty name: dropped), LayerNormalization and Relu
+     * without Y; LSTM may leave Y out */
+    static const struct { const char *op; int nout; const char *outs[3]; int slot; } req[] = {
+        { "TopK", 2, { "y", "" }, 1 }, { "LayerNormalization", 2, { "", "y" }, 0 },
+        { "Relu", 2, { "", "y" }, 0 }, { "DynamicQuantizeLinear", 3, { "y", "", "z" }, 1 },
+    };
+    for (size_t i = 0; i < sizeof req / sizeof req[0]; i++) {
+        static const char *const ins[2] = { "x", "k" };
+        char slot[32];
+        gb_init(&b);
+        b.ins[b.g.n_input++] = vi("x", 1, 2, D23, NULL);
+        b.ins[b.g.n_input++] = vi("k", 7, 1, D23, NULL);
+        b.nodes[b.g.n_node] = nodev(req[i].op, "needy", 2, ins, req[i].nout, req[i].outs);
+        b.nodes[b.g.n_node++]->domain = S("");   /* nodev puts T* ops in the test domain */
+        b.outs[b.g.n_output++] = vi("y", 1, 2, D23, NULL);
+        buf = gb_pack(&b, &len);
+        snprintf(slot, sizeof slot, "output %d", req[i].slot);
+        CHECK(load(buf, len, NULL, &m) == ACL_ERROR_PARSE_MODEL && msg_has("'needy'") && msg_has(slot) &&
+                  msg_has("requires"),
+              "%s with a required output left unnamed refused", req[i].op);
+        T_free_all();
+    }
+
     /* duplicate producer */
     gb_init(&b);
     b.ins[b.g.n_input++] = vi("x", 1, 2, D23, NULL);
