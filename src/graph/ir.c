@@ -207,6 +207,7 @@ int g_node_missing_output(const char *domain, const char *op_type, int n_out, co
     if (std && (!strcmp(op_type, "LSTM") || !strcmp(op_type, "GRU") || !strcmp(op_type, "RNN"))) need = 0;
     else if (std && !strcmp(op_type, "TopK")) need = 2;
     else if (std && !strcmp(op_type, "DynamicQuantizeLinear")) need = 3;
+    else if (domain && !strcmp(domain, "openacl")) need = n_out > 1 ? n_out : 1;   /* made by our passes: all */
     for (int j = 0; j < need; j++)
         if (j >= n_out || outs[j] < 0) return j;
     return -1;

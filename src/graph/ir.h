@@ -132,7 +132,8 @@ int g_tensor_find(const g_graph *g, const char *name);  /* -1 if absent */
 /* The first output slot of a node (its outputs outs[0..n_out), -1 where
  * absent) that must be present but is not, -1 when none: ONNX makes output
  * 0 of every operator but LSTM, GRU and RNN required, and TopK's indices
- * and DynamicQuantizeLinear's scale and zero point; the other slots are
+ * and DynamicQuantizeLinear's scale and zero point; every output of
+ * openacl's own operators (the passes make them whole); the other slots are
  * optional or variadic (kernels see data NULL for an absent one). Importers
  * refuse such nodes: a kernel would write to no storage. */
 int g_node_missing_output(const char *domain, const char *op_type, int n_out, const int *outs);
