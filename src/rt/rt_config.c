@@ -289,11 +289,13 @@ static int cfg_from_env(rt_config *cfg)
 int rt_config_load(const char *path, rt_config *cfg)
 {
     long online, mask, quota;
+    long long phys, mlimit;
     cfg->device_count = 2;
-    cfg->device_memory = (size_t)8 << 30;
+    cfg->device_memory = rt_memory_default((size_t)8 << 30, &phys, &mlimit);
     cfg->threads = rt_cpus_default(&online, &mask, &quota);
-    acl_log(ACL_INFO, "aclInit: default threads %d (CPUs online %ld, in the affinity mask %ld, cgroup quota %ld)",
-            cfg->threads, online, mask, quota);
+    acl_log(ACL_INFO, "aclInit: default threads %d (CPUs online %ld, in the affinity mask %ld, cgroup quota %ld), "
+            "device memory %zu bytes (physical %lld, cgroup limit %lld)", cfg->threads, online, mask, quota,
+            cfg->device_memory, phys, mlimit);
     cfg->log_level = -1;
     cfg->spin_us = 20;
     cfg->dump_root[0] = 0;

@@ -53,7 +53,7 @@ int rt_current_device(const char *api, int32_t *device);
  * work submitted to that device should stay within it. 1 for a bad id. */
 int rt_device_threads(int device);
 
-/* The default thread budget (rt_cpus.c), threads_per_device when neither
+/* The default thread budget (rt_limits.c), threads_per_device when neither
  * the configuration nor OPENACL_THREADS sets it: the affinity mask's CPU
  * count, capped by the cgroup CPU quota; what it saw in online, mask and
  * quota (0: none). Any time, before aclInit too (atc plans with it). */

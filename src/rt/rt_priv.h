@@ -62,11 +62,15 @@ void rt_prof_finalize(void);
 int rt_config_file_json(const char *api, const char *path, struct cJSON **root);
 
 int rt_config_load(const char *path, rt_config *cfg); /* file + environment */
-/* rt_cpus.c: the tightest CPU quota in whole CPUs of the cgroups named by
- * self (the text of /proc/self/cgroup) under root (where the cgroup
- * filesystems are mounted), 0 when none sets one (rt_cpus_default in
- * rt_internal.h uses it). */
+/* rt_limits.c: the tightest CPU quota in whole CPUs, and memory limit in
+ * bytes, of the cgroups named by self (the text of /proc/self/cgroup) under
+ * root (where the cgroup filesystems are mounted), 0 when none sets one. */
 long rt_cpus_quota(const char *root, const char *self);
+long long rt_memory_limit(const char *root, const char *self);
+/* The default device memory budget: cap, no more than the physical memory
+ * and the cgroup memory limit (what it saw in physical and limit, 0: none
+ * or unknown), at least 4096 bytes. */
+size_t rt_memory_default(size_t cap, long long *physical, long long *limit);
 
 /* ---- objects ---- */
 typedef struct rt_ctx rt_ctx;

@@ -2,7 +2,7 @@
 # events, memory, host callbacks, the internal API used by the model layer,
 # and a many-threads x many-streams ordering test. Each test is one process;
 # all run again under ASan+UBSan and TSan (labels sanitize;tsan).
-set(OA_RT_TESTS init device_ctx stream event mem callback internal concurrency rt_ext rt_cann cpus)
+set(OA_RT_TESTS init device_ctx stream event mem callback internal concurrency rt_ext rt_cann limits)
 foreach(t ${OA_RT_TESTS})
   if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/test_${t}.c)
     add_executable(rt_test_${t} ${CMAKE_CURRENT_LIST_DIR}/test_${t}.c)

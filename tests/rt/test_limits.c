@@ -1,9 +1,11 @@
-/* The default thread budget (src/rt/rt_cpus.c): the affinity mask's CPU
- * count capped by the cgroup CPU quota. The quota is read from fake cgroup
- * trees (v2, v1, hybrid, nested, a container's namespaced view, malformed
- * files); the mask from this process's own affinity, narrowed to one CPU;
- * and aclInit's default thread count (AI_CORE_NUM) must follow it while
- * OPENACL_THREADS still overrides it. */
+/* Default budgets from what the process may use (src/rt/rt_limits.c): the
+ * thread budget is the affinity mask's CPU count capped by the cgroup CPU
+ * quota, the device memory budget 8 GiB capped by the physical memory and
+ * the cgroup memory limit. Quotas and limits are read from fake cgroup trees
+ * (v2, v1, hybrid, nested, a container's namespaced view, malformed files);
+ * the mask from this process's own affinity, narrowed to one CPU; aclInit's
+ * defaults (AI_CORE_NUM, aclrtGetMemInfo's total) must follow them while
+ * OPENACL_THREADS and OPENACL_DEVICE_MEMORY still override them. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <sched.h>
@@ -86,6 +88,53 @@ static void quotas(void)
     wipe();
 }
 
+static void memory(void)
+{
+    /* v2: none, then 2 GiB; nested: the stricter parent */
+    put("memory.max", "max\n");
+    CHECK_EQ_INT(rt_memory_limit(g_root, "0::/\n"), 0);
+    put("memory.max", "2147483648\n");
+    CHECK_EQ_INT(rt_memory_limit(g_root, "0::/\n"), 2147483648LL);
+    wipe();
+    put("pod/memory.max", "1073741824\n");
+    put("pod/app/memory.max", "4294967296\n");
+    CHECK_EQ_INT(rt_memory_limit(g_root, "0::/pod/app\n"), 1073741824LL);
+    wipe();
+    /* v1: the "unlimited" value (near 2^63) is none; a real one counts */
+    put("memory/memory.limit_in_bytes", "9223372036854771712\n");
+    CHECK_EQ_INT(rt_memory_limit(g_root, "5:memory:/\n3:cpu,cpuacct:/\n"), 0);
+    put("memory/job/memory.limit_in_bytes", "536870912\n");
+    CHECK_EQ_INT(rt_memory_limit(g_root, "5:memory:/job\n"), 536870912LL);
+    /* the cpu controller's files are not memory limits, and garbage is none */
+    CHECK_EQ_INT(rt_memory_limit(g_root, "3:cpu,cpuacct:/job\n"), 0);
+    put("memory/job/memory.limit_in_bytes", "lots\n");
+    CHECK_EQ_INT(rt_memory_limit(g_root, "5:memory:/job\n"), 0);
+    wipe();
+    /* the default: 8 GiB at most, never past the physical memory */
+    long long phys = 0, lim = 0;
+    size_t d = rt_memory_default((size_t)8 << 30, &phys, &lim);
+    CHECK(d <= (size_t)8 << 30 && d >= 4096);
+    CHECK(phys <= 0 || d <= (size_t)phys);
+    CHECK(lim <= 0 || d <= (size_t)lim);
+    CHECK_EQ_INT(rt_memory_default(4096, &phys, &lim), 4096);
+    unsetenv("OPENACL_DEVICE_MEMORY");
+    OK(aclInit(NULL));
+    size_t free_ = 0, total = 0;
+    OK(aclrtSetDevice(0));
+    OK(aclrtGetMemInfo(ACL_HBM_MEM, &free_, &total));
+    CHECK_EQ_INT(total, d);
+    OK(aclrtResetDevice(0));
+    OK(aclFinalize());
+    setenv("OPENACL_DEVICE_MEMORY", "1G", 1);
+    OK(aclInit(NULL));
+    OK(aclrtSetDevice(0));
+    OK(aclrtGetMemInfo(ACL_HBM_MEM, &free_, &total));
+    CHECK_EQ_INT(total, 1 << 30);
+    OK(aclrtResetDevice(0));
+    OK(aclFinalize());
+    unsetenv("OPENACL_DEVICE_MEMORY");
+}
+
 static void mask(void)
 {
     long online, m, q;
@@ -121,9 +170,10 @@ int main(void)
     snprintf(g_root, sizeof g_root, "/tmp/oa_cpus_XXXXXX");
     if (!mkdtemp(g_root)) { perror(g_root); return 1; }
     quotas();
+    memory();
     mask();
     rmdir(g_root);
     if (g_failures) fprintf(stderr, "%d failure(s)\n", g_failures);
-    else printf("rt_cpus: ok\n");
+    else printf("rt_limits: ok\n");
     return g_failures ? 1 : 0;
 }
