@@ -1484,6 +1484,21 @@ static void test_graph_errors(void)
         T_free_all();
     }
 
+    /* Shape and Size without their input (an empty name, dropped as
+     * trailing) used to load and answer an empty shape */
+    static const char *const shape_ops[2] = { "Shape", "Size" };
+    for (int i = 0; i < 2; i++) {
+        static const char *const none[1] = { "" }, *const y[1] = { "y" };
+        gb_init(&b);
+        b.ins[b.g.n_input++] = vi("x", 1, 2, D23, NULL);
+        b.nodes[b.g.n_node++] = nodev(shape_ops[i], "blind", 1, none, 1, y);
+        b.outs[b.g.n_output++] = vi("y", 7, 1, D23, NULL);
+        buf = gb_pack(&b, &len);
+        CHECK(load(buf, len, NULL, &m) == ACL_ERROR_INVALID_PARAM && msg_has("'blind'") && msg_has("expects 1 input"),
+              "%s without its input refused", shape_ops[i]);
+        T_free_all();
+    }
+
     /* duplicate producer */
     gb_init(&b);
     b.ins[b.g.n_input++] = vi("x", 1, 2, D23, NULL);

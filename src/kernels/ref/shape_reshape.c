@@ -214,7 +214,13 @@ KSH_REF(k_unsqueeze, "Unsqueeze", 1, 0, view_init, unsqueeze_infer, view_run);
 
 static int any_layout(const g_node *n, void *st, int idx, int layout) { return 1; }
 
-static int shape_init(g_graph *g, g_node *n, void **st) { return 0; }
+static int shape_init(g_graph *g, g_node *n, void **st)
+{
+    if (n->n_in != 1 || n->n_out != 1 || n->in[0] < 0)
+        return ksh_fail(n, KSH_EINVAL, "expects 1 input and 1 output, got %d and %d",
+                        n->n_in == 1 && n->in[0] < 0 ? 0 : n->n_in, n->n_out);
+    return 0;
+}
 
 static void shape_range(const g_node *n, int r, int64_t *s, int64_t *e)
 {
