@@ -201,16 +201,40 @@ int g_tensor_find(const g_graph *g, const char *name)
     return -1;
 }
 
-int g_node_missing_output(const char *domain, const char *op_type, int n_out, const int *outs)
+/* Standard operators with more than one output: the most over their
+ * versions, -1 for any number. */
+static const struct { const char *op; int n; } k_multi_out[] = {
+    { "BatchNormalization", 5 }, { "Dropout", 2 }, { "DynamicQuantizeLinear", 3 }, { "GRU", 2 }, { "If", -1 },
+    { "LSTM", 3 }, { "LayerNormalization", 3 }, { "Loop", -1 }, { "MaxPool", 2 }, { "RNN", 2 }, { "Scan", -1 },
+    { "SequenceMap", -1 }, { "SoftmaxCrossEntropyLoss", 2 }, { "Split", -1 }, { "TopK", 2 }, { "Unique", 4 },
+};
+
+int g_node_outputs_bad(const char *domain, const char *op_type, int n_out, const int *outs, int *slot)
 {
-    int std = !domain || !*domain || !strcmp(domain, "ai.onnx"), need = 1;
+    int std = !domain || !*domain || !strcmp(domain, "ai.onnx"), need = 1, most = std ? 1 : -1;
     if (std && (!strcmp(op_type, "LSTM") || !strcmp(op_type, "GRU") || !strcmp(op_type, "RNN"))) need = 0;
     else if (std && !strcmp(op_type, "TopK")) need = 2;
     else if (std && !strcmp(op_type, "DynamicQuantizeLinear")) need = 3;
     else if (domain && !strcmp(domain, "openacl")) need = n_out > 1 ? n_out : 1;   /* made by our passes: all */
+    for (size_t i = 0; std && i < sizeof k_multi_out / sizeof k_multi_out[0]; i++)
+        if (!strcmp(op_type, k_multi_out[i].op)) most = k_multi_out[i].n;
     for (int j = 0; j < need; j++)
-        if (j >= n_out || outs[j] < 0) return j;
-    return -1;
+        if (j >= n_out || outs[j] < 0) return *slot = j, 1;
+    if (most >= 0 && n_out > most) return *slot = most, 2;
+    return 0;
+}
+
+int g_node_check_outputs(const char *where, const char *name, const char *domain, const char *op_type, int n_out,
+                         const int *outs)
+{
+    int slot = 0, bad = g_node_outputs_bad(domain, op_type, n_out, outs, &slot);
+    if (bad == 1)
+        return acl_fail(ACL_ERROR_PARSE_MODEL, "%s: node '%s' (%s) leaves its output %d unnamed, which the "
+                        "operator requires", where, name, op_type, slot);
+    if (bad == 2)
+        return acl_fail(ACL_ERROR_PARSE_MODEL, "%s: node '%s' (%s) lists %d outputs; the operator has %d", where,
+                        name, op_type, n_out, slot);
+    return 0;
 }
 
 int g_node_add(g_graph *g, const char *op_type, const char *domain, const char *name,

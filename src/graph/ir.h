@@ -129,14 +129,22 @@ g_graph *g_graph_new(void);
 void g_graph_free(g_graph *g);
 int g_tensor_add(g_graph *g, const char *name);      /* new tensor, returns index */
 int g_tensor_find(const g_graph *g, const char *name);  /* -1 if absent */
-/* The first output slot of a node (its outputs outs[0..n_out), -1 where
- * absent) that must be present but is not, -1 when none: ONNX makes output
- * 0 of every operator but LSTM, GRU and RNN required, and TopK's indices
- * and DynamicQuantizeLinear's scale and zero point; every output of
- * openacl's own operators (the passes make them whole); the other slots are
- * optional or variadic (kernels see data NULL for an absent one). Importers
- * refuse such nodes: a kernel would write to no storage. */
-int g_node_missing_output(const char *domain, const char *op_type, int n_out, const int *outs);
+/* Whether a node's outputs (outs[0..n_out), -1 where absent) suit its
+ * operator: 0 yes; 1 an output it requires is absent (*slot: the first
+ * one); 2 it lists more than the operator has (*slot: how many it has).
+ * ONNX makes output 0 of every operator but LSTM, GRU and RNN required, and
+ * TopK's indices and DynamicQuantizeLinear's scale and zero point; every
+ * output of openacl's own operators is required (the passes make them
+ * whole). A standard operator has one output unless its schema lists more
+ * (the most over its versions; Split, If, Loop, Scan, SequenceMap: any
+ * number). Other slots are optional (kernels see data NULL for an absent
+ * one). Importers refuse such nodes: a kernel would write to no storage, or
+ * a listed output would never be written. */
+int g_node_outputs_bad(const char *domain, const char *op_type, int n_out, const int *outs, int *slot);
+/* The same as an error naming the node (where: e.g. "ONNX import: main
+ * graph"): ACL_ERROR_PARSE_MODEL with the message, or 0. */
+int g_node_check_outputs(const char *where, const char *name, const char *domain, const char *op_type, int n_out,
+                         const int *outs);
 int g_node_add(g_graph *g, const char *op_type, const char *domain, const char *name,
                int n_in, const int *in, int n_out, const int *out);
 void g_attr_clear(g_attr *a);

@@ -370,8 +370,9 @@ int om_read_graph(om_rdctx *c, int depth, int main_graph, g_graph **out, om_rec 
         int made = 0;
         for (int j = 0; j < n->n_out; j++) made |= n->out[j] >= 0;
         if (!made) return om_malformed(c, "a node that produces nothing");
-        if (g_node_missing_output(n->domain, n->op_type, n->n_out, n->out) >= 0)
-            return om_malformed(c, "a node without an output its operator requires");
+        int slot, bad = g_node_outputs_bad(n->domain, n->op_type, n->n_out, n->out, &slot);
+        if (bad) return om_malformed(c, bad == 1 ? "a node without an output its operator requires"
+                                                 : "a node with more outputs than its operator has");
         for (int j = 0; j < n->n_in; j++) {
             int t = n->in[j];
             if (t >= 0 && g->t[t].kind == G_TK_ACT && (g->t[t].producer < 0 || g->t[t].producer >= i) &&

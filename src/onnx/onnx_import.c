@@ -666,9 +666,9 @@ static int convert_node(const imp *im, scope *sc, const node_list *nl, size_t i)
         const char *name = nz(np->output[j]);
         outs[j] = *name ? map_get(&sc->names, name) : -1;
     }
-    int miss = rc ? -1 : g_node_missing_output(dom, op, n_out, outs);
-    if (miss >= 0) rc = acl_fail(ACL_ERROR_PARSE_MODEL, "ONNX import: %s: node '%s' (%s) leaves its output %d "
-                                 "unnamed, which the operator requires", sc->what, nm, op, miss);
+    char where[256];
+    snprintf(where, sizeof where, "ONNX import: %s", sc->what);
+    if (!rc) rc = g_node_check_outputs(where, nm, dom, op, n_out, outs);
     int ni = -1;
     if (!rc) {
         ni = g_node_add(g, op, dom, nm, n_in + caps.n, ins, n_out, outs);

@@ -1484,6 +1484,21 @@ static void test_graph_errors(void)
         T_free_all();
     }
 
+    /* more outputs than the operator has: the second was never written
+     * and failed the run as an internal error */
+    {
+        static const char *const x1[1] = { "x" }, *const yz[2] = { "y", "z" };
+        gb_init(&b);
+        b.ins[b.g.n_input++] = vi("x", 1, 2, D23, NULL);
+        b.nodes[b.g.n_node++] = nodev("Relu", "greedy", 1, x1, 2, yz);
+        b.outs[b.g.n_output++] = vi("y", 1, 2, D23, NULL);
+        b.outs[b.g.n_output++] = vi("z", 1, 2, D23, NULL);
+        buf = gb_pack(&b, &len);
+        CHECK(load(buf, len, NULL, &m) == ACL_ERROR_PARSE_MODEL && msg_has("'greedy'") && msg_has("lists 2 outputs"),
+              "Relu with two outputs refused at load");
+        T_free_all();
+    }
+
     /* Shape and Size without their input (an empty name, dropped as
      * trailing) used to load and answer an empty shape */
     static const char *const shape_ops[2] = { "Shape", "Size" };
