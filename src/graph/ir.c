@@ -224,16 +224,16 @@ int g_node_outputs_bad(const char *domain, const char *op_type, int n_out, const
     return 0;
 }
 
-int g_node_check_outputs(const char *where, const char *name, const char *domain, const char *op_type, int n_out,
-                         const int *outs)
+int g_node_check_outputs(const char *who, const char *what, const char *name, const char *domain,
+                         const char *op_type, int n_out, const int *outs)
 {
     int slot = 0, bad = g_node_outputs_bad(domain, op_type, n_out, outs, &slot);
     if (bad == 1)
-        return acl_fail(ACL_ERROR_PARSE_MODEL, "%s: node '%s' (%s) leaves its output %d unnamed, which the "
-                        "operator requires", where, name, op_type, slot);
+        return acl_fail(ACL_ERROR_PARSE_MODEL, "%s: %s: node '%s' (%s) leaves its output %d unnamed, which the "
+                        "operator requires", who, what, name, op_type, slot);
     if (bad == 2)
-        return acl_fail(ACL_ERROR_PARSE_MODEL, "%s: node '%s' (%s) lists %d outputs; the operator has %d", where,
-                        name, op_type, n_out, slot);
+        return acl_fail(ACL_ERROR_PARSE_MODEL, "%s: %s: node '%s' (%s) lists %d outputs; the operator has %d", who,
+                        what, name, op_type, n_out, slot);
     return 0;
 }
 

@@ -141,10 +141,11 @@ int g_tensor_find(const g_graph *g, const char *name);  /* -1 if absent */
  * one). Importers refuse such nodes: a kernel would write to no storage, or
  * a listed output would never be written. */
 int g_node_outputs_bad(const char *domain, const char *op_type, int n_out, const int *outs, int *slot);
-/* The same as an error naming the node (where: e.g. "ONNX import: main
- * graph"): ACL_ERROR_PARSE_MODEL with the message, or 0. */
-int g_node_check_outputs(const char *where, const char *name, const char *domain, const char *op_type, int n_out,
-                         const int *outs);
+/* The same as an error naming the node after "<who>: <what>: " (e.g.
+ * "ONNX import", "main graph"): ACL_ERROR_PARSE_MODEL with the message, or
+ * 0. */
+int g_node_check_outputs(const char *who, const char *what, const char *name, const char *domain,
+                         const char *op_type, int n_out, const int *outs);
 int g_node_add(g_graph *g, const char *op_type, const char *domain, const char *name,
                int n_in, const int *in, int n_out, const int *out);
 void g_attr_clear(g_attr *a);

@@ -666,9 +666,7 @@ static int convert_node(const imp *im, scope *sc, const node_list *nl, size_t i)
         const char *name = nz(np->output[j]);
         outs[j] = *name ? map_get(&sc->names, name) : -1;
     }
-    char where[256];
-    snprintf(where, sizeof where, "ONNX import: %s", sc->what);
-    if (!rc) rc = g_node_check_outputs(where, nm, dom, op, n_out, outs);
+    if (!rc) rc = g_node_check_outputs("ONNX import", sc->what, nm, dom, op, n_out, outs);
     int ni = -1;
     if (!rc) {
         ni = g_node_add(g, op, dom, nm, n_in + caps.n, ins, n_out, outs);

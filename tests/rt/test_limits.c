@@ -40,76 +40,68 @@ static void wipe(void)
     if (system(cmd) != 0) g_failures++;
 }
 
-static void quotas(void)
+/* A fake cgroup tree (up to three files under g_root), the text of
+ * /proc/self/cgroup, and the CPU quota (cpu) or memory limit it must give. */
+typedef struct limit_case {
+    const char *what;
+    int cpu;
+    const char *file[3][2];
+    const char *self;
+    long long want;
+} limit_case;
+
+static const limit_case k_cases[] = {
+    { "v2 without a quota", 1, { { "cpu.max", "max 100000" } }, "0::/", 0 },
+    { "v2 2 CPUs", 1, { { "cpu.max", "200000 100000" } }, "0::/", 2 },
+    { "v2 2.5 CPUs, rounded down", 1, { { "cpu.max", "250000 100000" } }, "0::/", 2 },
+    { "v2 half a CPU, still one thread", 1, { { "cpu.max", "50000 100000" } }, "0::/", 1 },
+    { "nested: the cgroup's own is tighter", 1,
+      { { "a/cpu.max", "300000 100000" }, { "a/b/cpu.max", "800000 100000" } }, "0::/a/b", 3 },
+    { "nested: the parent is tighter", 1, { { "a/cpu.max", "300000 100000" }, { "a/b/cpu.max", "100000 100000" } },
+      "0::/a/b", 1 },
+    { "a container: the host path is absent, the mount's root counts", 1, { { "cpu.max", "400000 100000" } },
+      "0::/kubepods/burstable/pod1/c2", 4 },
+    { "v1 -1: none", 1, { { "cpu,cpuacct/cpu.cfs_quota_us", "-1" }, { "cpu,cpuacct/cpu.cfs_period_us", "100000" } },
+      "4:memory:/x\n3:cpu,cpuacct:/", 0 },
+    { "v1 3 CPUs", 1,
+      { { "cpu,cpuacct/job/cpu.cfs_quota_us", "300000" }, { "cpu,cpuacct/job/cpu.cfs_period_us", "100000" } },
+      "4:memory:/x\n3:cpu,cpuacct:/job", 3 },
+    { "v1 cpuset only resembles cpu", 1,
+      { { "cpu,cpuacct/job/cpu.cfs_quota_us", "300000" }, { "cpu,cpuacct/job/cpu.cfs_period_us", "100000" } },
+      "3:cpuset:/job", 0 },
+    { "hybrid: v2 at unified/", 1, { { "unified/svc/cpu.max", "600000 200000" } }, "1:cpu:/\n0::/svc", 3 },
+    { "malformed cpu.max", 1, { { "unified/svc/cpu.max", "lots" } }, "0::/svc", 0 },
+    { "a zero period", 1, { { "unified/svc/cpu.max", "100000 0" } }, "0::/svc", 0 },
+    { "/proc/self/cgroup garbage", 1, { { 0 } }, "garbage without colons", 0 },
+    { "/proc/self/cgroup empty", 1, { { 0 } }, "", 0 },
+    { "v2 memory: none", 0, { { "memory.max", "max" } }, "0::/", 0 },
+    { "v2 memory 2 GiB", 0, { { "memory.max", "2147483648" } }, "0::/", 2147483648LL },
+    { "v2 memory: the parent is tighter", 0,
+      { { "pod/memory.max", "1073741824" }, { "pod/app/memory.max", "4294967296" } }, "0::/pod/app", 1073741824LL },
+    { "v1 memory unlimited (near 2^63)", 0, { { "memory/memory.limit_in_bytes", "9223372036854771712" } },
+      "5:memory:/\n3:cpu,cpuacct:/", 0 },
+    { "v1 memory 512 MiB", 0, { { "memory/job/memory.limit_in_bytes", "536870912" } }, "5:memory:/job", 536870912LL },
+    { "the cpu controller's files are no memory limit", 0, { { "memory/job/memory.limit_in_bytes", "536870912" } },
+      "3:cpu,cpuacct:/job", 0 },
+    { "malformed memory limit", 0, { { "memory/job/memory.limit_in_bytes", "lots" } }, "5:memory:/job", 0 },
+};
+
+static void limits(void)
 {
-    /* v2: no limit, then 2 CPUs, then 2.5 (rounded down) */
-    put("cpu.max", "max 100000\n");
-    CHECK_EQ_INT(rt_cpus_quota(g_root, "0::/\n"), 0);
-    put("cpu.max", "200000 100000\n");
-    CHECK_EQ_INT(rt_cpus_quota(g_root, "0::/\n"), 2);
-    put("cpu.max", "250000 100000\n");
-    CHECK_EQ_INT(rt_cpus_quota(g_root, "0::/\n"), 2);
-    /* less than one CPU still gives one thread */
-    put("cpu.max", "50000 100000\n");
-    CHECK_EQ_INT(rt_cpus_quota(g_root, "0::/\n"), 1);
-    wipe();
-    /* nested: the tightest of the cgroup and its ancestors */
-    put("a/cpu.max", "300000 100000\n");
-    put("a/b/cpu.max", "800000 100000\n");
-    CHECK_EQ_INT(rt_cpus_quota(g_root, "0::/a/b\n"), 3);
-    put("a/b/cpu.max", "100000 100000\n");
-    CHECK_EQ_INT(rt_cpus_quota(g_root, "0::/a/b\n"), 1);
-    wipe();
-    /* a container: /proc/self/cgroup names a host path absent here, the
-     * container's own limit sits at the mount's root */
-    put("cpu.max", "400000 100000\n");
-    CHECK_EQ_INT(rt_cpus_quota(g_root, "0::/kubepods/burstable/pod1/c2\n"), 4);
-    wipe();
-    /* v1 (cpu,cpuacct), -1 for none */
-    put("cpu,cpuacct/cpu.cfs_quota_us", "-1\n");
-    put("cpu,cpuacct/cpu.cfs_period_us", "100000\n");
-    CHECK_EQ_INT(rt_cpus_quota(g_root, "4:memory:/x\n3:cpu,cpuacct:/\n"), 0);
-    put("cpu,cpuacct/job/cpu.cfs_quota_us", "300000\n");
-    put("cpu,cpuacct/job/cpu.cfs_period_us", "100000\n");
-    CHECK_EQ_INT(rt_cpus_quota(g_root, "4:memory:/x\n3:cpu,cpuacct:/job\n"), 3);
-    /* a controller list that only resembles cpu */
-    CHECK_EQ_INT(rt_cpus_quota(g_root, "3:cpuset:/job\n"), 0);
-    wipe();
-    /* hybrid: v2 mounted at root/unified */
-    put("unified/svc/cpu.max", "600000 200000\n");
-    CHECK_EQ_INT(rt_cpus_quota(g_root, "1:cpu:/\n0::/svc\n"), 3);
-    /* malformed or missing files set no quota */
-    put("unified/svc/cpu.max", "lots\n");
-    CHECK_EQ_INT(rt_cpus_quota(g_root, "0::/svc\n"), 0);
-    put("unified/svc/cpu.max", "100000 0\n");
-    CHECK_EQ_INT(rt_cpus_quota(g_root, "0::/svc\n"), 0);
-    CHECK_EQ_INT(rt_cpus_quota(g_root, "garbage without colons"), 0);
-    CHECK_EQ_INT(rt_cpus_quota(g_root, ""), 0);
-    wipe();
+    for (size_t i = 0; i < sizeof k_cases / sizeof k_cases[0]; i++) {
+        const limit_case *c = &k_cases[i];
+        for (int f = 0; f < 3 && c->file[f][0]; f++) put(c->file[f][0], c->file[f][1]);
+        long long got = c->cpu ? rt_cpus_quota(g_root, c->self) : rt_memory_limit(g_root, c->self);
+        if (got != c->want) {
+            fprintf(stderr, "%s: got %lld, expected %lld\n", c->what, got, c->want);
+            g_failures++;
+        }
+        wipe();
+    }
 }
 
 static void memory(void)
 {
-    /* v2: none, then 2 GiB; nested: the stricter parent */
-    put("memory.max", "max\n");
-    CHECK_EQ_INT(rt_memory_limit(g_root, "0::/\n"), 0);
-    put("memory.max", "2147483648\n");
-    CHECK_EQ_INT(rt_memory_limit(g_root, "0::/\n"), 2147483648LL);
-    wipe();
-    put("pod/memory.max", "1073741824\n");
-    put("pod/app/memory.max", "4294967296\n");
-    CHECK_EQ_INT(rt_memory_limit(g_root, "0::/pod/app\n"), 1073741824LL);
-    wipe();
-    /* v1: the "unlimited" value (near 2^63) is none; a real one counts */
-    put("memory/memory.limit_in_bytes", "9223372036854771712\n");
-    CHECK_EQ_INT(rt_memory_limit(g_root, "5:memory:/\n3:cpu,cpuacct:/\n"), 0);
-    put("memory/job/memory.limit_in_bytes", "536870912\n");
-    CHECK_EQ_INT(rt_memory_limit(g_root, "5:memory:/job\n"), 536870912LL);
-    /* the cpu controller's files are not memory limits, and garbage is none */
-    CHECK_EQ_INT(rt_memory_limit(g_root, "3:cpu,cpuacct:/job\n"), 0);
-    put("memory/job/memory.limit_in_bytes", "lots\n");
-    CHECK_EQ_INT(rt_memory_limit(g_root, "5:memory:/job\n"), 0);
-    wipe();
     /* the default: 8 GiB at most, never past the physical memory */
     long long phys = 0, lim = 0;
     size_t d = rt_memory_default((size_t)8 << 30, &phys, &lim);
@@ -169,7 +161,7 @@ int main(void)
 {
     snprintf(g_root, sizeof g_root, "/tmp/oa_cpus_XXXXXX");
     if (!mkdtemp(g_root)) { perror(g_root); return 1; }
-    quotas();
+    limits();
     memory();
     mask();
     rmdir(g_root);
