@@ -3,10 +3,12 @@
  * runtime's own report of its settings (omp_display_env, written to stderr,
  * captured here). Run with OPENACL_OMP_SPIN=<value> (see part.cmake); a
  * user-set OMP_WAIT_POLICY, GOMP_SPINCOUNT or KMP_BLOCKTIME must be left
- * alone. The executable links libascendcl and then the runtime, as an
- * OpenMP application would. */
+ * alone. Built twice: linking libascendcl alone, as an Ascend application
+ * does (the loader then orders the runtime and the helper library by
+ * libascendcl's own dependency list), and linking libascendcl and then the
+ * runtime, as an OpenMP application would; omp_display_env is looked up,
+ * so that the first one names no runtime. */
 #include <dlfcn.h>
-#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +32,11 @@ int main(void)
     fflush(stderr);
     int saved = dup(2);
     dup2(fd, 2);
-    omp_display_env(1);
+    void (*display)(int) = NULL;
+    void *sym = dlsym(RTLD_DEFAULT, "omp_display_env");
+    memcpy(&display, &sym, sizeof display);
+    if (!display) return fail("omp_display_env not found (no OpenMP runtime loaded)", NULL);
+    display(1);
     fflush(stderr);
     dup2(saved, 2);
     close(saved);

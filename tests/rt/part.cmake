@@ -22,11 +22,3 @@ if(OA_RT_PY3)
   add_test(NAME rt_omp_bind COMMAND ${OA_RT_PY3} ${CMAKE_CURRENT_LIST_DIR}/omp_bind.py --mdl-run $<TARGET_FILE:mdl_run>)
   set_tests_properties(rt_omp_bind PROPERTIES LABELS "rt" SKIP_RETURN_CODE 77 TIMEOUT 120)
 endif()
-
-# libgomp builds: lib/ompenv's spin count must reach libgomp's constructor
-# (the ThreadSanitizer builds run it; libomp builds skip).
-if(OA_RT_PY3)
-  add_test(NAME rt_omp_spin COMMAND ${OA_RT_PY3} ${CMAKE_CURRENT_LIST_DIR}/omp_spin.py
-    --openmp ${OPENACL_OPENMP} --bin $<TARGET_FILE:mdl_run>)
-  set_tests_properties(rt_omp_spin PROPERTIES LABELS "rt;tsan" SKIP_RETURN_CODE 77 TIMEOUT 120)
-endif()
