@@ -655,6 +655,7 @@ static const graph_pass g_pipeline[] = {
     { "supported", supported, NULL, "always", 0, 1 },
     { "qdq_affine", graph_pass_qdq_affine, qdq_on, "unless OPENACL_NO_QDQ", 0, 0 },
     { "qdq_matmul", graph_pass_qdq_matmul, qmatmul_on, "unless OPENACL_NO_QMATMUL", 0, 0 },
+    { "qdq_table", graph_pass_qdq_table, qdq_on, "unless OPENACL_NO_QDQ", 0, 0 },
     { "qdq", graph_pass_qdq, qdq_on, "unless OPENACL_NO_QDQ", 0, 0 },
     { "fold", fold, NULL, "always", 0, 1 },
     { "dce", graph_dce, NULL, "always", 0, 1 },

@@ -5,7 +5,9 @@
  * (name, function, switch); OPENACL_PRINT_PASSES=1 prints it as it runs.
  * In order: toposort, elim_identity, dce, supported (every node has a
  * kernel), qdq_affine (scalar affines between quantised tensors that
- * repeat the integers, graph/qdq_affine.c), qdq_matmul (QDQ int8 products, graph/qmatmul.c), fold (choose
+ * repeat the integers, graph/qdq_affine.c), qdq_matmul (QDQ int8 products, graph/qmatmul.c),
+ * qdq_table (elementwise chains between quantised tensors as 256-entry
+ * tables, graph/qdq_table.c), qdq (int8 convolutions, graph/qdq_conv.c), fold (choose
  * kernels, infer types/shapes, fold constants), dce, qmatmul (dynamic int8
  * products), fuse, qmatmul_out (QuantizeLinear into int8 products), layout,
  * bf16_act and bf16_se (only for bf16-marked graphs), dce.
@@ -102,6 +104,7 @@ int graph_pass_bf16_se(g_graph *g);
 /* A scalar affine between quantised tensors that maps each integer onto
  * itself, read as the integers it repeats (qdq_affine.c; before the int8 passes). */
 int graph_pass_qdq_affine(g_graph *g);
+int graph_pass_qdq_table(g_graph *g);
 /* QDQ folding into int8 ops (qdq_conv.c): runs before constant folding. */
 int graph_pass_qdq(g_graph *g);
 

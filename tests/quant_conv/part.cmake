@@ -55,3 +55,14 @@ foreach(args "16;96;29;31;0;3;1" "24;144;13;17;1;3;3" "96;24;13;11;2;3;2" "192;3
   add_test(NAME quant_conv_qpw_bytes_${oa_qpw_name} COMMAND qpw_bench ${args})
   set_tests_properties(quant_conv_qpw_bytes_${oa_qpw_name} PROPERTIES LABELS "kernels" SKIP_RETURN_CODE 77 TIMEOUT 60)
 endforeach()
+
+# The qdq_table pass (graph/qdq_table.c) and openacl.QTable: elementwise
+# chains between quantised tensors (SiLU as ONNX Runtime's quantiser writes
+# it, int8 bytes, a Tanh chain, float and graph-output readers) become
+# 256-entry tables, bit for bit what the chain computes with the pass off and
+# by the reference kernel, within one step of ORT (tools/ortref); chains of
+# per-channel constants or of two quantised tensors stay. Skipped (77)
+# without onnxruntime-node.
+add_test(NAME quant_conv_table
+  COMMAND ${OA_SYS_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/qdq_table.py --mdl-run $<TARGET_FILE:mdl_run>)
+set_tests_properties(quant_conv_table PROPERTIES LABELS "kernels" SKIP_RETURN_CODE 77 TIMEOUT 600)
