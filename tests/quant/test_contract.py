@@ -428,3 +428,38 @@ def test_bias_behind_identity_is_quantised(work):
     assert "id" not in q.nodes
     dq = q.dq_of(q.nodes["conv"].input[2])
     assert q.init_type[dq.input[0]] == TensorProto.INT32
+
+
+def test_act_tables(cnn, cnn_q, work):
+    """--act-tables quantises the SiLU's input too (c4 -> Q -> DQ, read by
+    both the Sigmoid and the Mul), with min-max parameters from numpy like
+    any other tensor, and leaves the rest of the layout as it was; the file
+    runs in ORT and openacl with matching outputs, close to fp32."""
+    out = str(work / "cnn_tab.onnx")
+    run_tool(cnn["model"], "--calib", cnn["calib"], "-o", out, "--no-bias-correction", "--method", "minmax",
+             "--act-tables", "--sensitivity-samples", "0")
+    q, base = Q(out), Q(cnn_q["path"])
+    assert q.act_q(q.nodes["sig4"].input[0])[2] == "c4"
+    assert q.nodes["swish4"].input[0] == q.nodes["sig4"].input[0]     # the Mul reads the same DQ
+    assert q.act_q(q.nodes["gap"].input[0])[2] == "m4"
+    count = lambda m: sum(n.op_type == "QuantizeLinear" for n in m.m.graph.node)  # noqa: E731
+    assert count(q) == count(base) + 1
+    # c4's range: min-max of the float model's c4 over the calibration samples
+    import onnx.helper as oh
+    m = onnx.load(cnn["model"])
+    m.graph.output.append(oh.make_tensor_value_info("c4", TensorProto.FLOAT, None))
+    tap = str(work / "cnn_c4.onnx")
+    onnx.save(m, tap)
+    c4 = np.concatenate([acl_run(tap, [x])[1].ravel() for x in cnn["data"]])
+    lo, hi = min(float(c4.min()), 0.0), max(float(c4.max()), 0.0)
+    scale, zp, _ = q.act_q(q.nodes["sig4"].input[0])
+    assert scale == pytest.approx((hi - lo) / 255.0, rel=1e-5)
+    assert zp == int(round(-lo / ((hi - lo) / 255.0)))
+    for k, x in enumerate(cnn["eval_data"][:3]):
+        ours = acl_run(out, [x])[0]
+        ref = acl_run(cnn["model"], [x])[0]
+        span = float(np.abs(ref).max())
+        assert np.abs(ours - ref).max() < 0.1 * span
+        theirs = ort_run(out, [x], str(work / ("ort_tab_%d" % k)))
+        if theirs is not None:
+            np.testing.assert_allclose(ours, theirs[0], atol=2e-3 * span, rtol=0)

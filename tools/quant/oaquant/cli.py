@@ -57,6 +57,9 @@ def build_parser():
     ap.add_argument("--no-preprocess", dest="preprocess", action="store_false",
                     help="quantise the model as it is (by default batch norms and constant Mul/Add after a Conv "
                          "fold into it and spelled-out hard-swish becomes HardSwish first)")
+    ap.add_argument("--act-tables", action="store_true",
+                    help="also quantise the input of each SiLU (x*Sigmoid(x)) after a layer, so the SiLU runs as "
+                         "a 256-entry table: faster, one more rounding (check with --eval)")
     ap.add_argument("--equalize", action="store_true",
                     help="rescale the channels of linear activation streams (residual streams, Conv -> Relu -> "
                          "Conv) before calibration so activation and weight ranges even out; exact in float")
@@ -188,7 +191,7 @@ def calibrate(args, model, plan, specs, prep, cal, rep):
                 count[t] = count.get(t, 0) + 1
     run_pass(run, cal, specs, prep, "calibrating (min-max)", args.quiet, sink_stats)
     if not_float:       # types shape inference did not know: plan again without those tensors
-        plan.__dict__.update(qdq.plan_static(model, args.skip_list, args.per_tensor, not_float).__dict__)
+        plan.__dict__.update(qdq.plan_static(model, args.skip_list, args.per_tensor, not_float, args.act_tables).__dict__)
     missing = [t for t in plan.acts if stats.range(t) is None]
     if missing:
         raise QuantError("no finite value was seen in tensor(s) %s: they cannot be calibrated (keep their "
@@ -231,7 +234,7 @@ def calibrate(args, model, plan, specs, prep, cal, rep):
 def static_model(args, model, specs, prep, cal, rep, skip):
     if not cal:
         raise QuantError("static quantisation needs calibration samples: give --calib DIR (or --dynamic)")
-    plan = qdq.plan_static(model, skip, args.per_tensor)
+    plan = qdq.plan_static(model, skip, args.per_tensor, act_tables=args.act_tables)
     if not plan.nodes:
         raise QuantError("the model has no node openacl-quant quantises (%s) outside --skip"
                          % ", ".join(qdq.QUANT_OPS))

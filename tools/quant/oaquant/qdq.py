@@ -265,10 +265,13 @@ def gemm_plain(n):
     return alpha == 1.0 and beta == 1.0 and not trans_a
 
 
-def plan_static(model, skip=(), per_tensor=False, not_float=()):
+def plan_static(model, skip=(), per_tensor=False, not_float=(), act_tables=False):
     """Decides, from the graph alone, which tensors get Q/DQ pairs.
     not_float: tensors seen at run time to be non-float (their types were
-    unknown to shape inference)."""
+    unknown to shape inference). act_tables: the input of a SiLU
+    (x * Sigmoid(x)) that follows a layer is quantised too, so a runtime
+    can run the SiLU as a 256-entry table of that byte (openacl's
+    graph/qdq_table.c; ONNX Runtime's quantiser lays SiLU out so)."""
     gr = Graph(model)
     for t in not_float:
         gr.types[t] = TensorProto.INT64
@@ -291,6 +294,8 @@ def plan_static(model, skip=(), per_tensor=False, not_float=()):
             end = chain_end(gr, out)
             if end != out:
                 plan.chains[label] = end
+                if act_tables and swish_end(gr, out, gr.users(out)) is not None and out not in gr.outputs:
+                    plan.add_act(out)
             out = end
         if out in gr.outputs:
             continue            # graph outputs stay float, unrounded (logits keep their precision)

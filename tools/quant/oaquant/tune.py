@@ -42,7 +42,7 @@ class Search:
     def build(self, extra_skip):
         """The QDQ model with the nodes of extra_skip (labels) in float too."""
         plan = qdq.plan_static(self.model, list(self.args.skip_list) + list(extra_skip),
-                               self.args.per_tensor, self.not_float)
+                               self.args.per_tensor, self.not_float, self.args.act_tables)
         params = qdq.resolve_params(plan, self.ranges)
         base = qdq.correct_biases(self.model, plan, self.means) if self.args.bias_correction else self.model
         return qdq.write_static(base, plan, params)
