@@ -6,7 +6,8 @@ For each model (resnet50, mobilenet_v2, efficientnet_b0, ocr_det, ocr_rec
 static; bert4 with --dynamic) the script first quantises with openacl-quant
 (--method auto for the classifiers, percentile 99.99 for the OCR models, --equalize for ocr_det,
 optionally --target-cosine, on --calib-n seeded inputs drawn like the manifest's, cached under
---cache and redone when the model, the tool or the options change), then per
+--cache and redone when the model, the tool or the options change; --act-tables for
+efficientnet_b0), then per
 thread count runs, each in a fresh process on the same seeded inputs, in an
 order that rotates every round:
   ours   bench/mdl_bench on the QDQ model (OPENACL_THREADS=t)
@@ -22,11 +23,16 @@ static model's row also states the share of that peak (times the thread
 count) that the int8 and the ORT QDQ runs reach, from the model's
 multiply-adds (bench/macs.py), and the speedup over ORT QDQ that an int8 run
 at the full peak would have: the ceiling for the >= 1.3x target.
+--paired S adds, per model and thread count, ORT (fp32 original, then the
+QDQ file) and openacl (the QDQ file) in one process taking turns of 0.5 s
+(ort_bench --pair-openacl --pair-model), S seconds each: a shared host's
+slow stretches (2-thread runs here move by up to 50 % minutes apart) then
+fall on both runtimes alike; the speedup is the median of the per-turn ratios.
 The timing and statistics code is bench/run_models.py's (imported).
 
   int8.py --mdl-bench BUILD/mdl_bench [--ort-bench BUILD/ort_bench] [--quant BUILD/openacl-quant]
           [--threads 1,2] [--rounds 3] [--min-time 1.5] [--only resnet50,bert4] [--with-fp32]
-          [--calib-n 16] [--eval-n 16] [--method M] [--target-cosine C]
+          [--calib-n 16] [--eval-n 16] [--method M] [--target-cosine C] [--paired S]
           [--cache BUILD/int8_models] [--out bench/results/int8.json]
 """
 import argparse
@@ -135,6 +141,40 @@ def quantise(a, m, path, dynamic):
     return out, r, False
 
 
+def paired(a, name, path, qpath, ins, threads):
+    """--paired S: per thread count, ORT (on the fp32 original, then on the
+    QDQ file) and openacl (on the QDQ file) in one process taking turns of
+    0.5 s (ort_bench --pair-openacl --pair-model), S seconds each: slow
+    stretches of a shared host fall on both alike. Rows with the median of
+    the per-turn ratios (ORT / openacl) and the ratio of the medians."""
+    lib = os.path.join(os.path.dirname(os.path.abspath(a.mdl_bench)), "libascendcl.so")
+    rows = []
+    for t in threads:
+        row = {"model": name, "threads": t}
+        for key, ort_model in (("vs_ort_fp32", path), ("vs_ort_qdq", qpath)):
+            cmd = [a.ort_bench, "--model", ort_model, "--inputs", ",".join(ins), "--threads", str(t),
+                   "--warmup", str(a.warmup), "--min-time", str(a.paired), "--pair-openacl", lib,
+                   "--pair-model", qpath]
+            p = subprocess.run(cmd, capture_output=True, text=True)
+            try:
+                o = json.loads(p.stdout)
+            except ValueError:
+                row.setdefault("errors", []).append("%s: %s" % (key, (p.stderr.strip().splitlines() or ["failed"])[-1]))
+                continue
+            row[key] = {"int8_ms": o["openacl"]["median_ms"], "ort_ms": o["ort"]["median_ms"],
+                        "speedup": round(o["speedup_turn_median"], 3), "speedup_of_medians": round(o["speedup"], 3),
+                        "turns": o["turns"]}
+        rows.append(row)
+        g = lambda k, f: row.get(k, {}).get(f)  # noqa: E731
+        print("  paired %-16s%4d  int8 %s ORTfp %s -> %sx   int8 %s ORTq %s -> %sx" % (
+            name, t, rm.fmt(g("vs_ort_fp32", "int8_ms"), 7, 3), rm.fmt(g("vs_ort_fp32", "ort_ms"), 8, 3),
+            rm.fmt(g("vs_ort_fp32", "speedup"), 5), rm.fmt(g("vs_ort_qdq", "int8_ms"), 7, 3),
+            rm.fmt(g("vs_ort_qdq", "ort_ms"), 8, 3), rm.fmt(g("vs_ort_qdq", "speedup"), 5)), flush=True)
+        for e in row.get("errors", []):
+            print("    " + e, flush=True)
+    return rows
+
+
 def accuracy_line(r):
     acc = r.get("accuracy") or {}
     outs = acc.get("outputs") or {}
@@ -222,6 +262,8 @@ def main():
     ap.add_argument("--target-cosine", type=float, default=None,
                     help="openacl-quant's accuracy-driven float fallback (e.g. 0.99; default none)")
     ap.add_argument("--cache", default=None, help="quantised models (default: int8_models/ in the build folder)")
+    ap.add_argument("--paired", type=float, default=0, metavar="S",
+                    help="also S seconds per runtime of in-process paired turns against ORT fp32 and ORT QDQ")
     ap.add_argument("--out", default=os.path.join(HERE, "results", "int8.json"))
     a = ap.parse_args()
     bdir = os.path.dirname(os.path.abspath(a.mdl_bench))
@@ -247,7 +289,7 @@ def main():
                                            "ORTq/x", "accuracy vs fp32")
     print(hdr + ("%10s" % "fp32 ms" if a.with_fp32 else ""))
     print("-" * (len(hdr) + (10 if a.with_fp32 else 0)), flush=True)
-    rows = []
+    rows, pair_rows = [], []
     for name in names:
         m = manifest.get(name)
         if not m:
@@ -302,6 +344,8 @@ def main():
             print(line, flush=True)
             for e in errs:
                 print("    " + e, flush=True)
+        if a.paired > 0:
+            pair_rows += paired(a, name, path, qpath, ins, threads)
     geo = {}
     for t in threads:
         for k in ("speedup_vs_ort_fp32", "speedup_vs_ort_qdq"):
@@ -310,6 +354,12 @@ def main():
             if gm:
                 geo["%s_t%d" % (k, t)] = {"geomean": round(gm, 3), "models": len(sel),
                                           "worst": min((r[k], r["model"]) for r in sel)}
+        for k in ("vs_ort_fp32", "vs_ort_qdq"):
+            sel = [(r[k]["speedup"], r["model"]) for r in pair_rows
+                   if r["threads"] == t and r.get(k) and r["model"] not in DYNAMIC]
+            if sel:
+                geo["paired_%s_t%d" % (k, t)] = {"geomean": round(rm.geomean([v for v, _ in sel]), 3),
+                                                 "models": len(sel), "worst": min(sel)}
     out = {"what": "ms per inference, median of per-round medians; int8 = openacl (bench/mdl_bench) on the QDQ "
                    "model from openacl-quant; ort_fp32 / ort_qdq = ORT's C API (bench/ortc/ort_bench) on the "
                    "original and on the same QDQ model; speedup = ORT / openacl int8",
@@ -318,7 +368,8 @@ def main():
            "int8_peak_gmacs_per_core": peak, "threads": threads, "rounds": a.rounds, "min_time_s": a.min_time, "calib_n": a.calib_n,
            "eval_n": a.eval_n, "method": a.method or METHOD, "options": OPTIONS, "target_cosine": a.target_cosine, "wall_s": round(time.time() - t_start, 1),
            "loadavg_start": [round(x, 2) for x in load0], "loadavg_end": [round(x, 2) for x in os.getloadavg()],
-           "steal_pct": rm.steal_pct(steal0, rm.cpu_steal()), "geomean": geo, "results": rows}
+           "steal_pct": rm.steal_pct(steal0, rm.cpu_steal()), "geomean": geo, "results": rows,
+           "paired_s": a.paired, "paired": pair_rows}
     os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
     with open(a.out, "w") as f:
         json.dump(out, f, indent=1)

@@ -21,6 +21,8 @@
  *     frequency, steal) last seconds, longer than a turn, so both runtimes
  *     meet them alike; separate processes seconds apart do not. Reports
  *     both latencies, their ratio and the median of the per-turn ratios.
+ *     --pair-model F: openacl loads F instead (the int8 file of a model
+ *     whose fp32 original ORT runs, fed the same input bytes).
  * Session: CPU EP, graph optimisation ORT_ENABLE_ALL, --threads intra-op
  * threads, 1 inter-op thread, sequential execution; the rest ORT's defaults
  * (the same settings as tools/ortref). Inputs and outputs are OrtValues over
@@ -365,6 +367,7 @@ typedef struct options {
     int ndata;
     int threads, warmup, min_runs, iobinding;
     const char *profile; /* ORT's per-node profile (EnableProfiling) file prefix, or NULL */
+    const char *pair_model; /* paired mode: the file openacl loads (NULL: --model) */
     double min_time;
     const char *cfg_key[MAX_CFG], *cfg_val[MAX_CFG];
     int ncfg;
@@ -877,7 +880,8 @@ static int run_pair(const options *o, const char *lib, double turn)
     memset(&m, 0, sizeof m);
     series lat[2] = { { 0 } }, turn_med[2] = { { 0 } }, one = { 0 }, ratio = { 0 };
     int rc = 1;
-    if (sess_setup(&b, o) || oacl_open(lib, o->threads) || oacl_setup(&m, o->model, &b))
+    if (sess_setup(&b, o) || oacl_open(lib, o->threads) ||
+        oacl_setup(&m, o->pair_model ? o->pair_model : o->model, &b))
         goto done;
     for (int k = 0; k < o->warmup + 1; k++)
         if (sess_run(&b) || acl_ok(acl.aclmdlExecute(m.id, m.in, m.out), "aclmdlExecute"))
@@ -947,6 +951,7 @@ static void usage(void)
                     "                 [--min-runs N] [--parallel N] [--iobinding] [--config key=value]...\n"
                     "                 [--outdir D] [--ort-lib PATH] [--profile PREFIX]\n"
                     "       ort_bench --model M [--threads N] [--min-time S] --pair-openacl LIBASCENDCL [--turn S]\n"
+                    "                 [--pair-model F]\n"
                     "       ort_bench --empty [--ort-lib PATH]\n");
 }
 
@@ -984,6 +989,8 @@ int main(int argc, char **argv)
             lib = argv[++i];
         else if (has && !strcmp(a, "--pair-openacl"))
             pair = argv[++i];
+        else if (has && !strcmp(a, "--pair-model"))
+            o.pair_model = argv[++i];
         else if (has && !strcmp(a, "--profile"))
             o.profile = argv[++i];
         else if (has && !strcmp(a, "--turn"))
