@@ -16,18 +16,15 @@ step of ONNX Runtime (tools/ortref) on the same file.
 
 Usage: qdq_affine.py --mdl-run BIN [--keep]
 Exit codes: 0 pass, 1 fail, 77 skipped (no onnxruntime-node)."""
-import argparse
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from qdq_nets import B, ORTREF, REPO, SKIP, conv_layer, fin, outputs, save_case  # noqa: E402
+from qdq_nets import B, cases_main, conv_layer, fin, ort_case, ort_steps, outputs  # noqa: E402
 
 HS = 0.02     # h's (the HardSwish output's) step
 
@@ -95,11 +92,7 @@ def nodes_after(log, name):
 
 def check(name, args, work):
     build, folds = CASES[name]
-    mp, ins, steps = save_case(name, build, work)
-    ref = os.path.join(work, name + "_ort")
-    subprocess.run(["node", ORTREF, "--model", mp, "--inputs", ",".join(ins), "--outdir", ref],
-                   check=True, capture_output=True, timeout=600)
-    want = outputs(ref)
+    mp, ins, steps, want = ort_case(name, build, work)
     bad, got = [], {}
     for mode, extra in (("on", {}), ("off", {"OPENACL_QDQ_AFFINE": "0"}),
                         ("ref", {"OPENACL_FORCE_REF": "1"})):
@@ -113,12 +106,7 @@ def check(name, args, work):
         elif mode != "off" and (after < before) != folds:
             bad.append(f"{mode}: nodes {before} -> {after} after qdq_affine, expected "
                        f"{'a fold' if folds else 'no change'}")
-        for k, (a, w) in enumerate(zip(got[mode], want)):
-            d = np.abs(a.astype(np.float64) - w.astype(np.float64))
-            st = steps[k]
-            lim = 1e-4 * max(float(np.abs(w).max()), 1e-6) if st is None else st * 1.001
-            if a.shape != w.shape or d.max() > lim:
-                bad.append(f"{mode} output {k}: max diff {d.max():.4g} > {lim:.4g} vs ORT")
+        bad += ort_steps(mode, got[mode], want, steps)
     for k, (a, b) in enumerate(zip(got["on"], got["off"])):
         if not np.array_equal(a, b):
             bad.append(f"output {k} differs with the pass off (max {np.abs(a - b).max():.4g})")
@@ -126,26 +114,7 @@ def check(name, args, work):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--mdl-run", required=True)
-    ap.add_argument("--keep", action="store_true")
-    a = ap.parse_args()
-    if not os.path.isdir(os.path.join(REPO, "third_party", "npm", "node_modules", "onnxruntime-node")):
-        print("SKIP: onnxruntime-node missing (run scripts/setup.sh)")
-        return SKIP
-    work = tempfile.mkdtemp(prefix="oa_qaff_")
-    fails = 0
-    try:
-        for name in CASES:
-            bad = check(name, a, work)
-            print(("ok   " if not bad else "FAIL ") + name + ("" if not bad else ": " + "; ".join(bad)))
-            fails += bool(bad)
-    finally:
-        if a.keep:
-            print("kept", work)
-        else:
-            shutil.rmtree(work, ignore_errors=True)
-    return 1 if fails else 0
+    return cases_main(__doc__, CASES, check, "oa_qaff_")
 
 
 if __name__ == "__main__":

@@ -600,6 +600,42 @@ def main():
                    a.keep, "oa_qdq_")
 
 
+def ort_steps(mode, got, want, steps):
+    """Problems of outputs got against ORT's (want): each within its step
+    (steps[k]; None: a float output, within 1e-4 of its largest value)."""
+    bad = []
+    for k, (a, w) in enumerate(zip(got, want)):
+        d = np.abs(a.astype(np.float64) - w.astype(np.float64))
+        st = steps[k]
+        lim = 1e-4 * max(float(np.abs(w).max()), 1e-6) if st is None else st * 1.001
+        if a.shape != w.shape or d.max() > lim:
+            bad.append(f"{mode} output {k}: max diff {d.max():.4g} > {lim:.4g} vs ORT")
+    return bad
+
+
+def cases_main(doc, cases, check, prefix):
+    """The command line of a pass test (--mdl-run BIN [--keep]): check(name,
+    args, work) -> problems for each of cases; 77 without onnxruntime-node."""
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
+    ap.add_argument("--mdl-run", required=True)
+    ap.add_argument("--keep", action="store_true")
+    a = ap.parse_args()
+    if not os.path.isdir(os.path.join(REPO, "third_party", "npm", "node_modules", "onnxruntime-node")):
+        print("SKIP: onnxruntime-node missing (run scripts/setup.sh)")
+        return SKIP
+    return run_all(list(cases), lambda name, work: (check(name, a, work), ""), a.keep, prefix)
+
+
+def ort_case(name, build, work):
+    """Saves case `name` (builder build) under work and runs ORT on it:
+    (model path, input paths, output steps, ORT's outputs)."""
+    mp, ins, steps = save_case(name, build, work)
+    ref = os.path.join(work, name + "_ort")
+    subprocess.run(["node", ORTREF, "--model", mp, "--inputs", ",".join(ins), "--outdir", ref],
+                   check=True, capture_output=True, timeout=600)
+    return mp, ins, steps, outputs(ref)
+
+
 def run_all(names, check, keep, prefix):
     """check(name, work) -> (problems, a note) for each case in a fresh
     folder; prints a line per case; 1 when any failed."""
