@@ -244,6 +244,7 @@ int graph_pass_qdq_table(g_graph *g)
     int made = 0;
     for (int d = 0; d < g->n_nodes; d++) {
         if (!qdq_is_op(&g->nodes[d], "DequantizeLinear")) continue;
+        /* sized anew per leaf: the tables made so far added constants */
         unsigned char *in_c = calloc((size_t)g->n_nodes, 1), *in_s = calloc((size_t)g->n_t + 1, 1);
         int r = in_c && in_s ? table_leaf(g, d, in_c, in_s) : -acl_fail(ACL_ERROR_BAD_ALLOC, "QDQ table pass: out of memory");
         free(in_c);
