@@ -137,7 +137,7 @@ typedef struct k_op {
 typedef struct k_backend {
     const char *name;
     /* Tag of the packed formats this backend writes, with the switches in
-     * force now ("dnnl 2.6.3 avx512_core p10w"); read per load. */
+     * force now ("dnnl 2.6.3 avx512_core p11w"); read per load. */
     const char *(*abi_tag)(void);
     /* 1 when the backend computes in bfloat16 on this CPU. */
     int (*has_bf16)(void);

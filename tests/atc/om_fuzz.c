@@ -414,15 +414,15 @@ static void test_versions(const unsigned char *orig, size_t len)
     make_v10(img, len);
     rc = load_run(img, len, &ran);
     CHECK(rc == 0 && ran, "a format 1.0 image (no EXEC) does not load and run: %d", rc);
-    /* an image of another packed-format revision ("p09" for "p10" in the
+    /* an image of another packed-format revision ("p10" for "p11" in the
      * kernel ABI, header offset 40): loads, packs again from its plain
      * copies instead of adopting the stored packed weights, and runs */
     memcpy(img, orig, len);
-    char *rev = strstr((char *)img + 40, " p10");
+    char *rev = strstr((char *)img + 40, " p11");
     CHECK(rev != NULL, "kernel ABI without a packed-format revision: %.47s", (char *)img + 40);
     if (rev) {
-        rev[2] = '0';
-        rev[3] = '9';
+        rev[2] = '1';
+        rev[3] = '0';
         om_reseal(img, len);
         int in_image = -1;
         rc = load_run2(img, len, &ran, &in_image);

@@ -2,6 +2,7 @@
  * (k_backend): the tag of its packed formats, part of the kernel ABI, and
  * whether it computes in bfloat16 on this CPU. */
 #include "kernels/dnnl/dn_common.h"
+#include "kernels/dnnl/dn_conv_phase.h"
 #include "kernels/dnnl/dn_gemv.h"
 #include "kernels/dnnl/dn_stem.h"
 #include <pthread.h>
@@ -34,7 +35,7 @@ static void abi_init(void)
     snprintf(g_base, sizeof g_base, "dnnl %d.%d.%d %s", v->major, v->minor, v->patch, nm);
 }
 
-/* "p10": revision of the kernels' packed formats; bump it whenever a kernel
+/* "p11": revision of the kernels' packed formats; bump it whenever a kernel
  * packs differently (p2: constant-B MatMuls over 3-D inputs flattened to
  * 2-D, bf16 packing; p3: one-row products packed for the streamed
  * matrix-vector loop; p4: convolutions with few input channels packed for
@@ -48,15 +49,18 @@ static void abi_init(void)
  * F(2x2,3x3) weights for 3x3 layers on planes under 7x7 tiles, dn_conv.c;
  * 7x7 stems since carry dn_qstem.c's packing after oneDNN's too, which
  * changes their packed size, so an older p9 file repacks them at load;
- * p10: int8 SiLU convolutions' output scales carry -log2 e, dn_silu_form).
+ * p10: int8 SiLU convolutions' output scales carry -log2 e, dn_silu_form;
+ * p11: dilated 3x3 layers carry Winograd weights, run over their phase
+ * planes, dn_conv_phase.c).
  * The switches that change packed formats follow as letters: "n" OPENACL_NO_GEMV, "s"
  * OPENACL_NO_STEM, "w" Winograd on (the default; OPENACL_WINOGRAD=0 drops
  * it), "u" for Winograd without its small planes (OPENACL_WINO_SMALL=0),
- * or "v" for Winograd by the earlier rule (OPENACL_WINO_PLANE=1), then
+ * or "v" for Winograd by the earlier rule (OPENACL_WINO_PLANE=1), "d" after
+ * it for dilated layers kept off Winograd (OPENACL_WINO_DILATED=0), then
  * one letter for the int8 switches when any is set, "a" + their bits - 1
  * (1 OPENACL_QMM_BINARY=1, 2 OPENACL_QCONV_ZP_RT=1, 4 OPENACL_QCONV_ZPAD=0,
  * 8 a set OPENACL_SILU_FOLD): one letter, so that the default
- * "openacl 0.1.0 dnnl 2.6.x avx512_core_vnni p10w" (46) stays within the
+ * "openacl 0.1.0 dnnl 2.6.x avx512_core_vnni p11w" (46) stays within the
  * header's 47 (a rare combination of switches past it is cut in the file,
  * never equals this string and so repacks at load, as another ABI does).
  * The switches are read per load; the string
@@ -70,8 +74,8 @@ static const char *dn_abi_tag(void)
              (dn_silu_fold_set() ? 8 : 0);
     char q8s[2] = { q8 ? (char)('a' + q8 - 1) : 0, 0 };
     static const char *const wl[] = { "", "w", "v", "u" };
-    snprintf(tag, sizeof tag, "%s p10%s%s%s%s", g_base, dn_gemv_disabled() ? "n" : "",
-             dn_stem_disabled() ? "s" : "", wl[wino], q8s);
+    snprintf(tag, sizeof tag, "%s p11%s%s%s%s%s", g_base, dn_gemv_disabled() ? "n" : "",
+             dn_stem_disabled() ? "s" : "", wl[wino], wino && dn_wino_dilated_off() ? "d" : "", q8s);
     return tag;
 }
 

@@ -401,3 +401,41 @@ int dn_reorder_exec(const g_node *n, dnnl_primitive_t p, dnnl_stream_t strm, dnn
     dnnl_exec_arg_t a[2] = { { DNNL_ARG_FROM, from }, { DNNL_ARG_TO, to } };
     return dn_check(dnnl_primitive_execute(p, strm, 2, a), n, "reorder");
 }
+
+/* The oneDNN Conv's answer to the fusion pass (k_op.fuse_dw, dn_conv.c):
+ * whether oneDNN runs a 1x1 convolution C -> M on an H x W plane with
+ * post-ops pa followed by the depthwise step d as one fused jit primitive
+ * (on the blocked layout dconv_build then uses). */
+int dn_conv_fuse_dw(const k_dw_fusion *q)
+{
+    int64_t C = q->C, M = q->M, H = q->H, W = q->W;
+    const nn_post *pa = q->pa;
+    const nn_dw *d = q->d;
+    if (!dn_engine() || pa->has_add) return 0;
+    dnnl_memory_desc_t x, w, b, y, yf;
+    dnnl_dims_t xd = { 1, C, H, W }, wd = { M, C, 1, 1 }, bd = { M }, yd = { 1, M, H, W };
+    dnnl_dims_t fd = { 1, M, (H - 1) / d->stride + 1, (W - 1) / d->stride + 1 };
+    dnnl_dims_t one = { 1, 1 }, zero = { 0, 0 };
+    if (C % 16 || M % 16) return 0;
+    dnnl_memory_desc_init_by_tag(&x, 4, xd, dnnl_f32, dnnl_nChw16c);
+    dnnl_memory_desc_init_by_tag(&w, 4, wd, dnnl_f32, dnnl_format_tag_any);
+    dnnl_memory_desc_init_by_tag(&b, 1, bd, dnnl_f32, dnnl_x);
+    dnnl_memory_desc_init_by_tag(&y, 4, yd, dnnl_f32, dnnl_nChw16c);
+    dnnl_memory_desc_init_by_tag(&yf, 4, fd, dnnl_f32, dnnl_nChw16c);
+    dnnl_convolution_desc_t cd;
+    dnnl_primitive_attr_t attr = NULL;
+    dnnl_primitive_desc_t pd = NULL;
+    int ok = 0;
+    if (dnnl_convolution_forward_desc_init(&cd, dnnl_forward_inference, dnnl_convolution_direct,
+                                           &x, &w, &b, &y, one, zero, zero) == dnnl_success &&
+        dnnl_primitive_attr_create(&attr) == dnnl_success &&
+        dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user) == dnnl_success &&
+        !dn_dw_post_ops(NULL, pa, d, attr) &&
+        dnnl_primitive_desc_create(&pd, &cd, attr, dn_engine(), NULL) == dnnl_success)
+        /* only a true fusion pays: not oneDNN's two-step "ref_fused" */
+        ok = dn_impl_has(pd, "jit_1x1") && !dn_is_ref_impl(pd) &&
+             dnnl_memory_desc_equal(dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0), &yf);
+    if (pd) dnnl_primitive_desc_destroy(pd);
+    if (attr) dnnl_primitive_attr_destroy(attr);
+    return ok;
+}

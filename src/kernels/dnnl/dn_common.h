@@ -169,6 +169,10 @@ int dn_post_ops_qsum(const g_node *n, const nn_post *p, float sum_scale, int32_t
 /* Post-ops of a convolution with a fused depthwise step: p, the depthwise
  * convolution, then its own list. -1 (no message) when not expressible. */
 int dn_dw_post_ops(const g_node *n, const nn_post *p, const nn_dw *d, dnnl_primitive_attr_t attr);
+/* The oneDNN Conv's answer to the fusion pass (k_op.fuse_dw): whether a 1x1
+ * convolution and the depthwise step q describes run as one fused jit
+ * primitive (dn_common.c). */
+int dn_conv_fuse_dw(const struct k_dw_fusion *q);
 
 /* Primitive descriptor for op_desc: the first implementation whose name
  * starts with `prefer` when one does (oneDNN's own order otherwise). */

@@ -9,6 +9,7 @@
  * dn_conv_stem.c's (20). */
 #include "kernels/dnnl/dn_common.h"
 #include "kernels/dnnl/dn_conv_band.h"
+#include "kernels/dnnl/dn_conv_phase.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,7 @@ typedef struct dconv {
     nn_post po_dn;    /* the chain oneDNN applies (po without that SiLU) */
     int silu_div, silu_div_fast;   /* the SiLU pass's division forms, precise and bf16-grade (dn_silu_div at load) */
     int wino;         /* the Winograd implementation's state (dwino_init) */
+    int phase;        /* this build runs a dilated layer as a batch of its phases (dn_conv_phase.h): the factor */
     /* the configuration the primitives were built for */
     int built, fallback, nthr;
     nn_win w;
@@ -135,10 +137,11 @@ static int dwino_init(g_graph *g, g_node *n, void **st)
         if (n->in[i] >= 0) in[i].shape = g->t[n->in[i]].shape;
     nn_win w = s->w0;
     g_shape ys;
-    int ok = !s->bf16 && !s->dw.on && w.nsp == 2 && w.group == 1 && !nn_conv_infer_shape(n, &w, 0, in, &ys) &&
-             dn_wino_kind(wt->shape.d[1], wt->shape.d[0], ys.d[2], ys.d[3]) != 0;
+    int ok = !s->bf16 && !s->dw.on && w.nsp == 2 && w.group == 1 && !nn_conv_infer_shape(n, &w, 0, in, &ys);
+    int64_t ph = ok && w.d[0] > 1 && !s->po.has_add ? dn_phase_factor(&w, &in[0].shape) : 1;
+    ok = ok && ph && dn_wino_kind(wt->shape.d[1], wt->shape.d[0], ys.d[2] / ph, ys.d[3] / ph) != 0;
     for (int i = 0; i < w.nsp && ok; i++)
-        if (w.k[i] != 3 || w.s[i] != 1 || w.d[i] != 1) ok = 0;
+        if (w.k[i] != 3 || w.s[i] != 1 || (ph == 1 && w.d[i] != 1)) ok = 0;
     if (!ok) {
         dconv_fini(s);
         *st = NULL;
@@ -323,21 +326,30 @@ static dnnl_status_t wino_pd(const g_node *n, dconv *s, conv_mds *m, dnnl_primit
     int nsp = s->w.nsp;
     int wino = s->wino && !s->bf16 && !s->transposed && !s->dw.on && nsp == 2 && s->w.group == 1 && C % 16 == 0 &&
                M % 16 == 0;
+    /* a dilated layer as the batch of its phase planes (dn_conv_phase.h),
+     * float32 in and out, no addend */
+    int ph = 1;
+    s->phase = 0;
+    if (wino && s->w.d[0] > 1)
+        ph = !s->po.has_add && m->x_u.data_type == dnnl_f32 && m->y_u.data_type == dnnl_f32
+                 ? dn_phase_factor(&s->w, &s->xs) : 0;
     for (int i = 0; i < nsp; i++)
-        if (s->w.k[i] != 3 || s->w.s[i] != 1 || s->w.d[i] != 1) wino = 0;
-    int kind = nsp == 2 ? dn_wino_kind(C, M, m->ys.d[2], m->ys.d[3]) : 0;
+        if (s->w.k[i] != 3 || s->w.s[i] != 1 || (ph == 1 && s->w.d[i] != 1)) wino = 0;
+    int kind = nsp == 2 && ph ? dn_wino_kind(C, M, m->ys.d[2] / ph, m->ys.d[3] / ph) : 0;
     if (!kind) wino = 0;
     if (s->have_wmd && (s->wmd.format_kind == dnnl_format_kind_wino) != wino) wino = 0;
     *pd = NULL;
     if (!wino) return dnnl_unimplemented;
     dnnl_memory_desc_t x_b, y_b;
-    dnnl_dims_t xd = { s->xs.d[0], C, s->xs.d[2], s->xs.d[3] };
-    dnnl_dims_t yd = { m->ys.d[0], M, m->ys.d[2], m->ys.d[3] };
+    dnnl_dims_t xd = { s->xs.d[0] * ph * ph, C, s->xs.d[2] / ph, s->xs.d[3] / ph };
+    dnnl_dims_t yd = { m->ys.d[0] * ph * ph, M, m->ys.d[2] / ph, m->ys.d[3] / ph };
+    conv_mds mp = *m;   /* the phases' geometry: undilated, padding 1 */
+    for (int i = 0; i < nsp && ph > 1; i++) { mp.dil[i] = 0; mp.pl[i] = mp.pr[i] = 1; }
     dnnl_memory_desc_init_by_tag(&x_b, 4, xd, dnnl_f32, dnnl_nChw16c);
     dnnl_memory_desc_init_by_tag(&y_b, 4, yd, dnnl_f32, dnnl_nChw16c);
     dnnl_status_t st = dnnl_unimplemented;
     for (int add_sum = s->sum_kept; add_sum < 1 + s->po.has_add; add_sum++) {
-        st = conv_pd(n, s, dnnl_convolution_winograd, m, &x_b, &y_b, add_sum,
+        st = conv_pd(n, s, dnnl_convolution_winograd, &mp, &x_b, &y_b, add_sum,
                      kind == DN_WINO_2X3 ? "jit_fp32_wino_2x3" : "jit_wino_4x3", pd);
         if (st == dnnl_success) { s->add_sum = add_sum; break; }
     }
@@ -351,7 +363,10 @@ static dnnl_status_t wino_pd(const g_node *n, dconv *s, conv_mds *m, dnnl_primit
         *pd = NULL;
         return dnnl_unimplemented;
     }
-    if (st == dnnl_success) { m->x_c = x_b; m->y_c = y_b; }
+    if (st == dnnl_success) { m->x_c = x_b; m->y_c = y_b; s->phase = ph > 1 ? (int)ph : 0; }
+    if (st == dnnl_success && ph > 1)
+        acl_log(1, "node '%s' (%s): dilation %d run as %d phase planes of %lldx%lld by Winograd", n->name,
+                n->op_type, ph, ph * ph, (long long)yd[2], (long long)yd[3]);
     return st;
 }
 
@@ -490,12 +505,15 @@ static int build_mems(const g_node *n, dconv *s, dnnl_primitive_desc_t pd, const
     size_t sp = dn_scratch_size(pd), off = 0;
     dnnl_memory_desc_t spmd = *dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
     int rc = 0;
-    if (!dnnl_memory_desc_equal(&m->x_u, &m->x_c)) {
+    if (s->phase) {   /* gathered and scattered by dn_conv_phase.c */
+        s->off_x = off; off = dn_align(off + dnnl_memory_desc_get_size(&m->x_c));
+        s->off_y = off; off = dn_align(off + dnnl_memory_desc_get_size(&m->y_c));
+    } else if (!dnnl_memory_desc_equal(&m->x_u, &m->x_c)) {
         s->off_x = off; off = dn_align(off + dnnl_memory_desc_get_size(&m->x_c));
         if (!rc) rc = dn_reorder_prim(n, &m->x_u, &m->x_c, &s->re_x);
         if (!rc) rc = dn_mem(n, &m->x_u, &s->m_xu);
     }
-    if (!dnnl_memory_desc_equal(&m->y_u, &m->y_c)) {
+    if (!s->phase && !dnnl_memory_desc_equal(&m->y_u, &m->y_c)) {
         s->off_y = off; off = dn_align(off + dnnl_memory_desc_get_size(&m->y_c));
         if (!rc) rc = dn_reorder_prim(n, &m->y_c, &m->y_u, &s->re_y);
         if (!rc) rc = dn_mem(n, &m->y_u, &s->m_yu);
@@ -696,12 +714,16 @@ static int dconv_run(const g_node *n, void *state, const k_tensor *in, k_tensor 
         return r;
     dnnl_stream_t strm = dn_stream();
     if (!strm) return acl_fail(ACL_ERROR_INTERNAL_ERROR, "node '%s': no oneDNN stream", n->name);
-    if (s->re_x) {
+    if (s->phase) {
+        dn_phase_gather(in[0].data, s->xl == G_LAYOUT_NHWC, (float *)(scr + s->off_x), s->xs.d[0], s->xs.d[1],
+                        s->xs.d[2], s->xs.d[3], s->phase, nthr);
+        if ((r = dn_set_handle(n, s->m_x, scr + s->off_x))) return r;
+    } else if (s->re_x) {
         if ((r = dn_set_handle(n, s->m_xu, in[0].data)) || (r = dn_set_handle(n, s->m_x, scr + s->off_x)) ||
             (r = dn_reorder_exec(n, s->re_x, strm, s->m_xu, s->m_x)))
             return r;
     } else if ((r = dn_set_handle(n, s->m_x, in[0].data))) return r;
-    char *ydst = s->re_y ? scr + s->off_y : (char *)out[0].data;
+    char *ydst = s->re_y || s->phase ? scr + s->off_y : (char *)out[0].data;
     if ((r = dn_set_handle(n, s->m_y, ydst))) return r;
     if (s->po.has_add && s->add_sum) {
         /* the sum post-op adds what the destination holds */
@@ -744,6 +766,9 @@ static int dconv_run(const g_node *n, void *state, const k_tensor *in, k_tensor 
             return r;
     }
     if ((r = dn_check(dnnl_stream_wait(strm), n, "stream wait"))) return r;
+    if (s->phase)
+        dn_phase_scatter((const float *)ydst, out[0].data, s->yl == G_LAYOUT_NHWC, s->ys.d[0], s->ys.d[1], s->ys.d[2],
+                         s->ys.d[3], s->phase, nthr);
     size_t ny = (size_t)g_shape_numel(&s->ys);
     if (s->silu_tail && out[0].dtype == G_BF16) dn_silu_bf16(out[0].data, ny, nthr, s->silu_div_fast);
     else if (s->silu_tail && s->bf16) dn_silu_f32_fast(out[0].data, ny, nthr, s->silu_div_fast);
@@ -803,50 +828,13 @@ static int dconv_bf16_addend(const g_node *n, void *state, int j)
     return s->bf16 && s->po.has_add && !s->dw.on && !s->transposed && dn_bf16_residual();
 }
 
-/* For the fusion pass (k_op.fuse_dw): whether oneDNN runs a 1x1 convolution C -> M on an
- * H x W plane with post-ops pa followed by the depthwise step d as one
- * fused jit primitive (on the blocked layout dconv_build then uses). */
-static int dconv_fuse_dw(const k_dw_fusion *q)
-{
-    int64_t C = q->C, M = q->M, H = q->H, W = q->W;
-    const nn_post *pa = q->pa;
-    const nn_dw *d = q->d;
-    if (!dn_engine() || pa->has_add) return 0;
-    dnnl_memory_desc_t x, w, b, y, yf;
-    dnnl_dims_t xd = { 1, C, H, W }, wd = { M, C, 1, 1 }, bd = { M }, yd = { 1, M, H, W };
-    dnnl_dims_t fd = { 1, M, (H - 1) / d->stride + 1, (W - 1) / d->stride + 1 };
-    dnnl_dims_t one = { 1, 1 }, zero = { 0, 0 };
-    if (C % 16 || M % 16) return 0;
-    dnnl_memory_desc_init_by_tag(&x, 4, xd, dnnl_f32, dnnl_nChw16c);
-    dnnl_memory_desc_init_by_tag(&w, 4, wd, dnnl_f32, dnnl_format_tag_any);
-    dnnl_memory_desc_init_by_tag(&b, 1, bd, dnnl_f32, dnnl_x);
-    dnnl_memory_desc_init_by_tag(&y, 4, yd, dnnl_f32, dnnl_nChw16c);
-    dnnl_memory_desc_init_by_tag(&yf, 4, fd, dnnl_f32, dnnl_nChw16c);
-    dnnl_convolution_desc_t cd;
-    dnnl_primitive_attr_t attr = NULL;
-    dnnl_primitive_desc_t pd = NULL;
-    int ok = 0;
-    if (dnnl_convolution_forward_desc_init(&cd, dnnl_forward_inference, dnnl_convolution_direct,
-                                           &x, &w, &b, &y, one, zero, zero) == dnnl_success &&
-        dnnl_primitive_attr_create(&attr) == dnnl_success &&
-        dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user) == dnnl_success &&
-        !dn_dw_post_ops(NULL, pa, d, attr) &&
-        dnnl_primitive_desc_create(&pd, &cd, attr, dn_engine(), NULL) == dnnl_success)
-        /* only a true fusion pays: not oneDNN's two-step "ref_fused" */
-        ok = dn_impl_has(pd, "jit_1x1") && !dn_is_ref_impl(pd) &&
-             dnnl_memory_desc_equal(dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0), &yf);
-    if (pd) dnnl_primitive_desc_destroy(pd);
-    if (attr) dnnl_primitive_attr_destroy(attr);
-    return ok;
-}
-
 static const k_op k_conv_dnnl = {
     .op_type = "Conv", .domain = "", .since = 1, .until = 0, .impl = "dnnl", .priority = 10,
     .init = dconv_init, .infer = dconv_infer, .plan = dconv_plan, .pack = dconv_pack,
     .run = dconv_run, .fini = dconv_fini, .accepts_layout = dconv_accepts,
     .packed_inputs = (1u << 1) | (1u << 2) | (1u << NN_DW_W) | (1u << NN_DW_B),
     .adopt = dconv_adopt, .inplace = dconv_inplace, .bf16_io = dconv_bf16_io,
-    .bf16_addend = dconv_bf16_addend, .fuse_dw = dconv_fuse_dw, .flops = k_flops_conv,
+    .bf16_addend = dconv_bf16_addend, .fuse_dw = dn_conv_fuse_dw, .flops = k_flops_conv,
 };
 K_REGISTER(k_conv_dnnl);
 
