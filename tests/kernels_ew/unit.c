@@ -6,6 +6,7 @@
  * (error code and a message naming the node). */
 #include "../common/oa_check.h"
 #include "kernels/ref/ew_common.h"
+#include "kernels/x86/x86_common.h"
 #include "acl/acl.h"
 #include <float.h>
 #include <stdio.h>
@@ -406,6 +407,89 @@ static void test_softmax_masked(void)
     free(x);
 }
 
+/* ---- 4c. Softmax and LogSoftmax rows of every length class (under, at and
+ * past whole 16-value vectors: the x86 loop's masked tails), with masked
+ * entries, a fully masked row and 2 threads, by the implementation the
+ * engine binds (x86_softmax.c on AVX-512) against the double-precision
+ * formula and against the reference kernel. ---- */
+static float *softmax_rows(const char *op, const float *x, int rows, int R, int threads, const char **impl)
+{
+    one o;
+    int dt[1] = { G_F32 };
+    mk(&o, op, 13, 1, dt, 1);
+    attr_i(&o, "axis", -1);
+    if (start(&o)) return NULL;
+    *impl = o.op->impl;
+    g_shape s = shp(2, rows, R);
+    set_in(&o, 0, G_F32, &s, (void *)x, 0);
+    float *y = go(&o, threads) ? NULL : o.out[0].data;
+    if (y) o.out[0].data = NULL;
+    done(&o, 1);
+    return y;
+}
+
+static int softmax_row_bad(int logsm, const float *x, const float *y, int R, double *worst)
+{
+    double m = -INFINITY, sum = 0;
+    int bad = 0;
+    for (int r = 0; r < R; r++) m = x[r] > m ? x[r] : m;
+    for (int r = 0; r < R; r++) sum += exp((double)x[r] - m);
+    for (int r = 0; r < R; r++) {
+        double want = logsm ? (double)x[r] - m - log(sum) : exp((double)x[r] - m) / sum;
+        /* float sums over long rows: the bound grows with R */
+        double rel = 1e-6 * (1.0 + R / 1000.0);
+        double e = fabs((double)y[r] - want), tol = logsm ? 2 * rel * (1 + fabs(want)) : rel * want + 2e-38;
+        if (!(e <= tol)) bad++;
+        if (e > *worst) *worst = e;
+    }
+    return bad;
+}
+
+static void test_softmax_rows(void)
+{
+    static const int lens[] = { 1, 2, 15, 16, 17, 40, 49, 63, 64, 65, 100, 128, 1000, 6625 };
+    const int rows = 7;
+    for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+        int R = lens[li];
+        float *x = frand((size_t)rows * R, -6.0f, 6.0f, 77u + (unsigned)R);
+        for (int r = 0; r < R; r++) {
+            if (r % 5 == 2) x[R + r] -= 100.0f;   /* row 1: Swin's shifted-window mask */
+            x[2 * R + r] = -INFINITY;            /* row 2: fully masked: NaN, as exp(-inf - -inf) */
+        }
+        x[3 * R] = 80.0f;   /* row 3: one dominant value */
+        for (int k = 0; k < 2; k++) {
+            const char *op = k ? "LogSoftmax" : "Softmax", *impl = "?", *ref_impl = "?";
+            float *y = softmax_rows(op, x, rows, R, 2, &impl);
+            int forced = k_force_ref();
+            k_set_force_ref(1);
+            float *yr = softmax_rows(op, x, rows, R, 1, &ref_impl);
+            k_set_force_ref(forced);
+            CHECK(y && yr, "%s rows of %d ran", op, R);
+            if (!y || !yr) { free(y); free(yr); continue; }
+            int bad = 0, off_ref = 0;
+            double worst = 0;
+            for (int o = 0; o < rows; o++) {
+                if (o == 2) {
+                    for (int r = 0; r < R; r++) bad += !isnan(y[2 * R + r]);
+                    continue;
+                }
+                bad += softmax_row_bad(k, x + o * R, y + o * R, R, &worst);
+            }
+            for (size_t i = 0; i < (size_t)rows * R; i++) {
+                double d = fabs((double)y[i] - yr[i]), t = 4e-7 * fabs((double)yr[i]) + (k ? 4e-7 : 2e-38);
+                if (!(d <= t) && !(isnan(y[i]) && isnan(yr[i]))) off_ref++;
+            }
+            CHECK(bad == 0, "%s (%s) rows of %d: %d values off the formula (worst %.3g)", op, impl, R, bad, worst);
+            CHECK(off_ref == 0, "%s (%s) rows of %d: %d values differ from the reference's", op, impl, R, off_ref);
+            CHECK(!x86_has_avx512() || forced || !strcmp(impl, "avx512"), "%s rows bound to %s, not the AVX-512 loop",
+                  op, impl);
+            free(y);
+            free(yr);
+        }
+        free(x);
+    }
+}
+
 /* ---- 5. refusals, K_NEED_DATA, empty tensors ---- */
 static void expect_refusal(const char *op, int opset, int nin, const int *dts, int nout, const char *an,
                            const char *sv, int64_t iv, int code, const char *what)
@@ -520,6 +604,7 @@ int main(void)
     test_nhwc();
     test_threads();
     test_softmax_masked();
+    test_softmax_rows();
     test_refusals();
     if (oa_failures) printf("%d check(s) failed\n", oa_failures);
     else printf("all checks passed\n");

@@ -11,23 +11,13 @@
  * every operation on one, here and in the MatMul that reads the
  * probabilities, takes a microcode assist on x86 (Swin-T: a 49x49 by 49x32
  * batched product 0.05 -> 4.9 ms). */
+#include "kernels/ref/softmax.h"
 #include "kernels/ref/ew_common.h"
 #include <float.h>
 #include <omp.h>
 #include <stdlib.h>
 
-/* exp(d) at or below this is subnormal or nearly: such terms count as 0 */
-#define SM_TINY_ARG (-87.0f)
-
-enum { SM_SOFT, SM_LOG, SM_HARD };
-
-typedef struct sm_state {
-    int kind, dt, coerce;
-    int pad_rows;           /* short float32 rows through a padded buffer (sm_short_rows) */
-    int64_t axis;
-} sm_state;
-
-static int sm_init(g_graph *g, g_node *n, void **state)
+int softmax_init(g_graph *g, g_node *n, void **state)
 {
     int kind = !strcmp(n->op_type, "Softmax") ? SM_SOFT : !strcmp(n->op_type, "LogSoftmax") ? SM_LOG
              : !strcmp(n->op_type, "Hardmax") ? SM_HARD : -1;
@@ -47,7 +37,7 @@ static int sm_init(g_graph *g, g_node *n, void **state)
     return 0;
 }
 
-static int sm_infer(const g_node *n, void *state, const k_tensor *in, k_tensor *out)
+int softmax_infer(const g_node *n, void *state, const k_tensor *in, k_tensor *out)
 {
     sm_state *s = state;
     int r = in[0].shape.rank;
@@ -173,8 +163,7 @@ static void col_gen(int kind, int dt, const void *x, void *y, int64_t base, int6
     }
 }
 
-static int sm_run(const g_node *n, void *state, const k_tensor *in, k_tensor *out,
-                  const k_ctx *ctx)
+int softmax_run(const g_node *n, void *state, const k_tensor *in, k_tensor *out, const k_ctx *ctx)
 {
     sm_state *s = state;
     int r = in[0].shape.rank;
@@ -188,7 +177,12 @@ static int sm_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
     void *y = out[0].data;
     int kind = s->kind, dt = s->dt;
     int nt = ew_threads(ctx, (size_t)(O * R * I), EW_GRAIN_MATH);
-    if (dt == G_F32 && I == 1 && s->pad_rows && sm_padded(kind, R)) {
+    if (dt == G_F32 && I == 1 && s->rows && kind != SM_HARD) {
+        /* contiguous runs of rows per thread */
+        int64_t per = (O + nt - 1) / nt;
+        EW_PAR_FOR(t, nt, if (t * per < O) s->rows(kind, (const float *)x + t * per * R, (float *)y + t * per * R,
+                                                   (t + 1) * per < O ? per : O - t * per, R););
+    } else if (dt == G_F32 && I == 1 && s->pad_rows && sm_padded(kind, R)) {
         /* contiguous runs of rows per thread, one buffer each */
         int64_t per = (O + nt - 1) / nt;
         EW_PAR_FOR(t, nt, rows_padded(kind, x, y, t * per, (t + 1) * per < O ? (t + 1) * per : O, R););
@@ -206,9 +200,11 @@ static int sm_run(const g_node *n, void *state, const k_tensor *in, k_tensor *ou
     return 0;
 }
 
-#define SM_OP(var, name)                                                                      \
-    static const k_op var = { name, "", 1, 0, "ref", 0, sm_init, sm_infer, NULL, NULL, sm_run, \
-                              ew_fini_free, NULL };                                           \
+void softmax_fini(void *state) { free(state); }
+
+#define SM_OP(var, name)                                                                                 \
+    static const k_op var = { name, "", 1, 0, "ref", 0, softmax_init, softmax_infer, NULL, NULL, softmax_run, \
+                              softmax_fini, NULL };                                                      \
     K_REGISTER(var);
 SM_OP(k_softmax, "Softmax")
 SM_OP(k_logsoftmax, "LogSoftmax")
