@@ -3,8 +3,10 @@
 planes (kernels/dnnl/dn_conv_phase.c), checked against ONNX Runtime
 (tools/ortref) inside small models: a 1x1 layer before (so the dilated layer
 reads a channels-last tensor) or the graph input itself (plain), dilation 2
-to 4 with padding equal to it (DeepLab's and FCN's backbones), a Relu after,
-and a residual add (which keeps the layer on the direct kernel). Each case
+to 12 with padding equal to it (DeepLab's and FCN's backbones, an ASPP-like
+head), planes no multiple of the dilation, a Relu after, and a residual add,
+a batch of too few output tiles and phase planes too small (which keep the
+layer on the direct kernel). Each case
 runs with the phases (the default), with OPENACL_WINO_DILATED=0 and with
 the reference kernels (OPENACL_FORCE_REF=1); all must match ORT within
 float32 rounding (Winograd rounds differently: 1e-4 of the output's span).
@@ -56,7 +58,10 @@ CASES = {   # name: (C, M, H, W, dilation, 1x1 layer before, residual add), runs
     "d3_channels_last": ((96, 96, 27, 30, 3, True, False), True),
     "d2_f4x4": ((48, 48, 56, 56, 2, True, False), True),
     "d2_residual_add": ((96, 96, 40, 40, 2, True, True), False),
-    "d2_odd_plane": ((96, 96, 41, 40, 2, True, False), False),
+    "d2_odd_plane": ((96, 96, 41, 40, 2, True, False), True),
+    "d12_aspp_like": ((64, 64, 40, 40, 12, True, False), False),
+    "d3_neither_side_divides": ((48, 48, 29, 31, 3, False, False), True),
+    "d2_too_few_tiles": ((96, 96, 20, 20, 2, True, False), False),
 }
 
 MODES = (("phases", {}), ("direct", {"OPENACL_WINO_DILATED": "0"}), ("ref", {"OPENACL_FORCE_REF": "1"}))

@@ -1,12 +1,13 @@
 /* Dilated 3x3 convolutions run by the Winograd implementation as a batch of
  * phase planes (kernels/dnnl/dn_conv_phase.h), against the reference kernel:
- * dilations 2 to 4, batch 1 and 2, both activation layouts in and out,
- * bias and post-op chains, F(2x2,3x3) and F(4x4,3x3) planes. Each layer
+ * dilations 2 to 12, batch 1 and 2, both activation layouts in and out,
+ * bias and post-op chains, planes whose sides are no multiple of the
+ * dilation (the phases' last rows and columns past the tensor). Each layer
  * that suits the phases must be taken by the Winograd implementation (its
  * packed weights have the Winograd format, so their size differs from the
  * direct kernel's) and handed to the direct kernel under
- * OPENACL_WINO_DILATED=0; layers that do not suit (a plane not a multiple
- * of the dilation, other pads, unequal dilations, a fused residual add)
+ * OPENACL_WINO_DILATED=0; layers that do not suit (too few output tiles
+ * in the whole batch, other pads, unequal dilations, a fused residual add)
  * must stay on the direct kernel. Every output is compared with the
  * reference kernel's, under both switches.
  * usage: knn_conv_phase */
@@ -22,16 +23,20 @@ typedef struct pcase {
 } pcase;
 
 static const pcase CASES[] = {
-    { 1, 96, 96, 20, 20, 2, 2, 2, 1, 1, 1, 1, 0, 1 },     /* F(2x2,3x3) on 10x10 phases */
+    { 1, 96, 96, 28, 28, 2, 2, 2, 1, 1, 1, 1, 0, 1 },     /* 14x14 phases */
     { 2, 96, 96, 27, 27, 3, 3, 3, 0, 1, 0, 0, 0, 1 },     /* plain in, batch 2, 9x9 phases */
-    { 1, 48, 48, 52, 52, 2, 2, 2, 1, 0, 1, 1, 0, 1 },     /* F(4x4,3x3) on 26x26 phases, plain out */
+    { 1, 48, 48, 52, 52, 2, 2, 2, 1, 0, 1, 1, 0, 1 },     /* 26x26 phases, plain out */
     { 1, 48, 48, 52, 52, 2, 2, 2, 1, 1, 0, 2, 0, -1 },    /* a chain F(4x4,3x3) refuses: direct */
     { 1, 96, 112, 40, 44, 4, 4, 4, 1, 1, 1, 1, 0, 1 },    /* 10x11 phases, 7 output blocks */
     { 1, 96, 96, 36, 36, 4, 4, 4, 0, 0, 1, 0, 0, 1 },     /* plain both ways */
-    { 1, 96, 96, 21, 20, 2, 2, 2, 1, 1, 1, 1, 0, 0 },     /* 21 rows: not a multiple of 2 */
-    { 1, 96, 96, 20, 20, 2, 2, 1, 1, 1, 1, 0, 0, 0 },     /* pads 1 at dilation 2 */
+    { 1, 96, 96, 29, 30, 2, 2, 2, 1, 1, 1, 1, 0, 1 },     /* 29 rows: the phases' last row past them */
+    { 2, 48, 48, 19, 20, 3, 3, 3, 0, 1, 1, 0, 0, 1 },     /* neither side a multiple of 3: 7x7 phases */
+    { 1, 64, 48, 40, 40, 12, 12, 12, 1, 1, 1, 1, 0, 0 },  /* ASPP-like: 144 phases of 4x4, too small */
+    { 1, 96, 96, 40, 40, 8, 8, 8, 1, 1, 1, 1, 0, 0 },     /* 64 phases of 5x5: too little gain */
+    { 1, 96, 96, 20, 20, 2, 2, 2, 1, 1, 1, 1, 0, 0 },     /* 4 planes of 10x10: 36 tiles, too few */
+    { 1, 96, 96, 28, 28, 2, 2, 1, 1, 1, 1, 0, 0, 0 },     /* pads 1 at dilation 2 */
     { 1, 96, 96, 24, 24, 2, 3, 2, 1, 1, 0, 0, 0, 0 },     /* dilations 2 and 3 */
-    { 1, 96, 96, 20, 20, 2, 2, 2, 1, 1, 1, 0, 1, 0 },     /* fused residual add */
+    { 1, 96, 96, 28, 28, 2, 2, 2, 1, 1, 1, 0, 1, 0 },     /* fused residual add */
 };
 
 static long long packed_size(const k_op *op, g_graph *g, int ni, const k_tensor *in)

@@ -139,7 +139,9 @@ static int dwino_init(g_graph *g, g_node *n, void **st)
     g_shape ys;
     int ok = !s->bf16 && !s->dw.on && w.nsp == 2 && w.group == 1 && !nn_conv_infer_shape(n, &w, 0, in, &ys);
     int64_t ph = ok && w.d[0] > 1 && !s->po.has_add ? dn_phase_factor(&w, &in[0].shape) : 1;
-    ok = ok && ph && dn_wino_kind(wt->shape.d[1], wt->shape.d[0], ys.d[2] / ph, ys.d[3] / ph) != 0;
+    ok = ok && ph &&
+         (ph > 1 ? dn_phase_kind(wt->shape.d[1], wt->shape.d[0], ys.d[0], ys.d[2], ys.d[3], (int)ph)
+                 : dn_wino_kind(wt->shape.d[1], wt->shape.d[0], ys.d[2], ys.d[3])) != 0;
     for (int i = 0; i < w.nsp && ok; i++)
         if (w.k[i] != 3 || w.s[i] != 1 || (ph == 1 && w.d[i] != 1)) ok = 0;
     if (!ok) {
@@ -335,14 +337,16 @@ static dnnl_status_t wino_pd(const g_node *n, dconv *s, conv_mds *m, dnnl_primit
                  ? dn_phase_factor(&s->w, &s->xs) : 0;
     for (int i = 0; i < nsp; i++)
         if (s->w.k[i] != 3 || s->w.s[i] != 1 || (ph == 1 && s->w.d[i] != 1)) wino = 0;
-    int kind = nsp == 2 && ph ? dn_wino_kind(C, M, m->ys.d[2] / ph, m->ys.d[3] / ph) : 0;
+    int kind = nsp != 2 || !ph ? 0
+             : ph > 1 ? dn_phase_kind(C, M, m->ys.d[0], m->ys.d[2], m->ys.d[3], ph)
+                      : dn_wino_kind(C, M, m->ys.d[2], m->ys.d[3]);
     if (!kind) wino = 0;
     if (s->have_wmd && (s->wmd.format_kind == dnnl_format_kind_wino) != wino) wino = 0;
     *pd = NULL;
     if (!wino) return dnnl_unimplemented;
     dnnl_memory_desc_t x_b, y_b;
-    dnnl_dims_t xd = { s->xs.d[0] * ph * ph, C, s->xs.d[2] / ph, s->xs.d[3] / ph };
-    dnnl_dims_t yd = { m->ys.d[0] * ph * ph, M, m->ys.d[2] / ph, m->ys.d[3] / ph };
+    dnnl_dims_t xd = { s->xs.d[0] * ph * ph, C, (s->xs.d[2] + ph - 1) / ph, (s->xs.d[3] + ph - 1) / ph };
+    dnnl_dims_t yd = { m->ys.d[0] * ph * ph, M, (m->ys.d[2] + ph - 1) / ph, (m->ys.d[3] + ph - 1) / ph };
     conv_mds mp = *m;   /* the phases' geometry: undilated, padding 1 */
     for (int i = 0; i < nsp && ph > 1; i++) { mp.dil[i] = 0; mp.pl[i] = mp.pr[i] = 1; }
     dnnl_memory_desc_init_by_tag(&x_b, 4, xd, dnnl_f32, dnnl_nChw16c);
