@@ -66,6 +66,14 @@ if(KNN_PYTHON)
   set_tests_properties(kernels_nn_dilated_wino PROPERTIES LABELS "kernels" SKIP_RETURN_CODE 77 TIMEOUT 300)
 endif()
 
+# Stride-2 1x1 layers on small planes run at stride 1 on every second pixel
+# (dn_conv.c sub_build), on and off, against ORT (tools/ortref).
+if(KNN_PYTHON)
+  add_test(NAME kernels_nn_conv_s2
+    COMMAND ${KNN_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/conv_s2.py --mdl-run $<TARGET_FILE:mdl_run>)
+  set_tests_properties(kernels_nn_conv_s2 PROPERTIES LABELS "kernels" SKIP_RETURN_CODE 77 TIMEOUT 300)
+endif()
+
 # DenseNet's rewrites (graph/fuse_simple.c): a channel Concat and the
 # BatchNormalization reading it as one openacl.ConcatNorm (ref/nn_catnorm.c),
 # a strided AveragePool moved before the 1x1 Conv feeding it; plain, mixed

@@ -10,6 +10,7 @@
 #include "kernels/dnnl/dn_common.h"
 #include "kernels/dnnl/dn_conv_band.h"
 #include "kernels/dnnl/dn_conv_phase.h"
+#include "kernels/dnnl/dn_qconv_s2.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +26,7 @@ typedef struct dconv {
     int silu_div, silu_div_fast;   /* the SiLU pass's division forms, precise and bf16-grade (dn_silu_div at load) */
     int wino;         /* the Winograd implementation's state (dwino_init) */
     int phase;        /* this build runs a dilated layer as a batch of its phases (dn_conv_phase.h): the factor */
+    int sub;          /* this build runs a stride-2 1x1 layer at stride 1 on every second pixel (sub_build) */
     /* the configuration the primitives were built for */
     int built, fallback, nthr;
     nn_win w;
@@ -392,19 +394,16 @@ static dnnl_status_t direct_pd(const g_node *n, dconv *s, const conv_mds *m, dnn
     int dw = s->w.group > 1 && s->w.group == C && C == M && s->w.nsp == 2;
     /* with a fused depthwise step the descriptor names the first
      * convolution's output; the primitive writes the second's */
-    /* oneDNN 2.6's brgemm kernels take a residual add only as a sum
-     * post-op: with the full-tensor binary one it falls back to the
-     * older jit kernels, in bfloat16 about half as fast (ResNet-50's
-     * expanding 1x1 layers at 56x56: 1.12 -> 0.55 ms). The sum reads
-     * the addend from the destination, which the memory plan lets be
-     * the addend's own storage (dconv_inplace), so nothing is copied.
-     * So a residual convolution asks for the sum first and keeps it
-     * when oneDNN's first choice is brgemm (one descriptor; walking
-     * the whole implementation list costs a millisecond a layer).
-     * In float32 too: on the Zen 5 benchmark machine brgemm's 1x1
-     * layers beat the jit ones (ResNet-50 fp32 end to end -3.0 % at
-     * 1 thread, -2.7 % at 2), where an earlier machine had them level
-     * (21.6 ms for those layers against 23.0). */
+    /* oneDNN 2.6's brgemm kernels take a residual add only as a sum post-op:
+     * with the full-tensor binary one it falls back to the older jit
+     * kernels, in bfloat16 about half as fast (ResNet-50's expanding 1x1
+     * layers at 56x56: 1.12 -> 0.55 ms). The sum reads the addend from the
+     * destination, which the memory plan lets be the addend's own storage
+     * (dconv_inplace). So a residual convolution asks for the sum first and
+     * keeps it when oneDNN's first choice is brgemm (one descriptor; walking
+     * the implementation list costs a millisecond a layer). In float32 too
+     * (ResNet-50 fp32 on the Zen 5 benchmark VM -3.0 % at 1 thread, -2.7 %
+     * at 2; level on an earlier machine, 21.6 ms for those layers vs 23.0). */
     int keep = s->sum_kept && s->po.has_add;
     if (keep || (s->po.has_add && !s->transposed && !s->dw.on)) {
         st = conv_pd(n, s, dnnl_convolution_direct, m, &m->x_c, &m->y_c, 1, NULL, pd);
@@ -509,9 +508,9 @@ static int build_mems(const g_node *n, dconv *s, dnnl_primitive_desc_t pd, const
     size_t sp = dn_scratch_size(pd), off = 0;
     dnnl_memory_desc_t spmd = *dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
     int rc = 0;
-    if (s->phase) {   /* gathered and scattered by dn_conv_phase.c */
+    if (s->phase || s->sub) {   /* gathered (and scattered) by dn_conv_phase.c, dn_qconv_s2.c */
         s->off_x = off; off = dn_align(off + dnnl_memory_desc_get_size(&m->x_c));
-        s->off_y = off; off = dn_align(off + dnnl_memory_desc_get_size(&m->y_c));
+        if (s->phase) { s->off_y = off; off = dn_align(off + dnnl_memory_desc_get_size(&m->y_c)); }
     } else if (!dnnl_memory_desc_equal(&m->x_u, &m->x_c)) {
         s->off_x = off; off = dn_align(off + dnnl_memory_desc_get_size(&m->x_c));
         if (!rc) rc = dn_reorder_prim(n, &m->x_u, &m->x_c, &s->re_x);
@@ -550,7 +549,7 @@ static int band_suits(const dconv *s, dnnl_primitive_desc_t pd, int nthr)
     int64_t C = s->xs.d[1], G = s->w.group;
     if (s->bands_mode == DN_BANDS_OFF || nthr < 2 || s->transposed || s->dw.on ||
         (s->po.has_add && (!s->add_sum || s->re_a || s->a_es != 4)) || s->bf16 || s->out_bf16 ||
-        s->w.nsp != 2 || s->xs.rank != 4 || s->xs.d[0] != 1 || s->re_x || s->re_y || s->xl != G_LAYOUT_NHWC ||
+        s->w.nsp != 2 || s->xs.rank != 4 || s->xs.d[0] != 1 || s->re_x || s->re_y || s->sub || s->xl != G_LAYOUT_NHWC ||
         s->yl != G_LAYOUT_NHWC || dn_impl_has(pd, "wino"))
         return 0;
     if (G > 1 && G < C) return 1;
@@ -566,6 +565,38 @@ static void band_build(const g_node *n, dconv *s, const conv_mds *m, int nthr)
     }
     dn_band_build(n, &s->band, nthr, &g, &s->wmd, s->has_bias, &s->po_dn);
     if (s->band.n && s->band.scratch > s->scratch) s->scratch = s->band.scratch;
+}
+
+/* A stride-2 1x1 float32 layer on an output plane of at most DN_CONV_S2_PIX
+ * pixels runs at stride 1 on its input's even pixels, gathered into scratch
+ * (same sums, faster: docs/config.md OPENACL_CONV_S2), in the stride-2
+ * primitive's weight format, else stays strided. OPENACL_CONV_S2=0: off. */
+static void sub_build(const g_node *n, dconv *s, conv_mds *m, dnnl_primitive_desc_t *pd)
+{
+    const char *e = getenv("OPENACL_CONV_S2");
+    s->sub = 0;
+    if ((e && !strcmp(e, "0")) || s->transposed || s->dw.on || s->bf16 || s->xl != G_LAYOUT_NHWC ||
+        m->x_u.data_type != dnnl_f32 || s->xs.rank != 4 || s->w.group != 1 || dn_impl_has(*pd, "wino") ||
+        !dn_s2_window(&s->w) || m->ys.d[2] * m->ys.d[3] > DN_CONV_S2_PIX)
+        return;
+    conv_mds m1 = *m;
+    g_shape xs1 = s->xs;
+    xs1.d[2] = m->ys.d[2];
+    xs1.d[3] = m->ys.d[3];
+    m1.w_any = s->wmd;
+    m1.strides[0] = m1.strides[1] = 1;
+    dnnl_primitive_desc_t p1 = NULL;
+    if (dn_md_act(&m1.x_c, &xs1, 1, dnnl_f32) ||
+        conv_pd(n, s, dnnl_convolution_direct, &m1, &m1.x_c, &m->y_c, s->add_sum, NULL, &p1) != dnnl_success)
+        return;
+    int ok = !dn_is_ref_impl(p1) &&
+             dnnl_memory_desc_equal(dnnl_primitive_desc_query_md(p1, dnnl_query_weights_md, 0), &s->wmd);
+    dnnl_primitive_desc_destroy(ok ? *pd : p1);
+    if (!ok) return;
+    *pd = p1;
+    m->x_c = m1.x_c;
+    s->sub = 1;
+    acl_log(1, "node '%s' (%s): stride-2 1x1 layer run at stride 1 on every second pixel", n->name, n->op_type);
 }
 
 /* Creates the primitives for the given shapes and layouts. The weight format
@@ -601,6 +632,7 @@ static int dconv_build(const g_node *n, dconv *s, const k_tensor *in, const k_te
         dnnl_primitive_desc_destroy(pd);
         return r;
     }
+    sub_build(n, s, &m, &pd);
     /* the primitive (and its JIT code) is made at the first run, with the
      * run's thread count: planning may happen under another one */
     s->pd = pd;
@@ -721,6 +753,10 @@ static int dconv_run(const g_node *n, void *state, const k_tensor *in, k_tensor 
     if (s->phase) {
         dn_phase_gather(in[0].data, s->xl == G_LAYOUT_NHWC, (float *)(scr + s->off_x), s->xs.d[0], s->xs.d[1],
                         s->xs.d[2], s->xs.d[3], s->phase, nthr);
+        if ((r = dn_set_handle(n, s->m_x, scr + s->off_x))) return r;
+    } else if (s->sub) {
+        dn_qconv_s2_gather(in[0].data, (uint8_t *)(scr + s->off_x), s->xs.d[0], s->xs.d[1] * (int64_t)sizeof(float),
+                           s->xs.d[2], s->xs.d[3], s->ys.d[2], s->ys.d[3], nthr);
         if ((r = dn_set_handle(n, s->m_x, scr + s->off_x))) return r;
     } else if (s->re_x) {
         if ((r = dn_set_handle(n, s->m_xu, in[0].data)) || (r = dn_set_handle(n, s->m_x, scr + s->off_x)) ||

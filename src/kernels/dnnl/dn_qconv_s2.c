@@ -1,6 +1,7 @@
 /* A stride-2 1x1 int8 convolution (ResNet's downsample layers) runs as a
  * stride-1 1x1 convolution on the input taken at every second row and
- * column: output pixel (i, j) reads input pixel (2i, 2j) alone, so the
+ * column (the float32 Conv does the same on small planes, dn_conv.c
+ * sub_build, with this file's window test and gather): output pixel (i, j) reads input pixel (2i, 2j) alone, so the
  * product is the same integer sum term for term and the outputs are the
  * same bytes. On a small output plane oneDNN 2.6 runs the stride-1 form
  * faster (its 1x1 kernels walk the plane as one contiguous run of pixels);
@@ -22,14 +23,19 @@
  * what the stride-1 blocking saves). */
 #define DN_QCONV_S2_PIX 64
 
-int dn_qconv_s2_applies(const nn_win *w, int64_t G, int64_t opix)
+int dn_s2_window(const nn_win *w)
 {
-    const char *e = getenv("OPENACL_QCONV_S2");
-    if ((e && !strcmp(e, "0")) || w->nsp != 2 || G != 1 || (opix > DN_QCONV_S2_PIX && !(e && !strcmp(e, "1"))))
-        return 0;
+    if (w->nsp != 2) return 0;
     for (int i = 0; i < 2; i++)
         if (w->k[i] != 1 || w->s[i] != 2 || w->d[i] != 1 || w->pb[i] != 0 || w->pe[i] != 0) return 0;
     return 1;
+}
+
+int dn_qconv_s2_applies(const nn_win *w, int64_t G, int64_t opix)
+{
+    const char *e = getenv("OPENACL_QCONV_S2");
+    if ((e && !strcmp(e, "0")) || G != 1 || (opix > DN_QCONV_S2_PIX && !(e && !strcmp(e, "1")))) return 0;
+    return dn_s2_window(w);
 }
 
 void dn_qconv_s2_gather(const uint8_t *x, uint8_t *y, int64_t N, int64_t C, int64_t H, int64_t W, int64_t OH,
