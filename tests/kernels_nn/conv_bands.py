@@ -100,7 +100,11 @@ CASES = {
     "pw_residual_relu": (1, 48, 15, 15, 1, (1, 1), 1, [0, 0, 0, 0], 1, False, "relu", True),
 }
 
-BASE = {"OPENACL_SMALL_OP_US": "0"}
+# OPENACL_CONV_S2=0: a stride-2 1x1 layer on a plane of at most 196 output
+# pixels (pw_s2) otherwise runs at stride 1 on every second pixel, as one
+# primitive without bands (dn_conv.c sub_build, tested by conv_s2.py); here
+# it stays strided so that its bands are what is checked
+BASE = {"OPENACL_SMALL_OP_US": "0", "OPENACL_CONV_S2": "0"}
 # (mode, environment, threads that run bands, OPENACL_CONV_BANDS)
 MODES = (("bands2", {"OPENACL_THREADS": "2"}, 2, "small"),
          ("bands3_all", {"OPENACL_THREADS": "3", "OPENACL_CONV_BANDS": "all"}, 3, "all"),
