@@ -50,72 +50,41 @@ if(KNN_PYTHON)
     LABELS "kernels;sanitize" TIMEOUT 300)
 endif()
 
-# ConvTranspose (kernel = stride) with a fused chain, narrow rows (the chain as
-# its own primitive) and wide, against ORT (tools/ortref); 77 without onnxruntime-node.
+# Python checks of small models against ORT (tools/ortref, kernels_nn/ort_cases.py),
+# each run through mdl_run in several modes; 77 without onnxruntime-node.
+function(knn_ort_test name script)
+  add_test(NAME ${name} COMMAND ${KNN_PYTHON} ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/${script} --mdl-run $<TARGET_FILE:mdl_run>)
+  set_tests_properties(${name} PROPERTIES LABELS "kernels" SKIP_RETURN_CODE 77 TIMEOUT 300)
+endfunction()
 if(KNN_PYTHON)
-  add_test(NAME kernels_nn_deconv_post
-    COMMAND ${KNN_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/deconv_post.py --mdl-run $<TARGET_FILE:mdl_run>)
-  set_tests_properties(kernels_nn_deconv_post PROPERTIES LABELS "kernels" SKIP_RETURN_CODE 77 TIMEOUT 300)
-endif()
-
-# Dilated 3x3 layers as Winograd over their phase planes (dn_conv_phase.c)
-# inside small models, on and off, against ORT (tools/ortref).
-if(KNN_PYTHON)
-  add_test(NAME kernels_nn_dilated_wino
-    COMMAND ${KNN_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/dilated_wino.py --mdl-run $<TARGET_FILE:mdl_run>)
-  set_tests_properties(kernels_nn_dilated_wino PROPERTIES LABELS "kernels" SKIP_RETURN_CODE 77 TIMEOUT 300)
-endif()
-
-# Stride-2 1x1 layers on small planes run at stride 1 on every second pixel
-# (dn_conv.c sub_build), on and off, against ORT (tools/ortref).
-if(KNN_PYTHON)
-  add_test(NAME kernels_nn_conv_s2
-    COMMAND ${KNN_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/conv_s2.py --mdl-run $<TARGET_FILE:mdl_run>)
-  set_tests_properties(kernels_nn_conv_s2 PROPERTIES LABELS "kernels" SKIP_RETURN_CODE 77 TIMEOUT 300)
-endif()
-
-# DenseNet's rewrites (graph/fuse_simple.c): a channel Concat and the
-# BatchNormalization reading it as one openacl.ConcatNorm (ref/nn_catnorm.c),
-# a strided AveragePool moved before the 1x1 Conv feeding it; plain, mixed
-# and channels-last cases and declined ones, with the rewrites on and off,
-# against ORT (tools/ortref).
-if(KNN_PYTHON)
-  add_test(NAME kernels_nn_dense_folds
-    COMMAND ${KNN_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/dense_folds.py --mdl-run $<TARGET_FILE:mdl_run>)
-  set_tests_properties(kernels_nn_dense_folds PROPERTIES LABELS "kernels" SKIP_RETURN_CODE 77 TIMEOUT 300)
-endif()
-
-# Whole-factor nearest Resize (ref/resize_up.c), plain and channels-last, and
-# the configurations it leaves to the reference, against ORT (tools/ortref).
-if(KNN_PYTHON)
-  add_test(NAME kernels_nn_resize_up
-    COMMAND ${KNN_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/resize_up.py --mdl-run $<TARGET_FILE:mdl_run>)
-  set_tests_properties(kernels_nn_resize_up PROPERTIES LABELS "kernels" SKIP_RETURN_CODE 77 TIMEOUT 300)
-endif()
-
-# Reductions reading a channels-last input (ref/reduce.c: over H and W, or
-# over C) and those left plain, against ORT (tools/ortref).
-if(KNN_PYTHON)
-  add_test(NAME kernels_nn_reduce_nhwc
-    COMMAND ${KNN_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/reduce_nhwc.py --mdl-run $<TARGET_FILE:mdl_run>)
-  set_tests_properties(kernels_nn_reduce_nhwc PROPERTIES LABELS "kernels" SKIP_RETURN_CODE 77 TIMEOUT 300)
-endif()
-
-# Grouped convolutions as bands of output rows at 2 threads or more
-# (dnnl/dn_conv_band.c): odd planes, strides, kernels, pads, dilation and
-# group widths, with the bands on (2 and 3 threads) and off, on one thread
-# and under the reference, against ORT (tools/ortref).
-if(KNN_PYTHON)
-  add_test(NAME kernels_nn_conv_bands
-    COMMAND ${KNN_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/conv_bands.py --mdl-run $<TARGET_FILE:mdl_run>)
-  set_tests_properties(kernels_nn_conv_bands PROPERTIES LABELS "kernels" SKIP_RETURN_CODE 77 TIMEOUT 300)
-endif()
-
-# Flatten -> Softmax -> Reshape back as one last-axis Softmax
-# (graph/fuse_simple.c fz_softmax_unflatten): taken and declined cases, the
-# rewrite on and off equal bit for bit and against ORT (tools/ortref).
-if(KNN_PYTHON)
-  add_test(NAME kernels_nn_softmax_unflatten
-    COMMAND ${KNN_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/softmax_unflatten.py --mdl-run $<TARGET_FILE:mdl_run>)
-  set_tests_properties(kernels_nn_softmax_unflatten PROPERTIES LABELS "kernels" SKIP_RETURN_CODE 77 TIMEOUT 300)
+  # ConvTranspose (kernel = stride) with a fused chain, narrow rows (the chain as
+  # its own primitive) and wide, against ORT (tools/ortref); 77 without onnxruntime-node.
+  knn_ort_test(kernels_nn_deconv_post deconv_post.py)
+  # Dilated 3x3 layers as Winograd over their phase planes (dn_conv_phase.c)
+  # inside small models, on and off, against ORT (tools/ortref).
+  knn_ort_test(kernels_nn_dilated_wino dilated_wino.py)
+  # Stride-2 1x1 layers on small planes run at stride 1 on every second pixel
+  # (dn_conv.c sub_build), on and off, against ORT (tools/ortref).
+  knn_ort_test(kernels_nn_conv_s2 conv_s2.py)
+  # DenseNet's rewrites (graph/fuse_simple.c): a channel Concat and the
+  # BatchNormalization reading it as one openacl.ConcatNorm (ref/nn_catnorm.c),
+  # a strided AveragePool moved before the 1x1 Conv feeding it; plain, mixed
+  # and channels-last cases and declined ones, with the rewrites on and off,
+  # against ORT (tools/ortref).
+  knn_ort_test(kernels_nn_dense_folds dense_folds.py)
+  # Whole-factor nearest Resize (ref/resize_up.c), plain and channels-last, and
+  # the configurations it leaves to the reference, against ORT (tools/ortref).
+  knn_ort_test(kernels_nn_resize_up resize_up.py)
+  # Reductions reading a channels-last input (ref/reduce.c: over H and W, or
+  # over C) and those left plain, against ORT (tools/ortref).
+  knn_ort_test(kernels_nn_reduce_nhwc reduce_nhwc.py)
+  # Grouped convolutions as bands of output rows at 2 threads or more
+  # (dnnl/dn_conv_band.c): odd planes, strides, kernels, pads, dilation and
+  # group widths, with the bands on (2 and 3 threads) and off, on one thread
+  # and under the reference, against ORT (tools/ortref).
+  knn_ort_test(kernels_nn_conv_bands conv_bands.py)
+  # Flatten -> Softmax -> Reshape back as one last-axis Softmax
+  # (graph/fuse_simple.c fz_softmax_unflatten): taken and declined cases, the
+  # rewrite on and off equal bit for bit and against ORT (tools/ortref).
+  knn_ort_test(kernels_nn_softmax_unflatten softmax_unflatten.py)
 endif()

@@ -613,6 +613,13 @@ def ort_steps(mode, got, want, steps):
     return bad
 
 
+def same_outputs(got, other, what):
+    """Problems of outputs got that differ from other's bit for bit; what
+    names the other run."""
+    return [f"output {k} differs {what} (max {np.abs(a - b).max():.4g})"
+            for k, (a, b) in enumerate(zip(got, other)) if not np.array_equal(a, b)]
+
+
 def cases_main(doc, cases, check, prefix):
     """The command line of a pass test (--mdl-run BIN [--keep]): check(name,
     args, work) -> problems for each of cases; 77 without onnxruntime-node."""

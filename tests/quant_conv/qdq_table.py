@@ -25,7 +25,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from qdq_nets import B, cases_main, conv_layer, fin, ort_case, ort_steps, outputs  # noqa: E402
+from qdq_nets import B, cases_main, conv_layer, fin, ort_case, ort_steps, outputs, same_outputs  # noqa: E402
 
 C, H, W = 8, 9, 10
 OUT_STEP = 0.05
@@ -120,9 +120,7 @@ def check(name, args, work):
             bad.append("a table with OPENACL_QDQ_TABLE=0")
         bad += ort_steps(mode, got[mode], want, steps)
     for other in ("off", "ref"):
-        for k, (a, b) in enumerate(zip(got["on"], got[other])):
-            if not np.array_equal(a, b):
-                bad.append(f"output {k} differs from '{other}' (max {np.abs(a - b).max():.4g})")
+        bad += same_outputs(got["on"], got[other], f"from '{other}'")
     return bad
 
 

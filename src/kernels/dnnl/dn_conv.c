@@ -116,6 +116,22 @@ static int dconv_init_common(g_graph *g, g_node *n, void **state, int transposed
 
 static int dconv_init(g_graph *g, g_node *n, void **st) { return dconv_init_common(g, n, st, 0); }
 
+/* Which Winograd kernel (dn_wino_kind; 0: none) a layer with the resolved
+ * window w, input xs and output ys takes, and in *ph its phase factor: 1
+ * for an undilated layer, d for a dilated one run over its phase planes
+ * (dn_conv_phase.h: no fused addend, dn_phase_kind's rule). */
+static int wino_choice(const dconv *s, const nn_win *w, const g_shape *xs, const g_shape *ys, int *ph)
+{
+    *ph = 1;
+    if (s->bf16 || s->transposed || s->dw.on || w->nsp != 2 || w->group != 1 || xs->d[1] % 16 || ys->d[1] % 16)
+        return 0;
+    if (w->d[0] > 1 && (s->po.has_add || !(*ph = dn_phase_factor(w, xs)))) return 0;
+    for (int i = 0; i < 2; i++)
+        if (w->k[i] != 3 || w->s[i] != 1 || (*ph == 1 && w->d[i] != 1)) return 0;
+    return *ph > 1 ? dn_phase_kind(xs->d[1], ys->d[1], ys->d[0], ys->d[2], ys->d[3], *ph)
+                   : dn_wino_kind(xs->d[1], ys->d[1], ys->d[2], ys->d[3]);
+}
+
 /* The Winograd implementation (k_conv_wino): float32 2-D convolutions, 3x3
  * stride 1 without dilation, one group, multiples of 16 channels in and out,
  * no fused depthwise step, whose shapes (known at init: a static plan, or a
@@ -139,14 +155,8 @@ static int dwino_init(g_graph *g, g_node *n, void **st)
         if (n->in[i] >= 0) in[i].shape = g->t[n->in[i]].shape;
     nn_win w = s->w0;
     g_shape ys;
-    int ok = !s->bf16 && !s->dw.on && w.nsp == 2 && w.group == 1 && !nn_conv_infer_shape(n, &w, 0, in, &ys);
-    int64_t ph = ok && w.d[0] > 1 && !s->po.has_add ? dn_phase_factor(&w, &in[0].shape) : 1;
-    ok = ok && ph &&
-         (ph > 1 ? dn_phase_kind(wt->shape.d[1], wt->shape.d[0], ys.d[0], ys.d[2], ys.d[3], (int)ph)
-                 : dn_wino_kind(wt->shape.d[1], wt->shape.d[0], ys.d[2], ys.d[3])) != 0;
-    for (int i = 0; i < w.nsp && ok; i++)
-        if (w.k[i] != 3 || w.s[i] != 1 || (ph == 1 && w.d[i] != 1)) ok = 0;
-    if (!ok) {
+    int ph;
+    if (nn_conv_infer_shape(n, &w, 0, in, &ys) || !wino_choice(s, &w, &in[0].shape, &ys, &ph)) {
         dconv_fini(s);
         *st = NULL;
         return K_DECLINE;
@@ -327,22 +337,12 @@ static int conv_mds_init(const g_node *n, dconv *s, const k_tensor *in, const k_
 static dnnl_status_t wino_pd(const g_node *n, dconv *s, conv_mds *m, dnnl_primitive_desc_t *pd)
 {
     int64_t C = s->xs.d[1], M = m->ys.d[1];
-    int nsp = s->w.nsp;
-    int wino = s->wino && !s->bf16 && !s->transposed && !s->dw.on && nsp == 2 && s->w.group == 1 && C % 16 == 0 &&
-               M % 16 == 0;
-    /* a dilated layer as the batch of its phase planes (dn_conv_phase.h),
-     * float32 in and out, no addend */
-    int ph = 1;
+    int nsp = s->w.nsp, ph = 1;
+    int kind = s->wino ? wino_choice(s, &s->w, &s->xs, &m->ys, &ph) : 0;
+    /* the phase planes are gathered and scattered as float32 */
+    if (ph > 1 && (m->x_u.data_type != dnnl_f32 || m->y_u.data_type != dnnl_f32)) kind = 0;
+    int wino = kind != 0;
     s->phase = 0;
-    if (wino && s->w.d[0] > 1)
-        ph = !s->po.has_add && m->x_u.data_type == dnnl_f32 && m->y_u.data_type == dnnl_f32
-                 ? dn_phase_factor(&s->w, &s->xs) : 0;
-    for (int i = 0; i < nsp; i++)
-        if (s->w.k[i] != 3 || s->w.s[i] != 1 || (ph == 1 && s->w.d[i] != 1)) wino = 0;
-    int kind = nsp != 2 || !ph ? 0
-             : ph > 1 ? dn_phase_kind(C, M, m->ys.d[0], m->ys.d[2], m->ys.d[3], ph)
-                      : dn_wino_kind(C, M, m->ys.d[2], m->ys.d[3]);
-    if (!kind) wino = 0;
     if (s->have_wmd && (s->wmd.format_kind == dnnl_format_kind_wino) != wino) wino = 0;
     *pd = NULL;
     if (!wino) return dnnl_unimplemented;

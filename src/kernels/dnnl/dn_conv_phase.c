@@ -88,13 +88,28 @@ static void phase_row(const float *src, float *dst, const strides4 *u, int64_t n
     }
 }
 
+/* Zeros what lies past the tensor in the blocked phase batch: the last row
+ * of the phases whose last row d (ph - 1) + r is at or past H, the last
+ * column likewise (the layer's zero padding there). */
+static void phase_pad(float *xb, int64_t N, int64_t C, int64_t H, int64_t W, int d)
+{
+    int64_t ph = (H + d - 1) / d, pw = (W + d - 1) / d, cb_n = C / 16, plane = ph * pw * 16;
+    for (int64_t b = 0; b < N * d * d; b++) {
+        int row = d * (ph - 1) + (b / d) % d >= H, col = d * (pw - 1) + b % d >= W;
+        for (int64_t cb = 0; cb < cb_n && (row || col); cb++) {
+            float *p = xb + (b * cb_n + cb) * plane;
+            if (row) memset(p + (ph - 1) * pw * 16, 0, (size_t)pw * 16 * sizeof(float));
+            for (int64_t a = 0; a < ph && col; a++) memset(p + (a * pw + pw - 1) * 16, 0, 16 * sizeof(float));
+        }
+    }
+}
+
 void dn_phase_gather(const float *x, int nhwc, float *xb, int64_t N, int64_t C, int64_t H, int64_t W, int d,
                      int nthr)
 {
     strides4 u = user_strides(nhwc, C, H, W);
     int64_t rows = N * H;
-    if (H % d || W % d)   /* the phase planes' rows and columns past the tensor: zero padding */
-        memset(xb, 0, (size_t)(N * d * d * C * ((H + d - 1) / d) * ((W + d - 1) / d)) * sizeof(float));
+    if (H % d || W % d) phase_pad(xb, N, C, H, W, d);
 #pragma omp parallel for num_threads(nthr) schedule(static) if (nthr > 1 && rows * W * C >= 65536)
     for (int64_t i = 0; i < rows; i++) phase_row(x, xb, &u, i / H, i % H, C, H, W, d, 1);
 }

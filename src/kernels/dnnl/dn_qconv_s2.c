@@ -1,9 +1,9 @@
 /* A stride-2 1x1 int8 convolution (ResNet's downsample layers) runs as a
  * stride-1 1x1 convolution on the input taken at every second row and
  * column (the float32 Conv does the same on small planes, dn_conv.c
- * sub_build, with this file's window test and gather): output pixel (i, j) reads input pixel (2i, 2j) alone, so the
- * product is the same integer sum term for term and the outputs are the
- * same bytes. On a small output plane oneDNN 2.6 runs the stride-1 form
+ * sub_build, with this file's window test and gather): output pixel (i, j)
+ * reads input pixel (2i, 2j) alone, so the product is the same integer sum
+ * term for term and the outputs are the same bytes. On a small output plane oneDNN 2.6 runs the stride-1 form
  * faster (its 1x1 kernels walk the plane as one contiguous run of pixels);
  * the copy here is a quarter of the input's pixels. dn_qconv.c decides,
  * keeps the weights in the stride-2 primitive's packed format (so the

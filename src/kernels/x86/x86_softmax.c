@@ -59,7 +59,8 @@ SMX_TARGET static void row(int kind, const float *x, float *y, int64_t R)
     __m512 mv = ninf;
     for (int64_t i = 0; i < R; i += 16)
         mv = _mm512_max_ps(_mm512_mask_loadu_ps(ninf, tail_mask(R - i), x + i), mv);
-    const __m512 m = _mm512_set1_ps(_mm512_reduce_max_ps(mv));
+    const float mx = _mm512_reduce_max_ps(mv);
+    const __m512 m = _mm512_set1_ps(mx);
     __m512 sv = _mm512_setzero_ps();
     for (int64_t i = 0; i < R; i += 16) {
         __mmask16 k = tail_mask(R - i);
@@ -77,7 +78,7 @@ SMX_TARGET static void row(int kind, const float *x, float *y, int64_t R)
             _mm512_mask_storeu_ps(y + i, k, _mm512_maskz_mul_ps(big, e, inv));
         }
     } else {
-        const __m512 sh = _mm512_set1_ps(_mm512_reduce_max_ps(mv) + logf(s));
+        const __m512 sh = _mm512_set1_ps(mx + logf(s));
         for (int64_t i = 0; i < R; i += 16) {
             __mmask16 k = tail_mask(R - i);
             _mm512_mask_storeu_ps(y + i, k, _mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + i), sh));
