@@ -455,6 +455,74 @@ static void test_pool(void)
     CHECK(compared > iters / 2, "too few pool configurations compared");
 }
 
+/* MaxPool over an int8 model's uint8 / int8 tensors: oneDNN's primitive or,
+ * between channels-last tensors, dn_maxpool.c's byte loop, against the
+ * reference, byte for byte (a maximum is exact). Channels around the loop's
+ * 64-wide registers and its masked tail; windows past the padding. */
+static void test_pool8(void)
+{
+    int compared = 0, fast = 0;
+    for (int it = 0; it < iters; it++) {
+        g_graph *g = g_graph_new();
+        g->opset = 17;
+        int dt = rnd() % 2 ? G_U8 : G_I8;
+        int64_t xs[4] = { rndi(1, 2), rndi(0, 2) ? rndi(1, 150) : 64 * rndi(1, 3) }, k[2], st[2], pads[4];
+        for (int i = 0; i < 2; i++) {
+            k[i] = rndi(1, 4);
+            xs[2 + i] = rndi((int)k[i], 16);
+            st[i] = rndi(1, 3);
+            pads[i] = rndi(0, (int)(k[i] - 1 < 2 ? k[i] - 1 : 2));
+            pads[2 + i] = rndi(0, (int)(k[i] - 1 < 2 ? k[i] - 1 : 2));
+        }
+        g_shape xsh = shp(4, xs);
+        int tx = tadd(g, "x", G_TK_INPUT, dt, xsh, NULL);
+        int ty = tadd(g, "y", G_TK_ACT, dt, shp(0, NULL), NULL);
+        int ins[1] = { tx }, outs[1] = { ty };
+        int ni = g_node_add(g, "MaxPool", "", "pool", 1, ins, 1, outs);
+        g_node *n = &g->nodes[ni];
+        n->opset = 19;
+        attr_ints(n, "kernel_shape", k, 2);
+        attr_ints(n, "strides", st, 2);
+        attr_ints(n, "pads", pads, 4);
+        if (rnd() % 3 == 0) attr_int(n, "ceil_mode", 1);
+        int xl = rnd() % 4 ? G_LAYOUT_NHWC : G_LAYOUT_PLAIN, yl = rnd() % 4 ? G_LAYOUT_NHWC : G_LAYOUT_PLAIN;
+        if (yl) attr_int(n, "_oa_layout", G_LAYOUT_NHWC);
+        size_t cnt = (size_t)g_shape_numel(&xsh);
+        uint8_t *x = malloc(cnt + 1);
+        for (size_t i = 0; i < cnt; i++) x[i] = (uint8_t)rnd();
+        k_tensor in[1] = { { .dtype = dt, .shape = xsh, .layout = xl, .data = x, .nbytes = cnt } };
+        k_tensor yr[1], yd[1];
+        const k_op *ref = find_impl(n, "ref"), *dn = find_impl(n, "dnnl");
+        int rr = ref ? drive(ref, g, ni, in, yr, 0) : -1;
+        int rd = dn ? drive(dn, g, ni, in, yd, 1) : -1;
+        char what[128];
+        snprintf(what, sizeof what, "MaxPool %s #%d C %lld x %s y %s k %lldx%lld s %lldx%lld", dt == G_U8 ? "u8" : "i8",
+                 it, (long long)xs[1], xl ? "nhwc" : "nchw", yl ? "nhwc" : "nchw", (long long)k[0],
+                 (long long)k[1], (long long)st[0], (long long)st[1]);
+        CHECK(rr == 0 && rd == 0, "%s: ref %d dnnl %d", what, rr, rd);
+        if (rr == 0 && rd == 0) {
+            CHECK(g_shape_eq(&yr[0].shape, &yd[0].shape), "%s: output shapes differ", what);
+            size_t ny = (size_t)g_shape_numel(&yr[0].shape);
+            uint8_t *a = malloc(ny + 1), *b = malloc(ny + 1);
+            nn_reorder_bytes(yd[0].data, yd[0].layout, a, G_LAYOUT_PLAIN, &yd[0].shape, 1);
+            nn_reorder_bytes(yr[0].data, yr[0].layout, b, G_LAYOUT_PLAIN, &yr[0].shape, 1);
+            size_t at = 0;
+            while (at < ny && a[at] == b[at]) at++;
+            CHECK(at == ny, "%s: byte %zu: dnnl %d ref %d", what, at, at < ny ? a[at] : 0, at < ny ? b[at] : 0);
+            compared++;
+            fast += xl == G_LAYOUT_NHWC && yl == G_LAYOUT_NHWC;   /* dn_pool.c's rule on an AVX-512 CPU */
+            free(a);
+            free(b);
+        }
+        if (rr == 0) free(yr[0].data);
+        if (rd == 0) free(yd[0].data);
+        free(x);
+        g_graph_free(g);
+    }
+    printf("8-bit pools: %d compared, %d channels-last both sides (the byte loop)\n", compared, fast);
+    CHECK(compared == iters, "8-bit pools: %d of %d compared", compared, iters);
+}
+
 /* A MatMul / Gemm node "mm" on c->g with random A, B and C of the given
  * shapes (B and C constants or graph inputs), a random fused post-op list
  * (*has_add: it holds an add; the addend input is set by the caller). */
@@ -920,6 +988,7 @@ int main(int argc, char **argv)
     test_conv(1);
     test_conv_dw();
     test_pool();
+    test_pool8();
     test_matmul(0);
     test_matmul(1);
     test_gemv();

@@ -74,12 +74,14 @@ enum { DN_WINO_4X3 = 1, DN_WINO_2X3 = 2 };
 /* Which of them a C -> M 3x3 stride-1 layer with an oh x ow output plane
  * takes, 0 for the direct kernel (dn_conv_wino.c). */
 int dn_wino_kind(int64_t C, int64_t M, int64_t oh, int64_t ow);
-/* dn_maxpool.c: whether float32 2-D MaxPools between channels-last tensors
- * take the AVX-512 loop (an AVX-512 CPU, OPENACL_NO_FAST_MAXPOOL unset; read
+/* dn_maxpool.c: whether 2-D MaxPools (float32 or 8-bit) between channels-last
+ * tensors take the AVX-512 loop (an AVX-512 CPU, OPENACL_NO_FAST_MAXPOOL unset; read
  * per build of the pool), and the loop: x [N, H, W, C] -> y [N, OH, OW, C]
  * over window w (resolved, no dilation) on nthr threads. */
 int dn_maxpool_fast(void);
 void dn_maxpool_nhwc_f32(const nn_win *w, int64_t N, int64_t C, const float *x, float *y, int nthr);
+/* ... the same over uint8 (sgn 0) or int8 (sgn 1) bytes */
+void dn_maxpool_nhwc_8(const nn_win *w, int64_t N, int64_t C, const void *x, void *y, int sgn, int nthr);
 /* ... and 2-D AveragePools the same way (OPENACL_NO_FAST_AVGPOOL=1: oneDNN's
  * primitive), with ONNX's divisor (count_include_pad or not). */
 int dn_avgpool_fast(void);

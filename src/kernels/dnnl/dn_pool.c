@@ -4,8 +4,8 @@
  * read and written in whatever layout the graph gives them. ceil_mode is
  * expressed as extra right padding; configurations whose averaging divisor
  * would then differ from ONNX's run the reference loops inside this kernel,
- * and float32 2-D MaxPools and AveragePools from and to channels-last the
- * AVX-512 loops of dn_maxpool.c. */
+ * and 2-D MaxPools (float32 or 8-bit) and float32 AveragePools from and to
+ * channels-last the AVX-512 loops of dn_maxpool.c. */
 #include "kernels/dnnl/dn_common.h"
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +15,7 @@ typedef struct dpool {
     int type, global, include_pad;
     int dt;           /* G_F32, or G_U8 / G_I8 for MaxPool */
     int built, fallback, nthr;
-    int fast;         /* dn_maxpool_nhwc_f32 / dn_avgpool_nhwc_f32 run it (no primitive) */
+    int fast;         /* dn_maxpool_nhwc_f32 / _8 / dn_avgpool_nhwc_f32 run it (no primitive) */
     nn_win w;
     g_shape xs, ys;
     int xl, yl;
@@ -90,8 +90,8 @@ static int dpool_build(const g_node *n, dpool *s, const k_tensor *in, const k_te
     s->nthr = nthr;
     s->fallback = 0;
     int nsp = s->w.nsp;
-    s->fast = s->dt == G_F32 && !s->global && nsp == 2 && s->xs.rank == 4 && s->w.d[0] == 1 &&
-              s->w.d[1] == 1 && s->xl == G_LAYOUT_NHWC && s->yl == G_LAYOUT_NHWC &&
+    s->fast = (s->dt == G_F32 || s->type == POOL_MAX) && !s->global && nsp == 2 && s->xs.rank == 4 &&
+              s->w.d[0] == 1 && s->w.d[1] == 1 && s->xl == G_LAYOUT_NHWC && s->yl == G_LAYOUT_NHWC &&
               (s->type == POOL_MAX ? dn_maxpool_fast() : s->type == POOL_AVG && dn_avgpool_fast());
     if (s->fast) {
         s->scratch = 0;
@@ -192,7 +192,10 @@ static int dpool_run(const g_node *n, void *state, const k_tensor *in, k_tensor 
         if ((r = dpool_build(n, s, in, out, nthr))) return r;
     }
     if (s->fast) {
-        if (s->type == POOL_MAX) dn_maxpool_nhwc_f32(&s->w, s->xs.d[0], s->xs.d[1], in[0].data, out[0].data, nthr);
+        if (s->type == POOL_MAX && s->dt != G_F32)
+            dn_maxpool_nhwc_8(&s->w, s->xs.d[0], s->xs.d[1], in[0].data, out[0].data, s->dt == G_I8, nthr);
+        else if (s->type == POOL_MAX)
+            dn_maxpool_nhwc_f32(&s->w, s->xs.d[0], s->xs.d[1], in[0].data, out[0].data, nthr);
         else dn_avgpool_nhwc_f32(&s->w, s->xs.d[0], s->xs.d[1], in[0].data, out[0].data, s->include_pad, nthr);
         return 0;
     }
