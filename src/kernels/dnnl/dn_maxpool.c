@@ -53,30 +53,8 @@ __attribute__((target("avx512f"))) static void pixel(const float *x, int64_t rs,
     }
 }
 
-/* x [N, H, W, C] -> y [N, OH, OW, C] for window w (2 spatial dims, no
- * dilation), rows of the output spread over nthr threads. */
-void dn_maxpool_nhwc_f32(const nn_win *w, int64_t N, int64_t C, const float *x, float *y, int nthr)
-{
-    const int64_t H = w->in[0], W = w->in[1], OH = w->out[0], OW = w->out[1];
-    const int64_t rows = N * OH;
-    OA_PAR_FOR(nthr, for (int64_t r = 0; r < rows; r++) {
-        int64_t n = r / OH, oh = r % OH;
-        int64_t h0 = oh * w->s[0] - w->pb[0], h1 = h0 + w->k[0];
-        if (h0 < 0) h0 = 0;
-        if (h1 > H) h1 = H;
-        const float *xn = x + n * H * W * C;
-        float *yr = y + r * OW * C;
-        for (int64_t ow = 0; ow < OW; ow++) {
-            int64_t w0 = ow * w->s[1] - w->pb[1], w1 = w0 + w->k[1];
-            if (w0 < 0) w0 = 0;
-            if (w1 > W) w1 = W;
-            pixel(xn, W * C, C, h0, h1, w0, w1, yr + ow * C);
-        }
-    });
-}
-
-/* The same walk over 8-bit tensors (the MaxPools between an int8 model's
- * uint8 or int8 activations): the maximum of the stored bytes is the
+/* One output pixel of an 8-bit tensor (the MaxPools between an int8
+ * model's uint8 or int8 activations): the maximum of the stored bytes is the
  * stored byte of the maximum, one scale and zero point holding on both
  * sides. An empty window gives the type's lowest value, as the reference
  * loops (and ORT) do. 64 channels a register. */
@@ -97,7 +75,10 @@ __attribute__((target("avx512f,avx512bw"))) static void pixel8(const uint8_t *x,
     }
 }
 
-void dn_maxpool_nhwc_8(const nn_win *w, int64_t N, int64_t C, const void *x, void *y, int sgn, int nthr)
+/* x [N, H, W, C] -> y [N, OH, OW, C] for window w (2 spatial dims, no
+ * dilation), es bytes a value (4: float32; 1: uint8, or int8 with sgn),
+ * rows of the output spread over nthr threads. */
+static void max_walk(const nn_win *w, int64_t N, int64_t C, const void *x, void *y, size_t es, int sgn, int nthr)
 {
     const int64_t H = w->in[0], W = w->in[1], OH = w->out[0], OW = w->out[1];
     const int64_t rows = N * OH;
@@ -106,15 +87,27 @@ void dn_maxpool_nhwc_8(const nn_win *w, int64_t N, int64_t C, const void *x, voi
         int64_t h0 = oh * w->s[0] - w->pb[0], h1 = h0 + w->k[0];
         if (h0 < 0) h0 = 0;
         if (h1 > H) h1 = H;
-        const uint8_t *xn = (const uint8_t *)x + n * H * W * C;
-        uint8_t *yr = (uint8_t *)y + r * OW * C;
+        const char *xn = (const char *)x + (size_t)(n * H * W * C) * es;
+        char *yr = (char *)y + (size_t)(r * OW * C) * es;
         for (int64_t ow = 0; ow < OW; ow++) {
             int64_t w0 = ow * w->s[1] - w->pb[1], w1 = w0 + w->k[1];
             if (w0 < 0) w0 = 0;
             if (w1 > W) w1 = W;
-            pixel8(xn, W * C, C, h0, h1, w0, w1, sgn, yr + ow * C);
+            char *yp = yr + (size_t)(ow * C) * es;
+            if (es == 4) pixel((const float *)xn, W * C, C, h0, h1, w0, w1, (float *)yp);
+            else pixel8((const uint8_t *)xn, W * C, C, h0, h1, w0, w1, sgn, (uint8_t *)yp);
         }
     });
+}
+
+void dn_maxpool_nhwc_f32(const nn_win *w, int64_t N, int64_t C, const float *x, float *y, int nthr)
+{
+    max_walk(w, N, C, x, y, sizeof(float), 0, nthr);
+}
+
+void dn_maxpool_nhwc_8(const nn_win *w, int64_t N, int64_t C, const void *x, void *y, int sgn, int nthr)
+{
+    max_walk(w, N, C, x, y, 1, sgn, nthr);
 }
 
 /* ---- AveragePool: the same walk, summing ---- */
