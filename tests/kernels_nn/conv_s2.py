@@ -13,7 +13,6 @@ which layers took the rewrite.
 
 Usage: conv_s2.py --mdl-run BIN
 Exit codes: 0 pass, 1 fail, 77 skipped (no onnxruntime-node)."""
-import argparse
 import os
 import sys
 
@@ -69,14 +68,10 @@ def close(got, want):
 MODES = (("rewrite", {}), ("strided", {"OPENACL_CONV_S2": "0"}), ("ref", {"OPENACL_FORCE_REF": "1"}))
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--mdl-run", required=True)
-    a = ap.parse_args()
-    cases = ((name, *model(80 + i, *cfg), MODES, close, ("run at stride 1 on every second pixel", expect))
-             for i, (name, (cfg, expect)) in enumerate(CASES.items()))
-    return ort_cases.run_cases(a.mdl_run, "oa_conv_s2_", cases)
+def cases():
+    return ((name, *model(80 + i, *cfg), MODES, close, ("run at stride 1 on every second pixel", expect))
+            for i, (name, (cfg, expect)) in enumerate(CASES.items()))
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(ort_cases.main(__doc__, "oa_conv_s2_", cases()))

@@ -10,7 +10,6 @@ kernels (OPENACL_FORCE_REF=1); all must match ORT within float32 rounding.
 
 Usage: deconv_post.py --mdl-run BIN
 Exit codes: 0 pass, 1 fail, 77 skipped (no onnxruntime-node)."""
-import argparse
 import os
 import sys
 
@@ -65,14 +64,10 @@ def close(got, want):
 MODES = (("split", {}), ("inside", {"OPENACL_DECONV_POST_SPLIT": "0"}), ("ref", {"OPENACL_FORCE_REF": "1"}))
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--mdl-run", required=True)
-    a = ap.parse_args()
-    cases = ((name, *model(40 + i, C, M, k, H, W, chain), MODES, close)
-             for i, (name, (C, M, k, H, W, chain)) in enumerate(CASES.items()))
-    return ort_cases.run_cases(a.mdl_run, "oa_deconv_", cases)
+def cases():
+    return ((name, *model(40 + i, C, M, k, H, W, chain), MODES, close)
+            for i, (name, (C, M, k, H, W, chain)) in enumerate(CASES.items()))
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(ort_cases.main(__doc__, "oa_deconv_", cases()))

@@ -13,7 +13,6 @@ float32 rounding (Winograd rounds differently: 1e-4 of the output's span).
 
 Usage: dilated_wino.py --mdl-run BIN
 Exit codes: 0 pass, 1 fail, 77 skipped (no onnxruntime-node)."""
-import argparse
 import os
 import sys
 
@@ -68,14 +67,10 @@ def close(got, want):
 MODES = (("phases", {}), ("direct", {"OPENACL_WINO_DILATED": "0"}), ("ref", {"OPENACL_FORCE_REF": "1"}))
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--mdl-run", required=True)
-    a = ap.parse_args()
-    cases = ((name, *model(60 + i, *cfg), MODES, close, ("phase planes", expect))
-             for i, (name, (cfg, expect)) in enumerate(CASES.items()))
-    return ort_cases.run_cases(a.mdl_run, "oa_dilated_", cases)
+def cases():
+    return ((name, *model(60 + i, *cfg), MODES, close, ("phase planes", expect))
+            for i, (name, (cfg, expect)) in enumerate(CASES.items()))
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(ort_cases.main(__doc__, "oa_dilated_", cases()))

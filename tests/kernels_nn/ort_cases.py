@@ -4,6 +4,7 @@ the expected output, and mdl_run runs the model once per mode (a set of
 environment switches). A check function compares one mode's output with ORT's.
 A case may also name a line of the info log and whether the first mode must
 print it (which implementation path a layer took)."""
+import argparse
 import json
 import os
 import shutil
@@ -82,3 +83,13 @@ def run_cases(mdl_run, prefix, cases):
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 1 if fails else 0
+
+
+def main(doc, prefix, cases):
+    """A check script's command line (--mdl-run, its docstring's first line
+    as the description), then run_cases over cases, an iterable built as it
+    is read (so a generator makes each model only when its turn comes)."""
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
+    ap.add_argument("--mdl-run", required=True)
+    a = ap.parse_args()
+    return run_cases(a.mdl_run, prefix, cases)

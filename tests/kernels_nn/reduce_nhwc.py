@@ -12,7 +12,6 @@ OPENACL_FORCE_REF=1 (the layout pass runs there too).
 
 Usage: reduce_nhwc.py --mdl-run BIN
 Exit codes: 0 pass, 1 fail, 77 skipped (no onnxruntime-node)."""
-import argparse
 import os
 import sys
 
@@ -66,13 +65,9 @@ def check(got, want):
 MODES = (("nhwc", {}), ("plain", {"OPENACL_NO_REDUCE_NHWC": "1"}), ("ref", {"OPENACL_FORCE_REF": "1"}))
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--mdl-run", required=True)
-    a = ap.parse_args()
-    cases = ((name, *model(80 + i, *spec), MODES, check) for i, (name, spec) in enumerate(CASES.items()))
-    return ort_cases.run_cases(a.mdl_run, "oa_reduce_", cases)
+def cases():
+    return ((name, *model(80 + i, *spec), MODES, check) for i, (name, spec) in enumerate(CASES.items()))
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(ort_cases.main(__doc__, "oa_reduce_", cases()))

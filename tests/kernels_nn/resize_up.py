@@ -11,7 +11,6 @@ must match ORT exactly.
 
 Usage: resize_up.py --mdl-run BIN
 Exit codes: 0 pass, 1 fail, 77 skipped (no onnxruntime-node)."""
-import argparse
 import os
 import sys
 
@@ -80,14 +79,10 @@ def checker(conv):
 MODES = (("on", {}), ("off", {"OPENACL_RESIZE_UP": "0"}))
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--mdl-run", required=True)
-    a = ap.parse_args()
-    cases = ((name, *model(60 + i, dt, shape, scales, **kw), MODES, checker(kw.get("convs", False)))
-             for i, (name, (dt, shape, scales, kw)) in enumerate(CASES.items()))
-    return ort_cases.run_cases(a.mdl_run, "oa_resize_", cases)
+def cases():
+    return ((name, *model(60 + i, dt, shape, scales, **kw), MODES, checker(kw.get("convs", False)))
+            for i, (name, (dt, shape, scales, kw)) in enumerate(CASES.items()))
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(ort_cases.main(__doc__, "oa_resize_", cases()))

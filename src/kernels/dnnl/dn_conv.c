@@ -44,7 +44,7 @@ typedef struct dconv {
     int add_sum;      /* residual add as an in-place sum post-op */
     int sum_kept;     /* the memory plan gave the output the addend's storage
                          (dconv_inplace): every rebuild keeps the sum post-op */
-    int bands_mode;   /* dn_conv_bands_mode() at load */
+    int bands_mode, s2_off, phase_off;   /* dn_conv_bands_mode(), OPENACL_CONV_S2 / _WINO_DILATED=0, at load */
     dn_band band;     /* the layer as bands of rows, one per thread (dn_conv_band.h) */
     /* packed constants */
     dn_pk pk;                 /* packed area, own memory for unplanned runs */
@@ -110,6 +110,7 @@ static int dconv_init_common(g_graph *g, g_node *n, void **state, int transposed
     s->silu_div = dn_silu_div(0);
     s->silu_div_fast = dn_silu_div(1);
     s->bands_mode = dn_conv_bands_mode();
+    s->s2_off = dn_conv_s2_off(), s->phase_off = dn_wino_dilated_off();
     *state = s;
     return 0;
 }
@@ -125,7 +126,7 @@ static int wino_choice(const dconv *s, const nn_win *w, const g_shape *xs, const
     *ph = 1;
     if (s->bf16 || s->transposed || s->dw.on || w->nsp != 2 || w->group != 1 || xs->d[1] % 16 || ys->d[1] % 16)
         return 0;
-    if (w->d[0] > 1 && (s->po.has_add || !(*ph = dn_phase_factor(w, xs)))) return 0;
+    if (w->d[0] > 1 && (s->po.has_add || s->phase_off || !(*ph = dn_phase_factor(w, xs)))) return 0;
     for (int i = 0; i < 2; i++)
         if (w->k[i] != 3 || w->s[i] != 1 || (*ph == 1 && w->d[i] != 1)) return 0;
     return *ph > 1 ? dn_phase_kind(xs->d[1], ys->d[1], ys->d[0], ys->d[2], ys->d[3], *ph)
@@ -573,9 +574,8 @@ static void band_build(const g_node *n, dconv *s, const conv_mds *m, int nthr)
  * primitive's weight format, else stays strided. OPENACL_CONV_S2=0: off. */
 static void sub_build(const g_node *n, dconv *s, conv_mds *m, dnnl_primitive_desc_t *pd)
 {
-    const char *e = getenv("OPENACL_CONV_S2");
     s->sub = 0;
-    if ((e && !strcmp(e, "0")) || s->transposed || s->dw.on || s->bf16 || s->xl != G_LAYOUT_NHWC ||
+    if (s->s2_off || s->transposed || s->dw.on || s->bf16 || s->xl != G_LAYOUT_NHWC ||
         m->x_u.data_type != dnnl_f32 || s->xs.rank != 4 || s->w.group != 1 || dn_impl_has(*pd, "wino") ||
         !dn_s2_window(&s->w) || m->ys.d[2] * m->ys.d[3] > DN_CONV_S2_PIX)
         return;

@@ -1,7 +1,7 @@
 /* Dilated 3x3 layers as a batch of undilated phase planes (dn_conv_phase.h). */
 #include "kernels/dnnl/dn_conv_phase.h"
+#include "core/par.h"
 #include "kernels/dnnl/dn_common.h"
-#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,7 +24,7 @@ int dn_wino_dilated_off(void)
 
 int dn_phase_factor(const nn_win *w, const g_shape *xs)
 {
-    if (dn_wino_dilated_off() || w->nsp != 2 || xs->rank != 4) return 0;
+    if (w->nsp != 2 || xs->rank != 4) return 0;
     int64_t d = w->d[0];
     if (d < 2 || d > 64) return 0;
     for (int i = 0; i < 2; i++)
@@ -110,8 +110,8 @@ void dn_phase_gather(const float *x, int nhwc, float *xb, int64_t N, int64_t C, 
     strides4 u = user_strides(nhwc, C, H, W);
     int64_t rows = N * H;
     if (H % d || W % d) phase_pad(xb, N, C, H, W, d);
-#pragma omp parallel for num_threads(nthr) schedule(static) if (nthr > 1 && rows * W * C >= 65536)
-    for (int64_t i = 0; i < rows; i++) phase_row(x, xb, &u, i / H, i % H, C, H, W, d, 1);
+    OA_PAR_FOR(rows * W * C >= 65536 ? nthr : 1,
+               for (int64_t i = 0; i < rows; i++) phase_row(x, xb, &u, i / H, i % H, C, H, W, d, 1););
 }
 
 void dn_phase_scatter(const float *yb, float *y, int nhwc, int64_t N, int64_t M, int64_t H, int64_t W, int d,
@@ -119,6 +119,6 @@ void dn_phase_scatter(const float *yb, float *y, int nhwc, int64_t N, int64_t M,
 {
     strides4 u = user_strides(nhwc, M, H, W);
     int64_t rows = N * H;
-#pragma omp parallel for num_threads(nthr) schedule(static) if (nthr > 1 && rows * W * M >= 65536)
-    for (int64_t i = 0; i < rows; i++) phase_row(yb, y, &u, i / H, i % H, M, H, W, d, 0);
+    OA_PAR_FOR(rows * W * M >= 65536 ? nthr : 1,
+               for (int64_t i = 0; i < rows; i++) phase_row(yb, y, &u, i / H, i % H, M, H, W, d, 0););
 }

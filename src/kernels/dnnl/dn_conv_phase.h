@@ -23,8 +23,9 @@
 
 /* The phase factor d for a 2-D window w over an input of shape xs [N, C, H,
  * W]: d >= 2 when both dilations are d, the kernel 3x3 at stride 1 and
- * every pad d; else 0. Never under OPENACL_WINO_DILATED=0 (read per call;
- * part of the kernel ABI, dn_backend.c). */
+ * every pad d; else 0. The Conv asks only when OPENACL_WINO_DILATED=0 was
+ * not set at load (dn_wino_dilated_off; part of the kernel ABI,
+ * dn_backend.c). */
 int dn_phase_factor(const nn_win *w, const g_shape *xs);
 
 /* Which Winograd kernel the phases of a C -> M layer with an N x OH x OW

@@ -3,7 +3,8 @@
  * column (the float32 Conv does the same on small planes, dn_conv.c
  * sub_build, with this file's window test and gather): output pixel (i, j)
  * reads input pixel (2i, 2j) alone, so the product is the same integer sum
- * term for term and the outputs are the same bytes. On a small output plane oneDNN 2.6 runs the stride-1 form
+ * term for term and the outputs are the same bytes. On a small output
+ * plane oneDNN 2.6 runs the stride-1 form
  * faster (its 1x1 kernels walk the plane as one contiguous run of pixels);
  * the copy here is a quarter of the input's pixels. dn_qconv.c decides,
  * keeps the weights in the stride-2 primitive's packed format (so the
@@ -29,6 +30,12 @@ int dn_s2_window(const nn_win *w)
     for (int i = 0; i < 2; i++)
         if (w->k[i] != 1 || w->s[i] != 2 || w->d[i] != 1 || w->pb[i] != 0 || w->pe[i] != 0) return 0;
     return 1;
+}
+
+int dn_conv_s2_off(void)
+{
+    const char *e = getenv("OPENACL_CONV_S2");
+    return e && !strcmp(e, "0");
 }
 
 int dn_qconv_s2_applies(const nn_win *w, int64_t G, int64_t opix)

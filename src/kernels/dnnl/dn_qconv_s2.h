@@ -26,6 +26,9 @@ int dn_s2_window(const nn_win *w);
  * 160 one on 28x28 -> 14x14 level; the 256 -> 512 one on 56x56 -> 28x28 level
  * (so larger planes keep the strided kernel). */
 #define DN_CONV_S2_PIX 196
+/* OPENACL_CONV_S2=0: the float32 rule off (read per call; the Conv reads it
+ * at load). */
+int dn_conv_s2_off(void);
 
 /* x [N, H, W] pixels of C bytes each (channels-last; a float32 caller
  * passes 4 x its channels) at rows and columns 0, 2, 4, ... into
